@@ -1,0 +1,18 @@
+import { applyDecorators, Controller, UseFilters } from '@nestjs/common';
+import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
+import { CoderExceptionFilter } from '../dialect-exception.filter';
+import { CoderResponseDto } from './coder-response.dto';
+
+/**
+ * A Coder-dialect controller: `/api/v2/<path>` (or `/api/experimental/<path>`), bare JSON bodies,
+ * errors as `{message, detail, validations}`.
+ */
+export function CoderController(path: string, options: { experimental?: boolean } = {}): ClassDecorator {
+  const prefix = options.experimental ? 'api/experimental' : 'api/v2';
+  return applyDecorators(
+    Controller(path === '' ? prefix : `${prefix}/${path}`),
+    UseFilters(CoderExceptionFilter),
+    ApiTags(options.experimental ? 'coder (experimental)' : 'coder'),
+    ApiExtraModels(CoderResponseDto),
+  );
+}

@@ -1,0 +1,31 @@
+import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { map, type Observable } from 'rxjs';
+import type { AppConfig } from '../../platform/config/app-config';
+import { APP_CONFIG } from '../../platform/config/config.token';
+import { giteaLinkHeader } from './gitea-link-header';
+import { GiteaPage } from './gitea-page';
+
+/** Bare JSON; pages get `X-Total-Count` and `Link`; every response gets `nosniff`. */
+@Injectable()
+export class GiteaResponseInterceptor implements NestInterceptor {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    return next.handle().pipe(
+      map((result: unknown) => {
+        if (!(result instanceof GiteaPage)) return result;
+        const { page, limit } = result.paging;
+        res.setHeader('X-Total-Count', String(result.total));
+        res.setHeader('Access-Control-Expose-Headers', 'X-Total-Count, Link');
+        const link = giteaLinkHeader(this.config.publicUrl, req.originalUrl, page, limit, result.total);
+        if (link !== '') res.setHeader('Link', link);
+        return result.items;
+      }),
+    );
+  }
+}

@@ -1,0 +1,4 @@
+/** A failure that is not the client's fault: rendered as 500 with the internal text hidden. */
+export class InternalFailure {
+  constructor(readonly cause: unknown) {}
+}

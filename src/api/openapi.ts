@@ -1,0 +1,31 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DEVPLANE_VERSION } from '../platform/build-info';
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('devplane')
+    .setDescription(
+      'One backend, three wire dialects: Nextcloud OCS workflow rules (`/ocs`), a Coder-style platform API ' +
+        '(`/api/v2`, `/api/experimental`) and a Gitea-style code hosting API (`/api/v1`).',
+    )
+    .setVersion(DEVPLANE_VERSION)
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'Service-Session-Token' }, 'session-token')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: '`<10-char id>-<22-char secret>`' }, 'bearer')
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Gitea style: `token <key>`' },
+      'gitea-token',
+    )
+    .addBasicAuth({ type: 'http', scheme: 'basic', description: 'username or email, with a password or a token' }, 'basic')
+    .addTag('ocs', 'Nextcloud OCS dialect')
+    .addTag('coder', 'Coder-style platform API')
+    .addTag('gitea', 'Gitea-style code hosting API')
+    .addTag('operations', 'Health and readiness')
+    .build();
+  return SwaggerModule.createDocument(app, config);
+}
+
+/** Swagger UI at /docs, the document at /docs-json. */
+export function setupOpenApi(app: INestApplication): void {
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
+}

@@ -1,0 +1,60 @@
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { WsAdapter } from '@nestjs/platform-ws';
+import cookieParser from 'cookie-parser';
+import { json, urlencoded, type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { dialectOfPath } from './api/dialect';
+import { sendError } from './api/send-error';
+import { setupOpenApi } from './api/openapi';
+import type { AppConfig } from './platform/config/app-config';
+import { APP_CONFIG } from './platform/config/config.token';
+import type { DatabaseRuntime } from './platform/database/database-runtime';
+
+export interface CreateAppOptions {
+  /** Buffer logs until the pino logger is ready (off in tests to keep failures visible). */
+  bufferLogs?: boolean;
+}
+
+/**
+ * Builds the application (not listening): the one place main.ts, the CLI, the OpenAPI check,
+ * the benchmark and the tests get their app from, so they all run the same stack.
+ */
+export async function createApp(runtime: DatabaseRuntime, options: CreateAppOptions = {}): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(runtime), {
+    bufferLogs: options.bufferLogs ?? true,
+    bodyParser: false,
+  });
+  configureApp(app);
+  await app.init();
+  return app;
+}
+
+function configureApp(app: NestExpressApplication): void {
+  app.useLogger(app.get(Logger));
+  app.set('trust proxy', 'loopback');
+  app.disable('x-powered-by');
+  app.use(
+    helmet({
+      contentSecurityPolicy: false, // Swagger UI at /docs needs inline scripts; the API serves JSON.
+      crossOriginEmbedderPolicy: false,
+    }),
+  );
+  app.use(cookieParser());
+  // Body parsing failures (bad JSON, too large) are rendered here in the dialect's shape.
+  const config = app.get<AppConfig>(APP_CONFIG);
+  for (const parser of [
+    json({ limit: '4mb', type: ['application/json', 'application/*+json'] }),
+    urlencoded({ limit: '4mb', extended: true }),
+  ]) {
+    app.use((req: Request, res: Response, next: NextFunction) =>
+      parser(req, res, (error?: unknown) => (error ? sendError(dialectOfPath(req.path), error, req, res, config) : next())),
+    );
+  }
+  app.useWebSocketAdapter(new WsAdapter(app));
+  app.enableShutdownHooks();
+  setupOpenApi(app as INestApplication);
+}

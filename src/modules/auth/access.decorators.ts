@@ -1,0 +1,47 @@
+import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiBasicAuth, ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { requestPrincipal, type Principal } from './principal';
+
+export const ACCESS_METADATA = 'devplane:access';
+
+export interface AuthenticatedOptions {
+  /** Site administrators only (Gitea site admin, Coder owner). */
+  admin?: boolean;
+  /** Gitea token scope categories (`admin`, `user`, `repository`, ...): read for GET/HEAD, write otherwise. */
+  scopes?: string[];
+  /** Gitea: reachable while the user must change the password. */
+  allowMustChangePassword?: boolean;
+}
+
+export type AccessDeclaration = { kind: 'public' } | ({ kind: 'authenticated' } & AuthenticatedOptions);
+
+export const SECURITY_SCHEMES = ['session-token', 'bearer', 'gitea-token', 'basic'] as const;
+
+function documentSecurity(): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiSecurity('session-token'),
+    ApiBearerAuth('bearer'),
+    ApiSecurity('gitea-token'),
+    ApiBasicAuth('basic'),
+  );
+}
+
+/** Anyone may call the route; credentials, if presented, are still resolved. */
+export function Public(): MethodDecorator & ClassDecorator {
+  return SetMetadata(ACCESS_METADATA, { kind: 'public' } satisfies AccessDeclaration);
+}
+
+/** A signed-in caller, with optional extra requirements. */
+export function Authenticated(options: AuthenticatedOptions = {}): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(ACCESS_METADATA, { kind: 'authenticated', ...options } satisfies AccessDeclaration),
+    documentSecurity(),
+  );
+}
+
+/** The resolved caller (undefined on a public route called anonymously). */
+export const CurrentPrincipal = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Principal | undefined =>
+    requestPrincipal(context.switchToHttp().getRequest<Request>()),
+);

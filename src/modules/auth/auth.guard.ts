@@ -1,0 +1,57 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { dialectOfPath } from '../../api/dialect';
+import { ForbiddenError, UnauthenticatedError } from '../../platform/errors/domain-error';
+import { ACCESS_METADATA, type AccessDeclaration } from './access.decorators';
+import { CredentialResolver } from './credential-resolver.service';
+import { setRequestPrincipal, type Principal } from './principal';
+import { missingGiteaScope } from './token-scopes';
+
+/**
+ * Deny by default: every HTTP route must declare @Public() or @Authenticated(...). A route that
+ * declares nothing is refused here, and test/routes-declare-access.e2e-spec.ts fails on it.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly credentials: CredentialResolver,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true; // WebSocket gateways authenticate the upgrade themselves.
+    const access = this.reflector.getAllAndOverride<AccessDeclaration | undefined>(ACCESS_METADATA, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (!access) throw new ForbiddenError('Route declares no access rule.', 'permission', { code: 'UNDECLARED_ACCESS' });
+    const req = context.switchToHttp().getRequest<Request>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const dialect = dialectOfPath(req.path);
+
+    let principal: Principal | undefined;
+    try {
+      principal = await this.credentials.resolve(req, res);
+    } catch (error) {
+      // On public routes only Gitea refuses bad credentials; the other dialects go on anonymously.
+      if (access.kind === 'public' && dialect !== 'gitea') return true;
+      throw error;
+    }
+    if (principal) setRequestPrincipal(req, principal);
+    if (access.kind === 'public') return true;
+
+    if (!principal) throw new UnauthenticatedError('missing', 'Authentication required.');
+    if (dialect === 'gitea' && principal.user.mustChangePassword && !access.allowMustChangePassword) {
+      throw new ForbiddenError('You must change your password.', 'must_change_password');
+    }
+    if (access.scopes && access.scopes.length > 0) {
+      const problem = missingGiteaScope(principal, access.scopes, req.method);
+      if (problem) throw new ForbiddenError(problem, 'scope');
+    }
+    if (access.admin && !principal.user.isAdmin) {
+      throw new ForbiddenError('Administrator required.', 'admin_required');
+    }
+    return true;
+  }
+}

@@ -1,0 +1,21 @@
+import type { Principal } from './principal';
+
+/** Scopes that grant everything: Gitea's `all`, Coder's `coder:all` and its legacy alias `all`. */
+const ALL_SCOPES = new Set(['all', 'coder:all']);
+
+/**
+ * Gitea's token scope rule: each category needs `write:<c>` for mutating methods and
+ * `read:<c>` (or write) for GET/HEAD. Passwords are unrestricted. Returns the refusal text or null.
+ */
+export function missingGiteaScope(principal: Principal, categories: string[], method: string): string | null {
+  if (!principal.token) return null;
+  const scopes = principal.token.scopes;
+  if (scopes.some((scope) => ALL_SCOPES.has(scope))) return null;
+  const level = method === 'GET' || method === 'HEAD' ? 'read' : 'write';
+  const required = categories.map((category) => `${level}:${category}`);
+  const satisfied = categories.every(
+    (category) => scopes.includes(`write:${category}`) || (level === 'read' && scopes.includes(`read:${category}`)),
+  );
+  if (satisfied) return null;
+  return `token does not have at least one of required scope(s), required=[${required.join(' ')}], token scope=${scopes.join(',')}`;
+}

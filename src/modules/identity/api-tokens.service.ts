@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { type EntityManager, Repository } from 'typeorm';
+import { ConflictError } from '../../platform/errors/domain-error';
+import { randomString, hashSecret, TOKEN_ID_LENGTH, TOKEN_SECRET_LENGTH } from './api-token-codec';
+import { ApiToken } from './entities/api-token.entity';
+import type { LoginType } from './entities/user.entity';
+
+export interface CreateTokenInput {
+  userId: string;
+  name?: string;
+  scopes?: string[];
+  lifetimeSeconds: number;
+  loginType?: LoginType;
+  ipAddress?: string;
+  passwordConfirmedAt?: Date | null;
+}
+
+export interface CreatedToken {
+  token: ApiToken;
+  /** The full `<id>-<secret>` key: shown once, never stored. */
+  key: string;
+}
+
+const ONE_HOUR_MS = 3_600_000;
+
+@Injectable()
+export class ApiTokensService {
+  constructor(@InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>) {}
+
+  async create(input: CreateTokenInput, manager?: EntityManager): Promise<CreatedToken> {
+    const repo = manager ? manager.getRepository(ApiToken) : this.tokens;
+    const id = randomString(TOKEN_ID_LENGTH);
+    const secret = randomString(TOKEN_SECRET_LENGTH);
+    const name = input.name && input.name !== '' ? input.name : `${input.loginType ?? 'token'}_${id.toLowerCase()}`;
+    if (await repo.existsBy({ userId: input.userId, name })) {
+      throw new ConflictError(`A token with name "${name}" already exists.`, { code: 'TOKEN_NAME_TAKEN' });
+    }
+    const token = repo.create({
+      id,
+      hashedSecret: hashSecret(secret),
+      userId: input.userId,
+      name,
+      scopes: input.scopes ?? ['all'],
+      loginType: input.loginType ?? 'token',
+      lifetimeSeconds: String(input.lifetimeSeconds),
+      expiresAt: new Date(Date.now() + input.lifetimeSeconds * 1000),
+      ipAddress: input.ipAddress ?? '',
+      passwordConfirmedAt: input.passwordConfirmedAt ?? null,
+    });
+    await repo.insert(token);
+    return { token, key: `${id}-${secret}` };
+  }
+
+  /** The credential lookup: one primary-key read with the owner joined. */
+  findWithUser(id: string): Promise<ApiToken | null> {
+    return this.tokens.findOne({ where: { id }, relations: { user: true } });
+  }
+
+  listForUser(userId: string, loginType?: LoginType): Promise<ApiToken[]> {
+    return this.tokens.find({ where: { userId, ...(loginType ? { loginType } : {}) }, order: { createdAt: 'ASC' } });
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.tokens.delete({ id });
+  }
+
+  async deleteAllForUser(userId: string, manager?: EntityManager): Promise<void> {
+    await (manager ?? this.tokens.manager).getRepository(ApiToken).delete({ userId });
+  }
+
+  /**
+   * After a successful use: record last use at most hourly, and slide the expiry of login
+   * sessions (never of programmatic tokens), as Coder does.
+   */
+  async recordUse(token: ApiToken, ipAddress: string): Promise<void> {
+    const now = Date.now();
+    const changes: Partial<ApiToken> = {};
+    if (!token.lastUsedAt || now - token.lastUsedAt.getTime() >= ONE_HOUR_MS || token.ipAddress !== ipAddress) {
+      changes.lastUsedAt = new Date(now);
+      changes.ipAddress = ipAddress;
+    }
+    const lifetimeMs = Number(token.lifetimeSeconds) * 1000;
+    if (token.loginType !== 'token' && token.expiresAt.getTime() - now <= lifetimeMs - ONE_HOUR_MS) {
+      changes.expiresAt = new Date(now + lifetimeMs);
+    }
+    if (Object.keys(changes).length === 0) return;
+    Object.assign(token, changes);
+    await this.tokens.update({ id: token.id }, changes);
+  }
+}

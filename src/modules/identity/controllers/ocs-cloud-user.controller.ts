@@ -1,0 +1,20 @@
+import { Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { OcsController } from '../../../api/ocs/ocs-controller.decorator';
+import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
+import type { Principal } from '../../auth/principal';
+import { OrganizationsService } from '../organizations.service';
+import { OcsUserDto, presentOcsUser } from '../presenters/ocs-user.presenter';
+
+@OcsController('cloud')
+export class OcsCloudUserController {
+  constructor(private readonly organizations: OrganizationsService) {}
+
+  @Get('user')
+  @Authenticated()
+  @ApiOperation({ summary: 'The signed-in user (Nextcloud provisioning shape), in the OCS envelope' })
+  @ApiOkResponse({ type: OcsUserDto, description: 'Wrapped as {ocs:{meta,data}}' })
+  async current(@CurrentPrincipal() principal: Principal): Promise<OcsUserDto> {
+    return presentOcsUser(principal.user, await this.organizations.teamNamesOf(principal.user.id));
+  }
+}

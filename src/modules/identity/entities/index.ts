@@ -1,0 +1,8 @@
+import { ApiToken } from './api-token.entity';
+import { Organization } from './organization.entity';
+import { OrganizationMember } from './organization-member.entity';
+import { TeamMember } from './team-member.entity';
+import { Team } from './team.entity';
+import { User } from './user.entity';
+
+export const IDENTITY_ENTITIES = [User, Organization, OrganizationMember, Team, TeamMember, ApiToken];

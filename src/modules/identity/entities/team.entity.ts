@@ -1,0 +1,43 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn, type Relation } from 'typeorm';
+import { User } from './user.entity';
+
+export type TeamPermission = 'none' | 'read' | 'write' | 'admin' | 'owner';
+
+/** A team inside an organization (Gitea teams; also Nextcloud-style groups for workflow checks). */
+@Entity({ name: 'teams' })
+@Index('IDX_teams_org_lower_name', ['organizationId', 'lowerName'], { unique: true })
+export class Team {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id: string;
+
+  @Column({ name: 'organization_id', type: 'bigint' })
+  organizationId: string;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'organization_id' })
+  organization: Relation<User>;
+
+  @Column({ type: 'varchar', length: 255 })
+  name: string;
+
+  @Column({ name: 'lower_name', type: 'varchar', length: 255 })
+  lowerName: string;
+
+  @Column({ type: 'varchar', length: 255, default: '' })
+  description: string;
+
+  @Column({ type: 'varchar', length: 16, default: 'read' })
+  permission: TeamPermission;
+
+  @Column({ name: 'includes_all_repositories', type: 'boolean', default: false })
+  includesAllRepositories: boolean;
+
+  @Column({ name: 'can_create_org_repo', type: 'boolean', default: false })
+  canCreateOrgRepo: boolean;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -1,0 +1,176 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { type EntityManager, Repository } from 'typeorm';
+import { ConflictError, NotFoundError } from '../../platform/errors/domain-error';
+import { TransactionRunner, type Transaction } from '../../platform/database/transaction-runner.service';
+import { OrganizationMember } from './entities/organization-member.entity';
+import { Organization } from './entities/organization.entity';
+import { type LoginType, User, type Visibility } from './entities/user.entity';
+import { PasswordHasher } from './password-hasher.service';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface CreateUserInput {
+  username: string;
+  email: string;
+  password?: string | null;
+  fullName?: string;
+  loginType?: LoginType;
+  loginName?: string;
+  loginSource?: string;
+  isAdmin?: boolean;
+  isSuperAdmin?: boolean;
+  adminGrantedBy?: string | null;
+  hasBootstrapGrant?: boolean;
+  siteRoles?: string[];
+  mustChangePassword?: boolean;
+  restricted?: boolean;
+  visibility?: Visibility;
+  isServiceAccount?: boolean;
+  status?: User['status'];
+  createdAt?: Date;
+  createdBy?: string | null;
+  sendNotify?: boolean;
+}
+
+/**
+ * The shared core of user accounts. Dialect-specific creation rules (Gitea's username and
+ * password policies, Coder's service accounts) live in their modules and call `create` here.
+ */
+@Injectable()
+export class UsersService {
+  constructor(
+    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly hasher: PasswordHasher,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  findById(id: string): Promise<User | null> {
+    if (!/^\d{1,18}$/.test(id)) return Promise.resolve(null);
+    return this.users.findOneBy({ id, type: 'individual' });
+  }
+
+  findByUuid(uuid: string): Promise<User | null> {
+    if (!UUID_PATTERN.test(uuid)) return Promise.resolve(null);
+    return this.users.findOneBy({ uuid: uuid.toLowerCase(), type: 'individual' });
+  }
+
+  findByName(name: string): Promise<User | null> {
+    return this.users.findOneBy({ lowerName: name.toLowerCase(), type: 'individual' });
+  }
+
+  findByEmail(email: string): Promise<User | null> {
+    return this.users.findOneBy({ lowerEmail: email.toLowerCase(), type: 'individual' });
+  }
+
+  /** Basic auth accepts a username or an email. */
+  findByLogin(login: string): Promise<User | null> {
+    return login.includes('@') ? this.findByEmail(login) : this.findByName(login);
+  }
+
+  /** Coder's `{user}` path parameter: a UUID or a username (`me` is resolved by the caller). */
+  async findByUuidOrName(ref: string): Promise<User | null> {
+    return UUID_PATTERN.test(ref) ? this.findByUuid(ref) : this.findByName(ref);
+  }
+
+  async requireByName(name: string): Promise<User> {
+    const user = await this.findByName(name);
+    if (!user) throw new NotFoundError(`user does not exist [uid: 0, name: ${name}]`, { code: 'USER_NOT_FOUND' });
+    return user;
+  }
+
+  countIndividuals(): Promise<number> {
+    return this.users.countBy({ type: 'individual' });
+  }
+
+  /** Whether a name is taken by a user or an organization (one namespace). */
+  async nameIsTaken(name: string, manager?: EntityManager): Promise<boolean> {
+    const repo = manager ? manager.getRepository(User) : this.users;
+    return repo.existsBy({ lowerName: name.toLowerCase() });
+  }
+
+  async emailIsTaken(email: string, manager?: EntityManager): Promise<boolean> {
+    const repo = manager ? manager.getRepository(User) : this.users;
+    return repo.existsBy({ lowerEmail: email.toLowerCase() });
+  }
+
+  /** Creates an individual user and adds it to the default organization, in one transaction. */
+  async create(input: CreateUserInput, outer?: Transaction): Promise<User> {
+    const passwordHash = input.password ? await this.hasher.hash(input.password) : null;
+    const work = async (tx: Transaction): Promise<User> => {
+      const repo = tx.manager.getRepository(User);
+      if (await this.nameIsTaken(input.username, tx.manager)) {
+        throw new ConflictError(`user already exists [name: ${input.username}]`, { code: 'USER_NAME_TAKEN' });
+      }
+      if (input.email !== '' && (await this.emailIsTaken(input.email, tx.manager))) {
+        throw new ConflictError(`e-mail already in use [email: ${input.email}]`, { code: 'USER_EMAIL_TAKEN' });
+      }
+      const user = repo.create({
+        type: 'individual',
+        name: input.username,
+        lowerName: input.username.toLowerCase(),
+        email: input.email,
+        lowerEmail: input.email.toLowerCase(),
+        fullName: input.fullName ?? '',
+        passwordHash,
+        loginType: input.loginType ?? (input.isServiceAccount ? 'none' : 'password'),
+        loginName: input.loginName ?? '',
+        loginSource: input.loginSource ?? '0',
+        isAdmin: input.isAdmin ?? false,
+        isSuperAdmin: input.isSuperAdmin ?? false,
+        adminGrantedBy: input.adminGrantedBy ?? null,
+        hasBootstrapGrant: input.hasBootstrapGrant ?? false,
+        siteRoles: input.siteRoles ?? [],
+        mustChangePassword: input.mustChangePassword ?? false,
+        restricted: input.restricted ?? false,
+        visibility: input.visibility ?? 'public',
+        isServiceAccount: input.isServiceAccount ?? false,
+        status: input.status ?? 'active',
+        ...(input.createdAt ? { createdAt: input.createdAt } : {}),
+      });
+      const saved = await repo.save(user);
+      const defaultOrg = await tx.manager.getRepository(Organization).findOneBy({ isDefault: true });
+      if (defaultOrg) {
+        await tx.manager.getRepository(OrganizationMember).insert({
+          organizationId: defaultOrg.accountId,
+          userId: saved.id,
+          roles: [],
+        });
+      }
+      tx.emit('user.created', {
+        userId: saved.id,
+        uuid: saved.uuid,
+        username: saved.name,
+        email: saved.email,
+        createdBy: input.createdBy ?? null,
+        sendNotify: input.sendNotify ?? false,
+      });
+      return saved;
+    };
+    return outer ? work(outer) : this.transactions.run(work);
+  }
+
+  async setPassword(user: User, password: string, manager?: EntityManager): Promise<void> {
+    const passwordHash = await this.hasher.hash(password);
+    await (manager ?? this.users.manager).getRepository(User).update({ id: user.id }, { passwordHash });
+    user.passwordHash = passwordHash;
+  }
+
+  verifyPassword(user: User, password: string): Promise<boolean> {
+    return this.hasher.verify(user.passwordHash, password);
+  }
+
+  async reactivate(user: User): Promise<void> {
+    await this.users.update({ id: user.id }, { status: 'active' });
+    user.status = 'active';
+  }
+
+  /** Records activity at most once a minute per user, so reads stay cheap. */
+  async touchLastSeen(user: User): Promise<void> {
+    const now = Date.now();
+    if (user.lastSeenAt && now - user.lastSeenAt.getTime() < 60_000) return;
+    user.lastSeenAt = new Date(now);
+    // Raw update: activity must not move updated_at.
+    await this.users.query('UPDATE users SET last_seen_at = $1 WHERE id = $2', [user.lastSeenAt, user.id]);
+  }
+}

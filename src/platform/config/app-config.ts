@@ -1,0 +1,196 @@
+import path from 'node:path';
+
+/**
+ * Typed configuration, read once from the environment and validated at boot.
+ * A bad value stops the start with a message naming the variable (ConfigError).
+ * Every variable is documented in the README ("Configuration").
+ */
+export interface AppConfig {
+  port: number;
+  publicUrl: string; // always ends with '/'
+  databaseUrl: string | undefined;
+  /** Schema to use inside the database (tests run one schema per file). */
+  databaseSchema: string | undefined;
+  /** Internal: DATABASE_URL points at an embedded PGlite served by another process (the test harness). */
+  databaseIsEmbedded: boolean;
+  databasePoolSize: number;
+  dataDir: string;
+  redisUrl: string | undefined;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  admin: { username: string; email: string; password: string | undefined };
+  smtp: { url: string | undefined; from: string };
+  notifications: { method: 'smtp' | 'webhook'; webhookUrl: string | undefined };
+  storage: {
+    type: 'local' | 's3';
+    s3: { endpoint?: string; bucket?: string; accessKey?: string; secretKey?: string; region: string };
+  };
+  password: { minLength: number; complexity: string[]; checkPwned: string };
+  emailDomainAllowlist: string[];
+  emailDomainBlocklist: string[];
+  superAdminEnabled: boolean;
+  adminManagementPolicy: 'grantor-inheritance' | 'grantor-only' | 'super-admins-only';
+  passwordLoginEnabled: boolean;
+  experiments: string[];
+  attachments: {
+    enabled: boolean;
+    maxSizeMb: number;
+    allowedTypes: string;
+    releaseMaxSizeMb: number;
+    releaseAllowedTypes: string;
+  };
+  rateLimit: { enabled: boolean; apiPerMinute: number; loginPerMinute: number };
+  sessionDurationSeconds: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Gitea's default [attachment] ALLOWED_TYPES. */
+export const GITEA_DEFAULT_ATTACHMENT_TYPES =
+  '.avif,.cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip';
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const lowered = raw.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(lowered)) return true;
+  if (['0', 'false', 'no', 'off'].includes(lowered)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+function list(env: Env, name: string): string[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${read(env, 'PORT') ?? 3000}/`;
+  const complexity = list(env, 'PASSWORD_COMPLEXITY').filter((c) => c !== 'off');
+  for (const item of complexity) {
+    if (!['lower', 'upper', 'digit', 'spec'].includes(item)) {
+      throw new ConfigError('PASSWORD_COMPLEXITY', `accepts off, lower, upper, digit, spec; got "${item}"`);
+    }
+  }
+  const checkPwned = read(env, 'PASSWORD_CHECK_PWNED') ?? 'local';
+  if (!['off', 'local'].includes(checkPwned)) url(env, 'PASSWORD_CHECK_PWNED', ['http:', 'https:']);
+  const schema = read(env, 'DATABASE_SCHEMA');
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new ConfigError('DATABASE_SCHEMA', 'must be a lower-case SQL identifier');
+  }
+  const adminEmail = read(env, 'ADMIN_EMAIL') ?? 'admin@localhost';
+  if (!/^[^@\s]+@[^@\s]+$/.test(adminEmail)) throw new ConfigError('ADMIN_EMAIL', `must be an email address`);
+
+  return {
+    port: int(env, 'PORT', 3000, 0, 65535),
+    publicUrl: publicUrl.endsWith('/') ? publicUrl : `${publicUrl}/`,
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseSchema: schema,
+    databaseIsEmbedded: bool(env, 'DATABASE_EMBEDDED', false),
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    dataDir: path.resolve(read(env, 'DATA_DIR') ?? './data'),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    admin: {
+      username: read(env, 'ADMIN_USERNAME') ?? 'admin',
+      email: adminEmail,
+      password: read(env, 'ADMIN_PASSWORD'),
+    },
+    smtp: {
+      url: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+      from: read(env, 'SMTP_FROM') ?? 'devplane <devplane@localhost>',
+    },
+    notifications: {
+      method: oneOf(env, 'NOTIFICATIONS_METHOD', ['smtp', 'webhook'], 'smtp'),
+      webhookUrl: url(env, 'NOTIFICATIONS_WEBHOOK_URL', ['http:', 'https:']),
+    },
+    storage: {
+      type: oneOf(env, 'STORAGE_TYPE', ['local', 's3'], 'local'),
+      s3: {
+        endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
+        bucket: read(env, 'S3_BUCKET'),
+        accessKey: read(env, 'S3_ACCESS_KEY'),
+        secretKey: read(env, 'S3_SECRET_KEY'),
+        region: read(env, 'S3_REGION') ?? 'us-east-1',
+      },
+    },
+    password: {
+      minLength: int(env, 'PASSWORD_MIN_LENGTH', 8, 1, 255),
+      complexity,
+      checkPwned,
+    },
+    emailDomainAllowlist: list(env, 'EMAIL_DOMAIN_ALLOWLIST'),
+    emailDomainBlocklist: list(env, 'EMAIL_DOMAIN_BLOCKLIST'),
+    superAdminEnabled: bool(env, 'SUPER_ADMIN_ENABLED', false),
+    adminManagementPolicy: oneOf(
+      env,
+      'ADMIN_MANAGEMENT_POLICY',
+      ['grantor-inheritance', 'grantor-only', 'super-admins-only'],
+      'grantor-inheritance',
+    ),
+    passwordLoginEnabled: bool(env, 'PASSWORD_LOGIN_ENABLED', true),
+    experiments: list(env, 'EXPERIMENTS'),
+    attachments: {
+      enabled: bool(env, 'ATTACHMENTS_ENABLED', true),
+      maxSizeMb: int(env, 'ATTACHMENT_MAX_SIZE_MB', 100, 1, 1_000_000),
+      allowedTypes: read(env, 'ATTACHMENT_ALLOWED_TYPES') ?? GITEA_DEFAULT_ATTACHMENT_TYPES,
+      releaseMaxSizeMb: int(env, 'RELEASE_ATTACHMENT_MAX_SIZE_MB', 2048, 1, 1_000_000),
+      releaseAllowedTypes: read(env, 'RELEASE_ATTACHMENT_ALLOWED_TYPES') ?? '*/*',
+    },
+    rateLimit: {
+      enabled: bool(env, 'RATE_LIMIT_ENABLED', true),
+      apiPerMinute: int(env, 'RATE_LIMIT_API_PER_MINUTE', 512, 1, 10_000_000),
+      loginPerMinute: int(env, 'RATE_LIMIT_LOGIN_PER_MINUTE', 60, 1, 10_000_000),
+    },
+    sessionDurationSeconds: int(env, 'SESSION_DURATION_SECONDS', 86_400, 60, 31_536_000),
+  };
+}

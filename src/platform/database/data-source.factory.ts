@@ -1,0 +1,35 @@
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '../config/app-config';
+import { ALL_ENTITIES, ALL_MIGRATIONS } from './registry';
+
+/** TypeORM options for PostgreSQL; the embedded database is a PostgreSQL too (see embedded-postgres.ts). */
+export function dataSourceOptions(
+  config: Pick<AppConfig, 'databaseSchema' | 'databasePoolSize'>,
+  url: string,
+  overrides: Partial<{ entities: Function[]; migrations: Function[] }> = {},
+): DataSourceOptions {
+  const schema = config.databaseSchema;
+  return {
+    type: 'postgres',
+    url,
+    // gen_random_uuid() is built into PostgreSQL 13+ (and PGlite): no extension to install.
+    uuidExtension: 'pgcrypto',
+    installExtensions: false,
+    entities: overrides.entities ?? ALL_ENTITIES,
+    migrations: overrides.migrations ?? ALL_MIGRATIONS,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: ['error'],
+    // Everything lives in one schema; tests give each file its own through search_path.
+    extra: {
+      max: config.databasePoolSize,
+      options: schema ? `-c search_path=${schema}` : undefined,
+      connectionTimeoutMillis: 10_000,
+    },
+  };
+}
+
+export function createDataSource(config: Pick<AppConfig, 'databaseSchema' | 'databasePoolSize'>, url: string): DataSource {
+  return new DataSource(dataSourceOptions(config, url));
+}

@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Embedded PostgreSQL: PGlite (Postgres compiled to WASM) in this process, served over the
+ * PostgreSQL wire protocol by pglite-socket on a loopback port, so the `pg` driver and TypeORM
+ * use it exactly like a server. One backend serves every connection in turn: inside a transaction
+ * use only its EntityManager (a query on another connection would wait forever).
+ */
+export interface EmbeddedPostgres {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export class DataDirectoryLockedError extends Error {}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** PGlite has no lock of its own: two processes on one directory silently lose rows. */
+function acquireLock(lockPath: string): () => void {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      return () => fs.rmSync(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(fs.readFileSync(lockPath, 'utf8').trim());
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && processIsAlive(holder)) {
+        throw new DataDirectoryLockedError(
+          `The embedded database in ${path.dirname(lockPath)} is in use by another devplane process (pid ${holder}). ` +
+            'Stop it first, or point DATA_DIR elsewhere, or set DATABASE_URL to use a PostgreSQL server.',
+        );
+      }
+      fs.rmSync(lockPath, { force: true }); // stale lock of a dead process
+    }
+  }
+  throw new DataDirectoryLockedError(`Could not take the lock ${lockPath}`);
+}
+
+export async function startEmbeddedPostgres(
+  directory: string | undefined,
+  maxConnections = 20,
+): Promise<EmbeddedPostgres> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  let release = (): void => undefined;
+  if (directory) {
+    fs.mkdirSync(directory, { recursive: true });
+    release = acquireLock(path.join(directory, '..', 'pglite.lock'));
+  }
+  try {
+    const db = directory ? await PGlite.create(directory) : await PGlite.create();
+    const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections });
+    await server.start();
+    const conn = server.getServerConn(); // "127.0.0.1:<port>"
+    return {
+      url: `postgres://postgres@${conn}/postgres`,
+      async stop() {
+        await server.stop();
+        await db.close();
+        release();
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}

@@ -1,0 +1,38 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { EventBus } from '../events/event-bus.service';
+import type { DomainEventMap, DomainEventName } from '../events/event-map';
+
+/** A unit of work: its EntityManager, plus events and callbacks that run only after commit. */
+export interface Transaction {
+  readonly manager: EntityManager;
+  emit<K extends DomainEventName>(name: K, payload: DomainEventMap[K]): void;
+  afterCommit(callback: () => void | Promise<void>): void;
+}
+
+@Injectable()
+export class TransactionRunner {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly events: EventBus,
+  ) {}
+
+  /**
+   * Runs `work` in one database transaction. Events it emits are published after the commit,
+   * and dropped on rollback. Inside, use only `tx.manager` (embedded PGlite would deadlock on
+   * a second connection).
+   */
+  async run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const pending: (() => void | Promise<void>)[] = [];
+    const result = await this.dataSource.transaction(async (manager) => {
+      const tx: Transaction = {
+        manager,
+        emit: (name, payload) => pending.push(() => this.events.emit(name, payload)),
+        afterCommit: (callback) => pending.push(callback),
+      };
+      return work(tx);
+    });
+    for (const callback of pending) await callback();
+    return result;
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The one error family of the domain. Services throw these; each dialect renders them
+ * (src/api/<dialect>/*-error.renderer.ts) with an exhaustive switch over `kind`, so a new
+ * kind fails to compile until every dialect handles it.
+ */
+export type DomainErrorKind =
+  | 'bad_request'
+  | 'invalid'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'gone'
+  | 'precondition_failed'
+  | 'too_large'
+  | 'unsupported_media_type'
+  | 'locked'
+  | 'rate_limited'
+  | 'unavailable';
+
+export interface FieldError {
+  /** Wire name of the field (JSON name). */
+  field: string;
+  /** Human readable problem. */
+  detail: string;
+  /** Rule that failed, when known (required, max_size, in, email, ...). */
+  rule?: string;
+}
+
+export interface DomainErrorOptions {
+  /** Stable machine code, e.g. WORKFLOW_SCOPE_MISMATCH; dialects may pick texts by it. */
+  code?: string;
+  /** Technical detail for clients (Coder's `detail`). */
+  detail?: string;
+  fields?: FieldError[];
+  cause?: unknown;
+}
+
+export abstract class DomainError extends Error {
+  abstract readonly kind: DomainErrorKind;
+  readonly code: string | undefined;
+  readonly detail: string | undefined;
+  readonly fields: FieldError[];
+
+  constructor(message: string, options: DomainErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = options.code;
+    this.detail = options.detail;
+    this.fields = options.fields ?? [];
+  }
+}
+
+/** A request that makes no sense for the domain (400 in every dialect). */
+export class BadRequestError extends DomainError {
+  readonly kind = 'bad_request' as const;
+}
+
+/** Input that fails validation (Coder 400, OCS 400, Gitea 422). */
+export class InvalidError extends DomainError {
+  readonly kind = 'invalid' as const;
+}
+
+export type UnauthenticatedReason =
+  | 'missing'
+  | 'malformed'
+  | 'unknown_key'
+  | 'bad_secret'
+  | 'expired'
+  | 'bad_password'
+  | 'inactive'
+  | 'login_prohibited';
+
+export class UnauthenticatedError extends DomainError {
+  readonly kind = 'unauthenticated' as const;
+  constructor(
+    readonly reason: UnauthenticatedReason,
+    message = 'Authentication required.',
+    options: DomainErrorOptions = {},
+  ) {
+    super(message, options);
+  }
+}
+
+export type ForbiddenReason =
+  | 'admin_required'
+  | 'owner_required'
+  | 'scope'
+  | 'must_change_password'
+  | 'inactive'
+  | 'login_prohibited'
+  | 'permission';
+
+export class ForbiddenError extends DomainError {
+  readonly kind = 'forbidden' as const;
+  constructor(
+    message = 'Forbidden.',
+    readonly reason: ForbiddenReason = 'permission',
+    options: DomainErrorOptions = {},
+  ) {
+    super(message, options);
+  }
+}
+
+export class NotFoundError extends DomainError {
+  readonly kind = 'not_found' as const;
+}
+
+export class ConflictError extends DomainError {
+  readonly kind = 'conflict' as const;
+}
+
+export class GoneError extends DomainError {
+  readonly kind = 'gone' as const;
+}
+
+export class PreconditionFailedError extends DomainError {
+  readonly kind = 'precondition_failed' as const;
+}
+
+export class TooLargeError extends DomainError {
+  readonly kind = 'too_large' as const;
+}
+
+export class UnsupportedMediaTypeError extends DomainError {
+  readonly kind = 'unsupported_media_type' as const;
+}
+
+export class LockedError extends DomainError {
+  readonly kind = 'locked' as const;
+}
+
+export class RateLimitedError extends DomainError {
+  readonly kind = 'rate_limited' as const;
+}
+
+export class UnavailableError extends DomainError {
+  readonly kind = 'unavailable' as const;
+}
+
+/**
+ * Every concrete kind, as a discriminated union on `kind`. Module errors extend one of these
+ * classes (e.g. `class ScopeMismatchError extends ForbiddenError`), never DomainError directly.
+ */
+export type AnyDomainError =
+  | BadRequestError
+  | InvalidError
+  | UnauthenticatedError
+  | ForbiddenError
+  | NotFoundError
+  | ConflictError
+  | GoneError
+  | PreconditionFailedError
+  | TooLargeError
+  | UnsupportedMediaTypeError
+  | LockedError
+  | RateLimitedError
+  | UnavailableError;

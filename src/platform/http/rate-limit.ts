@@ -1,0 +1,33 @@
+import { SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { ThrottlerModuleOptions } from '@nestjs/throttler';
+import type { ExecutionContext } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config';
+import { RedisThrottlerStorage } from './redis-throttler.storage';
+
+const LOGIN_LIMITED = 'devplane:login-rate-limited';
+const reflector = new Reflector();
+
+/** Marks a route as part of the login group (login, OTP, password validation): 60/min per address. */
+export const LoginRateLimit = (): MethodDecorator => SetMetadata(LOGIN_LIMITED, true);
+
+function isLoginLimited(context: ExecutionContext): boolean {
+  return reflector.getAllAndOverride<boolean>(LOGIN_LIMITED, [context.getHandler(), context.getClass()]) === true;
+}
+
+/**
+ * Two named throttlers: `default` for every HTTP route (512/min, as Coder) and `login` for the
+ * login group only. Counters live in memory, or in Redis when REDIS_URL is set.
+ */
+export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
+  return {
+    throttlers: [
+      { name: 'default', ttl: 60_000, limit: config.rateLimit.apiPerMinute },
+      { name: 'login', ttl: 60_000, limit: config.rateLimit.loginPerMinute, skipIf: (context) => !isLoginLimited(context) },
+    ],
+    skipIf: (context) => !config.rateLimit.enabled || context.getType() !== 'http',
+    errorMessage: (_context, detail) =>
+      `You've been rate limited for sending more than ${detail.limit} requests in 1m0s.`,
+    storage: config.redisUrl ? new RedisThrottlerStorage(config.redisUrl) : undefined,
+  };
+}
