@@ -23,8 +23,12 @@ export interface CreateAppOptions {
  * Builds the application (not listening): the one place main.ts, the CLI, the OpenAPI check,
  * the benchmark and the tests get their app from, so they all run the same stack.
  */
-export async function createApp(runtime: DatabaseRuntime, options: CreateAppOptions = {}): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(runtime), {
+export async function createApp(
+  config: AppConfig,
+  runtime: DatabaseRuntime,
+  options: CreateAppOptions = {},
+): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, runtime), {
     bufferLogs: options.bufferLogs ?? true,
     bodyParser: false,
   });

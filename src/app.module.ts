@@ -23,11 +23,11 @@ const FEATURE_MODULES = [SystemModule];
 
 @Module({})
 export class AppModule {
-  static forRoot(runtime: DatabaseRuntime): DynamicModule {
+  static forRoot(config: AppConfig, runtime: DatabaseRuntime): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule,
+        ConfigModule.forRoot(config),
         LoggerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => loggerOptions(config) }),
         DatabaseModule.forRoot(runtime),
         EventsModule,

@@ -7,7 +7,7 @@ import { openDatabase } from './platform/database/open-database';
 async function main(): Promise<void> {
   const config = loadConfig();
   const database = await openDatabase(config);
-  const app = await createApp(database);
+  const app = await createApp(config, database);
   // Nest closes the HTTP server (draining requests) and the data source on SIGTERM/SIGINT;
   // the embedded database stops after that.
   const shutdown = async () => {

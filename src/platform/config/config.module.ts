@@ -1,10 +1,12 @@
-import { Global, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import type { AppConfig } from './app-config';
 import { APP_CONFIG } from './config.token';
-import { loadConfig } from './app-config';
 
+/** Provides the AppConfig that main.ts (or a test) loaded and validated before building the app. */
 @Global()
-@Module({
-  providers: [{ provide: APP_CONFIG, useFactory: () => loadConfig() }],
-  exports: [APP_CONFIG],
-})
-export class ConfigModule {}
+@Module({})
+export class ConfigModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: ConfigModule, providers: [{ provide: APP_CONFIG, useValue: config }], exports: [APP_CONFIG] };
+  }
+}

@@ -1,0 +1,34 @@
+/** Jest: @swc/jest transpiles TypeScript and Nest's ESM packages; PGlite starts once in globalSetup. */
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      target: 'es2022',
+      parser: { syntax: 'typescript', decorators: true, dynamicImport: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
+  },
+];
+
+const common = {
+  transform: { '^.+\\.(t|j)s$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|file-type|load-esm|@tokenizer|strtok3|token-types|uint8array-extras)/)'],
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  testEnvironment: 'node',
+};
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+      globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+    },
+  ],
+  testTimeout: 60000,
+};
