@@ -5,9 +5,12 @@ import { LoggerModule } from 'nestjs-pino';
 import { FallbackExceptionFilter } from './api/dialect-exception.filter';
 import { createValidationPipe } from './api/validation';
 import { AuthGuard } from './modules/auth/auth.guard';
+import { AdminUsersModule } from './modules/admin-users/admin-users.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { IdentityModule } from './modules/identity/identity.module';
+import { NotificationsModule } from './modules/notifications/notifications.module';
 import { SystemModule } from './modules/system/system.module';
+import { WorkflowsModule } from './modules/workflows/workflows.module';
 import type { AppConfig } from './platform/config/app-config';
 import { ConfigModule } from './platform/config/config.module';
 import { APP_CONFIG } from './platform/config/config.token';
@@ -19,7 +22,7 @@ import { throttlerOptions } from './platform/http/rate-limit';
 import { SiteConfigModule } from './platform/site-config/site-config.module';
 
 /** Composes the platform and the modules. Module issues add their module to FEATURE_MODULES. */
-const FEATURE_MODULES = [SystemModule];
+const FEATURE_MODULES = [SystemModule, WorkflowsModule, NotificationsModule, AdminUsersModule];
 
 @Module({})
 export class AppModule {

@@ -51,18 +51,19 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 /** Gitea's default [attachment] ALLOWED_TYPES. */
 export const GITEA_DEFAULT_ATTACHMENT_TYPES =
   '.avif,.cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip';
 
-function read(env: Env, name: string): string | undefined {
+/** Readers for module-specific settings (see src/modules/<module>/*.config.ts). */
+export function read(env: Env, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+export function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = read(env, name);
   if (raw === undefined) return fallback;
   if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
@@ -71,7 +72,7 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return value;
 }
 
-function bool(env: Env, name: string, fallback: boolean): boolean {
+export function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = read(env, name);
   if (raw === undefined) return fallback;
   const lowered = raw.toLowerCase();
@@ -80,7 +81,7 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
 }
 
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+export function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const raw = read(env, name);
   if (raw === undefined) return fallback;
   if (!(allowed as readonly string[]).includes(raw)) {
@@ -89,7 +90,7 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return raw as T;
 }
 
-function url(env: Env, name: string, protocols: string[]): string | undefined {
+export function url(env: Env, name: string, protocols: string[]): string | undefined {
   const raw = read(env, name);
   if (raw === undefined) return undefined;
   let parsed: URL;
@@ -104,7 +105,7 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
-function list(env: Env, name: string): string[] {
+export function list(env: Env, name: string): string[] {
   const raw = read(env, name);
   if (raw === undefined) return [];
   return raw

@@ -1,0 +1,2 @@
+/** Events emitted by admin user management (user deletion is identity's `user.deleted`). */
+export interface AdminUsersEvents {}

@@ -1,0 +1,12 @@
+/** Events emitted by the auth module (after commit). NotificationsModule delivers the passcode. */
+export interface AuthEvents {
+  'auth.one_time_passcode_requested': {
+    userId: string;
+    email: string;
+    username: string;
+    /** The passcode in clear: only in this in-process event, never stored or logged. */
+    passcode: string;
+    expiresAt: string;
+  };
+  'auth.password_changed': { userId: string; via: 'one_time_passcode' | 'admin' | 'self' };
+}

@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+
+/** Placeholder: filled in by its issue. */
+@Module({})
+export class NotificationsModule {}

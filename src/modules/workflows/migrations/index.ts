@@ -1,0 +1,1 @@
+export const WORKFLOWS_MIGRATIONS: Function[] = [];
