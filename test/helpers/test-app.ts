@@ -49,7 +49,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     DATABASE_SCHEMA: schema,
   });
   const database = await openDatabase(config);
-  const app = await createApp(config, database, { bufferLogs: false });
+  const app = await createApp(config, database);
   const dataSource = app.get<DataSource>(DataSourceToken);
   const testApp: TestApp = {
     app,

@@ -25,7 +25,7 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if ((await this.users.countIndividuals()) > 0) return;
+    if (!this.config.bootstrapAdminOnStart || (await this.users.countIndividuals()) > 0) return;
     const { user, password, generated } = await this.createAdmin(this.config.admin);
     if (generated) {
       // Printed once, on stdout, so the operator can sign in; it is never stored in clear.
