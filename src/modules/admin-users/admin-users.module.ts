@@ -1,5 +1,22 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AdminPolicyService } from './admin-policy.service';
+import { AdminUsersService } from './admin-users.service';
+import { AdminUsersController } from './controllers/admin-users.controller';
+import { UserKeysController } from './controllers/user-keys.controller';
+import { ADMIN_USERS_ENTITIES } from './entities';
+import { OwnedResourcesRegistry } from './owned-resources.registry';
+import { GiteaPasswordPolicy } from './password-policy.service';
+import { PublicKeysService } from './public-keys.service';
 
-/** Placeholder: filled in by its issue. */
-@Module({})
+/**
+ * Gitea-dialect administrator user management (spec 3): search, create, edit, delete, rename,
+ * SSH public keys, and the administrator management policy. See README.md.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature(ADMIN_USERS_ENTITIES)],
+  controllers: [AdminUsersController, UserKeysController],
+  providers: [AdminUsersService, AdminPolicyService, GiteaPasswordPolicy, PublicKeysService, OwnedResourcesRegistry],
+  exports: [AdminPolicyService, GiteaPasswordPolicy, OwnedResourcesRegistry, PublicKeysService],
+})
 export class AdminUsersModule {}

@@ -1,0 +1,96 @@
+import { Body, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
+import { GiteaPage, giteaPaging } from '../../../api/gitea/gitea-page';
+import type { AppConfig } from '../../../platform/config/app-config';
+import { APP_CONFIG } from '../../../platform/config/config.token';
+import { Authenticated, type AuthenticatedOptions, CurrentPrincipal } from '../../auth/access.decorators';
+import type { Principal } from '../../auth/principal';
+import { UserDirectory } from '../../identity/user-directory.service';
+import { bindCreateKey } from '../binding';
+import { CreateKeyOptionDto, GiteaErrorDto } from '../dto/admin-users.dto';
+import { GiteaPublicKeyDto, presentPublicKey } from '../public-key.presenter';
+import { PublicKeysService } from '../public-keys.service';
+
+const USER: AuthenticatedOptions = { scopes: ['user'] };
+
+/** Gitea's own-key routes (`/user/keys`) and the public listing `/users/{username}/keys`. */
+@GiteaController('')
+@ApiResponse({ status: 401, type: GiteaErrorDto })
+@ApiResponse({ status: 403, type: GiteaErrorDto })
+export class UserKeysController {
+  constructor(
+    private readonly keys: PublicKeysService,
+    private readonly directory: UserDirectory,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get('user/keys')
+  @Authenticated(USER)
+  @ApiOperation({ summary: "List the authenticated user's public keys" })
+  @ApiQuery({ name: 'fingerprint', required: false })
+  @ApiQuery({ name: 'page', required: false, type: 'integer' })
+  @ApiQuery({ name: 'limit', required: false, type: 'integer' })
+  @ApiOkResponse({ type: [GiteaPublicKeyDto] })
+  async listOwn(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: Record<string, unknown>,
+  ): Promise<GiteaPage<GiteaPublicKeyDto>> {
+    const paging = giteaPaging(query);
+    const fingerprint = typeof query.fingerprint === 'string' && query.fingerprint !== '' ? query.fingerprint : undefined;
+    const [rows, total] = await this.keys.list(principal.user, fingerprint, paging.offset, paging.limit);
+    return new GiteaPage(rows.map((key) => presentPublicKey(key, principal.user, this.config.publicUrl)), total, paging);
+  }
+
+  @Post('user/keys')
+  @Authenticated(USER)
+  @ApiOperation({ summary: 'Create a public key' })
+  @ApiBody({ type: CreateKeyOptionDto })
+  @ApiCreatedResponse({ type: GiteaPublicKeyDto })
+  @ApiResponse({ status: 422, type: GiteaErrorDto })
+  async addOwn(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<GiteaPublicKeyDto> {
+    const { title, key } = bindCreateKey(body);
+    const saved = await this.keys.add(principal.user, title, key);
+    return presentPublicKey(saved, principal.user, this.config.publicUrl);
+  }
+
+  @Get('user/keys/:id')
+  @Authenticated(USER)
+  @ApiOperation({ summary: 'Get a public key' })
+  @ApiOkResponse({ type: GiteaPublicKeyDto })
+  @ApiResponse({ status: 404, type: GiteaErrorDto })
+  async getOwn(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<GiteaPublicKeyDto> {
+    const key = await this.keys.requireOwned(principal.user, id);
+    return presentPublicKey(key, principal.user, this.config.publicUrl);
+  }
+
+  @Delete('user/keys/:id')
+  @HttpCode(204)
+  @Authenticated(USER)
+  @ApiOperation({ summary: 'Delete a public key' })
+  @ApiNoContentResponse()
+  @ApiResponse({ status: 404, type: GiteaErrorDto })
+  async deleteOwn(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+    await this.keys.remove(principal.user, id);
+  }
+
+  @Get('users/:username/keys')
+  @Authenticated(USER)
+  @ApiOperation({ summary: 'List the given user\'s public keys' })
+  @ApiQuery({ name: 'fingerprint', required: false })
+  @ApiQuery({ name: 'page', required: false, type: 'integer' })
+  @ApiQuery({ name: 'limit', required: false, type: 'integer' })
+  @ApiOkResponse({ type: [GiteaPublicKeyDto] })
+  @ApiResponse({ status: 404, type: GiteaErrorDto })
+  async listOfUser(
+    @CurrentPrincipal() principal: Principal,
+    @Param('username') username: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<GiteaPage<GiteaPublicKeyDto>> {
+    const owner = await this.directory.requireGiteaUser(username);
+    const paging = giteaPaging(query);
+    const fingerprint = typeof query.fingerprint === 'string' && query.fingerprint !== '' ? query.fingerprint : undefined;
+    const [rows, total] = await this.keys.list(owner, fingerprint, paging.offset, paging.limit);
+    return new GiteaPage(rows.map((key) => presentPublicKey(key, principal.user, this.config.publicUrl)), total, paging);
+  }
+}
