@@ -1,11 +1,39 @@
 import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiToken } from '../identity/entities/api-token.entity';
+import { AUTH_CONFIG, loadAuthConfig } from './auth.config';
 import { AuthGuard } from './auth.guard';
+import { AuthorizationService } from './authorization.service';
+import { CoderTokensService } from './coder-tokens.service';
+import { CoderAuthController } from './controllers/coder-auth.controller';
+import { CoderTokensController } from './controllers/coder-tokens.controller';
 import { CredentialResolver } from './credential-resolver.service';
+import { AUTH_ENTITIES } from './entities';
+import { OneTimePasscodesService } from './one-time-passcodes.service';
+import { PasswordStrengthService } from './password-strength.service';
+import { SessionsService } from './sessions.service';
+import { TargetUserResolver } from './target-user.service';
 
-/** Credential resolution and the deny-by-default guard; login, scopes and authcheck routes live here too. */
+/**
+ * Credential resolution and the deny-by-default guard, the RBAC policy engine
+ * (AuthorizationService), password login, one-time passcodes, the password rule, login
+ * conversion and Coder's API key routes. See README.md in this folder.
+ */
 @Global()
 @Module({
-  providers: [CredentialResolver, AuthGuard],
-  exports: [CredentialResolver, AuthGuard],
+  imports: [TypeOrmModule.forFeature([...AUTH_ENTITIES, ApiToken])],
+  controllers: [CoderAuthController, CoderTokensController],
+  providers: [
+    { provide: AUTH_CONFIG, useFactory: () => loadAuthConfig(process.env) },
+    CredentialResolver,
+    AuthGuard,
+    AuthorizationService,
+    PasswordStrengthService,
+    SessionsService,
+    OneTimePasscodesService,
+    CoderTokensService,
+    TargetUserResolver,
+  ],
+  exports: [CredentialResolver, AuthGuard, AuthorizationService, PasswordStrengthService, AUTH_CONFIG],
 })
 export class AuthModule {}

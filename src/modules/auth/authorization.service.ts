@@ -1,0 +1,195 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../platform/errors/domain-error';
+import type { WorkspaceSharingMode } from '../identity/entities/organization.entity';
+import type { User } from '../identity/entities/user.entity';
+import { coderSiteRoles } from '../identity/presenters/coder-user.presenter';
+import { UsersService } from '../identity/users.service';
+import { AUTH_CONFIG, type AuthConfig } from './auth.config';
+import { TokenAllowList } from './entities/token-allow-list.entity';
+import type { Principal } from './principal';
+import { CompiledSubject, type RbacObject } from './rbac/rbac-evaluator';
+import { DEFAULT_ORG_MEMBER_ROLES } from './rbac/rbac-roles';
+import type { AllowListEntry } from './rbac/rbac-scopes';
+
+/** An object to check, in the platform's terms: owner/org are uuids (Coder ids), not numeric ids. */
+export interface AuthzObject {
+  type: string;
+  id?: string;
+  ownerId?: string;
+  orgId?: string;
+  anyOrg?: boolean;
+  aclUserList?: Record<string, string[]>;
+  aclGroupList?: Record<string, string[]>;
+}
+
+export interface AuthcheckCheck {
+  action: string;
+  object: { resource_type: string; owner_id: string; organization_id: string; resource_id: string; any_org: boolean };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const RESOURCE_ID_TYPES = new Set(['workspace', 'template', 'user', 'group']);
+const MAX_RESOURCE_ID_CHECKS = 10;
+
+/** google/uuid's parse errors, for `resource_id`. */
+function uuidProblem(value: string): string | null {
+  const braced = value.length === 38 && value.startsWith('{') && value.endsWith('}');
+  const urn = value.length === 45 && value.toLowerCase().startsWith('urn:uuid:');
+  const core = braced ? value.slice(1, -1) : urn ? value.slice(9) : value;
+  if (![36, 32].includes(core.length) && !braced && !urn) return `invalid UUID length: ${value.length}`;
+  if (core.length === 36 ? UUID.test(core) : /^[0-9a-f]{32}$/i.test(core)) return null;
+  return 'invalid UUID format';
+}
+
+/**
+ * The platform's policy engine (Coder's RBAC, reference A.3): roles from `users.site_roles`
+ * (+ `owner` for `is_admin`) and organization memberships, narrowed by the API key's scopes and
+ * allow-list. Other modules call `authorize` / `require`; see src/modules/auth/README.md.
+ */
+@Injectable()
+export class AuthorizationService {
+  private readonly compiled = new WeakMap<Principal, Promise<CompiledSubject>>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly users: UsersService,
+    @InjectRepository(TokenAllowList) private readonly allowLists: Repository<TokenAllowList>,
+    @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
+  ) {}
+
+  /** The caller's roles and scopes, compiled once per request (per Principal object). */
+  subject(principal: Principal): Promise<CompiledSubject> {
+    let subject = this.compiled.get(principal);
+    if (!subject) {
+      subject = this.compile(principal);
+      this.compiled.set(principal, subject);
+      subject.catch(() => this.compiled.delete(principal));
+    }
+    return subject;
+  }
+
+  private async compile(principal: Principal): Promise<CompiledSubject> {
+    const rows: { org_uuid: string; roles: string[]; sharing_mode: WorkspaceSharingMode; is_service_account: boolean }[] =
+      await this.dataSource.query(
+        `SELECT a.uuid AS org_uuid, m.roles, o.workspace_sharing_mode AS sharing_mode, u.is_service_account
+           FROM organization_members m
+           JOIN users a ON a.id = m.organization_id
+           JOIN organizations o ON o.account_id = m.organization_id
+           JOIN users u ON u.id = m.user_id
+          WHERE m.user_id = $1`,
+        [principal.user.id],
+      );
+    let allowList: AllowListEntry[] | undefined;
+    if (principal.token && principal.token.loginType === 'token') {
+      allowList = (await this.allowLists.findOneBy({ tokenId: principal.token.id }))?.entries;
+    }
+    return new CompiledSubject(
+      {
+        id: principal.user.uuid,
+        siteRoles: coderSiteRoles(principal.user),
+        memberships: rows.map((row) => ({
+          orgId: row.org_uuid,
+          sharingMode: row.sharing_mode,
+          roles: [
+            row.is_service_account ? 'organization-service-account' : 'organization-member',
+            ...DEFAULT_ORG_MEMBER_ROLES,
+            ...(row.roles ?? []),
+          ],
+        })),
+        scopes: principal.token ? principal.token.scopes : principal.scopes,
+        allowList,
+      },
+      { ownerWorkspaceExec: this.config.ownerWorkspaceExec },
+    );
+  }
+
+  /** Whether the caller may do `action` on `object` (roles, then the key's scopes on top). */
+  async authorize(principal: Principal, action: string, object: AuthzObject): Promise<boolean> {
+    return (await this.subject(principal)).authorize(action, toRbac(object));
+  }
+
+  /** Throws Coder's standard 403 (or 404 with `notFound`, for lookups) when not allowed. */
+  async require(principal: Principal, action: string, object: AuthzObject, options: { notFound?: boolean } = {}): Promise<void> {
+    if (await this.authorize(principal, action, object)) return;
+    if (options.notFound) throw new NotFoundError('Resource not found or you do not have access to this resource');
+    throw new ForbiddenError('Forbidden.', 'permission');
+  }
+
+  /** Keeps the rows the caller may `action`. */
+  async filter<T>(principal: Principal, action: string, rows: T[], objectOf: (row: T) => AuthzObject): Promise<T[]> {
+    const subject = await this.subject(principal);
+    return rows.filter((row) => subject.authorize(action, toRbac(objectOf(row))));
+  }
+
+  /** The RBAC object of a user account (Coder `user.RBACObject()`). */
+  static userObject(user: User): AuthzObject {
+    return { type: 'user', id: user.uuid, ownerId: user.uuid };
+  }
+
+  /** `POST /api/v2/authcheck` (reference A.2), checks answered in request order. */
+  async authcheck(principal: Principal, checks: [string, AuthcheckCheck][]): Promise<Record<string, boolean>> {
+    const withId = checks.filter(([, check]) => check.object.resource_id !== '').length;
+    if (withId > MAX_RESOURCE_ID_CHECKS) {
+      throw new BadRequestError(
+        `Endpoint only supports using "resource_id" field ${MAX_RESOURCE_ID_CHECKS} times, found ${withId} usages. Remove ${withId - MAX_RESOURCE_ID_CHECKS} objects with this field set.`,
+      );
+    }
+    const subject = await this.subject(principal);
+    const answers: Record<string, boolean> = {};
+    for (const [key, check] of checks) {
+      const { object } = check;
+      if (object.resource_type === '') {
+        throw new BadRequestError(`Object's "resource_type" field must be defined for key ${JSON.stringify(key)}.`);
+      }
+      let rbac: RbacObject = {
+        type: object.resource_type,
+        owner: object.owner_id === 'me' ? principal.user.uuid : object.owner_id,
+        orgOwner: object.organization_id,
+        anyOrg: object.any_org,
+      };
+      if (object.resource_id !== '') {
+        const problem = uuidProblem(object.resource_id);
+        if (problem) {
+          throw new BadRequestError(`Object ${JSON.stringify(object.resource_id)} id is not a valid uuid.`, {
+            fields: [{ field: 'resource_id', detail: problem }],
+          });
+        }
+        if (!RESOURCE_ID_TYPES.has(object.resource_type)) {
+          const text = `Object type ${JSON.stringify(object.resource_type)} does not support "resource_id" field.`;
+          throw new BadRequestError(text, { fields: [{ field: 'resource_type', detail: text }] });
+        }
+        const row = await this.loadRow(subject, object.resource_type, object.resource_id);
+        if (!row) {
+          answers[key] = false;
+          continue;
+        }
+        rbac = row;
+      }
+      answers[key] = subject.authorize(check.action, rbac);
+    }
+    return answers;
+  }
+
+  /** The RBAC object of a stored row, if it exists and the caller may read it. */
+  private async loadRow(subject: CompiledSubject, type: string, id: string): Promise<RbacObject | null> {
+    if (type !== 'user') return null; // workspaces, templates and groups have no tables yet
+    const user = await this.users.findByUuid(id);
+    if (!user) return null;
+    const object = toRbac(AuthorizationService.userObject(user));
+    return subject.authorize('read', object) ? object : null;
+  }
+}
+
+export function toRbac(object: AuthzObject): RbacObject {
+  return {
+    type: object.type,
+    id: object.id ?? '',
+    owner: object.ownerId ?? '',
+    orgOwner: object.orgId ?? '',
+    anyOrg: object.anyOrg ?? false,
+    aclUserList: object.aclUserList,
+    aclGroupList: object.aclGroupList,
+  };
+}

@@ -1,0 +1,136 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomInt } from 'node:crypto';
+import type { AppConfig } from '../../platform/config/app-config';
+import { APP_CONFIG } from '../../platform/config/config.token';
+import { TransactionRunner } from '../../platform/database/transaction-runner.service';
+import { BadRequestError, ForbiddenError, UnauthenticatedError } from '../../platform/errors/domain-error';
+import { ApiTokensService } from '../identity/api-tokens.service';
+import { ApiToken } from '../identity/entities/api-token.entity';
+import { type LoginType, User } from '../identity/entities/user.entity';
+import { PasswordHasher } from '../identity/password-hasher.service';
+import { UsersService } from '../identity/users.service';
+import { OAuthConvertState } from './entities/oauth-convert-state.entity';
+import type { Principal } from './principal';
+
+export const INCORRECT_LOGIN = 'Incorrect email or password.';
+export const PASSWORD_AUTH_DISABLED = 'Password authentication is disabled.';
+export const CONVERT_STATE_SECONDS = 5 * 60;
+const ALNUM = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export interface LoginResult {
+  key: string;
+  token: ApiToken;
+  user: User;
+}
+
+export interface ConversionResult {
+  state: string;
+  expiresAt: Date;
+  toType: LoginType;
+  user: User;
+}
+
+/** Password login, logout and login conversion (reference B.1, B.5, B.6). */
+@Injectable()
+export class SessionsService {
+  private readonly logger = new Logger(SessionsService.name);
+  private dummyHash: Promise<string> | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly users: UsersService,
+    private readonly tokens: ApiTokensService,
+    private readonly hasher: PasswordHasher,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  /** A hash to verify against when there is no user, so both paths cost one argon2 verify. */
+  private dummy(): Promise<string> {
+    this.dummyHash ??= this.hasher.hash(`dummy-${randomInt(1e9)}`);
+    return this.dummyHash;
+  }
+
+  get passwordLoginEnabled(): boolean {
+    return this.config.passwordLoginEnabled;
+  }
+
+  assertPasswordLoginEnabled(): void {
+    if (!this.config.passwordLoginEnabled) throw new ForbiddenError(PASSWORD_AUTH_DISABLED, 'permission');
+  }
+
+  /**
+   * Coder's `loginRequest` checks, in order: password (401, same text for every miss), password
+   * login disabled (403), login type (403), dormant → active, not active (401).
+   */
+  async checkPasswordLogin(user: User | null, password: string): Promise<User> {
+    const matches = user?.passwordHash
+      ? await this.hasher.verify(user.passwordHash, password)
+      : (await this.hasher.verify(await this.dummy(), password), false);
+    if (!user || !matches) throw new UnauthenticatedError('bad_password', INCORRECT_LOGIN);
+    this.assertPasswordLoginEnabled();
+    if (user.loginType !== 'password') {
+      throw new ForbiddenError(
+        `Incorrect login type, attempting to use "password" but user is of login type "${user.loginType}"`,
+        'permission',
+      );
+    }
+    if (user.status === 'dormant') await this.users.reactivate(user);
+    const status = user.status === 'active' && user.prohibitLogin ? 'suspended' : user.status;
+    if (status !== 'active') {
+      throw new UnauthenticatedError('inactive', `Your account is ${status}. Contact an admin to reactivate your account.`);
+    }
+    return user;
+  }
+
+  async login(email: string, password: string, ipAddress: string): Promise<LoginResult> {
+    const user = await this.checkPasswordLogin(await this.users.findByEmail(email), password);
+    return this.transactions.run(async (tx) => {
+      const now = new Date();
+      const created = await this.tokens.create(
+        {
+          userId: user.id,
+          scopes: ['coder:all'],
+          lifetimeSeconds: this.config.sessionDurationSeconds,
+          loginType: 'password',
+          ipAddress,
+          passwordConfirmedAt: now,
+        },
+        tx.manager,
+      );
+      // Raw update: a login must not move updated_at.
+      await tx.manager.query('UPDATE users SET last_login_at = $1 WHERE id = $2', [now, user.id]);
+      user.lastLoginAt = now;
+      return { key: created.key, token: created.token, user };
+    });
+  }
+
+  /** Deletes the key of this request and the user's application-connect keys. */
+  async logout(principal: Principal): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      const repo = tx.manager.getRepository(ApiToken);
+      if (principal.token) await repo.delete({ id: principal.token.id });
+      await tx.manager.query(
+        `DELETE FROM api_tokens WHERE user_id = $1 AND ('coder:application_connect' = ANY(scopes) OR 'application_connect' = ANY(scopes))`,
+        [principal.user.id],
+      );
+    });
+  }
+
+  /** `POST /users/{user}/convert-login` after the body checks: the login checks, then the stored state. */
+  async startConversion(target: User, toType: LoginType, password: string): Promise<ConversionResult> {
+    const user = await this.checkPasswordLogin(target, password);
+    if (user.loginType !== 'password') {
+      throw new BadRequestError('User account must have password based authentication.');
+    }
+    let state = 'convert-';
+    for (let i = 0; i < 32; i++) state += ALNUM[randomInt(ALNUM.length)];
+    const expiresAt = new Date(Date.now() + CONVERT_STATE_SECONDS * 1000);
+    await this.transactions.run(async (tx) => {
+      const repo = tx.manager.getRepository(OAuthConvertState);
+      await repo.delete({ userId: user.id });
+      await repo.insert({ state, userId: user.id, fromLoginType: 'password', toLoginType: toType, expiresAt });
+    });
+    this.logger.debug(`login conversion of user ${user.id} to ${toType} started`);
+    return { state, expiresAt, toType, user };
+  }
+}
