@@ -1,5 +1,39 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DispatchWaker } from './delivery/dispatch-waker';
+import { NotificationDispatcher } from './delivery/notification-dispatcher.service';
+import { NotificationEnqueuer } from './delivery/notification-enqueuer.service';
+import { NOTIFICATIONS_ENTITIES } from './entities';
+import { InboxWatchGateway } from './inbox/inbox-watch.gateway';
+import { InboxService } from './inbox/inbox.service';
+import { NotificationListeners } from './notification-listeners.service';
+import { NotificationPreferencesController } from './notification-preferences.controller';
+import { NotificationPreferencesService } from './notification-preferences.service';
+import { NotificationSettingsService } from './notification-settings.service';
+import { NotificationTemplatesService } from './notification-templates.service';
+import { loadNotificationsConfig, NOTIFICATIONS_CONFIG } from './notifications.config';
+import { NotificationsController } from './notifications.controller';
 
-/** Placeholder: filled in by its issue. */
-@Module({})
+/**
+ * Notifications (spec 2, table B): templates, the durable delivery queue (SMTP, webhook, inbox),
+ * the inbox over REST and WebSocket, settings and preferences. Other modules enqueue by emitting
+ * `notification.requested`; NotificationEnqueuer is exported for callers that need a transaction.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature(NOTIFICATIONS_ENTITIES)],
+  controllers: [NotificationsController, NotificationPreferencesController],
+  providers: [
+    { provide: NOTIFICATIONS_CONFIG, useFactory: () => loadNotificationsConfig(process.env) },
+    DispatchWaker,
+    NotificationTemplatesService,
+    NotificationSettingsService,
+    NotificationPreferencesService,
+    NotificationEnqueuer,
+    NotificationDispatcher,
+    InboxService,
+    InboxWatchGateway,
+    NotificationListeners,
+  ],
+  exports: [NotificationEnqueuer],
+})
 export class NotificationsModule {}

@@ -1,1 +1,3 @@
-export const NOTIFICATIONS_MIGRATIONS: Function[] = [];
+import { Notifications1795267785153 } from './1795267785153-Notifications';
+
+export const NOTIFICATIONS_MIGRATIONS: Function[] = [Notifications1795267785153];

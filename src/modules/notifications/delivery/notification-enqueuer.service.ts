@@ -1,0 +1,153 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { AppConfig } from '../../../platform/config/app-config';
+import { APP_CONFIG } from '../../../platform/config/config.token';
+import type { Transaction } from '../../../platform/database/transaction-runner.service';
+import { ClusterBus } from '../../../platform/events/cluster-bus.service';
+import { User } from '../../identity/entities/user.entity';
+import type { NotificationMethod } from '../entities/notification-template.entity';
+import { NotificationTemplatesService } from '../notification-templates.service';
+import { NOTIFICATIONS_CONFIG, type NotificationsConfig } from '../notifications.config';
+import { renderTemplate } from '../rendering/go-template';
+import { NOTIFICATION_TEMPLATE_IDS } from '../template-ids';
+import { DispatchWaker } from './dispatch-waker';
+import { dedupeHash, escapeLabels, type MessagePayload, templateContext } from './payload';
+
+export interface EnqueueRequest {
+  templateId: string;
+  /** Numeric id of the recipient. */
+  userId: string;
+  labels?: Record<string, string>;
+  data?: Record<string, unknown> | null;
+  targets?: string[];
+  createdBy: string;
+}
+
+export const ENQUEUED_TOPIC = 'notifications.enqueued';
+
+/** Public base URL without the trailing slash (`{{ base_url }}`). */
+export function baseUrlOf(config: AppConfig): string {
+  return config.publicUrl.replace(/\/+$/, '');
+}
+
+/**
+ * Turns a request into queue rows, one per delivery method. Drops (returns []) when the user
+ * disabled the template; duplicates of the same day are dropped by the unique dedupe hash.
+ */
+@Injectable()
+export class NotificationEnqueuer {
+  private readonly logger = new Logger(NotificationEnqueuer.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(NOTIFICATIONS_CONFIG) private readonly settings: NotificationsConfig,
+    private readonly templates: NotificationTemplatesService,
+    private readonly waker: DispatchWaker,
+    private readonly cluster: ClusterBus,
+  ) {}
+
+  /** The configured default method (NOTIFICATIONS_METHOD), whether or not its transport is set. */
+  configuredDefault(): NotificationMethod {
+    return this.config.notifications.method;
+  }
+
+  /** Methods the deployment can deliver by default (the transport must be configured). */
+  defaultMethod(): NotificationMethod | undefined {
+    const method = this.config.notifications.method;
+    if (method === 'smtp' && this.config.smtp.url) return 'smtp';
+    if (method === 'webhook' && this.config.notifications.webhookUrl) return 'webhook';
+    return undefined;
+  }
+
+  async enqueue(request: EnqueueRequest, tx?: Transaction): Promise<string[]> {
+    const manager = tx?.manager ?? this.dataSource.manager;
+    const ids = await this.insert(request, manager);
+    if (ids.length > 0) {
+      const wake = () => this.wake();
+      if (tx) tx.afterCommit(wake);
+      else wake();
+    }
+    return ids;
+  }
+
+  wake(): void {
+    this.waker.wake();
+    this.cluster.publish(ENQUEUED_TOPIC, {}).catch((error: unknown) => this.logger.warn({ err: error }, 'wake publish failed'));
+  }
+
+  private async insert(request: EnqueueRequest, manager: EntityManager): Promise<string[]> {
+    const template = await this.templates.find(request.templateId, manager);
+    if (!template) throw new Error(`unknown notification template ${request.templateId}`);
+    const user = await manager.getRepository(User).findOneBy({ id: request.userId, type: 'individual' });
+    if (!user) {
+      this.logger.warn({ userId: request.userId, templateId: request.templateId }, 'notification for an unknown user dropped');
+      return [];
+    }
+    const preference: { disabled: boolean }[] = await manager.query(
+      'SELECT disabled FROM notification_preferences WHERE user_id = $1 AND template_id = $2',
+      [user.id, template.id],
+    );
+    const disabled = preference.length > 0 ? preference[0]!.disabled : !template.enabledByDefault;
+    if (disabled) {
+      this.logger.debug({ userId: user.id, templateId: template.id }, 'notification is not enabled');
+      return [];
+    }
+
+    const targets = (request.targets ?? []).map((target) => target.toLowerCase());
+    const payload: MessagePayload = {
+      _version: '1.2',
+      notification_name: template.name,
+      notification_template_id: template.id,
+      user_id: user.uuid,
+      user_email: user.email,
+      user_name: user.fullName || user.name,
+      user_username: user.name,
+      actions: [],
+      labels: escapeLabels(request.labels ?? {}),
+      data: request.data ?? null,
+      targets: targets.length > 0 ? targets : null,
+    };
+    const context = templateContext(payload, baseUrlOf(this.config));
+    payload.actions = template.actions.map((action) => ({
+      label: renderTemplate(action.label, context),
+      url: renderTemplate(action.url, context),
+    }));
+
+    const methods: NotificationMethod[] = [];
+    const primary = template.method ?? this.defaultMethod();
+    if (primary) methods.push(primary);
+    if (
+      this.settings.inboxEnabled &&
+      template.toInbox &&
+      template.id !== NOTIFICATION_TEMPLATE_IDS.oneTimePasscode &&
+      !methods.includes('inbox')
+    ) {
+      methods.push('inbox');
+    }
+    const now = new Date();
+    const ids: string[] = [];
+    for (const method of methods) {
+      if (method === 'smtp' && user.email === '') continue;
+      const rows: { id: string }[] = await manager.query(
+        `INSERT INTO notification_messages (id, template_id, user_id, method, status, created_by, payload, targets, dedupe_hash, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, 'pending', $5, $6::jsonb, $7::uuid[], $8, now(), now())
+         ON CONFLICT (dedupe_hash) DO NOTHING RETURNING id`,
+        [
+          randomUUID(),
+          template.id,
+          user.id,
+          method,
+          request.createdBy,
+          JSON.stringify(payload),
+          targets,
+          dedupeHash(template.id, user.uuid, method, payload, targets, now),
+        ],
+      );
+      if (rows[0]) ids.push(rows[0].id);
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,300 @@
+import { Body, Get, HttpCode, Param, Post, Put, Req, Res, UseFilters } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiForbiddenResponse,
+  ApiInternalServerErrorResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiResponse,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { CoderController } from '../../api/coder/coder-controller.decorator';
+import { CoderResponseDto } from '../../api/coder/coder-response.dto';
+import { BadRequestError, DomainError, ForbiddenError } from '../../platform/errors/domain-error';
+import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
+import type { Principal } from '../auth/principal';
+import { isOwner, isSystemUser } from './access';
+import { NotificationEnqueuer } from './delivery/notification-enqueuer.service';
+import {
+  CustomNotificationRequestDto,
+  ListInboxNotificationsResponseDto,
+  NotificationMethodsResponseDto,
+  NotificationsSettingsDto,
+  NotificationTemplateDto,
+  ReadStatusResponseDto,
+  UpdateInboxNotificationReadStatusDto,
+} from './dto/notifications.dto';
+import type { NotificationTemplate, TemplateKind } from './entities/notification-template.entity';
+import { parseInboxQuery, searchParamsOf } from './inbox/inbox-query';
+import { InboxService } from './inbox/inbox.service';
+import { parseUuid } from './inbox/uuid';
+import { NotificationSettingsService } from './notification-settings.service';
+import { NotificationTemplatesService } from './notification-templates.service';
+import { RouteFailure, RouteFailureFilter } from './route-failure';
+import { NOTIFICATION_TEMPLATE_IDS } from './template-ids';
+
+export const BAD_JSON = 'Request body must be valid JSON.';
+
+/** Runs `work`; an unexpected (non-domain) error becomes the route's own 500. */
+export async function or500<T>(message: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    throw new RouteFailure(message, error instanceof Error ? error.message : String(error), error);
+  }
+}
+
+export function badJson(detail: string): BadRequestError {
+  return new BadRequestError(BAD_JSON, { code: 'MALFORMED_JSON', detail });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function presentTemplate(template: NotificationTemplate): NotificationTemplateDto {
+  return {
+    id: template.id,
+    name: template.name,
+    title_template: template.titleTemplate,
+    body_template: template.bodyTemplate,
+    actions: JSON.stringify(template.actions),
+    group: template.group ?? '',
+    method: template.method ?? '',
+    kind: template.kind,
+    enabled_by_default: template.enabledByDefault,
+  };
+}
+
+const ERROR = { type: CoderResponseDto };
+const INBOX_QUERY = [
+  ApiQuery({ name: 'targets', required: false, description: 'comma-separated target ids (all must match)' }),
+  ApiQuery({ name: 'templates', required: false, description: 'comma-separated template ids (any may match)' }),
+  ApiQuery({ name: 'read_status', required: false, enum: ['all', 'read', 'unread'] }),
+];
+
+/** Coder dialect: /api/v2/notifications (spec 2, table B). */
+@CoderController('notifications')
+@UseFilters(RouteFailureFilter)
+export class NotificationsController {
+  constructor(
+    private readonly templates: NotificationTemplatesService,
+    private readonly settings: NotificationSettingsService,
+    private readonly enqueuer: NotificationEnqueuer,
+    private readonly inbox: InboxService,
+  ) {}
+
+  @Get('dispatch-methods')
+  @Authenticated()
+  @ApiOperation({ summary: 'Delivery methods: available and the deployment default' })
+  @ApiOkResponse({ type: [NotificationMethodsResponseDto] })
+  @ApiResponse({ status: 401, ...ERROR })
+  dispatchMethods(): NotificationMethodsResponseDto[] {
+    return [{ available: ['smtp', 'webhook'], default: this.enqueuer.configuredDefault() }];
+  }
+
+  @Get('templates/system')
+  @Authenticated()
+  @ApiOperation({ summary: 'System notification templates' })
+  @ApiOkResponse({ type: [NotificationTemplateDto] })
+  @ApiInternalServerErrorResponse(ERROR)
+  systemTemplates(): Promise<NotificationTemplateDto[]> {
+    return this.templatesOf('system', 'Failed to retrieve system notifications templates.');
+  }
+
+  @Get('templates/custom')
+  @Authenticated()
+  @ApiOperation({ summary: 'Custom notification templates' })
+  @ApiOkResponse({ type: [NotificationTemplateDto] })
+  @ApiInternalServerErrorResponse(ERROR)
+  customTemplates(): Promise<NotificationTemplateDto[]> {
+    return this.templatesOf('custom', 'Failed to retrieve custom notifications templates.');
+  }
+
+  private templatesOf(kind: TemplateKind, failure: string): Promise<NotificationTemplateDto[]> {
+    return or500(failure, async () => (await this.templates.listByKind(kind)).map(presentTemplate));
+  }
+
+  @Get('settings')
+  @Authenticated()
+  @ApiOperation({ summary: 'Deployment notification settings' })
+  @ApiOkResponse({ type: NotificationsSettingsDto })
+  async getSettings(): Promise<NotificationsSettingsDto> {
+    const raw = await or500('Failed to fetch notifications settings.', () => this.settings.raw());
+    if (raw === undefined) return { notifier_paused: false };
+    return or500('Failed to unmarshal notifications settings.', () => {
+      const parsed = JSON.parse(raw) as { notifier_paused?: unknown };
+      return Promise.resolve({ notifier_paused: parsed.notifier_paused === true });
+    });
+  }
+
+  @Put('settings')
+  @Authenticated()
+  @ApiOperation({ summary: 'Pause or resume notification dispatch (owners); 304 when nothing changes' })
+  @ApiBody({ type: NotificationsSettingsDto })
+  @ApiOkResponse({ type: NotificationsSettingsDto })
+  @ApiResponse({ status: 304, description: 'Not modified' })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiForbiddenResponse(ERROR)
+  async putSettings(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+    @Res() res: Response,
+  ): Promise<void> {
+    if (body === undefined) throw badJson('EOF');
+    if (!isObject(body)) throw badJson('json: cannot unmarshal into Go value of type codersdk.NotificationsSettings');
+    const value = body.notifier_paused ?? false;
+    if (typeof value !== 'boolean') {
+      throw badJson('json: cannot unmarshal into Go struct field NotificationsSettings.notifier_paused of type bool');
+    }
+    const canonical = NotificationSettingsService.canonical(value);
+    const stored = await or500('Failed to fetch notifications settings.', () => this.settings.raw());
+    if (stored === canonical) {
+      res.status(304).end();
+      return;
+    }
+    if (!isOwner(principal.user)) throw new ForbiddenError('Forbidden.', 'owner_required');
+    await or500('Failed to update notifications settings.', () => this.settings.store(value));
+    if (!value) this.enqueuer.wake();
+    res.status(200).json({ notifier_paused: value });
+  }
+
+  @Post('test')
+  @HttpCode(200)
+  @Authenticated()
+  @ApiOperation({ summary: 'Send a test notification to the caller (owners)' })
+  @ApiOkResponse({ description: 'Enqueued (empty body)' })
+  @ApiForbiddenResponse(ERROR)
+  @ApiInternalServerErrorResponse(ERROR)
+  async test(@CurrentPrincipal() principal: Principal): Promise<void> {
+    if (!isOwner(principal.user)) throw new ForbiddenError('Forbidden.', 'owner_required');
+    await or500('Failed to send test notification', () =>
+      this.enqueuer.enqueue({
+        templateId: NOTIFICATION_TEMPLATE_IDS.testNotification,
+        userId: principal.user.id,
+        labels: {},
+        data: { timestamp: new Date().toISOString() },
+        createdBy: 'send-test-notification',
+      }),
+    );
+  }
+
+  @Post('custom')
+  @HttpCode(204)
+  @Authenticated()
+  @ApiOperation({ summary: 'Send a custom notification to oneself' })
+  @ApiBody({ type: CustomNotificationRequestDto })
+  @ApiNoContentResponse({ description: 'Enqueued' })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiForbiddenResponse(ERROR)
+  @ApiInternalServerErrorResponse(ERROR)
+  async custom(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<void> {
+    if (isSystemUser(principal.user)) {
+      throw new ForbiddenError('Forbidden', 'permission', { detail: 'System users cannot send custom notifications.' });
+    }
+    if (body === undefined) throw badJson('EOF');
+    if (!isObject(body)) throw badJson('json: cannot unmarshal into Go value of type codersdk.CustomNotificationRequest');
+    const content = body.content;
+    if (content !== undefined && content !== null && !isObject(content)) {
+      throw badJson('json: cannot unmarshal into Go struct field CustomNotificationRequest.content');
+    }
+    const title = content?.title ?? '';
+    const message = content?.message ?? '';
+    if (typeof title !== 'string' || typeof message !== 'string') {
+      throw badJson('json: cannot unmarshal into Go struct field CustomNotificationContent of type string');
+    }
+    const invalid = (detail: string) => new BadRequestError('Invalid request body', { code: 'INVALID_CUSTOM_NOTIFICATION', detail });
+    if (content === undefined || content === null) throw invalid('content is required');
+    if (title.trim() === '' && message.trim() === '') {
+      throw invalid("provide a non-empty 'content.title' or 'content.message'");
+    }
+    if (Buffer.byteLength(title) > 120) throw invalid("'content.title' must be less than 120 characters");
+    if (Buffer.byteLength(message) > 2000) throw invalid("'content.message' must be less than 2000 characters");
+    const minute = new Date();
+    minute.setUTCSeconds(0, 0);
+    await or500('Failed to send custom notification', () =>
+      this.enqueuer.enqueue({
+        templateId: NOTIFICATION_TEMPLATE_IDS.customNotification,
+        userId: principal.user.id,
+        labels: { custom_title: title, custom_message: message },
+        data: { dedupe_bypass_ts: minute.toISOString() },
+        createdBy: principal.user.uuid,
+      }),
+    );
+  }
+
+  @Get('inbox')
+  @Authenticated()
+  @ApiOperation({ summary: "The caller's inbox: 25 newest first, filters, keyset paging" })
+  @ApiQuery({ name: 'starting_before', required: false, description: 'id of the last item of the current page' })
+  @(INBOX_QUERY[0]!)
+  @(INBOX_QUERY[1]!)
+  @(INBOX_QUERY[2]!)
+  @ApiOkResponse({ type: ListInboxNotificationsResponseDto })
+  @ApiResponse({ status: 400, ...ERROR })
+  async listInbox(@CurrentPrincipal() principal: Principal, @Req() req: Request): Promise<ListInboxNotificationsResponseDto> {
+    const filters = parseInboxQuery(searchParamsOf(req.originalUrl), 'list');
+    const notifications = await or500('Failed to get filtered inbox notifications.', () =>
+      this.inbox.list(principal.user.id, filters),
+    );
+    const unread = await or500('Failed to count unread inbox notifications.', () => this.inbox.unreadCount(principal.user.id));
+    return { notifications, unread_count: unread };
+  }
+
+  @Get('inbox/watch')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'WebSocket: one JSON frame {notification, unread_count} per new inbox item',
+    description:
+      'Upgrade to WebSocket (credentials as header, cookie or query). Query: targets, templates, read_status, format (markdown|plaintext). A plain GET answers 426.',
+  })
+  @(INBOX_QUERY[0]!)
+  @(INBOX_QUERY[1]!)
+  @(INBOX_QUERY[2]!)
+  @ApiQuery({ name: 'format', required: false, enum: ['markdown', 'plaintext'] })
+  @ApiResponse({ status: 101, description: 'Switching protocols' })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 426, ...ERROR })
+  watchWithoutUpgrade(@Req() req: Request, @Res() res: Response): void {
+    parseInboxQuery(searchParamsOf(req.originalUrl), 'watch');
+    res.status(426).json({ message: 'Failed to upgrade connection to websocket.', detail: 'Expected a WebSocket upgrade request.' });
+  }
+
+  @Put('inbox/mark-all-as-read')
+  @HttpCode(204)
+  @Authenticated()
+  @ApiOperation({ summary: "Mark all of the caller's inbox items as read" })
+  @ApiNoContentResponse({ description: 'Done' })
+  async markAllRead(@CurrentPrincipal() principal: Principal): Promise<void> {
+    await or500('Failed to mark all unread notifications as read.', () => this.inbox.markAllRead(principal.user.id));
+  }
+
+  @Put('inbox/:id/read-status')
+  @Authenticated()
+  @ApiOperation({ summary: 'Mark one inbox item read or unread' })
+  @ApiBody({ type: UpdateInboxNotificationReadStatusDto })
+  @ApiOkResponse({ type: ReadStatusResponseDto })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiNotFoundResponse(ERROR)
+  async readStatus(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') rawId: string,
+    @Body() body: unknown,
+  ): Promise<ReadStatusResponseDto> {
+    const parsed = parseUuid(rawId);
+    if ('error' in parsed) throw new BadRequestError(`Invalid UUID "${rawId}".`, { code: 'INVALID_UUID', detail: parsed.error });
+    if (body === undefined) throw badJson('EOF');
+    if (!isObject(body)) throw badJson('json: cannot unmarshal into Go value of type codersdk.UpdateInboxNotificationReadStatusRequest');
+    const isRead = body.is_read ?? false;
+    if (typeof isRead !== 'boolean') throw badJson('json: cannot unmarshal into Go struct field is_read of type bool');
+    const notification = await or500('Failed to update inbox notification read status.', () =>
+      this.inbox.setReadStatus(principal.user.id, parsed.uuid, isRead),
+    );
+    const unread = await or500('Failed to count unread inbox notifications.', () => this.inbox.unreadCount(principal.user.id));
+    return { message: 'Notification read status updated.', notification, unread_count: unread };
+  }
+}
