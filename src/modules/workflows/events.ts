@@ -9,8 +9,14 @@ export interface WorkflowEvents {
     event: string;
     /** Human-readable subject, e.g. the file name or branch name. */
     subject: string;
-    /** Free-form text of the operation (the rule's `operation` field). */
+    /** Free-form text of the operation (the rule's `operation` field; the `inscription` when it is Nextcloud's JSON). */
     message: string;
     actorUserId: string | null;
+    /** Nextcloud-style sentence, e.g. "alice created report.pdf". */
+    displayText?: string;
+    /** The devplane domain event that triggered the rule (`file.created`, ...). */
+    domainEvent?: string;
   };
+  /** A rule was created, updated or deleted (after commit). Caches listen; also sent over the cluster bus. */
+  'workflow.rules_changed': { ruleId: number; action: 'created' | 'updated' | 'deleted' };
 }

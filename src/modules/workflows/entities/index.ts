@@ -1,1 +1,5 @@
-export const WORKFLOWS_ENTITIES: Function[] = [];
+import { FlowCheck } from './flow-check.entity';
+import { FlowOperationScope } from './flow-operation-scope.entity';
+import { FlowOperation } from './flow-operation.entity';
+
+export const WORKFLOWS_ENTITIES: Function[] = [FlowOperation, FlowCheck, FlowOperationScope];

@@ -1,0 +1,130 @@
+import { Body, Delete, Get, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import { OcsController } from '../../../api/ocs/ocs-controller.decorator';
+import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
+import type { Principal } from '../../auth/principal';
+import { CreateWorkflowDto, UpdateWorkflowDto, WorkflowRuleDto } from '../dto/workflow.dto';
+import { PasswordConfirmationGuard } from '../password-confirmation.guard';
+import { SCOPE_ADMIN, SCOPE_USER } from '../workflow.constants';
+import { WorkflowRulesService, type RuleJson, type RuleScope, type ScopedRuleJson } from '../workflow-rules.service';
+
+const GLOBAL: RuleScope = { type: SCOPE_ADMIN, userId: '' };
+const userScope = (principal: Principal): RuleScope => ({ type: SCOPE_USER, userId: principal.user.id });
+
+const errors = [
+  ApiResponse({ status: 401, description: 'Not logged in (statuscode 997)' }),
+  ApiResponse({ status: 403, description: 'Not an admin (global), password confirmation required, or target not within scope' }),
+  ApiResponse({ status: 412, description: 'OCS-APIRequest header missing: {"message":"CSRF check failed"}' }),
+];
+const writeErrors = [...errors, ApiResponse({ status: 400, description: 'Invalid rule (Nextcloud message in meta.message)' })];
+function docs(...decorators: MethodDecorator[]): MethodDecorator {
+  return (target, key, descriptor) => {
+    for (const decorator of decorators) decorator(target, key, descriptor);
+  };
+}
+
+/** Spec 1: the ten operations (global scope: administrators; user scope: the caller's own rules). */
+@OcsController('apps/workflowengine/api/v1/workflows')
+export class WorkflowsController {
+  constructor(private readonly rules: WorkflowRulesService) {}
+
+  @Get('global')
+  @Authenticated({ admin: true })
+  @ApiOperation({ summary: 'List the global rules, grouped by operation class', operationId: 'global_workflows-index' })
+  @ApiOkResponse({ description: '{ "<operation class>": Rule[] } in the OCS envelope; {} when empty' })
+  @docs(...errors)
+  indexGlobal(): Promise<Record<string, ScopedRuleJson[]>> {
+    return this.rules.index(GLOBAL);
+  }
+
+  @Get('global/:id')
+  @Authenticated({ admin: true })
+  @ApiOperation({ summary: 'Show a global rule (numeric id) or the global rules of an operation class', operationId: 'global_workflows-show' })
+  @ApiOkResponse({ type: WorkflowRuleDto, description: 'The rule, [] when unknown in the scope' })
+  @docs(...errors)
+  showGlobal(@Param('id') id: string): Promise<ScopedRuleJson | ScopedRuleJson[]> {
+    return this.rules.show(GLOBAL, id);
+  }
+
+  @Post('global')
+  @Authenticated({ admin: true })
+  @UseGuards(PasswordConfirmationGuard)
+  @ApiOperation({ summary: 'Create a global rule', operationId: 'global_workflows-create' })
+  @ApiBody({ type: CreateWorkflowDto })
+  @ApiOkResponse({ type: WorkflowRuleDto })
+  @docs(...writeErrors)
+  createGlobal(@Body() body: unknown): Promise<RuleJson> {
+    return this.rules.create(GLOBAL, body);
+  }
+
+  @Put('global/:id')
+  @Authenticated({ admin: true })
+  @UseGuards(PasswordConfirmationGuard)
+  @ApiOperation({ summary: 'Replace a global rule (its class is kept)', operationId: 'global_workflows-update' })
+  @ApiBody({ type: UpdateWorkflowDto })
+  @ApiOkResponse({ type: WorkflowRuleDto })
+  @docs(...writeErrors)
+  updateGlobal(@Param('id') id: string, @Body() body: unknown): Promise<RuleJson> {
+    return this.rules.update(GLOBAL, id, body);
+  }
+
+  @Delete('global/:id')
+  @Authenticated({ admin: true })
+  @UseGuards(PasswordConfirmationGuard)
+  @ApiOperation({ summary: 'Delete a global rule', operationId: 'global_workflows-destroy' })
+  @ApiOkResponse({ description: 'data = true' })
+  @docs(...errors)
+  destroyGlobal(@Param('id') id: string): Promise<true> {
+    return this.rules.destroy(GLOBAL, id);
+  }
+
+  @Get('user')
+  @Authenticated()
+  @ApiOperation({ summary: "List the caller's rules, grouped by operation class", operationId: 'user_workflows-index' })
+  @ApiOkResponse({ description: '{ "<operation class>": Rule[] } in the OCS envelope; {} when empty' })
+  @docs(...errors)
+  indexUser(@CurrentPrincipal() principal: Principal): Promise<Record<string, ScopedRuleJson[]>> {
+    return this.rules.index(userScope(principal));
+  }
+
+  @Get('user/:id')
+  @Authenticated()
+  @ApiOperation({ summary: "Show one of the caller's rules (numeric id) or their rules of an operation class", operationId: 'user_workflows-show' })
+  @ApiOkResponse({ type: WorkflowRuleDto, description: 'The rule, [] when unknown in the scope' })
+  @docs(...errors)
+  showUser(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ScopedRuleJson | ScopedRuleJson[]> {
+    return this.rules.show(userScope(principal), id);
+  }
+
+  @Post('user')
+  @Authenticated()
+  @UseGuards(PasswordConfirmationGuard)
+  @ApiOperation({ summary: 'Create a rule in the caller’s scope', operationId: 'user_workflows-create' })
+  @ApiBody({ type: CreateWorkflowDto })
+  @ApiOkResponse({ type: WorkflowRuleDto })
+  @docs(...writeErrors)
+  createUser(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<RuleJson> {
+    return this.rules.create(userScope(principal), body);
+  }
+
+  @Put('user/:id')
+  @Authenticated()
+  @UseGuards(PasswordConfirmationGuard)
+  @ApiOperation({ summary: "Replace one of the caller's rules (its class is kept)", operationId: 'user_workflows-update' })
+  @ApiBody({ type: UpdateWorkflowDto })
+  @ApiOkResponse({ type: WorkflowRuleDto })
+  @docs(...writeErrors)
+  updateUser(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: unknown): Promise<RuleJson> {
+    return this.rules.update(userScope(principal), id, body);
+  }
+
+  @Delete('user/:id')
+  @Authenticated()
+  @UseGuards(PasswordConfirmationGuard)
+  @ApiOperation({ summary: "Delete one of the caller's rules", operationId: 'user_workflows-destroy' })
+  @ApiOkResponse({ description: 'data = true' })
+  @docs(...errors)
+  destroyUser(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<true> {
+    return this.rules.destroy(userScope(principal), id);
+  }
+}

@@ -1,0 +1,144 @@
+import { CHECKS_BY_ID } from '../checks/check-registry';
+import type { CheckSubject, CompiledCheck } from '../checks/check.types';
+import { OPERATIONS_BY_ID } from '../workflow-registry';
+import { SCOPE_ADMIN } from '../workflow.constants';
+
+export interface RuleCheck {
+  class: string;
+  operator: string;
+  value: string;
+}
+
+/** A stored rule with its scope, as the API and the engine see it. */
+export interface StoredRule {
+  id: number;
+  class: string;
+  name: string;
+  checks: RuleCheck[];
+  operation: string;
+  entity: string;
+  events: string[];
+  description: string;
+  scopeType: number;
+  /** '' for the admin scope, the owner's numeric user id for a user scope. */
+  scopeUserId: string;
+  /** '' for the admin scope, the owner's username for a user scope (Nextcloud's scope_actor_id). */
+  scopeActorName: string;
+}
+
+/** A rule with its checks compiled once (regex, sizes, CIDR, time bounds). */
+export interface ParsedRule {
+  rule: StoredRule;
+  events: ReadonlySet<string>;
+  checks: CompiledCheck[];
+  needsGroups: boolean;
+}
+
+export function scopeKey(type: number, userId: string): string {
+  return type === SCOPE_ADMIN ? '0:' : `${type}:${userId}`;
+}
+
+function parseRule(rule: StoredRule): ParsedRule {
+  let needsGroups = false;
+  const checks: CompiledCheck[] = [];
+  for (const check of rule.checks) {
+    const definition = CHECKS_BY_ID.get(check.class);
+    // A stored check whose class is no longer registered passes (Nextcloud).
+    if (!definition) continue;
+    if (definition.needsGroups) needsGroups = true;
+    try {
+      checks.push(definition.compile(check.operator, check.value));
+    } catch {
+      checks.push(() => false);
+    }
+  }
+  return { rule, events: new Set(rule.events), checks, needsGroups };
+}
+
+/**
+ * Everything the API and the engine read, built once from the database and dropped on every
+ * change: rules by scope, rules by (scope, operation class) with compiled checks, and the
+ * configured-events map (event name → operation classes) that lets unrelated events return at once.
+ */
+export class RuleSnapshot {
+  readonly byScope = new Map<string, StoredRule[]>();
+  private readonly byScopeClass = new Map<string, ParsedRule[]>();
+  readonly eventClasses = new Map<string, Set<string>>();
+  /** Formatted index per scope (filled by the API on first use). */
+  readonly indexCache = new Map<string, unknown>();
+
+  constructor(readonly rules: StoredRule[]) {
+    for (const rule of rules) {
+      const key = scopeKey(rule.scopeType, rule.scopeUserId);
+      let list = this.byScope.get(key);
+      if (!list) this.byScope.set(key, (list = []));
+      list.push(rule);
+      for (const event of rule.events) {
+        let set = this.eventClasses.get(event);
+        if (!set) this.eventClasses.set(event, (set = new Set()));
+        set.add(rule.class);
+      }
+    }
+  }
+
+  /** Rules of one class in one scope, compiled on first use; rules whose operation is not available in the scope are skipped. */
+  rulesOf(scope: string, operationClass: string): ParsedRule[] {
+    const key = `${scope}|${operationClass}`;
+    let parsed = this.byScopeClass.get(key);
+    if (!parsed) {
+      const operation = OPERATIONS_BY_ID.get(operationClass);
+      parsed = (this.byScope.get(scope) ?? [])
+        .filter((rule) => rule.class === operationClass && operation?.scopes.includes(rule.scopeType))
+        .map(parseRule);
+      this.byScopeClass.set(key, parsed);
+    }
+    return parsed;
+  }
+}
+
+export interface MatchRequest {
+  operationClass: string;
+  /** null: every rule of the class (complex operations such as access control). */
+  eventName: string | null;
+  /** Scopes in order: admin, acting user, owners (de-duplicated by the caller or here). */
+  scopes: string[];
+  subject: CheckSubject;
+  firstOnly?: boolean;
+  /** Loads the acting user's groups when a candidate rule has a UserGroupMembership check. */
+  loadGroups?: (userId: string) => Promise<Set<string>>;
+}
+
+/** Nextcloud's RuleMatcher::getFlows: a rule matches when the event is one of its events and all its checks pass. */
+export async function matchRules(snapshot: RuleSnapshot, request: MatchRequest): Promise<ParsedRule[]> {
+  const matches: ParsedRule[] = [];
+  const seen = new Set<string>();
+  for (const scope of request.scopes) {
+    if (seen.has(scope)) continue;
+    seen.add(scope);
+    for (const parsed of snapshot.rulesOf(scope, request.operationClass)) {
+      if (request.eventName !== null && !parsed.events.has(request.eventName)) continue;
+      if (parsed.needsGroups && request.subject.groups === undefined) {
+        request.subject.groups =
+          request.subject.actorUserId && request.loadGroups ? await request.loadGroups(request.subject.actorUserId) : new Set();
+      }
+      if (checksPass(parsed, request.subject)) {
+        matches.push(parsed);
+        if (request.firstOnly) return matches;
+      }
+    }
+  }
+  return matches;
+}
+
+export function checksPass(parsed: ParsedRule, subject: CheckSubject): boolean {
+  for (const check of parsed.checks) {
+    let ok = false;
+    try {
+      ok = check(subject);
+    } catch {
+      ok = false;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}

@@ -1,0 +1,120 @@
+import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ClusterBus } from '../../../platform/events/cluster-bus.service';
+import { EventBus, OnDomainEvent } from '../../../platform/events/event-bus.service';
+import { RuleSnapshot, type RuleCheck, type StoredRule } from './rule-snapshot';
+
+export const RULES_CHANGED_TOPIC = 'workflow.rules_changed';
+
+interface RuleRow {
+  id: number;
+  class: string;
+  name: string;
+  checks: number[];
+  operation: string;
+  entity: string;
+  events: string[];
+  description: string;
+  scope_type: number;
+  scope_value: string;
+  actor_name: string | null;
+}
+
+/**
+ * The in-memory copy of every rule (two queries, no N+1), shared by the API's index and the rule
+ * matcher. Dropped on every change: locally at once, on other instances through the cluster bus
+ * (PostgreSQL LISTEN/NOTIFY), and when a user is renamed (scope_actor_id) or deleted.
+ */
+@Injectable()
+export class RuleStore implements OnModuleInit, OnModuleDestroy {
+  private current: RuleSnapshot | undefined;
+  private loading: Promise<RuleSnapshot> | undefined;
+  private generation = 0;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly cluster: ClusterBus,
+    private readonly events: EventBus,
+  ) {}
+
+  onModuleInit(): void {
+    this.unsubscribe = this.cluster.subscribe(RULES_CHANGED_TOPIC, () => this.invalidate());
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
+
+  invalidate(): void {
+    this.generation++;
+    this.current = undefined;
+    this.loading = undefined;
+  }
+
+  /** Drops the cache here and on every other instance. */
+  async changed(ruleId: number, action: 'created' | 'updated' | 'deleted'): Promise<void> {
+    this.invalidate();
+    await this.cluster.publish(RULES_CHANGED_TOPIC, { ruleId, action });
+    this.events.emit('workflow.rules_changed', { ruleId, action });
+  }
+
+  async snapshot(): Promise<RuleSnapshot> {
+    if (this.current) return this.current;
+    if (!this.loading) {
+      const generation = this.generation;
+      const loading = this.load().then(
+        (snapshot) => {
+          if (this.generation === generation) this.current = snapshot;
+          if (this.loading === loading) this.loading = undefined;
+          return snapshot;
+        },
+        (error: unknown) => {
+          if (this.loading === loading) this.loading = undefined;
+          throw error;
+        },
+      );
+      this.loading = loading;
+    }
+    return this.loading;
+  }
+
+  @OnDomainEvent('user.renamed')
+  onUserRenamed(): void {
+    this.invalidate();
+  }
+
+  private async load(): Promise<RuleSnapshot> {
+    const rows: RuleRow[] = await this.dataSource.query(
+      `SELECT o.id, o.class, o.name, o.checks, o.operation, o.entity, o.events, o.description,
+              s.type AS scope_type, s.value AS scope_value, u.name AS actor_name
+         FROM flow_operations o
+         JOIN flow_operations_scope s ON s.operation_id = o.id
+         LEFT JOIN users u ON s.type = 1 AND u.id::text = s.value
+        ORDER BY o.id`,
+    );
+    const ids = [...new Set(rows.flatMap((row) => row.checks))];
+    const checks = new Map<number, RuleCheck>();
+    if (ids.length > 0) {
+      const checkRows: (RuleCheck & { id: number })[] = await this.dataSource.query(
+        'SELECT id, class, operator, value FROM flow_checks WHERE id = ANY($1::int[])',
+        [ids],
+      );
+      for (const row of checkRows) checks.set(row.id, { class: row.class, operator: row.operator, value: row.value });
+    }
+    const rules: StoredRule[] = rows.map((row) => ({
+      id: Number(row.id),
+      class: row.class,
+      name: row.name,
+      checks: row.checks.map((id) => checks.get(id)).filter((check): check is RuleCheck => check !== undefined),
+      operation: row.operation,
+      entity: row.entity,
+      events: row.events,
+      description: row.description,
+      scopeType: Number(row.scope_type),
+      scopeUserId: row.scope_value,
+      scopeActorName: Number(row.scope_type) === 0 ? '' : (row.actor_name ?? row.scope_value),
+    }));
+    return new RuleSnapshot(rules);
+  }
+}

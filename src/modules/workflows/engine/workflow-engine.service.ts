@@ -1,0 +1,271 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { UsersService } from '../../identity/users.service';
+import { OrganizationsService } from '../../identity/organizations.service';
+import { EventBus, OnDomainEvent } from '../../../platform/events/event-bus.service';
+import type { DomainEventMap } from '../../../platform/events/event-map';
+import type { BranchEventPayload, FileEventPayload, PackageEventPayload, RequestSnapshot } from '../../../platform/events/subject-events';
+import type { CheckSubject } from '../checks/check.types';
+import { WebhookSender } from '../operations/webhook-sender.service';
+import { EVENT_BY_DOMAIN_EVENT, OPERATIONS_BY_ID, parseWebhookConfig, type EngineEventName } from '../workflow-registry';
+import { OPERATION_NOTIFICATION, OPERATION_WEBHOOK, SCOPE_ADMIN, SCOPE_USER } from '../workflow.constants';
+import { matchRules, scopeKey, type ParsedRule } from './rule-snapshot';
+import { RuleStore } from './rule-store.service';
+
+/** One event, normalized for the matcher and the operations. */
+export interface EngineEvent {
+  domainEvent: EngineEventName;
+  entity: string;
+  eventName: string;
+  actorUserId: string | null;
+  ownerUserIds: string[];
+  request: RequestSnapshot | null;
+  file?: { name: string; mimeType: string | null; size: number | null };
+  /** Human-readable subject (file name, owner/repo:branch, package@version, username). */
+  subject: string;
+  displayText: string;
+  occurredAt: string;
+  payload: unknown;
+}
+
+/**
+ * The rule matcher at event time (Nextcloud's getAllConfiguredEvents + RuleMatcher): an event
+ * whose rule event name no rule lists returns at once; otherwise, for each operation class that
+ * listens to it, the rules of the admin scope, of the acting user and of the subject's owners are
+ * matched (event listed + all checks pass) and the operation runs for each match.
+ */
+@Injectable()
+export class WorkflowEngine {
+  private readonly logger = new Logger(WorkflowEngine.name);
+
+  constructor(
+    private readonly store: RuleStore,
+    private readonly events: EventBus,
+    private readonly webhooks: WebhookSender,
+    private readonly users: UsersService,
+    private readonly organizations: OrganizationsService,
+  ) {}
+
+  /** The acting user's groups for UserGroupMembership: organizations, `org/team`, `admin`. */
+  readonly loadGroups = async (userId: string): Promise<Set<string>> => {
+    const [user, memberships, teams] = await Promise.all([
+      this.users.findById(userId),
+      this.organizations.membershipsOf(userId),
+      this.organizations.teamNamesOf(userId),
+    ]);
+    const groups = new Set<string>([...memberships.map((m) => m.organizationName.toLowerCase()), ...teams.map((t) => t.toLowerCase())]);
+    if (user?.isAdmin) groups.add('admin');
+    return groups;
+  };
+
+  @OnDomainEvent('file.created')
+  onFileCreated(p: FileEventPayload): Promise<void> {
+    return this.handle('file.created', p);
+  }
+  @OnDomainEvent('file.updated')
+  onFileUpdated(p: FileEventPayload): Promise<void> {
+    return this.handle('file.updated', p);
+  }
+  @OnDomainEvent('file.renamed')
+  onFileRenamed(p: FileEventPayload): Promise<void> {
+    return this.handle('file.renamed', p);
+  }
+  @OnDomainEvent('file.deleted')
+  onFileDeleted(p: FileEventPayload): Promise<void> {
+    return this.handle('file.deleted', p);
+  }
+  @OnDomainEvent('file.accessed')
+  onFileAccessed(p: FileEventPayload): Promise<void> {
+    return this.handle('file.accessed', p);
+  }
+  @OnDomainEvent('branch.created')
+  onBranchCreated(p: BranchEventPayload): Promise<void> {
+    return this.handle('branch.created', p);
+  }
+  @OnDomainEvent('branch.updated')
+  onBranchUpdated(p: BranchEventPayload): Promise<void> {
+    return this.handle('branch.updated', p);
+  }
+  @OnDomainEvent('branch.deleted')
+  onBranchDeleted(p: BranchEventPayload): Promise<void> {
+    return this.handle('branch.deleted', p);
+  }
+  @OnDomainEvent('package.published')
+  onPackagePublished(p: PackageEventPayload): Promise<void> {
+    return this.handle('package.published', p);
+  }
+  @OnDomainEvent('package.deleted')
+  onPackageDeleted(p: PackageEventPayload): Promise<void> {
+    return this.handle('package.deleted', p);
+  }
+  @OnDomainEvent('user.created')
+  onUserCreated(p: DomainEventMap['user.created']): Promise<void> {
+    return this.handle('user.created', p);
+  }
+  @OnDomainEvent('user.updated')
+  onUserUpdated(p: DomainEventMap['user.updated']): Promise<void> {
+    return this.handle('user.updated', p);
+  }
+  @OnDomainEvent('user.status_changed')
+  onUserStatusChanged(p: DomainEventMap['user.status_changed']): Promise<void> {
+    return this.handle('user.status_changed', p);
+  }
+  @OnDomainEvent('user.renamed')
+  onUserRenamed(p: DomainEventMap['user.renamed']): Promise<void> {
+    return this.handle('user.renamed', p);
+  }
+  @OnDomainEvent('user.deleted')
+  onUserDeleted(p: DomainEventMap['user.deleted']): Promise<void> {
+    return this.handle('user.deleted', p);
+  }
+
+  /** Never throws: a failing rule must not break the emitter's work. */
+  async handle(domainEvent: EngineEventName, payload: unknown): Promise<void> {
+    try {
+      await this.run(domainEvent, payload);
+    } catch (error) {
+      this.logger.error({ err: error, event: domainEvent }, 'workflow rules failed for an event');
+    }
+  }
+
+  private async run(domainEvent: EngineEventName, payload: unknown): Promise<void> {
+    const mapping = EVENT_BY_DOMAIN_EVENT.get(domainEvent);
+    if (!mapping) return;
+    const snapshot = await this.store.snapshot();
+    const classes = snapshot.eventClasses.get(mapping.event.eventName);
+    if (!classes) return; // fast path: no rule listens to this event
+    const event = await this.normalize(domainEvent, payload, mapping.entity.id, mapping.event.eventName, mapping.event.text);
+    const subject: CheckSubject = {
+      entity: event.entity,
+      actorUserId: event.actorUserId,
+      request: event.request,
+      file: event.file,
+      now: Math.floor(Date.parse(event.occurredAt) / 1000),
+    };
+    for (const operationClass of classes) {
+      const operation = OPERATIONS_BY_ID.get(operationClass);
+      if (!operation || operation.complex) continue; // access control is called by the file-storing modules
+      const scopes: string[] = [];
+      if (operation.scopes.includes(SCOPE_ADMIN)) scopes.push(scopeKey(SCOPE_ADMIN, ''));
+      if (operation.scopes.includes(SCOPE_USER)) {
+        for (const userId of [event.actorUserId, ...event.ownerUserIds]) if (userId) scopes.push(scopeKey(SCOPE_USER, userId));
+      }
+      const matches = await matchRules(snapshot, {
+        operationClass,
+        eventName: event.eventName,
+        scopes,
+        subject,
+        loadGroups: this.loadGroups,
+      });
+      for (const match of matches) this.execute(match, event);
+    }
+  }
+
+  private execute(match: ParsedRule, event: EngineEvent): void {
+    const rule = match.rule;
+    if (rule.class === OPERATION_NOTIFICATION) {
+      // Nextcloud's flow_notifications: the owner is not notified about their own action.
+      if (rule.scopeUserId === '' || rule.scopeUserId === event.actorUserId) return;
+      this.events.emit('workflow.notify_owner', {
+        ruleId: String(rule.id),
+        ruleName: rule.name,
+        ownerUserId: rule.scopeUserId,
+        entity: event.entity,
+        event: event.eventName,
+        subject: event.subject,
+        message: inscription(rule.operation),
+        actorUserId: event.actorUserId,
+        displayText: event.displayText,
+        domainEvent: event.domainEvent,
+      });
+      return;
+    }
+    if (rule.class === OPERATION_WEBHOOK) {
+      let config: { url: string; secret?: string };
+      try {
+        // Private addresses are refused again at connect time by the sender.
+        config = parseWebhookConfig(rule.operation, true);
+      } catch {
+        return;
+      }
+      const { request: _request, ...subject } = (event.payload ?? {}) as Record<string, unknown>;
+      this.webhooks.enqueue({
+        url: config.url,
+        secret: config.secret,
+        body: {
+          event: event.eventName,
+          domainEvent: event.domainEvent,
+          entity: event.entity,
+          rule: { id: rule.id, name: rule.name, scope_type: rule.scopeType, scope_actor_id: rule.scopeActorName },
+          subject,
+          displayText: event.displayText,
+          actor: event.actorUserId ? { id: event.actorUserId } : null,
+          occurredAt: event.occurredAt,
+        },
+      });
+    }
+  }
+
+  private async normalize(domainEvent: EngineEventName, payload: unknown, entity: string, eventName: string, text: string): Promise<EngineEvent> {
+    const base = { domainEvent, entity, eventName, payload };
+    let event: Omit<EngineEvent, 'displayText'>;
+    if (domainEvent.startsWith('file.')) {
+      const p = payload as FileEventPayload;
+      event = {
+        ...base,
+        actorUserId: p.actorUserId,
+        ownerUserIds: p.ownerUserIds ?? [],
+        request: p.request ?? null,
+        file: { name: p.name, mimeType: p.mimeType, size: p.size ?? p.request?.declaredSize ?? null },
+        subject: p.name,
+        occurredAt: p.occurredAt ?? new Date().toISOString(),
+      };
+    } else if (domainEvent.startsWith('branch.')) {
+      const p = payload as BranchEventPayload;
+      event = {
+        ...base,
+        actorUserId: p.actorUserId,
+        ownerUserIds: p.ownerUserIds ?? [],
+        request: p.request ?? null,
+        subject: `${p.repository}:${p.branch}`,
+        occurredAt: p.occurredAt ?? new Date().toISOString(),
+      };
+    } else if (domainEvent.startsWith('package.')) {
+      const p = payload as PackageEventPayload;
+      event = {
+        ...base,
+        actorUserId: p.actorUserId,
+        ownerUserIds: p.ownerUserIds ?? [],
+        request: p.request ?? null,
+        subject: `${p.ownerName}/${p.name}@${p.version}`,
+        occurredAt: p.occurredAt ?? new Date().toISOString(),
+      };
+    } else {
+      // Identity events: the subject user owns the event; the actor is whoever acted, when known.
+      const p = payload as { userId: string; username?: string; to?: string; createdBy?: string | null; actorId?: string | null };
+      const user = p.username ?? p.to ?? (await this.users.findById(p.userId))?.name ?? p.userId;
+      event = {
+        ...base,
+        actorUserId: p.createdBy ?? p.actorId ?? null,
+        ownerUserIds: [p.userId],
+        request: null,
+        subject: user,
+        occurredAt: new Date().toISOString(),
+      };
+    }
+    const actor = event.actorUserId ? ((await this.users.findById(event.actorUserId))?.name ?? 'Someone') : 'Someone';
+    return { ...event, displayText: text.replace('%actor', actor).replace('%subject', event.subject) };
+  }
+}
+
+/** Nextcloud's flow_notifications stores `{"inscription":"..."}`; any other text is used as it is. */
+export function inscription(operation: string): string {
+  try {
+    const data = JSON.parse(operation) as unknown;
+    if (data && typeof data === 'object' && typeof (data as { inscription?: unknown }).inscription === 'string') {
+      return (data as { inscription: string }).inscription;
+    }
+  } catch {
+    // not JSON
+  }
+  return operation;
+}

@@ -1,0 +1,118 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { createHmac } from 'node:crypto';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isPrivateHost, isPublicAddress } from '../workflow-registry';
+import { WORKFLOWS_CONFIG, type WorkflowsConfig } from '../workflows.config';
+
+export interface WebhookJob {
+  url: string;
+  secret?: string;
+  body: unknown;
+}
+
+export interface WebhookAttemptResult {
+  delivered: boolean;
+  attempts: number;
+  status?: number;
+  error?: string;
+}
+
+class PrivateAddressError extends Error {
+  code = 'EPRIVATEADDRESS';
+}
+
+/**
+ * POSTs rule events to webhook URLs off the request path: a timeout per attempt, retries with
+ * exponential backoff on network errors, 5xx and 429 (none on other 4xx), no redirects. Private,
+ * loopback and other non-unicast addresses are refused at connect time (custom DNS lookup, safe
+ * against rebinding) unless WORKFLOW_WEBHOOK_ALLOW_PRIVATE is set.
+ */
+@Injectable()
+export class WebhookSender implements OnApplicationShutdown {
+  private readonly logger = new Logger(WebhookSender.name);
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closing = false;
+
+  constructor(@Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig) {}
+
+  enqueue(job: WebhookJob): void {
+    if (this.closing) return;
+    const promise = this.deliver(job)
+      .then((result) => {
+        if (!result.delivered) this.logger.warn({ url: job.url, ...result }, 'webhook delivery failed');
+      })
+      .catch((error: unknown) => this.logger.error({ err: error, url: job.url }, 'webhook delivery crashed'))
+      .finally(() => this.inFlight.delete(promise));
+    this.inFlight.add(promise);
+  }
+
+  /** Waits for queued deliveries (tests, shutdown). */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    await this.drain();
+  }
+
+  async deliver(job: WebhookJob): Promise<WebhookAttemptResult> {
+    const payload = JSON.stringify(job.body);
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      'User-Agent': 'devplane-workflows/1',
+      'Content-Length': String(Buffer.byteLength(payload)),
+    };
+    if (job.secret) headers['X-Devplane-Signature'] = `sha256=${createHmac('sha256', job.secret).update(payload).digest('hex')}`;
+    let url: URL;
+    try {
+      url = new URL(job.url);
+    } catch {
+      return { delivered: false, attempts: 0, error: 'invalid URL' };
+    }
+    if (!this.config.webhookAllowPrivate && isPrivateHost(url.hostname)) {
+      return { delivered: false, attempts: 0, error: 'private address refused' };
+    }
+    let last: WebhookAttemptResult = { delivered: false, attempts: 0 };
+    for (let attempt = 0; attempt <= this.config.webhookRetries; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, this.config.webhookBackoffMs * 2 ** (attempt - 1)));
+      try {
+        const status = await this.post(url, headers, payload);
+        last = { delivered: status >= 200 && status < 300, attempts: attempt + 1, status };
+        if (last.delivered) return last;
+        if (status < 500 && status !== 429) return last;
+      } catch (error) {
+        last = { delivered: false, attempts: attempt + 1, error: (error as Error).message };
+        if (error instanceof PrivateAddressError) return last;
+      }
+    }
+    return last;
+  }
+
+  private readonly lookup: LookupFunction = (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const allowed = this.config.webhookAllowPrivate ? addresses : addresses.filter((a) => isPublicAddress(a.address));
+      if (allowed.length === 0) return callback(new PrivateAddressError(`${hostname} resolves to a private address`), '', 0);
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
+      callback(null, allowed[0]!.address, allowed[0]!.family);
+    });
+  };
+
+  private post(url: URL, headers: Record<string, string>, payload: string): Promise<number> {
+    const transport = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = transport.request(url, { method: 'POST', headers, lookup: this.lookup, timeout: this.config.webhookTimeoutMs }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+}

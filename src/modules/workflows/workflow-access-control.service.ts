@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { ForbiddenError } from '../../platform/errors/domain-error';
+import type { RequestSnapshot } from '../../platform/events/subject-events';
+import type { CheckSubject } from './checks/check.types';
+import { matchRules, scopeKey } from './engine/rule-snapshot';
+import { RuleStore } from './engine/rule-store.service';
+import { WorkflowEngine } from './engine/workflow-engine.service';
+import { ENTITY_FILE, OPERATION_ACCESS_CONTROL, SCOPE_ADMIN } from './workflow.constants';
+
+/** What the module that stores or serves a file knows when it asks. */
+export interface FileAccessRequest {
+  /** File name (basename). */
+  name: string;
+  /** MIME type as declared or stored (null: guessed from the name). */
+  mimeType?: string | null;
+  /** Size in bytes; for uploads the declared size (`requestSnapshot()` fills `request.declaredSize`). */
+  size?: number | null;
+  /** Numeric id of the user who uploads or downloads, null when anonymous. */
+  actorUserId: string | null;
+  /** The request (for the request checks); null for background work. */
+  request: RequestSnapshot | null;
+}
+
+export class WorkflowAccessDeniedError extends ForbiddenError {
+  constructor(readonly ruleId: number) {
+    super('Access denied by access control', 'permission', { code: 'WORKFLOW_ACCESS_DENIED' });
+  }
+}
+
+/**
+ * Nextcloud's files_accesscontrol on devplane (`OCA\FilesAccessControl\Operation`, admin rules
+ * only): the attachment and package modules call `assertFileAllowed` BEFORE they accept, replace
+ * or serve a file. When any admin rule of that class matches (its checks only: it is a complex
+ * operation that chooses its own trigger), the file is refused with a ForbiddenError (403 in each dialect).
+ */
+@Injectable()
+export class WorkflowAccessControlService {
+  constructor(
+    private readonly store: RuleStore,
+    private readonly engine: WorkflowEngine,
+  ) {}
+
+  /** The id of the first matching access-control rule, or null when the file is allowed. */
+  async deniedBy(file: FileAccessRequest): Promise<number | null> {
+    const snapshot = await this.store.snapshot();
+    const subject: CheckSubject = {
+      entity: ENTITY_FILE,
+      actorUserId: file.actorUserId,
+      request: file.request,
+      file: { name: file.name, mimeType: file.mimeType ?? null, size: file.size ?? file.request?.declaredSize ?? null },
+      now: Math.floor(Date.now() / 1000),
+    };
+    const matches = await matchRules(snapshot, {
+      operationClass: OPERATION_ACCESS_CONTROL,
+      eventName: null,
+      scopes: [scopeKey(SCOPE_ADMIN, '')],
+      subject,
+      firstOnly: true,
+      loadGroups: this.engine.loadGroups,
+    });
+    return matches[0]?.rule.id ?? null;
+  }
+
+  async isFileAllowed(file: FileAccessRequest): Promise<boolean> {
+    return (await this.deniedBy(file)) === null;
+  }
+
+  /** Throws WorkflowAccessDeniedError (a ForbiddenError) when an access-control rule matches. */
+  async assertFileAllowed(file: FileAccessRequest): Promise<void> {
+    const ruleId = await this.deniedBy(file);
+    if (ruleId !== null) throw new WorkflowAccessDeniedError(ruleId);
+  }
+}

@@ -1,0 +1,312 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { TransactionRunner, type Transaction } from '../../platform/database/transaction-runner.service';
+import { ForbiddenError, InvalidError } from '../../platform/errors/domain-error';
+import { OnDomainEvent } from '../../platform/events/event-bus.service';
+import { CHECKS_BY_ID } from './checks/check-registry';
+import { CheckInvalidError, type CheckValidationDeps } from './checks/check.types';
+import { scopeKey, type RuleCheck, type StoredRule } from './engine/rule-snapshot';
+import { RuleStore } from './engine/rule-store.service';
+import { ENTITIES_BY_ID, isKnownClass, OPERATIONS_BY_ID } from './workflow-registry';
+import { SCOPE_ADMIN, type ScopeType } from './workflow.constants';
+import { WORKFLOWS_CONFIG, type WorkflowsConfig } from './workflows.config';
+
+/** Whose rules: the admin scope (`/global`) or one user's (`/user`). */
+export interface RuleScope {
+  type: ScopeType;
+  /** '' for the admin scope. */
+  userId: string;
+}
+
+/** Create/update response (Nextcloud 34's columns, in its order). */
+export interface RuleJson {
+  id: number;
+  class: string;
+  name: string;
+  checks: RuleCheck[];
+  operation: string;
+  entity: string;
+  events: string[];
+  description: string;
+}
+
+/** Index/show rows add the scope. */
+export interface ScopedRuleJson extends RuleJson {
+  scope_type: number;
+  scope_actor_id: string;
+}
+
+interface RuleInput {
+  class: string;
+  name: string;
+  checks: unknown[];
+  operation: string;
+  entity: string;
+  events: string[];
+  description: string;
+}
+
+export class RuleScopeError extends ForbiddenError {
+  constructor() {
+    super('Target operation not within scope', 'permission', { code: 'WORKFLOW_SCOPE' });
+  }
+}
+
+const MAX_RULE_ID = 2_147_483_647;
+
+function parseRuleId(id: string): number | null {
+  if (!/^[0-9]{1,10}$/.test(id)) return null;
+  const value = Number(id);
+  return value >= 1 && value <= MAX_RULE_ID ? value : null;
+}
+
+function bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+function shapeError(field: string): InvalidError {
+  return new InvalidError(`Parameter "${field}" is missing or has the wrong type`, { code: 'WORKFLOW_BAD_PARAMETER' });
+}
+
+/** Step 5 of the error table: the body's fields and their JSON types (check elements are validated later, in order). */
+function readInput(body: unknown, withClass: boolean, storedClass = ''): RuleInput {
+  const b = (body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  if (withClass && typeof b.class !== 'string') throw shapeError('class');
+  if (typeof b.name !== 'string') throw shapeError('name');
+  if (!Array.isArray(b.checks)) throw shapeError('checks');
+  if (typeof b.operation !== 'string') throw shapeError('operation');
+  if (typeof b.entity !== 'string') throw shapeError('entity');
+  if (!Array.isArray(b.events) || !b.events.every((event) => typeof event === 'string')) throw shapeError('events');
+  if (b.description !== undefined && b.description !== null && typeof b.description !== 'string') throw shapeError('description');
+  return {
+    class: withClass ? (b.class as string) : storedClass,
+    name: b.name,
+    checks: b.checks as unknown[],
+    operation: b.operation,
+    entity: b.entity,
+    events: b.events as string[],
+    description: typeof b.description === 'string' ? b.description : '',
+  };
+}
+
+export function toRuleJson(rule: StoredRule): RuleJson {
+  return {
+    id: rule.id,
+    class: rule.class,
+    name: rule.name,
+    checks: rule.checks.map((c) => ({ class: c.class, operator: c.operator, value: c.value })),
+    operation: rule.operation,
+    entity: rule.entity,
+    events: rule.events,
+    description: rule.description,
+  };
+}
+
+export function toScopedRuleJson(rule: StoredRule): ScopedRuleJson {
+  return { ...toRuleJson(rule), scope_type: rule.scopeType, scope_actor_id: rule.scopeActorName };
+}
+
+/** The ten OCS operations (spec 1): listing, showing, creating, updating and deleting rules in a scope. */
+@Injectable()
+export class WorkflowRulesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
+    private readonly store: RuleStore,
+    @Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig,
+  ) {}
+
+  private available(rule: StoredRule, scope: RuleScope): boolean {
+    return OPERATIONS_BY_ID.get(rule.class)?.scopes.includes(scope.type) === true;
+  }
+
+  /** Rules of the scope grouped by operation class, ids ascending; `{}` when empty. */
+  async index(scope: RuleScope): Promise<Record<string, ScopedRuleJson[]>> {
+    const snapshot = await this.store.snapshot();
+    const key = scopeKey(scope.type, scope.userId);
+    const cached = snapshot.indexCache.get(key) as Record<string, ScopedRuleJson[]> | undefined;
+    if (cached) return cached;
+    const index: Record<string, ScopedRuleJson[]> = {};
+    for (const rule of snapshot.byScope.get(key) ?? []) {
+      if (!this.available(rule, scope)) continue;
+      (index[rule.class] ??= []).push(toScopedRuleJson(rule));
+    }
+    snapshot.indexCache.set(key, index);
+    return index;
+  }
+
+  /** Numeric id → that rule or `[]`; anything else → the rules of that operation class (possibly `[]`). */
+  async show(scope: RuleScope, id: string): Promise<ScopedRuleJson | ScopedRuleJson[]> {
+    const snapshot = await this.store.snapshot();
+    const rules = (snapshot.byScope.get(scopeKey(scope.type, scope.userId)) ?? []).filter((rule) => this.available(rule, scope));
+    if (/^[0-9]+$/.test(id)) {
+      const rule = rules.find((r) => r.id === Number(id));
+      return rule ? toScopedRuleJson(rule) : [];
+    }
+    return rules.filter((rule) => rule.class === id).map(toScopedRuleJson);
+  }
+
+  async create(scope: RuleScope, body: unknown): Promise<RuleJson> {
+    const input = readInput(body, true);
+    await this.validate(scope, input);
+    const checks = this.dedupeChecks(input.checks);
+    const id = await this.transactions.run(async (tx) => {
+      const checkIds = await this.upsertChecks(tx, checks);
+      const inserted: { id: number }[] = await tx.manager.query(
+        `INSERT INTO flow_operations (class, name, checks, operation, entity, events, description)
+         VALUES ($1, $2, $3::jsonb, $4, $5, $6::jsonb, $7) RETURNING id`,
+        [input.class, input.name, JSON.stringify(checkIds), input.operation, input.entity, JSON.stringify(input.events), input.description],
+      );
+      const ruleId = Number(inserted[0]!.id);
+      await tx.manager.query('INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, $2, $3)', [
+        ruleId,
+        scope.type,
+        scope.type === SCOPE_ADMIN ? '' : scope.userId,
+      ]);
+      return ruleId;
+    });
+    await this.store.changed(id, 'created');
+    return { id, class: input.class, name: input.name, checks, operation: input.operation, entity: input.entity, events: input.events, description: input.description };
+  }
+
+  async update(scope: RuleScope, id: string, body: unknown): Promise<RuleJson> {
+    // Shape first (400), then scope (403), then Nextcloud's validation (400). The class is never changed.
+    const shaped = readInput(body, false);
+    const ruleId = parseRuleId(id);
+    const storedClass = ruleId === null ? null : await this.classInScope(this.dataSource.manager, scope, ruleId);
+    if (ruleId === null || storedClass === null) throw new RuleScopeError();
+    const input = { ...shaped, class: storedClass };
+    await this.validate(scope, input);
+    const checks = this.dedupeChecks(input.checks);
+    await this.transactions.run(async (tx) => {
+      if ((await this.classInScope(tx.manager, scope, ruleId, true)) === null) throw new RuleScopeError();
+      const checkIds = await this.upsertChecks(tx, checks);
+      await tx.manager.query(
+        `UPDATE flow_operations SET name = $2, checks = $3::jsonb, operation = $4, entity = $5, events = $6::jsonb,
+                description = $7, updated_at = now() WHERE id = $1`,
+        [ruleId, input.name, JSON.stringify(checkIds), input.operation, input.entity, JSON.stringify(input.events), input.description],
+      );
+    });
+    await this.store.changed(ruleId, 'updated');
+    return { id: ruleId, class: storedClass, name: input.name, checks, operation: input.operation, entity: input.entity, events: input.events, description: input.description };
+  }
+
+  async destroy(scope: RuleScope, id: string): Promise<true> {
+    const ruleId = parseRuleId(id);
+    if (ruleId === null) throw new RuleScopeError();
+    await this.transactions.run(async (tx) => {
+      if ((await this.classInScope(tx.manager, scope, ruleId, true)) === null) throw new RuleScopeError();
+      // Check rows are shared between rules and stay (Nextcloud).
+      await tx.manager.query('DELETE FROM flow_operations WHERE id = $1', [ruleId]);
+    });
+    await this.store.changed(ruleId, 'deleted');
+    return true;
+  }
+
+  /** A deleted user's rules go with the user. */
+  @OnDomainEvent('user.deleted')
+  async onUserDeleted(payload: { userId: string }): Promise<void> {
+    const deleted: { id: number }[] = await this.dataSource.query(
+      `DELETE FROM flow_operations WHERE id IN (SELECT operation_id FROM flow_operations_scope WHERE type = 1 AND value = $1) RETURNING id`,
+      [payload.userId],
+    );
+    // Always drop the cache: the user's name may appear as scope_actor_id.
+    await this.store.changed(deleted[0]?.id ?? 0, 'deleted');
+  }
+
+  private async classInScope(
+    manager: DataSource['manager'],
+    scope: RuleScope,
+    ruleId: number,
+    lock = false,
+  ): Promise<string | null> {
+    const rows: { class: string }[] = await manager.query(
+      `SELECT o.class FROM flow_operations o JOIN flow_operations_scope s ON s.operation_id = o.id
+        WHERE o.id = $1 AND s.type = $2 AND s.value = $3${lock ? ' FOR UPDATE OF o' : ''}`,
+      [ruleId, scope.type, scope.type === SCOPE_ADMIN ? '' : scope.userId],
+    );
+    return rows[0]?.class ?? null;
+  }
+
+  private dedupeChecks(checks: unknown[]): RuleCheck[] {
+    const seen = new Set<string>();
+    const result: RuleCheck[] = [];
+    for (const raw of checks) {
+      const check = raw as Record<string, string>;
+      const item = { class: check.class!, operator: check.operator!, value: check.value! };
+      const key = JSON.stringify([item.class, item.operator, item.value]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      result.push(item);
+    }
+    return result;
+  }
+
+  private async upsertChecks(tx: Transaction, checks: RuleCheck[]): Promise<number[]> {
+    const ids: number[] = [];
+    for (const check of checks) {
+      const hash = createHash('md5').update(`${check.class}::${check.operator}::${check.value}`, 'utf8').digest('hex');
+      const rows: { id: number }[] = await tx.manager.query(
+        `INSERT INTO flow_checks (class, operator, value, hash) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (hash) DO UPDATE SET hash = EXCLUDED.hash RETURNING id`,
+        [check.class, check.operator, check.value, hash],
+      );
+      ids.push(Number(rows[0]!.id));
+    }
+    return ids;
+  }
+
+  private readonly validationDeps: CheckValidationDeps = {
+    groupExists: async (group: string) => {
+      const lowered = group.toLowerCase();
+      if (lowered === 'admin') return true;
+      const slash = lowered.indexOf('/');
+      if (slash < 0) {
+        const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM users WHERE lower_name = $1 AND type = 'organization'`, [lowered]);
+        return rows.length > 0;
+      }
+      const rows: unknown[] = await this.dataSource.query(
+        `SELECT 1 FROM teams t JOIN users o ON o.id = t.organization_id WHERE o.lower_name = $1 AND t.lower_name = $2`,
+        [lowered.slice(0, slash), lowered.slice(slash + 1)],
+      );
+      return rows.length > 0;
+    },
+  };
+
+  /** Nextcloud's Manager::validateOperation, in its order and with its messages. */
+  async validate(scope: RuleScope, input: RuleInput): Promise<void> {
+    if (bytes(input.operation) > 4096) throw new CheckInvalidError('The provided operation data is too long');
+    if (bytes(input.name) > 256) throw new CheckInvalidError('The provided name is too long');
+    const operation = OPERATIONS_BY_ID.get(input.class);
+    if (!operation) {
+      throw new CheckInvalidError(isKnownClass(input.class) ? `Operation ${input.class} is invalid` : `Operation ${input.class} does not exist`);
+    }
+    if (!operation.scopes.includes(scope.type)) throw new CheckInvalidError(`Operation ${input.class} is invalid`);
+    const entity = ENTITIES_BY_ID.get(input.entity);
+    if (!entity) {
+      throw new CheckInvalidError(isKnownClass(input.entity) ? `Entity ${input.entity} is invalid` : `Entity ${input.entity} does not exist`);
+    }
+    if (input.events.length === 0 && !operation.complex) throw new CheckInvalidError('No events are chosen.');
+    for (const event of input.events) {
+      if (!entity.events.some((e) => e.eventName === event)) throw new CheckInvalidError(`Entity ${input.entity} has no event ${event}`);
+    }
+    if (input.checks.length === 0) throw new CheckInvalidError('At least one check needs to be provided');
+    operation.validate(input.operation, input.checks, { allowPrivateWebhooks: this.config.webhookAllowPrivate });
+    for (const raw of input.checks) {
+      if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new CheckInvalidError('Invalid check provided');
+      const check = raw as Record<string, unknown>;
+      if (typeof check.class !== 'string' || typeof check.value !== 'string') throw new CheckInvalidError('Invalid check provided');
+      if (bytes(check.value) > 2048) throw new CheckInvalidError('The provided check value is too long');
+      const definition = CHECKS_BY_ID.get(check.class);
+      if (!definition) {
+        throw new CheckInvalidError(isKnownClass(check.class) ? `Check ${check.class} is invalid` : `Check ${check.class} does not exist`);
+      }
+      if (definition.supportedEntities.length > 0 && !definition.supportedEntities.includes(input.entity)) {
+        throw new CheckInvalidError(`Check ${check.class} is not allowed with this entity`);
+      }
+      if (typeof check.operator !== 'string') throw new CheckInvalidError('The given operator is invalid');
+      await definition.validate(check.operator, check.value, this.validationDeps);
+    }
+  }
+}

@@ -1,0 +1,23 @@
+import { bool, int, type Env } from '../../platform/config/app-config';
+
+export const WORKFLOWS_CONFIG = Symbol('WORKFLOWS_CONFIG');
+
+export interface WorkflowsConfig {
+  /** WORKFLOW_WEBHOOK_ALLOW_PRIVATE: allow webhook URLs on private/loopback addresses (tests, intranets). */
+  webhookAllowPrivate: boolean;
+  /** WORKFLOW_WEBHOOK_TIMEOUT_MS: per-attempt timeout. */
+  webhookTimeoutMs: number;
+  /** WORKFLOW_WEBHOOK_RETRIES: retries after the first attempt. */
+  webhookRetries: number;
+  /** WORKFLOW_WEBHOOK_BACKOFF_MS: first retry delay, doubled each time. */
+  webhookBackoffMs: number;
+}
+
+export function loadWorkflowsConfig(env: Env = process.env): WorkflowsConfig {
+  return {
+    webhookAllowPrivate: bool(env, 'WORKFLOW_WEBHOOK_ALLOW_PRIVATE', false),
+    webhookTimeoutMs: int(env, 'WORKFLOW_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookRetries: int(env, 'WORKFLOW_WEBHOOK_RETRIES', 3, 0, 10),
+    webhookBackoffMs: int(env, 'WORKFLOW_WEBHOOK_BACKOFF_MS', 1_000, 0, 60_000),
+  };
+}
