@@ -12,6 +12,12 @@ export interface AuthenticatedOptions {
   scopes?: string[];
   /** Gitea: reachable while the user must change the password. */
   allowMustChangePassword?: boolean;
+  /**
+   * Coder RBAC: the caller must hold `action` on a site-wide object of `type` (roles and the key's
+   * scopes, AuthorizationService), else 403 `Forbidden.`. Object-level checks (owner, organization)
+   * belong in the service: `AuthorizationService.require(principal, action, object)`.
+   */
+  rbac?: { type: string; action: string };
 }
 
 export type AccessDeclaration = { kind: 'public' } | ({ kind: 'authenticated' } & AuthenticatedOptions);

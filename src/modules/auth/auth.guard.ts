@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { dialectOfPath } from '../../api/dialect';
 import { ForbiddenError, UnauthenticatedError } from '../../platform/errors/domain-error';
 import { ACCESS_METADATA, type AccessDeclaration } from './access.decorators';
+import { AuthorizationService } from './authorization.service';
 import { CredentialResolver } from './credential-resolver.service';
 import { setRequestPrincipal, type Principal } from './principal';
 import { missingGiteaScope } from './token-scopes';
@@ -17,6 +18,7 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly credentials: CredentialResolver,
+    private readonly authz: AuthorizationService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -52,6 +54,7 @@ export class AuthGuard implements CanActivate {
     if (access.admin && !principal.user.isAdmin) {
       throw new ForbiddenError('Administrator required.', 'admin_required');
     }
+    if (access.rbac) await this.authz.require(principal, access.rbac.action, { type: access.rbac.type });
     return true;
   }
 }
