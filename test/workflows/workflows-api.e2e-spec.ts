@@ -1,3 +1,4 @@
+import { EventBus } from '../../src/platform/events/event-bus.service';
 import type { CreatedUser } from '../helpers/factories';
 import { basic, BOOTSTRAP_ADMIN, createTestApp, type TestApp } from '../helpers/test-app';
 import { ACCESS, accessRule, bearer, BRANCH, check, CREATED, FILE, NOTIFY, notifyRule, ocs, UPDATED, WEBHOOK, WF } from './helpers';
@@ -398,7 +399,7 @@ describe('workflow rules OCS API', () => {
     it("takes the user's rules along", async () => {
       const erin = await t.factories.user();
       const id = (await ocs(t, 'post', `${WF}/user`, bearer(erin.token), notifyRule())).body.ocs.data.id;
-      await t.app.get((await import('../../src/platform/events/event-bus.service')).EventBus).emitAsync('user.deleted', {
+      await t.app.get(EventBus).emitAsync('user.deleted', {
         userId: erin.user.id,
         uuid: erin.user.uuid,
         username: erin.user.name,

@@ -92,8 +92,13 @@ export class WebhookSender implements OnApplicationShutdown {
     return last;
   }
 
+  /** DNS resolution (replaceable in tests to prove the connect-time refusal). */
+  resolve: (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void = (hostname, callback) =>
+    dnsLookup(hostname, { all: true }, callback);
+
   private readonly lookup: LookupFunction = (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    this.resolve(hostname, (error, addresses) => {
+      if (!error && options.family) addresses = addresses.filter((a) => a.family === options.family);
       if (error) return callback(error, '', 0);
       const allowed = this.config.webhookAllowPrivate ? addresses : addresses.filter((a) => isPublicAddress(a.address));
       if (allowed.length === 0) return callback(new PrivateAddressError(`${hostname} resolves to a private address`), '', 0);

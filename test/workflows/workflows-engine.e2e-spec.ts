@@ -1,0 +1,342 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RuleStore } from '../../src/modules/workflows/engine/rule-store.service';
+import { WebhookSender } from '../../src/modules/workflows/operations/webhook-sender.service';
+import { WorkflowAccessControlService, WorkflowAccessDeniedError } from '../../src/modules/workflows/workflow-access-control.service';
+import { ForbiddenError } from '../../src/platform/errors/domain-error';
+import { EventBus } from '../../src/platform/events/event-bus.service';
+import type { FileEventPayload } from '../../src/platform/events/subject-events';
+import type { CreatedUser } from '../helpers/factories';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { accessRule, bearer, check, CREATED, FILE, notifyRule, ocs, WEBHOOK, WF } from './helpers';
+
+interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A real HTTP receiver on loopback: records every POST; `/flaky` answers 500 the first time. */
+async function startReceiver(): Promise<{ url: string; received: Received[]; close: () => Promise<void>; waitFor: (n: number, path?: string) => Promise<Received[]> }> {
+  const received: Received[] = [];
+  const flakyHits = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const path = req.url ?? '';
+      received.push({ path, headers: req.headers, body });
+      if (path.startsWith('/flaky')) {
+        const hits = (flakyHits.get(path) ?? 0) + 1;
+        flakyHits.set(path, hits);
+        res.statusCode = hits === 1 ? 500 : 200;
+      } else if (path.startsWith('/gone')) res.statusCode = 404;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    received,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+    async waitFor(n, path) {
+      const deadline = Date.now() + 10_000;
+      const matching = () => received.filter((r) => path === undefined || r.path === path);
+      while (matching().length < n && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      return matching();
+    },
+  };
+}
+
+/** The engine end to end: subject events in, operations out (notify event, real webhook, access control). */
+describe('workflow engine', () => {
+  let t: TestApp;
+  let admin: CreatedUser;
+  let alice: CreatedUser;
+  let bob: CreatedUser;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let notified: unknown[];
+  const saved = { ...process.env };
+
+  beforeAll(async () => {
+    process.env.WORKFLOW_WEBHOOK_ALLOW_PRIVATE = 'true';
+    process.env.WORKFLOW_WEBHOOK_BACKOFF_MS = '10';
+    process.env.WORKFLOW_WEBHOOK_TIMEOUT_MS = '2000';
+    t = await createTestApp();
+    receiver = await startReceiver();
+    admin = await t.factories.admin();
+    alice = await t.factories.user();
+    bob = await t.factories.user();
+    notified = [];
+    t.app.get(EventEmitter2).on('workflow.notify_owner', (payload: unknown) => notified.push(payload));
+  });
+  afterAll(async () => {
+    process.env = saved;
+    // Let listeners of other modules (e.g. notifications) finish before the database goes away.
+    await t.app.get(WebhookSender).drain();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await t.close();
+    await receiver.close();
+  });
+  beforeEach(() => {
+    notified.length = 0;
+  });
+
+  const events = () => t.app.get(EventBus);
+  const drain = () => t.app.get(WebhookSender).drain();
+  const fileEvent = (overrides: Partial<FileEventPayload> = {}): FileEventPayload => ({
+    fileId: '1',
+    kind: 'issue_attachment',
+    name: 'report.pdf',
+    size: 2048,
+    mimeType: 'application/pdf',
+    repository: 'alice/app',
+    actorUserId: bob.user.id,
+    ownerUserIds: [alice.user.id],
+    request: { remoteAddress: '::ffff:10.1.2.3', userAgent: 'curl/8.5.0', url: 'http://devplane.test/api/v1/repos/alice/app/issues/1/assets', method: 'POST' },
+    ...overrides,
+  });
+
+  describe('notifications (user scope)', () => {
+    let ruleId: number;
+    beforeAll(async () => {
+      const res = await ocs(t, 'post', `${WF}/user`, bearer(alice.token), notifyRule({ checks: [check('FileName', 'matches', '/\\.pdf$/i')] }));
+      ruleId = res.body.ocs.data.id;
+    });
+
+    it("a matching event notifies the rule's owner (the subject's owner)", async () => {
+      await events().emitAsync('file.created', fileEvent());
+      expect(notified).toEqual([
+        expect.objectContaining({
+          ruleId: String(ruleId),
+          ruleName: 'Tell me',
+          ownerUserId: alice.user.id,
+          entity: FILE,
+          event: CREATED,
+          subject: 'report.pdf',
+          message: 'A PDF arrived',
+          actorUserId: bob.user.id,
+          displayText: `${bob.user.name} created report.pdf`,
+          domainEvent: 'file.created',
+        }),
+      ]);
+    });
+
+    it('a non-matching file does not', async () => {
+      await events().emitAsync('file.created', fileEvent({ name: 'notes.txt' }));
+      expect(notified).toEqual([]);
+    });
+
+    it('another event of the entity does not', async () => {
+      await events().emitAsync('file.deleted', fileEvent());
+      expect(notified).toEqual([]);
+    });
+
+    it('the owner is not notified about their own action', async () => {
+      await events().emitAsync('file.created', fileEvent({ actorUserId: alice.user.id }));
+      expect(notified).toEqual([]);
+    });
+
+    it("a user who is neither actor nor owner: their rules are not considered", async () => {
+      const carol = await t.factories.user();
+      await ocs(t, 'post', `${WF}/user`, bearer(carol.token), notifyRule({ checks: [check('FileName', 'is', 'report.pdf')] }));
+      await events().emitAsync('file.created', fileEvent());
+      expect(notified.map((n) => (n as { ownerUserId: string }).ownerUserId)).toEqual([alice.user.id]);
+    });
+
+    it("the acting user's own rules are considered (notifies no one: they acted)", async () => {
+      await ocs(t, 'post', `${WF}/user`, bearer(bob.token), notifyRule({ checks: [check('FileName', 'is', 'bob.pdf')] }));
+      await events().emitAsync('file.created', fileEvent({ name: 'bob.pdf', actorUserId: alice.user.id, ownerUserIds: [bob.user.id] }));
+      expect(notified).toEqual([expect.objectContaining({ ownerUserId: bob.user.id, actorUserId: alice.user.id })]);
+    });
+
+    it('branch events reach branch rules of the repository owner', async () => {
+      await ocs(t, 'post', `${WF}/user`, bearer(alice.token), {
+        ...notifyRule({ name: 'pushes' }),
+        entity: 'OCA\\Devplane\\Entity\\Branch',
+        events: ['OCA\\Devplane\\Events\\BranchUpdatedEvent'],
+        checks: [check('RequestUserAgent', '!is', 'desktop')],
+        operation: 'someone pushed',
+      });
+      await events().emitAsync('branch.updated', {
+        repositoryId: '5',
+        repository: `${alice.user.name}/app`,
+        branch: 'main',
+        before: 'a',
+        after: 'b',
+        actorUserId: bob.user.id,
+        ownerUserIds: [alice.user.id],
+        request: null,
+      });
+      expect(notified).toEqual([expect.objectContaining({ subject: `${alice.user.name}/app:main`, message: 'someone pushed', ruleName: 'pushes' })]);
+    });
+
+    it('the cache is dropped on change: a new rule sees the next event, a deleted one does not', async () => {
+      await events().emitAsync('file.created', fileEvent({ name: 'fresh.zip' }));
+      expect(notified).toEqual([]);
+      const created = await ocs(t, 'post', `${WF}/user`, bearer(alice.token), notifyRule({ name: 'zip', checks: [check('FileName', 'matches', '/\\.zip$/')] }));
+      await events().emitAsync('file.created', fileEvent({ name: 'fresh.zip' }));
+      expect(notified).toHaveLength(1);
+      await ocs(t, 'delete', `${WF}/user/${created.body.ocs.data.id}`, bearer(alice.token));
+      notified.length = 0;
+      await events().emitAsync('file.created', fileEvent({ name: 'fresh.zip' }));
+      expect(notified).toEqual([]);
+    });
+
+    it('request checks read the snapshot carried by the event', async () => {
+      const dave = await t.factories.user();
+      await ocs(t, 'post', `${WF}/user`, bearer(dave.token), notifyRule({ checks: [check('RequestRemoteAddress', 'matchesIPv4', '10.0.0.0/8'), check('FileSize', 'less', '1 MB')] }));
+      await events().emitAsync('file.created', fileEvent({ name: 'x.bin', ownerUserIds: [dave.user.id] }));
+      expect(notified).toHaveLength(1);
+      notified.length = 0;
+      await events().emitAsync('file.created', fileEvent({ name: 'x.bin', ownerUserIds: [dave.user.id], request: null }));
+      await events().emitAsync('file.created', fileEvent({ name: 'x.bin', ownerUserIds: [dave.user.id], size: 5 * 1024 * 1024 }));
+      expect(notified).toEqual([]);
+    });
+  });
+
+  describe('webhooks', () => {
+    it('POSTs a signed JSON description of the event to a real receiver', async () => {
+      await ocs(t, 'post', `${WF}/global`, bearer(admin.token), {
+        ...notifyRule({ name: 'hook', checks: [check('FileMimeType', 'is', 'application/pdf')] }),
+        class: WEBHOOK,
+        operation: JSON.stringify({ url: `${receiver.url}/hook`, secret: 's3cret' }),
+      });
+      await events().emitAsync('file.created', fileEvent());
+      await drain();
+      const [hit] = await receiver.waitFor(1, '/hook');
+      expect(hit).toBeDefined();
+      expect(hit!.headers['content-type']).toBe('application/json');
+      const expected = `sha256=${createHmac('sha256', 's3cret').update(hit!.body).digest('hex')}`;
+      expect(hit!.headers['x-devplane-signature']).toBe(expected);
+      const body = JSON.parse(hit!.body);
+      expect(body).toMatchObject({
+        event: CREATED,
+        domainEvent: 'file.created',
+        entity: FILE,
+        rule: { name: 'hook', scope_type: 0, scope_actor_id: '' },
+        subject: { name: 'report.pdf', mimeType: 'application/pdf', size: 2048 },
+        actor: { id: bob.user.id },
+      });
+      expect(body.subject.request).toBeUndefined();
+    });
+
+    it('no call when the checks fail', async () => {
+      const before = receiver.received.filter((r) => r.path === '/hook').length;
+      await events().emitAsync('file.created', fileEvent({ mimeType: 'image/png', name: 'a.png' }));
+      await drain();
+      expect(receiver.received.filter((r) => r.path === '/hook')).toHaveLength(before);
+    });
+
+    it('retries after a 500 and stops at the first success; no retry on 404', async () => {
+      await ocs(t, 'post', `${WF}/user`, bearer(alice.token), {
+        ...notifyRule({ name: 'flaky', checks: [check('FileName', 'is', 'flaky.txt')] }),
+        class: WEBHOOK,
+        operation: JSON.stringify({ url: `${receiver.url}/flaky-1` }),
+      });
+      await ocs(t, 'post', `${WF}/user`, bearer(alice.token), {
+        ...notifyRule({ name: 'gone', checks: [check('FileName', 'is', 'flaky.txt')] }),
+        class: WEBHOOK,
+        operation: JSON.stringify({ url: `${receiver.url}/gone` }),
+      });
+      // The rules listen to NodeCreatedEvent only.
+      await events().emitAsync('file.updated', fileEvent({ name: 'flaky.txt' }));
+      await drain();
+      expect(receiver.received.filter((r) => r.path === '/flaky-1')).toHaveLength(0);
+      // One event: the first attempt gets 500, the retry 200.
+      await events().emitAsync('file.created', fileEvent({ name: 'flaky.txt' }));
+      await drain();
+      const flaky = await receiver.waitFor(2, '/flaky-1');
+      expect(flaky).toHaveLength(2);
+      expect(receiver.received.filter((r) => r.path === '/gone')).toHaveLength(1);
+    });
+
+    it('user events (identity) reach User entity rules', async () => {
+      await ocs(t, 'post', `${WF}/global`, bearer(admin.token), {
+        ...notifyRule({ name: 'new users', checks: [check('RequestURL', 'is', 'cli')] }),
+        class: WEBHOOK,
+        entity: 'OCA\\Devplane\\Entity\\User',
+        events: ['OCA\\Devplane\\Events\\UserCreatedEvent'],
+        operation: JSON.stringify({ url: `${receiver.url}/users` }),
+      });
+      const zed = await t.factories.user();
+      const [hit] = await receiver.waitFor(1, '/users');
+      expect(JSON.parse(hit!.body)).toMatchObject({ event: 'OCA\\Devplane\\Events\\UserCreatedEvent', subject: { userId: zed.user.id, username: zed.user.name } });
+    });
+
+    it('UserGroupMembership uses the actor’s organizations and teams', async () => {
+      const org = await t.factories.organization();
+      await t.factories.team(org, 'devs', [bob.user]);
+      await ocs(t, 'post', `${WF}/global`, bearer(admin.token), {
+        ...notifyRule({ name: 'team', checks: [check('UserGroupMembership', 'is', `${org.name}/devs`), check('FileName', 'is', 'team.txt')] }),
+        class: WEBHOOK,
+        operation: JSON.stringify({ url: `${receiver.url}/team` }),
+      });
+      await events().emitAsync('file.created', fileEvent({ name: 'team.txt', actorUserId: alice.user.id }));
+      await drain();
+      expect(receiver.received.filter((r) => r.path === '/team')).toHaveLength(0);
+      await events().emitAsync('file.created', fileEvent({ name: 'team.txt', actorUserId: bob.user.id }));
+      expect(await receiver.waitFor(1, '/team')).toHaveLength(1);
+    });
+
+    it('private addresses are refused unless allowed: literal and at connect time (DNS)', async () => {
+      const strict = new WebhookSender({ webhookAllowPrivate: false, webhookTimeoutMs: 1000, webhookRetries: 2, webhookBackoffMs: 1 });
+      const literal = await strict.deliver({ url: `${receiver.url}/private`, body: {} });
+      expect(literal).toMatchObject({ delivered: false, attempts: 0 });
+      strict.resolve = (_host, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]);
+      const port = new URL(receiver.url).port;
+      const resolved = await strict.deliver({ url: `http://hooks.example.test:${port}/private`, body: {} });
+      expect(resolved).toMatchObject({ delivered: false, attempts: 1 });
+      expect(resolved.error).toMatch(/private address/);
+      expect(receiver.received.filter((r) => r.path === '/private')).toHaveLength(0);
+      // With the setting on, the same name is delivered.
+      const open = new WebhookSender({ webhookAllowPrivate: true, webhookTimeoutMs: 1000, webhookRetries: 0, webhookBackoffMs: 1 });
+      open.resolve = strict.resolve;
+      expect(await open.deliver({ url: `http://hooks.example.test:${port}/private`, body: {} })).toMatchObject({ delivered: true, status: 200 });
+    });
+  });
+
+  describe('access control (exported service)', () => {
+    let service: WorkflowAccessControlService;
+    beforeAll(async () => {
+      service = t.app.get(WorkflowAccessControlService);
+      await ocs(t, 'post', `${WF}/global`, bearer(admin.token), accessRule({ checks: [check('FileSize', 'greater', '1 MB')] }));
+      await ocs(t, 'post', `${WF}/global`, bearer(admin.token), accessRule());
+    });
+    const request = { remoteAddress: '127.0.0.1', userAgent: 'curl/8', url: 'http://devplane.test/api/packages/a/generic/x/1/f', method: 'PUT' };
+
+    it('refuses a file a rule matches (FileSize, FileName) and accepts the rest', async () => {
+      await expect(service.assertFileAllowed({ name: 'big.bin', size: 2 * 1024 * 1024, actorUserId: alice.user.id, request })).rejects.toBeInstanceOf(ForbiddenError);
+      await expect(service.assertFileAllowed({ name: 'setup.EXE', size: 10, actorUserId: alice.user.id, request })).rejects.toThrow('Access denied by access control');
+      await expect(service.assertFileAllowed({ name: 'small.txt', size: 10, actorUserId: alice.user.id, request })).resolves.toBeUndefined();
+      expect(await service.isFileAllowed({ name: 'small.txt', actorUserId: null, request: null })).toBe(true);
+    });
+
+    it('uses the declared upload size of the request', async () => {
+      const error = await service
+        .assertFileAllowed({ name: 'up.bin', actorUserId: null, request: { ...request, declaredSize: 5 * 1024 * 1024 } })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WorkflowAccessDeniedError);
+    });
+
+    it('sees new rules at once (cache invalidation)', async () => {
+      expect(await service.isFileAllowed({ name: 'evil.sh', actorUserId: null, request: null })).toBe(true);
+      await ocs(t, 'post', `${WF}/global`, bearer(admin.token), accessRule({ checks: [check('FileName', 'is', 'evil.sh')] }));
+      expect(await service.isFileAllowed({ name: 'evil.sh', actorUserId: null, request: null })).toBe(false);
+    });
+
+    it('is not triggered by events (complex operation)', async () => {
+      await expect(events().emitAsync('file.created', fileEvent({ name: 'setup.exe' }))).resolves.toBeUndefined();
+    });
+  });
+
+  it('the rule store loads once per change (no reload per event)', async () => {
+    const store = t.app.get(RuleStore);
+    const first = await store.snapshot();
+    await events().emitAsync('file.created', fileEvent({ name: 'nothing-matches.bin', mimeType: 'application/x-nothing' }));
+    expect(await store.snapshot()).toBe(first);
+  });
+});
