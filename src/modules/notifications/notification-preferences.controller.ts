@@ -16,8 +16,9 @@ import { badJson, or500 } from './notifications.controller';
 import { RouteFailureFilter } from './route-failure';
 
 /** Coder dialect: /api/v2/users/{user}/notifications/preferences (self, or owners for anyone). */
-@CoderController('users')
+// Listed above the dialect decorator so it is consulted before the dialect's catch-all filter.
 @UseFilters(RouteFailureFilter)
+@CoderController('users')
 export class NotificationPreferencesController {
   constructor(
     private readonly directory: UserDirectory,

@@ -62,7 +62,7 @@ function presentTemplate(template: NotificationTemplate): NotificationTemplateDt
     name: template.name,
     title_template: template.titleTemplate,
     body_template: template.bodyTemplate,
-    actions: JSON.stringify(template.actions),
+    actions: JSON.stringify(template.actions.map((a) => ({ label: a.label, url: a.url }))),
     group: template.group ?? '',
     method: template.method ?? '',
     kind: template.kind,
@@ -78,8 +78,9 @@ const INBOX_QUERY = [
 ];
 
 /** Coder dialect: /api/v2/notifications (spec 2, table B). */
-@CoderController('notifications')
+// Listed above the dialect decorator so it is consulted before the dialect's catch-all filter.
 @UseFilters(RouteFailureFilter)
+@CoderController('notifications')
 export class NotificationsController {
   constructor(
     private readonly templates: NotificationTemplatesService,

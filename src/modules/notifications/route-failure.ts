@@ -1,4 +1,4 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 
 /**
@@ -17,7 +17,10 @@ export class RouteFailure extends Error {
 
 @Catch(RouteFailure)
 export class RouteFailureFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Notifications');
+
   catch(exception: RouteFailure, host: ArgumentsHost): void {
+    this.logger.error({ err: exception.cause ?? exception }, exception.message);
     const res = host.switchToHttp().getResponse<Response>();
     if (res.headersSent) {
       res.end();
