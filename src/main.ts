@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './platform/config/app-config';
 import { DataDirectoryLockedError } from './platform/database/embedded-postgres';
@@ -16,8 +15,10 @@ async function main(): Promise<void> {
   process.once('beforeExit', () => void shutdown());
   app.getHttpServer().on('close', () => void shutdown());
   await app.listen(config.port);
-  new Logger('Main').log(
-    `devplane listening on port ${config.port} (${database.embedded ? `embedded database in ${config.dataDir}` : 'PostgreSQL'}); API docs at ${config.publicUrl}docs`,
+  const { port } = app.getHttpServer().address() as { port: number };
+  // A startup banner on stdout whatever LOG_LEVEL says (scripts and the benchmark wait for it).
+  process.stdout.write(
+    `devplane listening on port ${port} (${database.embedded ? `embedded database in ${config.dataDir}` : 'PostgreSQL'}); API docs at ${config.publicUrl}docs\n`,
   );
 }
 

@@ -8,12 +8,16 @@ export interface OpenDatabase extends DatabaseRuntime {
   close(): Promise<void>;
 }
 
-async function ensureSchema(url: string, schema: string | undefined): Promise<void> {
+async function ensureSchema(url: string, schema: string | undefined, embedded: boolean): Promise<void> {
   if (!schema) return;
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    // PGlite behind pglite-socket has ONE session shared by every connection and ignores
+    // startup options: the search_path set here is what all connections use. So with the
+    // embedded database only one schema can be in use at a time (tests run files one by one).
+    if (embedded) await client.query(`SET search_path TO "${schema}"`);
   } finally {
     await client.end();
   }
@@ -31,6 +35,6 @@ export async function openDatabase(config: AppConfig): Promise<OpenDatabase> {
     const embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'pglite'), config.databasePoolSize + 5);
     runtime = { url: embedded.url, embedded: true, close: () => embedded.stop() };
   }
-  await ensureSchema(runtime.url, config.databaseSchema);
+  await ensureSchema(runtime.url, config.databaseSchema, runtime.embedded);
   return runtime;
 }
