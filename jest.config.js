@@ -31,4 +31,6 @@ module.exports = {
     },
   ],
   testTimeout: 60000,
+  // One worker: the embedded test database has a single shared session (one schema at a time).
+  maxWorkers: 1,
 };
