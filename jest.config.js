@@ -31,6 +31,7 @@ module.exports = {
     },
   ],
   testTimeout: 60000,
+  reporters: ['default', '<rootDir>/test/helpers/summary-reporter.js'],
   // One worker: the embedded test database has a single shared session (one schema at a time).
   maxWorkers: 1,
 };
