@@ -141,7 +141,8 @@ export class AdminUsersService implements OnModuleInit {
     const q = firstString(query.q).trim().toLowerCase();
     if (q !== '') {
       const pattern = `%${escapeLike(q)}%`;
-      qb.andWhere("(u.lower_name LIKE :pattern OR lower(u.full_name) LIKE :pattern OR u.lower_email LIKE :pattern)", { pattern });
+      // lower(...) expressions match the trigram indexes of migration UserSearchTrigramIndexes.
+      qb.andWhere('(lower(u.name) LIKE :pattern OR lower(u.full_name) LIKE :pattern OR lower(u.email) LIKE :pattern)', { pattern });
     }
     const sourceId = /^\d{1,18}$/.test(firstString(query.source_id)) ? firstString(query.source_id) : '0';
     if (sourceId !== '0' && !/^0+$/.test(sourceId)) qb.andWhere('u.login_source = :sourceId', { sourceId });

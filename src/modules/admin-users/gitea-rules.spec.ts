@@ -1,0 +1,101 @@
+import { bindCreateUser, bindEditUser } from './binding';
+import { compileEmailDomainCheck, emailProblem, isValidUsername, parseGoBool, usernameProblem } from './gitea-rules';
+
+describe('Gitea account rules', () => {
+  it.each([
+    ['alice', true],
+    ['a.b-c_d', true],
+    ['9lives', true],
+    ['-lead', false],
+    ['.dot', false],
+    ['trail-', false],
+    ['a--b', false],
+    ['a._b', false],
+    ['bad name', false],
+    ['ünï', false],
+  ])('username %s valid=%s', (name, valid) => {
+    expect(isValidUsername(name)).toBe(valid);
+  });
+
+  it.each([
+    ['Explore', 'name is reserved [name: explore]'],
+    ['gitea-actions', 'name is reserved [name: gitea-actions]'],
+    ['x.RSS', 'name pattern is not allowed [pattern: *.rss]'],
+    ['y.png', 'name pattern is not allowed [pattern: *.png]'],
+    ['fine', null],
+  ])('usernameProblem(%s)', (name, problem) => {
+    expect(usernameProblem(name)).toBe(problem);
+  });
+
+  it.each([
+    ['', 'e-mail invalid [email: ]'],
+    ['a@b.c', null],
+    ['a+tag/x@b.io', null],
+    ['a@localhost', null],
+    ['a b@c.io', 'e-mail address contains unsupported character [email: a b@c.io]'],
+    ['a@-c.io', 'e-mail address contains unsupported character [email: a@-c.io]'],
+    ['-a@c.io', 'e-mail invalid [email: -a@c.io]'],
+    ['.a@c.io', 'e-mail invalid [email: .a@c.io]'],
+    ['a.@c.io', 'e-mail invalid [email: a.@c.io]'],
+    ['a..b@c.io', 'e-mail invalid [email: a..b@c.io]'],
+    ['a,b@c.io', 'e-mail invalid [email: a,b@c.io]'],
+  ])('emailProblem(%j)', (email, problem) => {
+    expect(emailProblem(email)).toBe(problem);
+  });
+
+  it('domain lists: the allowlist wins; globs match across dots; case-insensitive', () => {
+    const allow = compileEmailDomainCheck(['example.org', '*.corp.io'], ['example.org']);
+    expect(allow('u@EXAMPLE.org')).toBe(true);
+    expect(allow('u@a.b.corp.io')).toBe(true);
+    expect(allow('u@corp.io')).toBe(false);
+    expect(allow('u@example1.org')).toBe(false);
+    const block = compileEmailDomainCheck([], ['*.spam.io', 'bad.{com,net}']);
+    expect(block('u@x.spam.io')).toBe(false);
+    expect(block('u@spam.io')).toBe(true);
+    expect(block('u@bad.net')).toBe(false);
+    expect(compileEmailDomainCheck([], [])('u@anything')).toBe(true);
+  });
+
+  it('ParseBool', () => {
+    expect(['1', 't', 'T', 'TRUE', 'true', 'True'].map(parseGoBool)).toEqual(Array(6).fill(true));
+    expect(['0', 'f', 'F', 'FALSE', 'false', 'False'].map(parseGoBool)).toEqual(Array(6).fill(false));
+    expect(['yes', 'tRue', '', undefined].map(parseGoBool)).toEqual([null, null, null, null]);
+  });
+});
+
+describe('Gitea binding', () => {
+  const message = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return null;
+  };
+
+  it('reports the first failing field in declaration order', () => {
+    expect(message(() => bindCreateUser({ email: 'bad', username: '' }))).toBe('[Username]: Required');
+    expect(message(() => bindCreateUser({ username: 'ok', email: 'bad' }))).toBe('[Email]: Email');
+    expect(message(() => bindCreateUser({ username: 'ok', email: `${'a'.repeat(250)}@b.io` }))).toBe('[Email]: MaxSize');
+    expect(message(() => bindCreateUser({ username: 'ok', email: 'a@b.io', visibility: '' }))).toBeNull();
+  });
+
+  it('type errors come from the decoder, before any rule', () => {
+    expect(message(() => bindCreateUser({ username: '', email: 'a@b.io', restricted: 'yes' }))).toBe(
+      '[]: json: cannot unmarshal string into Go struct field CreateUserOption.restricted of type bool',
+    );
+    expect(message(() => bindCreateUser([]))).toBe('[]: json: cannot unmarshal array into Go value of type api.CreateUserOption');
+    expect(message(() => bindEditUser({ login_name: 'x', max_repo_creation: 1.5 }))).toMatch(/of type int64$/);
+  });
+
+  it('created_at must be RFC 3339', () => {
+    expect(message(() => bindCreateUser({ username: 'ok', email: 'a@b.io', created_at: 'yesterday' }))).toMatch(/^\[\]: parsing time/);
+    expect(message(() => bindCreateUser({ username: 'ok', email: 'a@b.io', created_at: '2020-01-02T03:04:05+02:00' }))).toBeNull();
+  });
+
+  it('website must be http(s)', () => {
+    expect(message(() => bindEditUser({ login_name: 'x', website: 'javascript:alert(1)' }))).toBe('[Website]: Url');
+    expect(message(() => bindEditUser({ login_name: 'x', website: '' }))).toBeNull();
+    expect(message(() => bindEditUser({ login_name: 'x', website: 'https://a.b:8080/x' }))).toBeNull();
+  });
+});
