@@ -17,6 +17,19 @@ export async function waitFor<T>(predicate: () => Promise<T> | T, timeoutMs = 10
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Embedded PGlite (the default test database) serves every connection from one backend and
+ * interleaves the extended-protocol messages of concurrent connections (pglite-socket queues
+ * Parse/Bind/Execute one message at a time), so concurrent queries on two connections can fail
+ * with "bind message supplies N parameters". On embedded, test apps use one connection and only
+ * one app runs at a time; two-instance scenarios run against a PostgreSQL server.
+ */
+export const EMBEDDED = process.env.DATABASE_EMBEDDED === 'true';
+
+export function appEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { ...(EMBEDDED ? { DATABASE_POOL_SIZE: '1' } : {}), ...extra };
+}
+
 /** Settings that make the queue fast in tests (module config is read from process.env at boot). */
 export function fastQueueEnv(extra: Record<string, string> = {}): void {
   Object.assign(process.env, {
@@ -27,6 +40,17 @@ export function fastQueueEnv(extra: Record<string, string> = {}): void {
     NOTIFICATIONS_RETRY_MAX_MS: '200',
     ...extra,
   });
+}
+
+/** RFC 2047 encoded words (`=?UTF-8?Q?...?=`, `=?UTF-8?B?...?=`) of a header value. */
+export function decodeWords(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_all, _charset: string, encoding: string, text: string) => {
+      if (encoding.toUpperCase() === 'B') return Buffer.from(text, 'base64').toString('utf8');
+      const bytes = text.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+      return Buffer.from(bytes, 'latin1').toString('utf8');
+    });
 }
 
 export interface ReceivedMail {
@@ -64,7 +88,8 @@ export class TestSmtpServer {
             return;
           }
           const raw = Buffer.concat(chunks).toString('utf8');
-          const subject = /^Subject: (.*)$/m.exec(raw)?.[1] ?? '';
+          const headers = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ');
+          const subject = decodeWords(/^Subject: (.*)$/m.exec(headers)?.[1] ?? '');
           this.mails.push({
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((r) => r.address),
