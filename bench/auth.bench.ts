@@ -1,4 +1,4 @@
-import autocannon from 'autocannon';
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { PasswordHasher } from '../src/modules/identity/password-hasher.service';
 import { createTestApp } from '../test/helpers/test-app';
@@ -9,6 +9,23 @@ import { createTestApp } from '../test/helpers/test-app';
  * Env: DATABASE_URL (default: embedded PGlite), BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 10).
  * Run: node -r @swc-node/register bench/auth.bench.ts
  */
+interface LoadOptions {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  connections?: number;
+  duration?: number;
+}
+interface LoadResult {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
+// autocannon ships no type declarations.
+const autocannon = createRequire(__filename)('autocannon') as (options: LoadOptions) => Promise<LoadResult>;
+
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
@@ -21,7 +38,7 @@ interface Figures {
   errors: number;
 }
 
-async function load(name: string, options: autocannon.Options): Promise<Figures> {
+async function load(name: string, options: LoadOptions): Promise<Figures> {
   const result = await autocannon({ connections, duration: seconds, ...options });
   return {
     name,

@@ -3,13 +3,15 @@ import { randomInt } from 'node:crypto';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
-import { BadRequestError, ForbiddenError, UnauthenticatedError } from '../../platform/errors/domain-error';
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthenticatedError } from '../../platform/errors/domain-error';
 import { ApiTokensService } from '../identity/api-tokens.service';
 import { ApiToken } from '../identity/entities/api-token.entity';
 import { type LoginType, User } from '../identity/entities/user.entity';
 import { PasswordHasher } from '../identity/password-hasher.service';
 import { UsersService } from '../identity/users.service';
+import { AuthorizationService } from './authorization.service';
 import { OAuthConvertState } from './entities/oauth-convert-state.entity';
+import { PasswordStrengthService } from './password-strength.service';
 import type { Principal } from './principal';
 
 export const INCORRECT_LOGIN = 'Incorrect email or password.';
@@ -42,6 +44,8 @@ export class SessionsService {
     private readonly tokens: ApiTokensService,
     private readonly hasher: PasswordHasher,
     private readonly transactions: TransactionRunner,
+    private readonly authz: AuthorizationService,
+    private readonly strength: PasswordStrengthService,
   ) {}
 
   /** A hash to verify against when there is no user, so both paths cost one argon2 verify. */
@@ -132,5 +136,37 @@ export class SessionsService {
     });
     this.logger.debug(`login conversion of user ${user.id} to ${toType} started`);
     return { state, expiresAt, toType, user };
+  }
+
+  /**
+   * Coder's `PUT /users/{user}/password`: `update_personal` on the user (else 404), password
+   * accounts only, the caller's own password needs the old one, the entropy rule, not the same
+   * password; only owners change an owner's password. Every key of the user is deleted.
+   */
+  async changePassword(principal: Principal, target: User, oldPassword: string, password: string): Promise<void> {
+    if (!(await this.authz.authorize(principal, 'update_personal', AuthorizationService.userObject(target)))) {
+      throw new NotFoundError('Resource not found or you do not have access to this resource');
+    }
+    const self = target.id === principal.user.id;
+    if (!self && target.isAdmin && !principal.user.isAdmin) throw new ForbiddenError('Forbidden.', 'permission');
+    if (target.loginType !== 'password') {
+      throw new BadRequestError('Users without password login type cannot change their password.');
+    }
+    if (self && oldPassword === '') {
+      throw new BadRequestError('Old password is required.', { fields: [{ field: 'old_password', detail: 'Old password is required.' }] });
+    }
+    this.strength.assertStrong(password);
+    if ((self || oldPassword !== '') && !(await this.hasher.verify(target.passwordHash, oldPassword))) {
+      throw new BadRequestError('Old password is incorrect.', { fields: [{ field: 'old_password', detail: 'Old password is incorrect.' }] });
+    }
+    if (await this.hasher.verify(target.passwordHash, password)) {
+      throw new BadRequestError('New password cannot match old password.');
+    }
+    const passwordHash = await this.hasher.hash(password);
+    await this.transactions.run(async (tx) => {
+      await tx.manager.query('UPDATE users SET password_hash = $1, updated_at = now() WHERE id = $2', [passwordHash, target.id]);
+      await this.tokens.deleteAllForUser(target.id, tx.manager);
+      tx.emit('auth.password_changed', { userId: target.id, via: self ? 'self' : 'admin' });
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -35,6 +35,7 @@ import {
   LoginWithPasswordResponseDto,
   LogoutResponseDto,
   OAuthConversionResponseDto,
+  UpdateUserPasswordRequestDto,
   RequestOneTimePasscodeRequestDto,
   ValidateUserPasswordRequestDto,
   ValidateUserPasswordResponseDto,
@@ -241,5 +242,26 @@ export class CoderAuthController {
       to_type: result.toType,
       user_id: result.user.uuid,
     };
+  }
+
+  @Put('users/:user/password')
+  @HttpCode(204)
+  @Authenticated()
+  @LoginRateLimit()
+  @ApiOperation({ summary: "Change a user's password (the password rule applies; every key of the user is deleted)" })
+  @ApiParam({ name: 'user', description: 'user id (uuid), username, or `me`' })
+  @ApiBody({ type: UpdateUserPasswordRequestDto })
+  @ApiNoContentResponse({ description: 'Password changed' })
+  @ApiBadRequestResponse({ type: CoderResponseDto })
+  @ApiUnauthorizedResponse({ type: CoderResponseDto })
+  @ApiForbiddenResponse({ type: CoderResponseDto })
+  @ApiResponse({ status: 404, type: CoderResponseDto })
+  async updatePassword(@CurrentPrincipal() principal: Principal, @Param('user') ref: string, @Body() raw: unknown): Promise<void> {
+    const target = await this.targets.resolve(ref, principal);
+    const body = bodyObject(raw, 'UpdateUserPasswordRequest');
+    const oldPassword = stringField(body, 'old_password', 'UpdateUserPasswordRequest');
+    const password = stringField(body, 'password', 'UpdateUserPasswordRequest');
+    new CoderValidation().required('password', password).throwIfAny();
+    await this.sessions.changePassword(principal, target, oldPassword, password);
   }
 }

@@ -106,3 +106,8 @@ export class ApiKeyWithOwnerDto extends ApiKeyDto {
 export class TokenConfigDto {
   @ApiProperty({ description: 'nanoseconds' }) max_token_lifetime: number;
 }
+
+export class UpdateUserPasswordRequestDto {
+  @ApiPropertyOptional({ description: 'required when changing your own password' }) old_password?: string;
+  @ApiProperty() password: string;
+}
