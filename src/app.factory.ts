@@ -59,6 +59,5 @@ function configureApp(app: NestExpressApplication): void {
     );
   }
   app.useWebSocketAdapter(new WsAdapter(app));
-  app.enableShutdownHooks();
   setupOpenApi(app as INestApplication);
 }

@@ -7,13 +7,27 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const database = await openDatabase(config);
   const app = await createApp(config, database);
-  // Nest closes the HTTP server (draining requests) and the data source on SIGTERM/SIGINT;
-  // the embedded database stops after that.
-  const shutdown = async () => {
-    await database.close().catch(() => undefined);
+  // Graceful shutdown: stop accepting, let in-flight requests finish (app.close closes the HTTP
+  // server, then runs the modules' shutdown hooks: dispatchers, data source), then stop the
+  // embedded database last.
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`devplane: ${signal} received, draining requests and shutting down\n`);
+    const timer = setTimeout(() => process.exit(1), 30_000);
+    timer.unref();
+    app
+      .close()
+      .then(() => database.close())
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        process.stderr.write(`devplane: shutdown failed: ${String(error)}\n`);
+        process.exit(1);
+      });
   };
-  process.once('beforeExit', () => void shutdown());
-  app.getHttpServer().on('close', () => void shutdown());
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
   await app.listen(config.port);
   const { port } = app.getHttpServer().address() as { port: number };
   // A startup banner on stdout whatever LOG_LEVEL says (scripts and the benchmark wait for it).
