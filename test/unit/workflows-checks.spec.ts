@@ -242,6 +242,9 @@ describe('RequestURL', () => {
     [{ url: 'https://h/api/v1/user', fileTransfer: false }, 'is', 'webdav', false],
     [{ url: 'https://h/api/v1/user', fileTransfer: false }, '!is', 'webdav', true],
     [null, 'is', 'webdav', false],
+    [{ url: 'https://h/api/packages/acme/generic/x/1/f.bin' }, 'is', 'webdav', true],
+    [{ url: 'https://h/acme/app.git/git-upload-pack' }, 'is', 'webdav', true],
+    [{ url: 'https://h/api/v1/repos/a/b' }, 'is', 'webdav', false],
     [{ url: 'https://h/acme/app.git/info/refs' }, 'matches', '#\\.git/#', true],
   ])('%j %s %s → %s', (request, operator, value, expected) => {
     expect(C('RequestURL').compile(operator, value)(subject({ request }))).toBe(expected);

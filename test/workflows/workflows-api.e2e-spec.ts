@@ -1,7 +1,7 @@
 import { EventBus } from '../../src/platform/events/event-bus.service';
 import type { CreatedUser } from '../helpers/factories';
 import { basic, BOOTSTRAP_ADMIN, createTestApp, type TestApp } from '../helpers/test-app';
-import { ACCESS, accessRule, bearer, BRANCH, check, CREATED, FILE, NOTIFY, notifyRule, ocs, UPDATED, WEBHOOK, WF } from './helpers';
+import { ACCESS, accessRule, bearer, BRANCH, CATALOGUE, check, CREATED, FILE, NOTIFY, notifyRule, ocs, UPDATED, WEBHOOK, WF } from './helpers';
 
 /** Spec 1: the ten operations, every row of the error table, validation order and messages, shapes. */
 describe('workflow rules OCS API', () => {
@@ -392,6 +392,38 @@ describe('workflow rules OCS API', () => {
       expectFailure(badEvent, 400, 400, `Entity ${FILE} has no event nope`);
       const hook = await ocs(t, 'post', `${WF}/global`, A(), { ...notifyRule(), class: WEBHOOK, operation: '{"url":"https://hooks.example.com/x","secret":"s"}' });
       expect(hook.status).toBe(200);
+    });
+  });
+
+  describe('catalogue', () => {
+    it('401 without credentials, 412 without the header', async () => {
+      expectFailure(await ocs(t, 'get', CATALOGUE, {}), 401, 997, 'Current user is not logged in');
+      const res = await t.http().get(CATALOGUE).set('Authorization', basic(alice.user.name, alice.password));
+      expect(res.status).toBe(412);
+    });
+
+    it('lists entities with events, checks with operators and formats, operations with scopes', async () => {
+      const res = await ocs(t, 'get', CATALOGUE, U());
+      expect(res.status).toBe(200);
+      const data = res.body.ocs.data;
+      expect(data.entities.map((e: { id: string }) => e.id)).toEqual([FILE, BRANCH, 'OCA\\Devplane\\Entity\\Package', 'OCA\\Devplane\\Entity\\User']);
+      expect(data.entities[0].events).toContainEqual({ eventName: CREATED, displayName: 'File created', emitted: true });
+      expect(data.entities[0].events).toHaveLength(7);
+      const size = data.checks.find((c: { id: string }) => c.id === check('FileSize', '', '').class);
+      expect(size).toMatchObject({ operators: ['less', '!less', 'greater', '!greater'], supportedEntities: [FILE], scopes: [0, 1] });
+      expect(data.checks).toHaveLength(8);
+      expect(data.operations).toContainEqual(expect.objectContaining({ id: ACCESS, scopes: [0], complex: true, triggerHint: 'File is accessed', entity: FILE }));
+      expect(data.operations).toContainEqual(expect.objectContaining({ id: NOTIFY, scopes: [1], complex: false }));
+      expect(data.operations).toContainEqual(expect.objectContaining({ id: WEBHOOK, scopes: [0, 1] }));
+      expect(data.operatorAliases).toEqual({ match: 'matches', '!match': '!matches' });
+    });
+
+    it('every event the catalogue lists is accepted by the validator (no drift)', async () => {
+      const data = (await ocs(t, 'get', CATALOGUE, U())).body.ocs.data;
+      for (const entity of data.entities as { id: string; events: { eventName: string }[] }[]) {
+        const res = await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ entity: entity.id, events: entity.events.map((e) => e.eventName), checks: [check('RequestUserAgent', 'is', 'x')] }));
+        expect([entity.id, res.status]).toEqual([entity.id, 200]);
+      }
     });
   });
 

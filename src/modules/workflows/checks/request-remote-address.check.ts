@@ -14,6 +14,18 @@ export function parseClientAddress(address: string | null | undefined): ipaddr.I
   }
 }
 
+/** One parse per event, however many rules test the address. */
+const parsedClients = new WeakMap<object, ipaddr.IPv4 | ipaddr.IPv6 | null>();
+function clientOf(request: { remoteAddress: string | null } | null): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  if (!request) return null;
+  let parsed = parsedClients.get(request);
+  if (parsed === undefined) {
+    parsed = parseClientAddress(request.remoteAddress);
+    parsedClients.set(request, parsed);
+  }
+  return parsed;
+}
+
 /** Nextcloud's RequestRemoteAddress: IPv4/IPv6 CIDR ranges. */
 export const RequestRemoteAddressCheck: CheckDefinition = {
   id: `${CHECK_PREFIX}RequestRemoteAddress`,
@@ -48,7 +60,7 @@ export const RequestRemoteAddressCheck: CheckDefinition = {
     }
     const prefix = Number(prefixText);
     return (s) => {
-      const client = parseClientAddress(s.request?.remoteAddress);
+      const client = clientOf(s.request);
       let hit = false;
       if (client) {
         if (range.kind() === 'ipv4') hit = client.kind() === 'ipv4' && (client as ipaddr.IPv4).match(range as ipaddr.IPv4, prefix);

@@ -1,4 +1,5 @@
 import { lookup } from 'mime-types';
+import { isFileTransferPath } from '../../../platform/events/subject-events';
 import { CHECK_PREFIX, ENTITY_FILE, normalizeOperator, SCOPE_ADMIN, SCOPE_USER } from '../workflow.constants';
 import { CheckInvalidError, OPERATOR_INVALID, type CheckDefinition, type CheckSubject, type CompiledCheck } from './check.types';
 import { compilePhpRegex, isValidPhpRegex, phpRegexTest } from './php-regex';
@@ -56,8 +57,19 @@ export const FileNameCheck: CheckDefinition = {
   compile: (operator, value) => compileString(operator, value, (s) => s.file?.name ?? null, normalizeOperator(operator) === 'is' || normalizeOperator(operator) === '!is'),
 };
 
-/** The stored MIME type, lower-cased; unknown or octet-stream → guessed from the file name. */
+const mimeCache = new WeakMap<object, string>();
+
+/** The stored MIME type, lower-cased; unknown or octet-stream → guessed from the file name. Computed once per event. */
 export function effectiveMimeType(file: { name: string; mimeType: string | null }): string {
+  let mime = mimeCache.get(file);
+  if (mime === undefined) {
+    mime = computeMimeType(file);
+    mimeCache.set(file, mime);
+  }
+  return mime;
+}
+
+function computeMimeType(file: { name: string; mimeType: string | null }): string {
   const stored = (file.mimeType ?? '').toLowerCase().split(';')[0]!.trim();
   if (stored && stored !== 'application/octet-stream') return stored;
   return lookup(file.name) || 'application/octet-stream';
@@ -75,6 +87,15 @@ export const FileMimeTypeCheck: CheckDefinition = {
   compile: (operator, value) => compileString(operator, value, (s) => (s.file ? effectiveMimeType(s.file) : null)),
 };
 
+function transferFromUrl(url: string | null): boolean {
+  if (!url) return false;
+  try {
+    return isFileTransferPath(new URL(url).pathname);
+  } catch {
+    return false;
+  }
+}
+
 export const RequestURLCheck: CheckDefinition = {
   id: `${CHECK_PREFIX}RequestURL`,
   name: 'Request URL',
@@ -88,7 +109,7 @@ export const RequestURLCheck: CheckDefinition = {
     const op = normalizeOperator(operator);
     if ((op === 'is' || op === '!is') && value === 'webdav') {
       return (s) => {
-        const transfer = s.request !== null && (s.request.fileTransfer ?? false);
+        const transfer = s.request !== null && (s.request.fileTransfer ?? transferFromUrl(s.request.url));
         return op === 'is' ? transfer : !transfer;
       };
     }

@@ -133,7 +133,9 @@ export class WorkflowEngine {
     const snapshot = await this.store.snapshot();
     const classes = snapshot.eventClasses.get(mapping.event.eventName);
     if (!classes) return; // fast path: no rule listens to this event
-    const event = await this.normalize(domainEvent, payload, mapping.entity.id, mapping.event.eventName, mapping.event.text);
+    const event = await this.normalize(domainEvent, payload, mapping.entity.id, mapping.event.eventName);
+    const text = mapping.event.text;
+    const matches: ParsedRule[] = [];
     const subject: CheckSubject = {
       entity: event.entity,
       actorUserId: event.actorUserId,
@@ -149,15 +151,21 @@ export class WorkflowEngine {
       if (operation.scopes.includes(SCOPE_USER)) {
         for (const userId of [event.actorUserId, ...event.ownerUserIds]) if (userId) scopes.push(scopeKey(SCOPE_USER, userId));
       }
-      const matches = await matchRules(snapshot, {
-        operationClass,
-        eventName: event.eventName,
-        scopes,
-        subject,
-        loadGroups: this.loadGroups,
-      });
-      for (const match of matches) this.execute(match, event);
+      matches.push(
+        ...(await matchRules(snapshot, {
+          operationClass,
+          eventName: event.eventName,
+          scopes,
+          subject,
+          loadGroups: this.loadGroups,
+        })),
+      );
     }
+    if (matches.length === 0) return;
+    // The actor's name is looked up only when some rule matched (matching itself reads no database).
+    const actor = event.actorUserId ? ((await this.users.findById(event.actorUserId))?.name ?? 'Someone') : 'Someone';
+    const displayText = text.replace('%actor', actor).replace('%subject', event.subject);
+    for (const match of matches) this.execute(match, { ...event, displayText });
   }
 
   private execute(match: ParsedRule, event: EngineEvent): void {
@@ -205,7 +213,7 @@ export class WorkflowEngine {
     }
   }
 
-  private async normalize(domainEvent: EngineEventName, payload: unknown, entity: string, eventName: string, text: string): Promise<EngineEvent> {
+  private async normalize(domainEvent: EngineEventName, payload: unknown, entity: string, eventName: string): Promise<Omit<EngineEvent, 'displayText'>> {
     const base = { domainEvent, entity, eventName, payload };
     let event: Omit<EngineEvent, 'displayText'>;
     if (domainEvent.startsWith('file.')) {
@@ -252,8 +260,7 @@ export class WorkflowEngine {
         occurredAt: new Date().toISOString(),
       };
     }
-    const actor = event.actorUserId ? ((await this.users.findById(event.actorUserId))?.name ?? 'Someone') : 'Someone';
-    return { ...event, displayText: text.replace('%actor', actor).replace('%subject', event.subject) };
+    return event;
   }
 }
 
