@@ -1,4 +1,5 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { NOTIFICATION_TEMPLATE_IDS } from '../../src/modules/notifications/template-ids';
 import { OwnedResourcesRegistry } from '../../src/modules/admin-users/owned-resources.registry';
 import type { User } from '../../src/modules/identity/entities/user.entity';
 import { OrganizationsService } from '../../src/modules/identity/organizations.service';
@@ -189,6 +190,35 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
     expect(demote.status).toBe(200);
     expect(demote.body.is_admin).toBe(false);
     expect((await del(c.user.name, a.token)).status).toBe(204);
+  });
+
+  it('when no recipient of new-account notifications would remain, the caller becomes one', async () => {
+    const templateId = NOTIFICATION_TEMPLATE_IDS.userAccountCreated;
+    const recipients: { id: string }[] = await t.dataSource.query(
+      `SELECT id FROM users WHERE type = 'individual' AND status = 'active'
+          AND (is_admin OR 'owner' = ANY(site_roles) OR 'user-admin' = ANY(site_roles))`,
+    );
+    const disable = (ids: string[]) =>
+      t.dataSource.query(
+        `INSERT INTO notification_preferences (user_id, template_id, disabled) SELECT unnest($1::bigint[]), $2, true
+         ON CONFLICT (user_id, template_id) DO UPDATE SET disabled = true`,
+        [ids, templateId],
+      );
+    const preference = async (id: string) =>
+      ((await t.dataSource.query('SELECT disabled FROM notification_preferences WHERE user_id = $1 AND template_id = $2', [id, templateId])) as { disabled: boolean }[])[0]?.disabled;
+    // Every administrator but b has the template disabled: deleting b leaves nobody, so a (the caller) is enabled again.
+    const b = await t.factories.admin({ adminGrantedBy: a.user.id });
+    await disable(recipients.map((r) => r.id));
+    try {
+      const u = await t.factories.user();
+      expect((await del(u.user.name, a.token)).status).toBe(204);
+      expect(await preference(a.user.id)).toBe(true); // b still receives them: nothing changes
+      expect((await del(b.user.name, a.token)).status).toBe(204);
+      expect(await preference(a.user.id)).toBe(false);
+      expect(await preference(root.id)).toBe(true);
+    } finally {
+      await t.dataSource.query('DELETE FROM notification_preferences WHERE template_id = $1', [templateId]);
+    }
   });
 
   describe('rename', () => {
