@@ -1,3 +1,4 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
 import { ApiToken } from '../../src/modules/identity/entities/api-token.entity';
 import { User } from '../../src/modules/identity/entities/user.entity';
@@ -116,10 +117,13 @@ describe('auth: login, sessions, password rule, login conversion', () => {
 
     it('reactivates a dormant user', async () => {
       const dormant = await t.factories.user({ status: 'dormant' });
+      const changes: unknown[] = [];
+      t.app.get(EventEmitter2).on('user.status_changed', (payload: unknown) => changes.push(payload));
       const res = await login(dormant.user.email, dormant.password);
       expect(res.status).toBe(201);
       const user = await t.dataSource.getRepository(User).findOneByOrFail({ id: dormant.user.id });
       expect(user.status).toBe('active');
+      expect(changes).toContainEqual({ userId: dormant.user.id, from: 'dormant', to: 'active', actorId: null });
     });
 
     it('401 for a suspended user (after the password check), and existing sessions stop working', async () => {

@@ -3,6 +3,7 @@ import { randomInt } from 'node:crypto';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
+import { EventBus } from '../../platform/events/event-bus.service';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthenticatedError } from '../../platform/errors/domain-error';
 import { ApiTokensService } from '../identity/api-tokens.service';
 import { ApiToken } from '../identity/entities/api-token.entity';
@@ -46,6 +47,7 @@ export class SessionsService {
     private readonly transactions: TransactionRunner,
     private readonly authz: AuthorizationService,
     private readonly strength: PasswordStrengthService,
+    private readonly events: EventBus,
   ) {}
 
   /** A hash to verify against when there is no user, so both paths cost one argon2 verify. */
@@ -78,7 +80,10 @@ export class SessionsService {
         'permission',
       );
     }
-    if (user.status === 'dormant') await this.users.reactivate(user);
+    if (user.status === 'dormant') {
+      await this.users.reactivate(user);
+      this.events.emit('user.status_changed', { userId: user.id, from: 'dormant', to: 'active', actorId: null });
+    }
     const status = user.status === 'active' && user.prohibitLogin ? 'suspended' : user.status;
     if (status !== 'active') {
       throw new UnauthenticatedError('inactive', `Your account is ${status}. Contact an admin to reactivate your account.`);
