@@ -182,6 +182,11 @@ describe('admin users: search, create, edit', () => {
       expect(res.status).toBe(403);
       expect(res.body.message).toMatch(/^You must change your password\. Change it at: /);
       expect(res.body.url).toBeUndefined();
+      const created = (await t.app.get(UsersService).findByName(body.username))!;
+      const token = await t.factories.token(created);
+      const byToken = await t.http().get('/api/v1/user').set(auth(token));
+      expect(byToken.status).toBe(403);
+      expect(byToken.body.message).toMatch(/^You must change your password\. Change it at: /);
       const cleared = await t.http().patch(`/api/v1/admin/users/${body.username}`).set(auth(rootToken)).send({ login_name: '', source_id: 0, must_change_password: false });
       expect(cleared.status).toBe(422); // login_name is required
       const ok = await t.http().patch(`/api/v1/admin/users/${body.username}`).set(auth(rootToken)).send({ login_name: body.username, source_id: 0, must_change_password: false });
@@ -224,6 +229,7 @@ describe('admin users: search, create, edit', () => {
       ['hidden visibility', { visibility: 'hidden' }, '[Visibility]: In'],
       ['username of wrong type', { username: 5 }, '[]: json: cannot unmarshal number into Go struct field CreateUserOption.username of type string'],
       ['source', { source_id: 5 }, 'login source does not exist [id: 5]'],
+      ['created_at not a time', { created_at: 'yesterday' }, '[]: parsing time "\\"yesterday\\"" as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse'],
       ['reserved name', { username: 'Explore' }, 'name is reserved [name: explore]'],
       ['reserved pattern', { username: 'alice.keys' }, 'name pattern is not allowed [pattern: *.keys]'],
       ['email charset', { email: 'x@y.com\r\n' }, 'e-mail address contains unsupported character [email: x@y.com\r\n]'],
