@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { RuleStore } from '../../src/modules/workflows/engine/rule-store.service';
 import { WebhookSender } from '../../src/modules/workflows/operations/webhook-sender.service';
 import { WorkflowAccessControlService, WorkflowAccessDeniedError } from '../../src/modules/workflows/workflow-access-control.service';
+import { TransactionRunner } from '../../src/platform/database/transaction-runner.service';
 import { ForbiddenError } from '../../src/platform/errors/domain-error';
 import { EventBus } from '../../src/platform/events/event-bus.service';
 import type { FileEventPayload } from '../../src/platform/events/subject-events';
@@ -326,6 +327,16 @@ describe('workflow engine', () => {
       expect(await service.isFileAllowed({ name: 'evil.sh', actorUserId: null, request: null })).toBe(true);
       await ocs(t, 'post', `${WF}/global`, bearer(admin.token), accessRule({ checks: [check('FileName', 'is', 'evil.sh')] }));
       expect(await service.isFileAllowed({ name: 'evil.sh', actorUserId: null, request: null })).toBe(false);
+    });
+
+    it('works inside a caller\'s transaction with its manager, cold cache and group checks included', async () => {
+      await ocs(t, 'post', `${WF}/global`, bearer(admin.token), accessRule({ checks: [check('FileName', 'is', 'guarded.txt'), check('UserGroupMembership', '!is', 'admin')] }));
+      t.app.get(RuleStore).invalidate();
+      const [member, administrator] = await t.app.get(TransactionRunner).run(async (tx) => [
+        await service.isFileAllowed({ name: 'guarded.txt', actorUserId: bob.user.id, request: null }, tx.manager),
+        await service.isFileAllowed({ name: 'guarded.txt', actorUserId: admin.user.id, request: null }, tx.manager),
+      ]);
+      expect([member, administrator]).toEqual([false, true]);
     });
 
     it('is not triggered by events (complex operation)', async () => {

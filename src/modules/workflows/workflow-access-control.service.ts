@@ -4,7 +4,8 @@ import type { RequestSnapshot } from '../../platform/events/subject-events';
 import type { CheckSubject } from './checks/check.types';
 import { matchRules, scopeKey } from './engine/rule-snapshot';
 import { RuleStore } from './engine/rule-store.service';
-import { WorkflowEngine } from './engine/workflow-engine.service';
+import { loadUserGroups } from './engine/user-groups';
+import { DataSource, type EntityManager } from 'typeorm';
 import { ENTITY_FILE, OPERATION_ACCESS_CONTROL, SCOPE_ADMIN } from './workflow.constants';
 
 /** What the module that stores or serves a file knows when it asks. */
@@ -37,12 +38,15 @@ export class WorkflowAccessDeniedError extends ForbiddenError {
 export class WorkflowAccessControlService {
   constructor(
     private readonly store: RuleStore,
-    private readonly engine: WorkflowEngine,
+    private readonly dataSource: DataSource,
   ) {}
 
-  /** The id of the first matching access-control rule, or null when the file is allowed. */
-  async deniedBy(file: FileAccessRequest): Promise<number | null> {
-    const snapshot = await this.store.snapshot();
+  /**
+   * The id of the first matching access-control rule, or null when the file is allowed.
+   * `manager`: pass your transaction's EntityManager when you call this inside a transaction.
+   */
+  async deniedBy(file: FileAccessRequest, manager?: EntityManager): Promise<number | null> {
+    const snapshot = await this.store.snapshot(manager);
     const subject: CheckSubject = {
       entity: ENTITY_FILE,
       actorUserId: file.actorUserId,
@@ -56,18 +60,18 @@ export class WorkflowAccessControlService {
       scopes: [scopeKey(SCOPE_ADMIN, '')],
       subject,
       firstOnly: true,
-      loadGroups: this.engine.loadGroups,
+      loadGroups: (userId) => loadUserGroups(manager ?? this.dataSource.manager, userId),
     });
     return matches[0]?.rule.id ?? null;
   }
 
-  async isFileAllowed(file: FileAccessRequest): Promise<boolean> {
-    return (await this.deniedBy(file)) === null;
+  async isFileAllowed(file: FileAccessRequest, manager?: EntityManager): Promise<boolean> {
+    return (await this.deniedBy(file, manager)) === null;
   }
 
   /** Throws WorkflowAccessDeniedError (a ForbiddenError) when an access-control rule matches. */
-  async assertFileAllowed(file: FileAccessRequest): Promise<void> {
-    const ruleId = await this.deniedBy(file);
+  async assertFileAllowed(file: FileAccessRequest, manager?: EntityManager): Promise<void> {
+    const ruleId = await this.deniedBy(file, manager);
     if (ruleId !== null) throw new WorkflowAccessDeniedError(ruleId);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { ClusterBus } from '../../../platform/events/cluster-bus.service';
 import { EventBus, OnDomainEvent } from '../../../platform/events/event-bus.service';
 import { RuleSnapshot, type RuleCheck, type StoredRule } from './rule-snapshot';
@@ -59,11 +59,16 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
     this.events.emit('workflow.rules_changed', { ruleId, action });
   }
 
-  async snapshot(): Promise<RuleSnapshot> {
+  /**
+   * The current rules. `manager`: load through the caller's transaction when the cache is cold
+   * (embedded PGlite deadlocks on a second connection inside an open transaction).
+   */
+  async snapshot(manager?: EntityManager): Promise<RuleSnapshot> {
     if (this.current) return this.current;
+    if (manager) return this.load(manager);
     if (!this.loading) {
       const generation = this.generation;
-      const loading = this.load().then(
+      const loading = this.load(this.dataSource.manager).then(
         (snapshot) => {
           if (this.generation === generation) this.current = snapshot;
           if (this.loading === loading) this.loading = undefined;
@@ -84,8 +89,8 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
     this.invalidate();
   }
 
-  private async load(): Promise<RuleSnapshot> {
-    const rows: RuleRow[] = await this.dataSource.query(
+  private async load(manager: EntityManager): Promise<RuleSnapshot> {
+    const rows: RuleRow[] = await manager.query(
       `SELECT o.id, o.class, o.name, o.checks, o.operation, o.entity, o.events, o.description,
               s.type AS scope_type, s.value AS scope_value, u.name AS actor_name
          FROM flow_operations o
@@ -96,7 +101,7 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
     const ids = [...new Set(rows.flatMap((row) => row.checks))];
     const checks = new Map<number, RuleCheck>();
     if (ids.length > 0) {
-      const checkRows: (RuleCheck & { id: number })[] = await this.dataSource.query(
+      const checkRows: (RuleCheck & { id: number })[] = await manager.query(
         'SELECT id, class, operator, value FROM flow_checks WHERE id = ANY($1::int[])',
         [ids],
       );

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { UsersService } from '../../identity/users.service';
-import { OrganizationsService } from '../../identity/organizations.service';
+import { DataSource } from 'typeorm';
 import { EventBus, OnDomainEvent } from '../../../platform/events/event-bus.service';
 import type { DomainEventMap } from '../../../platform/events/event-map';
 import type { BranchEventPayload, FileEventPayload, PackageEventPayload, RequestSnapshot } from '../../../platform/events/subject-events';
@@ -10,6 +10,7 @@ import { EVENT_BY_DOMAIN_EVENT, OPERATIONS_BY_ID, parseWebhookConfig, type Engin
 import { OPERATION_NOTIFICATION, OPERATION_WEBHOOK, SCOPE_ADMIN, SCOPE_USER } from '../workflow.constants';
 import { matchRules, scopeKey, type ParsedRule } from './rule-snapshot';
 import { RuleStore } from './rule-store.service';
+import { loadUserGroups } from './user-groups';
 
 /** One event, normalized for the matcher and the operations. */
 export interface EngineEvent {
@@ -42,20 +43,11 @@ export class WorkflowEngine {
     private readonly events: EventBus,
     private readonly webhooks: WebhookSender,
     private readonly users: UsersService,
-    private readonly organizations: OrganizationsService,
+    private readonly dataSource: DataSource,
   ) {}
 
   /** The acting user's groups for UserGroupMembership: organizations, `org/team`, `admin`. */
-  readonly loadGroups = async (userId: string): Promise<Set<string>> => {
-    const [user, memberships, teams] = await Promise.all([
-      this.users.findById(userId),
-      this.organizations.membershipsOf(userId),
-      this.organizations.teamNamesOf(userId),
-    ]);
-    const groups = new Set<string>([...memberships.map((m) => m.organizationName.toLowerCase()), ...teams.map((t) => t.toLowerCase())]);
-    if (user?.isAdmin) groups.add('admin');
-    return groups;
-  };
+  readonly loadGroups = (userId: string): Promise<Set<string>> => loadUserGroups(this.dataSource.manager, userId);
 
   @OnDomainEvent('file.created')
   onFileCreated(p: FileEventPayload): Promise<void> {
