@@ -298,7 +298,7 @@ export class AdminUsersService implements OnModuleInit {
     set('description', input.description);
     set('allowGitHook', input.allow_git_hook);
     set('allowImportLocal', input.allow_import_local);
-    if (input.max_repo_creation !== undefined) changes.maxRepoCreation = Math.max(-1, input.max_repo_creation);
+    if (input.max_repo_creation !== undefined) changes.maxRepoCreation = Math.min(2_147_483_647, Math.max(-1, input.max_repo_creation));
     set('prohibitLogin', input.prohibit_login);
     set('allowCreateOrganization', input.allow_create_organization);
     set('restricted', input.restricted);

@@ -121,7 +121,7 @@ export function bindCreateUser(body: unknown): CreateUserInput {
     'CreateUserOption',
     [
       { json: 'source_id', go: 'SourceID', kind: 'int' },
-      { json: 'login_name', go: 'LoginName', kind: 'string' },
+      { json: 'login_name', go: 'LoginName', kind: 'string', rules: [{ rule: 'MaxSize', max: 255 }] },
       { json: 'username', go: 'Username', kind: 'string', rules: [{ rule: 'Required' }, { rule: 'Username' }, { rule: 'MaxSize', max: 40 }] },
       { json: 'full_name', go: 'FullName', kind: 'string', rules: [{ rule: 'MaxSize', max: 100 }] },
       { json: 'email', go: 'Email', kind: 'string', rules: [{ rule: 'Required' }, { rule: 'Email' }, { rule: 'MaxSize', max: 254 }] },
@@ -170,7 +170,7 @@ export function bindEditUser(body: unknown): EditUserInput {
     'EditUserOption',
     [
       { json: 'source_id', go: 'SourceID', kind: 'int' },
-      { json: 'login_name', go: 'LoginName', kind: 'string', rules: [{ rule: 'Required' }] },
+      { json: 'login_name', go: 'LoginName', kind: 'string', rules: [{ rule: 'Required' }, { rule: 'MaxSize', max: 255 }] },
       { json: 'email', go: 'Email', kind: 'string', rules: [{ rule: 'MaxSize', max: 254 }] },
       { json: 'full_name', go: 'FullName', kind: 'string', rules: [{ rule: 'MaxSize', max: 100 }] },
       { json: 'password', go: 'Password', kind: 'string', rules: [{ rule: 'MaxSize', max: 255 }] },
@@ -195,7 +195,7 @@ export function bindEditUser(body: unknown): EditUserInput {
 export function bindRenameUser(body: unknown): { new_username: string } {
   return bind<{ new_username: string }>(
     'RenameUserOption',
-    [{ json: 'new_username', go: 'NewName', kind: 'string', rules: [{ rule: 'Required' }] }],
+    [{ json: 'new_username', go: 'NewName', kind: 'string', rules: [{ rule: 'Required' }, { rule: 'MaxSize', max: 40 }] }],
     body,
   );
 }
@@ -204,7 +204,7 @@ export function bindCreateKey(body: unknown): { title: string; key: string; read
   return bind<{ title: string; key: string; read_only?: boolean }>(
     'CreateKeyOption',
     [
-      { json: 'title', go: 'Title', kind: 'string', rules: [{ rule: 'Required' }] },
+      { json: 'title', go: 'Title', kind: 'string', rules: [{ rule: 'Required' }, { rule: 'MaxSize', max: 255 }] },
       { json: 'key', go: 'Key', kind: 'string', rules: [{ rule: 'Required' }] },
       { json: 'read_only', go: 'ReadOnly', kind: 'bool' },
     ],
