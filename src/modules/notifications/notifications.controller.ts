@@ -20,6 +20,7 @@ import { isOwner, isSystemUser } from './access';
 import { NotificationEnqueuer } from './delivery/notification-enqueuer.service';
 import {
   CustomNotificationRequestDto,
+  GetInboxNotificationResponseDto,
   ListInboxNotificationsResponseDto,
   NotificationMethodsResponseDto,
   NotificationsSettingsDto,
@@ -258,6 +259,7 @@ export class NotificationsController {
   @(INBOX_QUERY[2]!)
   @ApiQuery({ name: 'format', required: false, enum: ['markdown', 'plaintext'] })
   @ApiResponse({ status: 101, description: 'Switching protocols' })
+  @ApiOkResponse({ type: GetInboxNotificationResponseDto, description: 'The JSON of each WebSocket text frame' })
   @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 426, ...ERROR })
   watchWithoutUpgrade(@Req() req: Request, @Res() res: Response): void {
