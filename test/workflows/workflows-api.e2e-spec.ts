@@ -1,3 +1,4 @@
+import { RuleStore } from '../../src/modules/workflows/engine/rule-store.service';
 import { EventBus } from '../../src/platform/events/event-bus.service';
 import type { CreatedUser } from '../helpers/factories';
 import { basic, BOOTSTRAP_ADMIN, createTestApp, type TestApp } from '../helpers/test-app';
@@ -246,6 +247,22 @@ describe('workflow rules OCS API', () => {
       await ocs(t, 'post', `${WF}/user`, bearer(bob.token), notifyRule({ checks: [c] }));
       const rows = await t.dataSource.query(`SELECT id FROM flow_checks WHERE value = '/shared-check-value/'`);
       expect(rows).toHaveLength(1);
+    });
+
+    it('rules whose operation class is no longer registered are left out of index and show', async () => {
+      const frank = await t.factories.user();
+      const rows: { id: number }[] = await t.dataSource.query(
+        `INSERT INTO flow_operations (class, name, checks, operation, entity, events) VALUES ('OCA\\Gone\\Operation', 'old', '[]', '', $1, $2) RETURNING id`,
+        [FILE, JSON.stringify([CREATED])],
+      );
+      await t.dataSource.query('INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, 1, $2)', [rows[0]!.id, frank.user.id]);
+      // A direct SQL write is not announced: drop the cache as a change through the API would.
+      t.app.get(RuleStore).invalidate();
+      expect((await ocs(t, 'get', `${WF}/user`, bearer(frank.token))).body.ocs.data).toEqual({});
+      expect((await ocs(t, 'get', `${WF}/user/${rows[0]!.id}`, bearer(frank.token))).body.ocs.data).toEqual([]);
+      // It is still in the user's scope: update validates (400), delete works.
+      expectFailure(await ocs(t, 'put', `${WF}/user/${rows[0]!.id}`, bearer(frank.token), notifyRule()), 400, 400, 'Operation OCA\\Gone\\Operation does not exist');
+      expect((await ocs(t, 'delete', `${WF}/user/${rows[0]!.id}`, bearer(frank.token))).body.ocs.data).toBe(true);
     });
 
     it('duplicate rules are allowed', async () => {
