@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
@@ -48,6 +49,7 @@ export class SessionsService {
     private readonly authz: AuthorizationService,
     private readonly strength: PasswordStrengthService,
     private readonly events: EventBus,
+    private readonly dataSource: DataSource,
   ) {}
 
   /** A hash to verify against when there is no user, so both paths cost one argon2 verify. */
@@ -93,24 +95,21 @@ export class SessionsService {
 
   async login(email: string, password: string, ipAddress: string): Promise<LoginResult> {
     const user = await this.checkPasswordLogin(await this.users.findByEmail(email), password);
-    return this.transactions.run(async (tx) => {
-      const now = new Date();
-      const created = await this.tokens.create(
-        {
-          userId: user.id,
-          scopes: ['coder:all'],
-          lifetimeSeconds: this.config.sessionDurationSeconds,
-          loginType: 'password',
-          ipAddress,
-          passwordConfirmedAt: now,
-        },
-        tx.manager,
-      );
-      // Raw update: a login must not move updated_at.
-      await tx.manager.query('UPDATE users SET last_login_at = $1 WHERE id = $2', [now, user.id]);
-      user.lastLoginAt = now;
-      return { key: created.key, token: created.token, user };
+    // Two independent writes, no transaction: the hot path stays short (and embedded PGlite,
+    // whose connections share one session, copes badly with concurrent transactions).
+    const now = new Date();
+    const created = await this.tokens.create({
+      userId: user.id,
+      scopes: ['coder:all'],
+      lifetimeSeconds: this.config.sessionDurationSeconds,
+      loginType: 'password',
+      ipAddress,
+      passwordConfirmedAt: now,
     });
+    // Raw update: a login must not move updated_at.
+    await this.dataSource.query('UPDATE users SET last_login_at = $1 WHERE id = $2', [now, user.id]);
+    user.lastLoginAt = now;
+    return { key: created.key, token: created.token, user };
   }
 
   /** Deletes the key of this request and the user's application-connect keys. */
