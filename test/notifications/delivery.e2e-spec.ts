@@ -4,6 +4,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app';
 import { NotificationEnqueuer } from '../../src/modules/notifications/delivery/notification-enqueuer.service';
 import { NOTIFICATION_TEMPLATE_IDS as IDS } from '../../src/modules/notifications/template-ids';
 import { EventBus } from '../../src/platform/events/event-bus.service';
+import { DispatchWaker } from '../../src/modules/notifications/delivery/dispatch-waker';
 import { NotificationDispatcher } from '../../src/modules/notifications/delivery/notification-dispatcher.service';
 import { appEnv, EMBEDDED, fastQueueEnv, inboxCount, messagesOf, sleep, TestSmtpServer, TestWebhookReceiver, waitFor } from './helpers';
 
@@ -224,6 +225,33 @@ describe('notification delivery', () => {
     expect(rows.every((r) => r.status === 'inhibited' && r.status_reason === 'user deleted')).toBe(true);
   });
 
+  it('user deleted: when no administrator receives "User account created" any more, it is enabled for the actor', async () => {
+    const admin = await db.factories.admin();
+    const gone = await db.factories.admin();
+    const admins: { id: string }[] = await db.dataSource.query(`SELECT id FROM users WHERE type = 'individual' AND (is_admin OR 'owner' = ANY(site_roles) OR 'user-admin' = ANY(site_roles))`);
+    const saved: unknown[] = await db.dataSource.query('SELECT * FROM notification_preferences WHERE template_id = $1', [IDS.userAccountCreated]);
+    try {
+      for (const { id } of admins) {
+        await db.dataSource.query(
+          `INSERT INTO notification_preferences (user_id, template_id, disabled) VALUES ($1, $2, true)
+           ON CONFLICT (user_id, template_id) DO UPDATE SET disabled = true`,
+          [id, IDS.userAccountCreated],
+        );
+      }
+      await db.app.get(EventBus).emitAsync('user.deleted', { userId: gone.user.id, uuid: gone.user.uuid, username: gone.user.name, purge: false, actorId: admin.user.id });
+      const prefs: { user_id: string; disabled: boolean }[] = await db.dataSource.query(
+        'SELECT user_id, disabled FROM notification_preferences WHERE template_id = $1 AND user_id = ANY($2::bigint[])',
+        [IDS.userAccountCreated, [admin.user.id, owner.user.id]],
+      );
+      expect(Object.fromEntries(prefs.map((p) => [String(p.user_id), p.disabled]))).toEqual({ [admin.user.id]: false, [owner.user.id]: true });
+    } finally {
+      await db.dataSource.query('DELETE FROM notification_preferences WHERE template_id = $1', [IDS.userAccountCreated]);
+      for (const row of saved as { user_id: string; disabled: boolean }[]) {
+        await db.dataSource.query('INSERT INTO notification_preferences (user_id, template_id, disabled) VALUES ($1, $2, $3)', [row.user_id, IDS.userAccountCreated, row.disabled]);
+      }
+    }
+  });
+
   describe('webhook (another instance on the same database)', () => {
     const open = () => createTestApp({ schema: s.schema, env: appEnv({ ...env, NOTIFICATIONS_METHOD: 'webhook' }) });
     beforeAll(async () => {
@@ -306,7 +334,7 @@ describe('notification delivery', () => {
         const fields = d as unknown as Record<string, unknown>;
         extra = new (NotificationDispatcher as unknown as new (...args: unknown[]) => NotificationDispatcher)(
           fields.dataSource, fields.config, fields.settings, fields.templates, fields.notifierSettings, fields.inbox,
-          new (fields.waker as object).constructor(), fields.cluster,
+          new DispatchWaker(), fields.cluster,
         );
         extra.onApplicationBootstrap();
       } else {
@@ -317,7 +345,7 @@ describe('notification delivery', () => {
         const ids: string[] = [];
         for (let i = 0; i < 200; i += 1) {
           ids.push(...(await w!.app.get(NotificationEnqueuer).enqueue({ templateId: IDS.customNotification, userId: user.user.id, labels: { custom_title: `n${i}` }, createdBy: 'test' })));
-          if (i % 20 === 0) (second?.app.get(NotificationEnqueuer) ?? w!.app.get(NotificationEnqueuer)).wake();
+          if (i % 20 === 0) (second ? second.app.get(NotificationEnqueuer) : w!.app.get(NotificationEnqueuer)).wake();
         }
         expect(ids).toHaveLength(400);
         await waitFor(async () => (await messagesOf(db.dataSource, user.user.id)).every((m) => m.status === 'sent'), 30_000, 'all sent');

@@ -5,11 +5,11 @@ import type { DataSource } from 'typeorm';
 import WebSocket from 'ws';
 
 /** Polls `predicate` until it returns a truthy value (no fixed sleeps in tests). */
-export async function waitFor<T>(predicate: () => Promise<T> | T, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(predicate: () => Promise<T> | T, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await predicate();
-    if (value) return value;
+    if (value) return value as NonNullable<T>;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

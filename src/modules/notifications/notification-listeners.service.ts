@@ -142,6 +142,7 @@ export class NotificationListeners {
     } catch (error) {
       this.logger.warn({ err: error }, 'dropping messages of a deleted user failed');
     }
+    await this.keepAccountCreatedRecipient(event.userId, event.actorId);
     const initiator = await this.nameOf(event.actorId);
     for (const adminId of await this.accountAdmins(event.userId)) {
       await this.enqueue({
@@ -151,6 +152,33 @@ export class NotificationListeners {
         targets: [event.uuid],
         createdBy: 'api-delete-user',
       });
+    }
+  }
+
+  /**
+   * Gitea rule (spec 3, admin users): someone must still receive "User account created". When the
+   * deleted user was the last administrator receiving it, it is enabled again for the actor.
+   */
+  private async keepAccountCreatedRecipient(deletedUserId: string, actorId: string | null): Promise<void> {
+    if (!actorId) return;
+    try {
+      const recipients: unknown[] = await this.dataSource.query(
+        `SELECT u.id FROM users u
+           JOIN notification_templates t ON t.id = $2
+           LEFT JOIN notification_preferences p ON p.user_id = u.id AND p.template_id = t.id
+          WHERE u.type = 'individual' AND u.status = 'active' AND u.id <> $1
+            AND (u.is_admin OR 'owner' = ANY(u.site_roles) OR 'user-admin' = ANY(u.site_roles))
+            AND NOT COALESCE(p.disabled, NOT t.enabled_by_default)
+          LIMIT 1`,
+        [deletedUserId, IDS.userAccountCreated],
+      );
+      if (recipients.length > 0) return;
+      await this.dataSource.query(
+        `UPDATE notification_preferences SET disabled = false, updated_at = now() WHERE user_id = $1 AND template_id = $2`,
+        [actorId, IDS.userAccountCreated],
+      );
+    } catch (error) {
+      this.logger.warn({ err: error }, 'keeping a recipient of "User account created" failed');
     }
   }
 
