@@ -283,6 +283,14 @@ describe('workflow engine', () => {
       expect(await receiver.waitFor(1, '/team')).toHaveLength(1);
     });
 
+    it('a burst is queued (bounded concurrency) and fully delivered', async () => {
+      const sender = new WebhookSender({ webhookAllowPrivate: true, webhookTimeoutMs: 2000, webhookRetries: 0, webhookBackoffMs: 1 });
+      for (let i = 0; i < 25; i++) sender.enqueue({ url: `${receiver.url}/burst`, body: { i } });
+      await sender.drain();
+      const hits = receiver.received.filter((r) => r.path === '/burst');
+      expect(hits.map((h) => JSON.parse(h.body).i).sort((a: number, b: number) => a - b)).toEqual([...Array(25).keys()]);
+    });
+
     it('private addresses are refused unless allowed: literal and at connect time (DNS)', async () => {
       const strict = new WebhookSender({ webhookAllowPrivate: false, webhookTimeoutMs: 1000, webhookRetries: 2, webhookBackoffMs: 1 });
       const literal = await strict.deliver({ url: `${receiver.url}/private`, body: {} });

@@ -20,6 +20,9 @@ export interface WebhookAttemptResult {
   error?: string;
 }
 
+const CONCURRENCY = 4;
+const QUEUE_LIMIT = 10_000;
+
 class PrivateAddressError extends Error {
   code = 'EPRIVATEADDRESS';
 }
@@ -34,24 +37,47 @@ class PrivateAddressError extends Error {
 export class WebhookSender implements OnApplicationShutdown {
   private readonly logger = new Logger(WebhookSender.name);
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly queue: WebhookJob[] = [];
+  private active = 0;
   private closing = false;
 
   constructor(@Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig) {}
 
+  /** Queues a delivery; at most `CONCURRENCY` run at once, the queue holds at most `QUEUE_LIMIT` (oldest dropped). */
   enqueue(job: WebhookJob): void {
     if (this.closing) return;
-    const promise = this.deliver(job)
-      .then((result) => {
-        if (!result.delivered) this.logger.warn({ url: job.url, ...result }, 'webhook delivery failed');
-      })
-      .catch((error: unknown) => this.logger.error({ err: error, url: job.url }, 'webhook delivery crashed'))
-      .finally(() => this.inFlight.delete(promise));
-    this.inFlight.add(promise);
+    if (this.queue.length >= QUEUE_LIMIT) {
+      const dropped = this.queue.shift()!;
+      this.logger.warn({ url: dropped.url }, 'webhook queue full: dropped the oldest delivery');
+    }
+    this.queue.push(job);
+    this.pump();
   }
 
-  /** Waits for queued deliveries (tests, shutdown). */
+  private pump(): void {
+    while (this.active < CONCURRENCY && this.queue.length > 0) {
+      const job = this.queue.shift()!;
+      this.active++;
+      const promise = this.deliver(job)
+        .then((result) => {
+          if (!result.delivered) this.logger.warn({ url: job.url, ...result }, 'webhook delivery failed');
+        })
+        .catch((error: unknown) => this.logger.error({ err: error, url: job.url }, 'webhook delivery crashed'))
+        .finally(() => {
+          this.active--;
+          this.inFlight.delete(promise);
+          this.pump();
+        });
+      this.inFlight.add(promise);
+    }
+  }
+
+  /** Waits until the queue is empty and every delivery finished (tests, shutdown). */
   async drain(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    while (this.inFlight.size > 0 || this.queue.length > 0) {
+      if (this.inFlight.size === 0) this.pump();
+      await Promise.allSettled([...this.inFlight]);
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
