@@ -125,6 +125,16 @@ export class AdminUsersService implements OnModuleInit {
 
   // ---------------------------------------------------------------------------------- search
 
+  private trigramIndexes: Promise<boolean> | undefined;
+
+  private hasTrigramIndexes(): Promise<boolean> {
+    this.trigramIndexes ??= this.accounts
+      .query(`SELECT to_regclass('"IDX_users_trgm_name"') IS NOT NULL AS present`)
+      .then((rows: { present: boolean }[]) => rows[0]?.present === true)
+      .catch(() => false);
+    return this.trigramIndexes;
+  }
+
   async search(query: Record<string, unknown>): Promise<SearchResult> {
     const sort = firstString(query.sort);
     const order = firstString(query.order) || 'asc';
@@ -142,8 +152,14 @@ export class AdminUsersService implements OnModuleInit {
     const q = firstString(query.q).trim().toLowerCase();
     if (q !== '') {
       const pattern = `%${escapeLike(q)}%`;
-      // lower(...) expressions match the trigram indexes of migration UserSearchTrigramIndexes.
-      qb.andWhere('(lower(u.name) LIKE :pattern OR lower(u.full_name) LIKE :pattern OR lower(u.email) LIKE :pattern)', { pattern });
+      // With the trigram indexes (migration UserSearchTrigramIndexes) the predicate must use their
+      // expressions; without them the stored lowercase columns scan about twice as fast.
+      qb.andWhere(
+        (await this.hasTrigramIndexes())
+          ? '(lower(u.name) LIKE :pattern OR lower(u.full_name) LIKE :pattern OR lower(u.email) LIKE :pattern)'
+          : '(u.lower_name LIKE :pattern OR lower(u.full_name) LIKE :pattern OR u.lower_email LIKE :pattern)',
+        { pattern },
+      );
     }
     const sourceId = /^\d{1,18}$/.test(firstString(query.source_id)) ? firstString(query.source_id) : '0';
     if (sourceId !== '0' && !/^0+$/.test(sourceId)) qb.andWhere('u.login_source = :sourceId', { sourceId });
