@@ -116,6 +116,13 @@ describe('workflow rules OCS API', () => {
       expect((await ocs(t, 'delete', `${WF}/user/${id}`, cookie)).status).toBe(200);
     });
 
+    it('the CSRF check (412) comes before the password confirmation (403)', async () => {
+      const session = await t.factories.token(alice.user, { loginType: 'password', name: 'browser-3' });
+      const res = await t.http().post(`${WF}/user`).query({ format: 'json' }).set('Cookie', `service_session_token=${session}`).send(notifyRule());
+      expect(res.status).toBe(412);
+      expect(res.body).toEqual({ message: 'CSRF check failed' });
+    });
+
     it('a stale confirmation (older than 30 minutes) is refused', async () => {
       const session = await t.factories.token(alice.user, { loginType: 'password', name: 'browser-2' });
       await t.dataSource.query(`UPDATE api_tokens SET password_confirmed_at = now() - interval '31 minutes' WHERE id = $1`, [session.split('-')[0]]);
