@@ -1,3 +1,5 @@
+import { AuthorizationService } from '../../src/modules/auth/authorization.service';
+import type { Principal } from '../../src/modules/auth/principal';
 import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 
@@ -270,6 +272,25 @@ describe('auth: POST /api/v2/authcheck', () => {
       const key = res.body.key as string;
       expect(await one(key, 'read', { resource_type: 'workspace', owner_id: 'me', organization_id: org })).toBe(false);
       expect(await one(key, 'read', { resource_type: 'user', resource_id: member.user.uuid })).toBe(true);
+    });
+  });
+
+  describe('AuthorizationService for other modules', () => {
+    const principalOf = (user: CreatedUser): Principal => ({ user: user.user, token: null, source: 'basic_password', scopes: ['all'] });
+
+    it('authorize / require / filter, with uuids or the numeric ids of the caller and its organizations', async () => {
+      const authz = t.app.get(AuthorizationService);
+      const orgRow: { account_id: string }[] = await t.dataSource.query('SELECT account_id FROM organizations WHERE is_default');
+      const numericOrg = String(orgRow[0]!.account_id);
+      const p = principalOf(member);
+      expect(await authz.authorize(p, 'read', { type: 'workspace', ownerId: member.user.uuid, orgId: org })).toBe(true);
+      expect(await authz.authorize(p, 'read', { type: 'workspace', ownerId: member.user.id, orgId: numericOrg })).toBe(true);
+      expect(await authz.authorize(p, 'read', { type: 'workspace', ownerId: other.user.id, orgId: numericOrg })).toBe(false);
+      await expect(authz.require(p, 'update', AuthorizationService.userObject(other.user))).rejects.toMatchObject({ kind: 'forbidden' });
+      await expect(authz.require(p, 'read', AuthorizationService.userObject(other.user), { notFound: true })).rejects.toMatchObject({ kind: 'not_found' });
+      const rows = [member.user, other.user];
+      expect(await authz.filter(p, 'read', rows, (u) => AuthorizationService.userObject(u))).toEqual([member.user]);
+      expect(await authz.filter(principalOf(owner), 'read', rows, (u) => AuthorizationService.userObject(u))).toEqual(rows);
     });
   });
 });

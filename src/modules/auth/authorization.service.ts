@@ -13,7 +13,10 @@ import { CompiledSubject, type RbacObject } from './rbac/rbac-evaluator';
 import { DEFAULT_ORG_MEMBER_ROLES } from './rbac/rbac-roles';
 import type { AllowListEntry } from './rbac/rbac-scopes';
 
-/** An object to check, in the platform's terms: owner/org are uuids (Coder ids), not numeric ids. */
+/**
+ * An object to check. `ownerId` / `orgId` are uuids (Coder ids); the caller's own numeric user id
+ * and the numeric ids of the caller's organizations are accepted too.
+ */
 export interface AuthzObject {
   type: string;
   id?: string;
@@ -51,6 +54,7 @@ function uuidProblem(value: string): string | null {
 @Injectable()
 export class AuthorizationService {
   private readonly compiled = new WeakMap<Principal, Promise<CompiledSubject>>();
+  private readonly orgAliases = new WeakMap<CompiledSubject, Map<string, string>>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -71,9 +75,9 @@ export class AuthorizationService {
   }
 
   private async compile(principal: Principal): Promise<CompiledSubject> {
-    const rows: { org_uuid: string; roles: string[]; sharing_mode: WorkspaceSharingMode; is_service_account: boolean }[] =
+    const rows: { org_id: string; org_uuid: string; roles: string[]; sharing_mode: WorkspaceSharingMode; is_service_account: boolean }[] =
       await this.dataSource.query(
-        `SELECT a.uuid AS org_uuid, m.roles, o.workspace_sharing_mode AS sharing_mode, u.is_service_account
+        `SELECT m.organization_id AS org_id, a.uuid AS org_uuid, m.roles, o.workspace_sharing_mode AS sharing_mode, u.is_service_account
            FROM organization_members m
            JOIN users a ON a.id = m.organization_id
            JOIN organizations o ON o.account_id = m.organization_id
@@ -85,7 +89,7 @@ export class AuthorizationService {
     if (principal.token && principal.token.loginType === 'token') {
       allowList = (await this.allowLists.findOneBy({ tokenId: principal.token.id }))?.entries;
     }
-    return new CompiledSubject(
+    const subject = new CompiledSubject(
       {
         id: principal.user.uuid,
         siteRoles: coderSiteRoles(principal.user),
@@ -103,11 +107,22 @@ export class AuthorizationService {
       },
       { ownerWorkspaceExec: this.config.ownerWorkspaceExec },
     );
+    this.orgAliases.set(subject, new Map(rows.map((row) => [String(row.org_id), row.org_uuid])));
+    return subject;
+  }
+
+  /** Accepts numeric ids too: the caller's numeric id and its organizations' numeric ids map to their uuids. */
+  private rbacObject(principal: Principal, subject: CompiledSubject, object: AuthzObject): RbacObject {
+    const rbac = toRbac(object);
+    if (rbac.owner && rbac.owner === principal.user.id) rbac.owner = principal.user.uuid;
+    if (rbac.orgOwner) rbac.orgOwner = this.orgAliases.get(subject)?.get(rbac.orgOwner) ?? rbac.orgOwner;
+    return rbac;
   }
 
   /** Whether the caller may do `action` on `object` (roles, then the key's scopes on top). */
   async authorize(principal: Principal, action: string, object: AuthzObject): Promise<boolean> {
-    return (await this.subject(principal)).authorize(action, toRbac(object));
+    const subject = await this.subject(principal);
+    return subject.authorize(action, this.rbacObject(principal, subject, object));
   }
 
   /** Throws Coder's standard 403 (or 404 with `notFound`, for lookups) when not allowed. */
@@ -120,7 +135,7 @@ export class AuthorizationService {
   /** Keeps the rows the caller may `action`. */
   async filter<T>(principal: Principal, action: string, rows: T[], objectOf: (row: T) => AuthzObject): Promise<T[]> {
     const subject = await this.subject(principal);
-    return rows.filter((row) => subject.authorize(action, toRbac(objectOf(row))));
+    return rows.filter((row) => subject.authorize(action, this.rbacObject(principal, subject, objectOf(row))));
   }
 
   /** The RBAC object of a user account (Coder `user.RBACObject()`). */
