@@ -114,13 +114,18 @@ export interface SubjectEvents {
 
 export type SubjectEventName = keyof SubjectEvents;
 
-/** Paths that are file transfers on devplane (Nextcloud's `webdav` in RequestURL checks). */
+/**
+ * Paths that are file transfers on devplane (Nextcloud's `webdav` in RequestURL checks): the package
+ * registry, git smart HTTP, attachment and release-asset downloads and uploads.
+ */
 export function isFileTransferPath(path: string): boolean {
   return (
     path.startsWith('/api/packages/') ||
     /^\/[^/]+\/[^/]+\.git(\/|$)/.test(path) ||
-    /\/attachments?\/[^/]+$/.test(path) ||
-    /^\/attachments\//.test(path)
+    /(^|\/)attachments\/[^/]+$/.test(path) ||
+    /\/releases\/download\//.test(path) ||
+    /\/(issues|comments)\/[^/]+\/assets(\/[^/]+)?$/.test(path) ||
+    /\/releases\/[^/]+\/assets(\/[^/]+)?$/.test(path)
   );
 }
 
