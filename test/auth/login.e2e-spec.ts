@@ -126,6 +126,17 @@ describe('auth: login, sessions, password rule, login conversion', () => {
       expect(changes).toContainEqual({ userId: dormant.user.id, from: 'dormant', to: 'active', actorId: null });
     });
 
+    it('a dormant user is reactivated on any authenticated use too', async () => {
+      const sleeper = await t.factories.user();
+      await t.dataSource.query(`UPDATE users SET status = 'dormant' WHERE id = $1`, [sleeper.user.id]);
+      const changes: unknown[] = [];
+      t.app.get(EventEmitter2).on('user.status_changed', (payload: unknown) => changes.push(payload));
+      const me = await t.http().get('/api/v2/users/me').set('Service-Session-Token', sleeper.token);
+      expect(me.status).toBe(200);
+      expect(me.body.status).toBe('active');
+      expect(changes).toContainEqual({ userId: sleeper.user.id, from: 'dormant', to: 'active', actorId: null });
+    });
+
     it('401 for a suspended user (after the password check), and existing sessions stop working', async () => {
       const carol = await t.factories.user();
       const session = (await login(carol.user.email, carol.password)).body.session_token as string;

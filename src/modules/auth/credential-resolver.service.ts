@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { UnauthenticatedError } from '../../platform/errors/domain-error';
+import { EventBus } from '../../platform/events/event-bus.service';
 import { parseToken, secretMatches } from '../identity/api-token-codec';
 import { ApiTokensService } from '../identity/api-tokens.service';
 import { UsersService } from '../identity/users.service';
@@ -33,6 +34,7 @@ export class CredentialResolver {
   constructor(
     private readonly users: UsersService,
     private readonly tokens: ApiTokensService,
+    private readonly events: EventBus,
   ) {}
 
   /** What the request presents, without checking it. `undefined` = no credentials. */
@@ -125,6 +127,7 @@ export class CredentialResolver {
       // Coder reactivates dormant users on use.
       user.status = 'active';
       await this.users.reactivate(user);
+      this.events.emit('user.status_changed', { userId: user.id, from: 'dormant', to: 'active', actorId: null });
     }
     if (user.status !== 'active') {
       throw new UnauthenticatedError(
