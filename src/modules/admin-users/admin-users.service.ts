@@ -184,7 +184,10 @@ export class AdminUsersService implements OnModuleInit {
     const direction = sort !== '' && order === 'desc' ? 'DESC' : 'ASC';
     qb.orderBy(SORTS[sort] ?? SORTS.name!, direction).addOrderBy('u.id', 'ASC');
     qb.offset(paging.offset).limit(paging.limit);
-    const [users, total] = await qb.getManyAndCount();
+    const users = await qb.getMany();
+    // A short, non-empty page (or an empty first page) already tells the total: skip the count.
+    const shortPage = users.length < paging.limit && (users.length > 0 || paging.offset === 0);
+    const total = shortPage ? paging.offset + users.length : await qb.getCount();
     return { users, total, paging };
   }
 
