@@ -54,8 +54,24 @@ function empty(): RolePermissions {
   return { site: [], org: [], member: [], user: [] };
 }
 
-/** A site role's permissions, or undefined for an unknown name. */
+const siteCache = new Map<string, RolePermissions | undefined>();
+const orgCache = new Map<string, RolePermissions | undefined>();
+
+/** A site role's permissions (built once per name and options; read-only), or undefined for an unknown name. */
 export function siteRole(name: string, options: SiteRoleOptions): RolePermissions | undefined {
+  const key = `${name}|${options.ownerWorkspaceExec}`;
+  if (!siteCache.has(key)) siteCache.set(key, buildSiteRole(name, options));
+  return siteCache.get(key);
+}
+
+/** An organization role's permissions inside its organization (cached; read-only), or undefined for an unknown name. */
+export function orgRole(name: string, sharingMode: WorkspaceSharingMode): RolePermissions | undefined {
+  const key = `${name}|${sharingMode}`;
+  if (!orgCache.has(key)) orgCache.set(key, buildOrgRole(name, sharingMode));
+  return orgCache.get(key);
+}
+
+function buildSiteRole(name: string, options: SiteRoleOptions): RolePermissions | undefined {
   const role = empty();
   switch (name) {
     case 'owner':
@@ -159,8 +175,7 @@ const MEMBER_LEVEL_COMMON: Permission[] = [
   ...perms('inbox_notification', '*'),
 ];
 
-/** An organization role's permissions inside its organization, or undefined for an unknown name. */
-export function orgRole(name: string, sharingMode: WorkspaceSharingMode): RolePermissions | undefined {
+function buildOrgRole(name: string, sharingMode: WorkspaceSharingMode): RolePermissions | undefined {
   const role = empty();
   switch (name) {
     case 'organization-admin':
