@@ -284,7 +284,7 @@ describe('workflow engine', () => {
     });
 
     it('a burst is queued (bounded concurrency) and fully delivered', async () => {
-      const sender = new WebhookSender({ webhookAllowPrivate: true, webhookTimeoutMs: 2000, webhookRetries: 0, webhookBackoffMs: 1 });
+      const sender = new WebhookSender({ webhookAllowPrivate: true, webhookTimeoutMs: 2000, webhookRetries: 0, webhookBackoffMs: 1, ruleCacheSeconds: 300 });
       for (let i = 0; i < 25; i++) sender.enqueue({ url: `${receiver.url}/burst`, body: { i } });
       await sender.drain();
       const hits = receiver.received.filter((r) => r.path === '/burst');
@@ -292,7 +292,7 @@ describe('workflow engine', () => {
     });
 
     it('private addresses are refused unless allowed: literal and at connect time (DNS)', async () => {
-      const strict = new WebhookSender({ webhookAllowPrivate: false, webhookTimeoutMs: 1000, webhookRetries: 2, webhookBackoffMs: 1 });
+      const strict = new WebhookSender({ webhookAllowPrivate: false, webhookTimeoutMs: 1000, webhookRetries: 2, webhookBackoffMs: 1, ruleCacheSeconds: 300 });
       const literal = await strict.deliver({ url: `${receiver.url}/private`, body: {} });
       expect(literal).toMatchObject({ delivered: false, attempts: 0 });
       strict.resolve = (_host, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]);
@@ -302,7 +302,7 @@ describe('workflow engine', () => {
       expect(resolved.error).toMatch(/private address/);
       expect(receiver.received.filter((r) => r.path === '/private')).toHaveLength(0);
       // With the setting on, the same name is delivered.
-      const open = new WebhookSender({ webhookAllowPrivate: true, webhookTimeoutMs: 1000, webhookRetries: 0, webhookBackoffMs: 1 });
+      const open = new WebhookSender({ webhookAllowPrivate: true, webhookTimeoutMs: 1000, webhookRetries: 0, webhookBackoffMs: 1, ruleCacheSeconds: 300 });
       open.resolve = strict.resolve;
       expect(await open.deliver({ url: `http://hooks.example.test:${port}/private`, body: {} })).toMatchObject({ delivered: true, status: 200 });
     });
@@ -345,6 +345,27 @@ describe('workflow engine', () => {
         await service.isFileAllowed({ name: 'guarded.txt', actorUserId: admin.user.id, request: null }, tx.manager),
       ]);
       expect([member, administrator]).toEqual([false, true]);
+    });
+
+    it('reloads in the background after the maximum age (safety net for a lost change message)', async () => {
+      const store = t.app.get(RuleStore);
+      await store.snapshot();
+      const checkRow: { id: number }[] = await t.dataSource.query(
+        `INSERT INTO flow_checks (class, operator, value, hash) VALUES ($1::varchar, 'is', 'unannounced.txt', md5($1::text || '::is::unannounced.txt')) RETURNING id`,
+        [check('FileName', 'is', '').class],
+      );
+      const rule: { id: number }[] = await t.dataSource.query(
+        `INSERT INTO flow_operations (class, name, checks, operation, entity, events) VALUES ($1, 'silent', $2, 'deny', $3, '[]') RETURNING id`,
+        [accessRule().class, JSON.stringify([checkRow[0]!.id]), FILE],
+      );
+      await t.dataSource.query('INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, 0, $2)', [rule[0]!.id, '']);
+      const file = { name: 'unannounced.txt', actorUserId: null, request: null };
+      expect(await service.isFileAllowed(file)).toBe(true); // fresh cache: not seen yet
+      (store as unknown as { loadedAt: number }).loadedAt = 0; // as if WORKFLOW_RULE_CACHE_SECONDS had passed
+      expect(await service.isFileAllowed(file)).toBe(true); // served stale, reload started
+      const deadline = Date.now() + 5000;
+      while ((await service.isFileAllowed(file)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await service.isFileAllowed(file)).toBe(false);
     });
 
     it('is not triggered by events (complex operation)', async () => {

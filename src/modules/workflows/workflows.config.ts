@@ -11,6 +11,8 @@ export interface WorkflowsConfig {
   webhookRetries: number;
   /** WORKFLOW_WEBHOOK_BACKOFF_MS: first retry delay, doubled each time. */
   webhookBackoffMs: number;
+  /** WORKFLOW_RULE_CACHE_SECONDS: maximum age of the in-memory rules (changes drop it at once; this is the safety net). */
+  ruleCacheSeconds: number;
 }
 
 export function loadWorkflowsConfig(env: Env = process.env): WorkflowsConfig {
@@ -19,5 +21,6 @@ export function loadWorkflowsConfig(env: Env = process.env): WorkflowsConfig {
     webhookTimeoutMs: int(env, 'WORKFLOW_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookRetries: int(env, 'WORKFLOW_WEBHOOK_RETRIES', 3, 0, 10),
     webhookBackoffMs: int(env, 'WORKFLOW_WEBHOOK_BACKOFF_MS', 1_000, 0, 60_000),
+    ruleCacheSeconds: int(env, 'WORKFLOW_RULE_CACHE_SECONDS', 300, 1, 86_400),
   };
 }

@@ -1,7 +1,8 @@
-import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { ClusterBus } from '../../../platform/events/cluster-bus.service';
 import { EventBus, OnDomainEvent } from '../../../platform/events/event-bus.service';
+import { WORKFLOWS_CONFIG, type WorkflowsConfig } from '../workflows.config';
 import { RuleSnapshot, type RuleCheck, type StoredRule } from './rule-snapshot';
 
 export const RULES_CHANGED_TOPIC = 'workflow.rules_changed';
@@ -27,7 +28,9 @@ interface RuleRow {
  */
 @Injectable()
 export class RuleStore implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(RuleStore.name);
   private current: RuleSnapshot | undefined;
+  private loadedAt = 0;
   private loading: Promise<RuleSnapshot> | undefined;
   private generation = 0;
   private unsubscribe: (() => void) | undefined;
@@ -36,6 +39,7 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
     private readonly dataSource: DataSource,
     private readonly cluster: ClusterBus,
     private readonly events: EventBus,
+    @Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig,
   ) {}
 
   onModuleInit(): void {
@@ -55,8 +59,13 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
   /** Drops the cache here and on every other instance. */
   async changed(ruleId: number, action: 'created' | 'updated' | 'deleted'): Promise<void> {
     this.invalidate();
-    await this.cluster.publish(RULES_CHANGED_TOPIC, { ruleId, action });
     this.events.emit('workflow.rules_changed', { ruleId, action });
+    try {
+      await this.cluster.publish(RULES_CHANGED_TOPIC, { ruleId, action });
+    } catch (error) {
+      // The change is committed; other instances pick it up at their next reload at the latest.
+      this.logger.error({ err: error, ruleId, action }, 'could not announce a rule change to other instances');
+    }
   }
 
   /**
@@ -64,24 +73,33 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
    * (embedded PGlite deadlocks on a second connection inside an open transaction).
    */
   async snapshot(manager?: EntityManager): Promise<RuleSnapshot> {
-    if (this.current) return this.current;
-    if (manager) return this.load(manager);
-    if (!this.loading) {
-      const generation = this.generation;
-      const loading = this.load(this.dataSource.manager).then(
-        (snapshot) => {
-          if (this.generation === generation) this.current = snapshot;
-          if (this.loading === loading) this.loading = undefined;
-          return snapshot;
-        },
-        (error: unknown) => {
-          if (this.loading === loading) this.loading = undefined;
-          throw error;
-        },
-      );
-      this.loading = loading;
+    if (this.current) {
+      // Safety net for a lost cluster message: refresh in the background after the maximum age.
+      if (Date.now() - this.loadedAt > this.config.ruleCacheSeconds * 1000 && !this.loading) void this.reload().catch(() => undefined);
+      return this.current;
     }
-    return this.loading;
+    if (manager) return this.load(manager);
+    return this.loading ?? this.reload();
+  }
+
+  private reload(): Promise<RuleSnapshot> {
+    const generation = this.generation;
+    const loading = this.load(this.dataSource.manager).then(
+      (snapshot) => {
+        if (this.generation === generation) {
+          this.current = snapshot;
+          this.loadedAt = Date.now();
+        }
+        if (this.loading === loading) this.loading = undefined;
+        return snapshot;
+      },
+      (error: unknown) => {
+        if (this.loading === loading) this.loading = undefined;
+        throw error;
+      },
+    );
+    this.loading = loading;
+    return loading;
   }
 
   @OnDomainEvent('user.renamed')
