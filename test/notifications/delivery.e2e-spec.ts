@@ -82,7 +82,7 @@ describe('notification delivery', () => {
     expect(mail!.raw).toContain('This is a test notification.');
     expect(mail!.raw).toContain('View notification settings');
     const messageId = /^X-Message-Id: (.*)$/im.exec(mail!.raw)?.[1]?.trim();
-    expect((await statusOf(messageId!)).status).toBe('sent');
+    await waitFor(async () => (await statusOf(messageId!)).status === 'sent', 5_000, 'sent status');
   });
 
   it('SMTP: a 451 is retried (temporary failure, then sent after 2 attempts)', async () => {

@@ -216,34 +216,37 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     };
   }
 
-  /** The inbox item and the `sent` mark in one transaction; the item id is the message id. */
+  /**
+   * The inbox item and the `sent` mark in one statement (atomic, one round trip); the item id is the
+   * message id, so a redelivery after a crash never creates a second item.
+   */
   private async toInbox(row: LeasedRow, message: RenderedMessage, template: NotificationTemplate): Promise<void> {
-    const inserted = await this.dataSource.transaction(async (manager) => {
-      const created: unknown[] = await manager.query(
-        `INSERT INTO inbox_notifications (id, user_id, template_id, targets, title, content, icon, actions, created_at)
+    const result: { inserted: string }[] = await this.dataSource.query(
+      `WITH created AS (
+         INSERT INTO inbox_notifications (id, user_id, template_id, targets, title, content, icon, actions, created_at)
          VALUES ($1, $2, $3, $4::uuid[], $5, $6, $7, $8::jsonb, now())
-         ON CONFLICT (id) DO NOTHING RETURNING id`,
-        [
-          row.id,
-          row.user_id,
-          row.template_id,
-          row.targets ?? [],
-          message.titleMarkdown,
-          message.bodyMarkdown,
-          template.icon || fallbackIcon(template.id),
-          JSON.stringify(row.payload.actions ?? []),
-        ],
-      );
-      await manager.query(
-        `UPDATE notification_messages
+         ON CONFLICT (id) DO NOTHING RETURNING id
+       ), marked AS (
+         UPDATE notification_messages
             SET status = 'sent', attempt_count = attempt_count + 1, updated_at = now(), leased_until = NULL,
                 leased_by = NULL, next_retry_after = NULL, status_reason = NULL
-          WHERE id = $1 AND leased_by = $2`,
-        [row.id, this.dispatcherId],
-      );
-      return created.length > 0;
-    });
-    if (inserted) await this.inbox.announce(row.id, row.payload.user_id);
+          WHERE id = $1 AND leased_by = $9
+          RETURNING id
+       )
+       SELECT (SELECT count(*) FROM created) AS inserted, (SELECT count(*) FROM marked) AS marked`,
+      [
+        row.id,
+        row.user_id,
+        row.template_id,
+        row.targets ?? [],
+        message.titleMarkdown,
+        message.bodyMarkdown,
+        template.icon || fallbackIcon(template.id),
+        JSON.stringify(row.payload.actions ?? []),
+        this.dispatcherId,
+      ],
+    );
+    if (Number(result[0]?.inserted ?? 0) > 0) await this.inbox.announce(row.id, row.payload.user_id);
   }
 
   private async fail(row: LeasedRow, error: SendError): Promise<void> {
