@@ -63,6 +63,7 @@ async function main(): Promise<void> {
     );
 
     const scenarios: [string, string][] = [
+      ['baseline: GET /api/v1/user (auth only)', '@/api/v1/user'],
       ['first page, default sort', 'limit=50'],
       ['q=ab (2 chars) + is_active + sort created desc', 'q=ab&is_active=true&sort=created&order=desc&limit=50'],
       ['q=bu4242 (name/email substring)', 'q=bu4242&limit=50'],
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
     const rows: string[] = [];
     for (const [name, query] of scenarios) {
       const result = await autocannon({
-        url: `${url}/api/v1/admin/users?${query}`,
+        url: query.startsWith('@') ? `${url}${query.slice(1)}` : `${url}/api/v1/admin/users?${query}`,
         headers: { Authorization: `token ${token}` },
         connections,
         duration: seconds,
