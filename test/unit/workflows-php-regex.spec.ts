@@ -70,6 +70,13 @@ describe('PHP regex translation', () => {
     expect(phpRegexTest(compiled, `${'a'.repeat(40)}!`, 30)).toBeNull();
   });
 
+  it('only patterns with nested quantifiers go to the time-limited path (lookbehinds and \\A do not)', () => {
+    expect(compilePhpRegex('/(?<!x)b/').risky).toBe(false);
+    expect(compilePhpRegex('/\\Aabc\\z/').risky).toBe(false);
+    expect(compilePhpRegex('/b/A').risky).toBe(false);
+    expect(compilePhpRegex('/(?<=(a+)+)b/').risky).toBe(true);
+  });
+
   it('subjects above 64 KiB fail', () => {
     expect(phpRegexTest(compilePhpRegex('/a/'), 'a'.repeat(70_000))).toBeNull();
   });

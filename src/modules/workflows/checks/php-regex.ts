@@ -453,7 +453,10 @@ export function compilePhpRegex(pattern: string): CompiledPhpRegex {
   }
   let risky = false;
   try {
-    risky = !safeRegex(regex);
+    // safe-regex2's parser does not know lookbehinds and calls them unsafe: screen an equivalent
+    // source for the analysis (star height does not change), compile the real one.
+    const screened = source.split(START_OF_SUBJECT).join('^').replace(/\(\?<[=!]/g, '(?:');
+    risky = !safeRegex(new RegExp(screened, flags));
   } catch {
     risky = true;
   }
