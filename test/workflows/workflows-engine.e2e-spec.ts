@@ -60,12 +60,15 @@ describe('workflow engine', () => {
   let bob: CreatedUser;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let notified: unknown[];
-  const saved = { ...process.env };
+  const settings = { WORKFLOW_WEBHOOK_ALLOW_PRIVATE: 'true', WORKFLOW_WEBHOOK_BACKOFF_MS: '10', WORKFLOW_WEBHOOK_TIMEOUT_MS: '2000' };
+  const saved: Record<string, string | undefined> = {};
 
   beforeAll(async () => {
-    process.env.WORKFLOW_WEBHOOK_ALLOW_PRIVATE = 'true';
-    process.env.WORKFLOW_WEBHOOK_BACKOFF_MS = '10';
-    process.env.WORKFLOW_WEBHOOK_TIMEOUT_MS = '2000';
+    // Module settings are read from the process environment at boot.
+    for (const [name, value] of Object.entries(settings)) {
+      saved[name] = process.env[name];
+      process.env[name] = value;
+    }
     t = await createTestApp();
     receiver = await startReceiver();
     admin = await t.factories.admin();
@@ -75,7 +78,10 @@ describe('workflow engine', () => {
     t.app.get(EventEmitter2).on('workflow.notify_owner', (payload: unknown) => notified.push(payload));
   });
   afterAll(async () => {
-    process.env = saved;
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
     // Let listeners of other modules (e.g. notifications) finish before the database goes away.
     await t.app.get(WebhookSender).drain();
     await new Promise((resolve) => setTimeout(resolve, 300));
