@@ -206,6 +206,7 @@ async function main(): Promise<void> {
     await phaseOne(t, base, users.slice(0, WATCHERS));
     await phaseTwo(t, base, users);
   } finally {
+    await new Promise((r) => setTimeout(r, 1000)); // let the last load's in-flight requests finish
     await t.close();
   }
 }

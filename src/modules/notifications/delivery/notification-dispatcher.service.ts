@@ -221,11 +221,13 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
    * message id, so a redelivery after a crash never creates a second item.
    */
   private async toInbox(row: LeasedRow, message: RenderedMessage, template: NotificationTemplate): Promise<void> {
-    const result: { inserted: string }[] = await this.dataSource.query(
+    const icon = template.icon || fallbackIcon(template.id);
+    const actions = row.payload.actions ?? [];
+    const result: { created_at: Date | null }[] = await this.dataSource.query(
       `WITH created AS (
          INSERT INTO inbox_notifications (id, user_id, template_id, targets, title, content, icon, actions, created_at)
          VALUES ($1, $2, $3, $4::uuid[], $5, $6, $7, $8::jsonb, now())
-         ON CONFLICT (id) DO NOTHING RETURNING id
+         ON CONFLICT (id) DO NOTHING RETURNING id, created_at
        ), marked AS (
          UPDATE notification_messages
             SET status = 'sent', attempt_count = attempt_count + 1, updated_at = now(), leased_until = NULL,
@@ -233,7 +235,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
           WHERE id = $1 AND leased_by = $9
           RETURNING id
        )
-       SELECT (SELECT count(*) FROM created) AS inserted, (SELECT count(*) FROM marked) AS marked`,
+       SELECT (SELECT created_at FROM created) AS created_at, (SELECT count(*) FROM marked) AS marked`,
       [
         row.id,
         row.user_id,
@@ -241,12 +243,25 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
         row.targets ?? [],
         message.titleMarkdown,
         message.bodyMarkdown,
-        template.icon || fallbackIcon(template.id),
-        JSON.stringify(row.payload.actions ?? []),
+        icon,
+        JSON.stringify(actions),
         this.dispatcherId,
       ],
     );
-    if (Number(result[0]?.inserted ?? 0) > 0) await this.inbox.announce(row.id, row.payload.user_id);
+    const createdAt = result[0]?.created_at;
+    if (!createdAt) return; // delivered before (redelivery after a lost lease)
+    await this.inbox.announce({
+      id: row.id,
+      user_id: row.payload.user_id,
+      template_id: row.template_id,
+      targets: row.targets ?? [],
+      title: message.titleMarkdown,
+      content: message.bodyMarkdown,
+      icon,
+      actions,
+      read_at: null,
+      created_at: new Date(createdAt).toISOString(),
+    });
   }
 
   private async fail(row: LeasedRow, error: SendError): Promise<void> {

@@ -180,7 +180,7 @@ export class InboxWatchGateway implements OnGatewayInit, OnGatewayConnection, On
   private async fanOut(event: InboxCreatedEvent): Promise<void> {
     const set = this.watchers.get(event.userId);
     if (!set || set.size === 0) return;
-    const notification = await this.inbox.find(event.notificationId);
+    const notification = event.notification ?? (await this.inbox.find(event.notificationId));
     if (!notification) return;
     const matching = [...set].filter((watcher) => this.matches(watcher.filters, notification));
     if (matching.length === 0) return;

@@ -25,11 +25,18 @@ export interface InboxNotificationView {
   created_at: string;
 }
 
-/** Cluster payload of a new inbox item: small (ids only); the receiver loads the item. */
+/**
+ * Cluster payload of a new inbox item: the ids, plus the item itself when it is small enough for
+ * NOTIFY (8000 bytes); otherwise the receiver loads it by id.
+ */
 export interface InboxCreatedEvent {
   notificationId: string;
+  /** The recipient's uuid. */
   userId: string;
+  notification?: InboxNotificationView;
 }
+
+const MAX_INLINE_BYTES = 6000;
 
 interface InboxRow {
   id: string;
@@ -154,8 +161,9 @@ export class InboxService {
   }
 
   /** Tells watchers on every instance about a new item. */
-  async announce(notificationId: string, userUuid: string): Promise<void> {
-    const event: InboxCreatedEvent = { notificationId, userId: userUuid };
+  async announce(notification: InboxNotificationView): Promise<void> {
+    const event: InboxCreatedEvent = { notificationId: notification.id, userId: notification.user_id, notification };
+    if (Buffer.byteLength(JSON.stringify(notification)) > MAX_INLINE_BYTES) delete event.notification;
     await this.cluster
       .publish(INBOX_CREATED_TOPIC, event)
       .catch((error: unknown) => this.logger.warn({ err: error }, 'inbox fan-out publish failed'));
