@@ -272,6 +272,15 @@ describe('workflow rules OCS API', () => {
       expect((await ocs(t, 'delete', `${WF}/user/${rows[0]!.id}`, bearer(frank.token))).body.ocs.data).toBe(true);
     });
 
+    it('many checks are stored in request order (one round trip), existing rows reused', async () => {
+      const checks = Array.from({ length: 150 }, (_, i) => check('FileName', 'is', `many-${149 - i}.txt`));
+      const res = await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ checks: [check('FileName', 'match', '/shared-check-value/'), ...checks] }));
+      expect(res.status).toBe(200);
+      expect(res.body.ocs.data.checks).toEqual([check('FileName', 'match', '/shared-check-value/'), ...checks]);
+      const shown = (await ocs(t, 'get', `${WF}/user/${res.body.ocs.data.id}`, U())).body.ocs.data;
+      expect(shown.checks).toEqual(res.body.ocs.data.checks);
+    });
+
     it('duplicate rules are allowed', async () => {
       const a = await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ name: 'dup' }));
       const b = await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ name: 'dup' }));

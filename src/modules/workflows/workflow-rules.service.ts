@@ -243,18 +243,18 @@ export class WorkflowRulesService {
     return result;
   }
 
+  /** Finds or inserts the check rows in one round trip (race-safe through the unique hash). */
   private async upsertChecks(tx: Transaction, checks: RuleCheck[]): Promise<number[]> {
-    const ids: number[] = [];
-    for (const check of checks) {
-      const hash = createHash('md5').update(`${check.class}::${check.operator}::${check.value}`, 'utf8').digest('hex');
-      const rows: { id: number }[] = await tx.manager.query(
-        `INSERT INTO flow_checks (class, operator, value, hash) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (hash) DO UPDATE SET hash = EXCLUDED.hash RETURNING id`,
-        [check.class, check.operator, check.value, hash],
-      );
-      ids.push(Number(rows[0]!.id));
-    }
-    return ids;
+    if (checks.length === 0) return [];
+    const hashes = checks.map((c) => createHash('md5').update(`${c.class}::${c.operator}::${c.value}`, 'utf8').digest('hex'));
+    const rows: { id: number; hash: string }[] = await tx.manager.query(
+      `INSERT INTO flow_checks (class, operator, value, hash)
+       SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::text[], $4::char(32)[])
+       ON CONFLICT (hash) DO UPDATE SET hash = EXCLUDED.hash RETURNING id, hash`,
+      [checks.map((c) => c.class), checks.map((c) => c.operator), checks.map((c) => c.value), hashes],
+    );
+    const ids = new Map(rows.map((row) => [row.hash.trim(), Number(row.id)]));
+    return hashes.map((hash) => ids.get(hash)!);
   }
 
   private readonly validationDeps: CheckValidationDeps = {
