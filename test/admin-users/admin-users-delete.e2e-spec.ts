@@ -4,7 +4,8 @@ import { OwnedResourcesRegistry } from '../../src/modules/admin-users/owned-reso
 import type { User } from '../../src/modules/identity/entities/user.entity';
 import { OrganizationsService } from '../../src/modules/identity/organizations.service';
 import { UsersService } from '../../src/modules/identity/users.service';
-import { BOOTSTRAP_ADMIN, createTestApp, type TestApp } from '../helpers/test-app';
+import { BOOTSTRAP_ADMIN, type TestApp } from '../helpers/test-app';
+import { createAdminUsersTestApp } from './app';
 
 const auth = (token: string) => ({ Authorization: `token ${token}` });
 
@@ -24,7 +25,7 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
   const exists = async (id: string) => (await t.app.get(UsersService).findById(id)) !== null;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createAdminUsersTestApp();
     root = (await t.app.get(UsersService).findByName(BOOTSTRAP_ADMIN.username))!;
     rootToken = await t.factories.token(root);
     a = await t.factories.admin({ adminGrantedBy: root.id });
@@ -301,7 +302,7 @@ describe('admin users: super administrators', () => {
     let a: Actor;
 
     beforeAll(async () => {
-      t = await createTestApp({ env: { SUPER_ADMIN_ENABLED: 'true', ADMIN_MANAGEMENT_POLICY: policy } });
+      t = await createAdminUsersTestApp({ SUPER_ADMIN_ENABLED: 'true', ADMIN_MANAGEMENT_POLICY: policy });
       root = (await t.app.get(UsersService).findByName(BOOTSTRAP_ADMIN.username))!;
       rootToken = await t.factories.token(root);
       a = await t.factories.admin({ adminGrantedBy: root.id });

@@ -8,7 +8,8 @@ import { UsersService } from '../../src/modules/identity/users.service';
 import { AdminPolicy } from '../../src/modules/admin-users/admin-policy';
 import { AdminPolicyService, DatabaseGrantGraph } from '../../src/modules/admin-users/admin-policy.service';
 import { AdminUsersService } from '../../src/modules/admin-users/admin-users.service';
-import { basic, BOOTSTRAP_ADMIN, createTestApp, type TestApp } from '../helpers/test-app';
+import { basic, BOOTSTRAP_ADMIN, type TestApp } from '../helpers/test-app';
+import { createAdminUsersTestApp } from './app';
 
 const auth = (token: string) => ({ Authorization: `token ${token}` });
 const strongPassword = () => `Pw-${Math.random().toString(16).slice(2)}-x`;
@@ -22,7 +23,7 @@ describe('admin users: search, create, edit', () => {
   const events: { name: string; payload: unknown }[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createAdminUsersTestApp();
     root = (await t.app.get(UsersService).findByName(BOOTSTRAP_ADMIN.username))!;
     rootToken = await t.factories.token(root);
     a = await t.factories.admin({ username: 'adm-a', adminGrantedBy: root.id });
@@ -467,12 +468,10 @@ describe('admin users: configured policies', () => {
     let t: TestApp;
     let token: string;
     beforeAll(async () => {
-      t = await createTestApp({
-        env: {
-          PASSWORD_COMPLEXITY: 'lower,upper,digit,spec',
-          PASSWORD_CHECK_PWNED: rangeUrl,
-          EMAIL_DOMAIN_BLOCKLIST: '*.spam.io',
-        },
+      t = await createAdminUsersTestApp({
+        PASSWORD_COMPLEXITY: 'lower,upper,digit,spec',
+        PASSWORD_CHECK_PWNED: rangeUrl,
+        EMAIL_DOMAIN_BLOCKLIST: '*.spam.io',
       });
       token = await t.factories.token((await t.app.get(UsersService).findByName('admin'))!);
     });
@@ -530,7 +529,7 @@ describe('admin users: configured policies', () => {
     let t: TestApp;
     let token: string;
     beforeAll(async () => {
-      t = await createTestApp({ env: { PASSWORD_CHECK_PWNED: 'http://127.0.0.1:1/range/', EMAIL_DOMAIN_ALLOWLIST: 'example.org' } });
+      t = await createAdminUsersTestApp({ PASSWORD_CHECK_PWNED: 'http://127.0.0.1:1/range/', EMAIL_DOMAIN_ALLOWLIST: 'example.org' });
       token = await t.factories.token((await t.app.get(UsersService).findByName('admin'))!);
     });
     afterAll(() => t.close());
@@ -550,7 +549,7 @@ describe('admin users: configured policies', () => {
     let t: TestApp;
     let token: string;
     beforeAll(async () => {
-      t = await createTestApp({ env: { PASSWORD_CHECK_PWNED: 'off', EMAIL_DOMAIN_ALLOWLIST: 'example.org', PASSWORD_MIN_LENGTH: '12' } });
+      t = await createAdminUsersTestApp({ PASSWORD_CHECK_PWNED: 'off', EMAIL_DOMAIN_ALLOWLIST: 'example.org', PASSWORD_MIN_LENGTH: '12' });
       token = await t.factories.token((await t.app.get(UsersService).findByName('admin'))!);
     });
     afterAll(() => t.close());

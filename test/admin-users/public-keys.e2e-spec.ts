@@ -2,7 +2,8 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import sshpk from 'sshpk';
 import type { User } from '../../src/modules/identity/entities/user.entity';
 import { UsersService } from '../../src/modules/identity/users.service';
-import { BOOTSTRAP_ADMIN, createTestApp, type TestApp } from '../helpers/test-app';
+import { BOOTSTRAP_ADMIN, type TestApp } from '../helpers/test-app';
+import { createAdminUsersTestApp } from './app';
 
 const auth = (token: string) => ({ Authorization: `token ${token}` });
 
@@ -20,7 +21,7 @@ describe('public keys', () => {
   let rootToken: string;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createAdminUsersTestApp();
     root = (await t.app.get(UsersService).findByName(BOOTSTRAP_ADMIN.username))!;
     rootToken = await t.factories.token(root);
   });
