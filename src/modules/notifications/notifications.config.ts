@@ -28,9 +28,14 @@ export interface NotificationsConfig {
 
 export const NOTIFICATIONS_CONFIG = Symbol('NOTIFICATIONS_CONFIG');
 
-export function loadNotificationsConfig(env: Env = process.env): NotificationsConfig {
+/**
+ * `embedded`: the database is an embedded PGlite, which only one process can open, so every
+ * enqueue wakes the dispatcher in process; the fallback poll then only serves retries and expired
+ * leases and defaults to a slower 60 s (each poll is a query on the single shared backend).
+ */
+export function loadNotificationsConfig(env: Env = process.env, options: { embedded?: boolean } = {}): NotificationsConfig {
   const config: NotificationsConfig = {
-    fetchIntervalMs: int(env, 'NOTIFICATIONS_FETCH_INTERVAL_MS', 5_000, 10, 3_600_000),
+    fetchIntervalMs: int(env, 'NOTIFICATIONS_FETCH_INTERVAL_MS', options.embedded ? 60_000 : 5_000, 10, 3_600_000),
     leasePeriodMs: int(env, 'NOTIFICATIONS_LEASE_PERIOD_MS', 120_000, 100, 86_400_000),
     leaseCount: int(env, 'NOTIFICATIONS_LEASE_COUNT', 100, 1, 10_000),
     maxSendAttempts: int(env, 'NOTIFICATIONS_MAX_SEND_ATTEMPTS', 5, 1, 100),

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DATABASE_RUNTIME, type DatabaseRuntime } from '../../platform/database/database-runtime';
 import { DispatchWaker } from './delivery/dispatch-waker';
 import { NotificationDispatcher } from './delivery/notification-dispatcher.service';
 import { NotificationEnqueuer } from './delivery/notification-enqueuer.service';
@@ -23,7 +24,11 @@ import { NotificationsController } from './notifications.controller';
   imports: [TypeOrmModule.forFeature(NOTIFICATIONS_ENTITIES)],
   controllers: [NotificationsController, NotificationPreferencesController],
   providers: [
-    { provide: NOTIFICATIONS_CONFIG, useFactory: () => loadNotificationsConfig(process.env) },
+    {
+      provide: NOTIFICATIONS_CONFIG,
+      inject: [DATABASE_RUNTIME],
+      useFactory: (runtime: DatabaseRuntime) => loadNotificationsConfig(process.env, { embedded: runtime.embedded }),
+    },
     DispatchWaker,
     NotificationTemplatesService,
     NotificationSettingsService,
