@@ -190,6 +190,9 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
     const demote = await t.http().patch(`/api/v1/admin/users/${b.user.name}`).set(auth(a.token)).send({ login_name: 'x', admin: false });
     expect(demote.status).toBe(200);
     expect(demote.body.is_admin).toBe(false);
+    const stored = (await t.app.get(UsersService).findById(b.user.id))!;
+    expect(stored.siteRoles).not.toContain('owner'); // Coder's owner role goes with the Gitea admin flag
+    expect(stored.adminGrantedBy).toBe(a.user.id);
     expect((await del(c.user.name, a.token)).status).toBe(204);
   });
 

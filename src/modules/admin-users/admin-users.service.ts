@@ -333,6 +333,8 @@ export class AdminUsersService implements OnModuleInit {
     if (demote) {
       changes.isAdmin = false;
       changes.isSuperAdmin = false; // the grant record stays: the inheritance walk needs it
+      // A Gitea site administrator is a Coder `owner`: the role goes with the flag.
+      if (target.siteRoles.includes('owner')) changes.siteRoles = target.siteRoles.filter((role) => role !== 'owner');
     }
 
     try {
