@@ -460,6 +460,18 @@ describe('workflow rules OCS API', () => {
     });
   });
 
+  describe('a renamed user', () => {
+    it('scope_actor_id follows the new name (the scope stores the numeric id)', async () => {
+      const gina = await t.factories.user();
+      const id = (await ocs(t, 'post', `${WF}/user`, bearer(gina.token), notifyRule())).body.ocs.data.id;
+      expect((await ocs(t, 'get', `${WF}/user/${id}`, bearer(gina.token))).body.ocs.data.scope_actor_id).toBe(gina.user.name);
+      const renamed = `${gina.user.name}-new`;
+      await t.dataSource.query('UPDATE users SET name = $1, lower_name = $2 WHERE id = $3', [renamed, renamed.toLowerCase(), gina.user.id]);
+      await t.app.get(EventBus).emitAsync('user.renamed', { userId: gina.user.id, from: gina.user.name, to: renamed });
+      expect((await ocs(t, 'get', `${WF}/user/${id}`, bearer(gina.token))).body.ocs.data.scope_actor_id).toBe(renamed);
+    });
+  });
+
   describe('a deleted user', () => {
     it("takes the user's rules along", async () => {
       const erin = await t.factories.user();
