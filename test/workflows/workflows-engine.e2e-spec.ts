@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RuleStore } from '../../src/modules/workflows/engine/rule-store.service';
 import { WebhookSender } from '../../src/modules/workflows/operations/webhook-sender.service';
+import { loadWorkflowsConfig } from '../../src/modules/workflows/workflows.config';
 import { WorkflowAccessControlService, WorkflowAccessDeniedError } from '../../src/modules/workflows/workflow-access-control.service';
 import { TransactionRunner } from '../../src/platform/database/transaction-runner.service';
 import { ForbiddenError } from '../../src/platform/errors/domain-error';
@@ -290,7 +291,7 @@ describe('workflow engine', () => {
     });
 
     it('a burst is queued (bounded concurrency) and fully delivered', async () => {
-      const sender = new WebhookSender({ webhookAllowPrivate: true, webhookTimeoutMs: 2000, webhookRetries: 0, webhookBackoffMs: 1, ruleCacheSeconds: 300 });
+      const sender = new WebhookSender({ ...loadWorkflowsConfig({}), webhookAllowPrivate: true, webhookTimeoutMs: 2000, webhookRetries: 0, webhookBackoffMs: 1 });
       for (let i = 0; i < 25; i++) sender.enqueue({ url: `${receiver.url}/burst`, body: { i } });
       await sender.drain();
       const hits = receiver.received.filter((r) => r.path === '/burst');
@@ -298,7 +299,7 @@ describe('workflow engine', () => {
     });
 
     it('private addresses are refused unless allowed: literal and at connect time (DNS)', async () => {
-      const strict = new WebhookSender({ webhookAllowPrivate: false, webhookTimeoutMs: 1000, webhookRetries: 2, webhookBackoffMs: 1, ruleCacheSeconds: 300 });
+      const strict = new WebhookSender({ ...loadWorkflowsConfig({}), webhookAllowPrivate: false, webhookTimeoutMs: 1000, webhookRetries: 2, webhookBackoffMs: 1 });
       const literal = await strict.deliver({ url: `${receiver.url}/private`, body: {} });
       expect(literal).toMatchObject({ delivered: false, attempts: 0 });
       strict.resolve = (_host, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]);
@@ -308,7 +309,7 @@ describe('workflow engine', () => {
       expect(resolved.error).toMatch(/private address/);
       expect(receiver.received.filter((r) => r.path === '/private')).toHaveLength(0);
       // With the setting on, the same name is delivered.
-      const open = new WebhookSender({ webhookAllowPrivate: true, webhookTimeoutMs: 1000, webhookRetries: 0, webhookBackoffMs: 1, ruleCacheSeconds: 300 });
+      const open = new WebhookSender({ ...loadWorkflowsConfig({}), webhookAllowPrivate: true, webhookTimeoutMs: 1000, webhookRetries: 0, webhookBackoffMs: 1 });
       open.resolve = strict.resolve;
       expect(await open.deliver({ url: `http://hooks.example.test:${port}/private`, body: {} })).toMatchObject({ delivered: true, status: 200 });
     });

@@ -13,6 +13,8 @@ export interface WorkflowsConfig {
   webhookBackoffMs: number;
   /** WORKFLOW_RULE_CACHE_SECONDS: maximum age of the in-memory rules (changes drop it at once; this is the safety net). */
   ruleCacheSeconds: number;
+  /** WORKFLOW_USER_SCOPE_DISABLED: Nextcloud's user_scope_disabled (the /user API answers 403 "User not logged in"). */
+  userScopeDisabled: boolean;
 }
 
 export function loadWorkflowsConfig(env: Env = process.env): WorkflowsConfig {
@@ -22,5 +24,6 @@ export function loadWorkflowsConfig(env: Env = process.env): WorkflowsConfig {
     webhookRetries: int(env, 'WORKFLOW_WEBHOOK_RETRIES', 3, 0, 10),
     webhookBackoffMs: int(env, 'WORKFLOW_WEBHOOK_BACKOFF_MS', 1_000, 0, 60_000),
     ruleCacheSeconds: int(env, 'WORKFLOW_RULE_CACHE_SECONDS', 300, 1, 86_400),
+    userScopeDisabled: bool(env, 'WORKFLOW_USER_SCOPE_DISABLED', false),
   };
 }

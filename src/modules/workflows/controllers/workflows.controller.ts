@@ -1,4 +1,6 @@
-import { Body, Delete, Get, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { Body, Delete, Get, Inject, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { ForbiddenError } from '../../../platform/errors/domain-error';
+import { WORKFLOWS_CONFIG, type WorkflowsConfig } from '../workflows.config';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { OcsController } from '../../../api/ocs/ocs-controller.decorator';
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
@@ -9,7 +11,6 @@ import { SCOPE_ADMIN, SCOPE_USER } from '../workflow.constants';
 import { WorkflowRulesService, type RuleJson, type RuleScope, type ScopedRuleJson } from '../workflow-rules.service';
 
 const GLOBAL: RuleScope = { type: SCOPE_ADMIN, userId: '' };
-const userScope = (principal: Principal): RuleScope => ({ type: SCOPE_USER, userId: principal.user.id });
 
 const errors = [
   ApiResponse({ status: 401, description: 'Not logged in (statuscode 997)' }),
@@ -26,7 +27,16 @@ function docs(...decorators: MethodDecorator[]): MethodDecorator {
 /** Spec 1: the ten operations (global scope: administrators; user scope: the caller's own rules). */
 @OcsController('apps/workflowengine/api/v1/workflows')
 export class WorkflowsController {
-  constructor(private readonly rules: WorkflowRulesService) {}
+  constructor(
+    private readonly rules: WorkflowRulesService,
+    @Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig,
+  ) {}
+
+  /** Nextcloud's getScopeContext for /user (checked in the handler, after the guards, as Nextcloud does). */
+  private userScope(principal: Principal): RuleScope {
+    if (this.config.userScopeDisabled) throw new ForbiddenError('User not logged in', 'permission', { code: 'WORKFLOW_USER_SCOPE_DISABLED' });
+    return { type: SCOPE_USER, userId: principal.user.id };
+  }
 
   @Get('global')
   @Authenticated({ admin: true })
@@ -84,7 +94,7 @@ export class WorkflowsController {
   @ApiOkResponse({ description: '{ "<operation class>": Rule[] } in the OCS envelope; {} when empty' })
   @docs(...errors)
   indexUser(@CurrentPrincipal() principal: Principal): Promise<Record<string, ScopedRuleJson[]>> {
-    return this.rules.index(userScope(principal));
+    return this.rules.index(this.userScope(principal));
   }
 
   @Get('user/:id')
@@ -93,7 +103,7 @@ export class WorkflowsController {
   @ApiOkResponse({ type: WorkflowRuleDto, description: 'The rule, [] when unknown in the scope' })
   @docs(...errors)
   showUser(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ScopedRuleJson | ScopedRuleJson[]> {
-    return this.rules.show(userScope(principal), id);
+    return this.rules.show(this.userScope(principal), id);
   }
 
   @Post('user')
@@ -104,7 +114,7 @@ export class WorkflowsController {
   @ApiOkResponse({ type: WorkflowRuleDto })
   @docs(...writeErrors)
   createUser(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<RuleJson> {
-    return this.rules.create(userScope(principal), body);
+    return this.rules.create(this.userScope(principal), body);
   }
 
   @Put('user/:id')
@@ -115,7 +125,7 @@ export class WorkflowsController {
   @ApiOkResponse({ type: WorkflowRuleDto })
   @docs(...writeErrors)
   updateUser(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: unknown): Promise<RuleJson> {
-    return this.rules.update(userScope(principal), id, body);
+    return this.rules.update(this.userScope(principal), id, body);
   }
 
   @Delete('user/:id')
@@ -125,6 +135,6 @@ export class WorkflowsController {
   @ApiOkResponse({ description: 'data = true' })
   @docs(...errors)
   destroyUser(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<true> {
-    return this.rules.destroy(userScope(principal), id);
+    return this.rules.destroy(this.userScope(principal), id);
   }
 }

@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { WORKFLOWS_CONFIG, type WorkflowsConfig } from '../workflows.config';
 import { UsersService } from '../../identity/users.service';
 import { DataSource } from 'typeorm';
 import { EventBus, OnDomainEvent } from '../../../platform/events/event-bus.service';
@@ -44,6 +45,7 @@ export class WorkflowEngine {
     private readonly webhooks: WebhookSender,
     private readonly users: UsersService,
     private readonly dataSource: DataSource,
+    @Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig,
   ) {}
 
   /** The acting user's groups for UserGroupMembership: organizations, `org/team`, `admin`. */
@@ -141,7 +143,9 @@ export class WorkflowEngine {
       const scopes: string[] = [];
       if (operation.scopes.includes(SCOPE_ADMIN)) scopes.push(scopeKey(SCOPE_ADMIN, ''));
       if (operation.scopes.includes(SCOPE_USER)) {
-        for (const userId of [event.actorUserId, ...event.ownerUserIds]) if (userId) scopes.push(scopeKey(SCOPE_USER, userId));
+        // With the user scope disabled, Nextcloud drops the acting user's scope but keeps the owners' (scope expansion).
+        const actor = this.config.userScopeDisabled ? null : event.actorUserId;
+        for (const userId of [actor, ...event.ownerUserIds]) if (userId) scopes.push(scopeKey(SCOPE_USER, userId));
       }
       matches.push(
         ...(await matchRules(snapshot, {
@@ -157,15 +161,22 @@ export class WorkflowEngine {
     // The actor's name is looked up only when some rule matched (matching itself reads no database).
     const actor = event.actorUserId ? ((await this.users.findById(event.actorUserId))?.name ?? 'Someone') : 'Someone';
     const displayText = text.replace('%actor', actor).replace('%subject', event.subject);
-    for (const match of matches) this.execute(match, { ...event, displayText });
+    for (const match of matches) {
+      try {
+        await this.execute(match, { ...event, displayText });
+      } catch (error) {
+        this.logger.error({ err: error, ruleId: match.rule.id }, 'workflow operation failed');
+      }
+    }
   }
 
-  private execute(match: ParsedRule, event: EngineEvent): void {
+  private async execute(match: ParsedRule, event: EngineEvent): Promise<void> {
     const rule = match.rule;
     if (rule.class === OPERATION_NOTIFICATION) {
       // Nextcloud's flow_notifications: the owner is not notified about their own action.
       if (rule.scopeUserId === '' || rule.scopeUserId === event.actorUserId) return;
-      this.events.emit('workflow.notify_owner', {
+      // Awaited: the inbox item exists when the subject event's handling is done (and errors are logged here).
+      await this.events.emitAsync('workflow.notify_owner', {
         ruleId: String(rule.id),
         ruleName: rule.name,
         ownerUserId: rule.scopeUserId,
