@@ -67,6 +67,8 @@ async function main(): Promise<void> {
     DATABASE_URL: url,
     ...(embedded ? {} : { DATABASE_SCHEMA: schema }),
     DATABASE_EMBEDDED: embedded ? 'true' : 'false',
+    // pglite-socket cannot serve concurrent connections safely: one each.
+    ...(embedded ? { DATABASE_POOL_SIZE: '1' } : {}),
     LOG_LEVEL: 'warn',
     RATE_LIMIT_ENABLED: 'false',
     ADMIN_PASSWORD: 'Bench-Admin-Password-1',

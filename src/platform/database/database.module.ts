@@ -17,7 +17,13 @@ export class DatabaseModule {
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [APP_CONFIG],
-          useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config, runtime.url), migrationsRun: true }),
+          useFactory: (config: AppConfig) => ({
+            // Embedded: one connection. pglite-socket interleaves the extended-protocol messages of
+            // concurrent connections on its single session (seen: "bind message supplies N
+            // parameters, but prepared statement requires M"), so queries queue in the pool instead.
+            ...dataSourceOptions(runtime.embedded ? { ...config, databasePoolSize: 1 } : config, runtime.url),
+            migrationsRun: true,
+          }),
           dataSourceFactory: async (options) => new DataSource(options!).initialize(),
         }),
       ],

@@ -32,7 +32,7 @@ export async function openDatabase(config: AppConfig): Promise<OpenDatabase> {
   if (config.databaseUrl) {
     runtime = { url: config.databaseUrl, embedded: config.databaseIsEmbedded, close: async () => undefined };
   } else {
-    const embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'pglite'), config.databasePoolSize + 5);
+    const embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'pglite'), 20);
     runtime = { url: embedded.url, embedded: true, close: () => embedded.stop() };
   }
   await ensureSchema(runtime.url, config.databaseSchema, runtime.embedded);
