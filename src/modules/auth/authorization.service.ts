@@ -1,13 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../platform/errors/domain-error';
 import type { WorkspaceSharingMode } from '../identity/entities/organization.entity';
 import type { User } from '../identity/entities/user.entity';
 import { coderSiteRoles } from '../identity/presenters/coder-user.presenter';
 import { UsersService } from '../identity/users.service';
 import { AUTH_CONFIG, type AuthConfig } from './auth.config';
-import { TokenAllowList } from './entities/token-allow-list.entity';
 import type { Principal } from './principal';
 import { CompiledSubject, type RbacObject } from './rbac/rbac-evaluator';
 import { DEFAULT_ORG_MEMBER_ROLES } from './rbac/rbac-roles';
@@ -30,6 +28,13 @@ export interface AuthzObject {
 export interface AuthcheckCheck {
   action: string;
   object: { resource_type: string; owner_id: string; organization_id: string; resource_id: string; any_org: boolean };
+}
+
+interface MembershipRow {
+  org_id: string;
+  org_uuid: string;
+  roles: string[] | null;
+  sharing_mode: WorkspaceSharingMode;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -59,7 +64,6 @@ export class AuthorizationService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly users: UsersService,
-    @InjectRepository(TokenAllowList) private readonly allowLists: Repository<TokenAllowList>,
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
   ) {}
 
@@ -75,20 +79,21 @@ export class AuthorizationService {
   }
 
   private async compile(principal: Principal): Promise<CompiledSubject> {
-    const rows: { org_id: string; org_uuid: string; roles: string[]; sharing_mode: WorkspaceSharingMode; is_service_account: boolean }[] =
-      await this.dataSource.query(
-        `SELECT m.organization_id AS org_id, a.uuid AS org_uuid, m.roles, o.workspace_sharing_mode AS sharing_mode, u.is_service_account
-           FROM organization_members m
-           JOIN users a ON a.id = m.organization_id
-           JOIN organizations o ON o.account_id = m.organization_id
-           JOIN users u ON u.id = m.user_id
-          WHERE m.user_id = $1`,
-        [principal.user.id],
-      );
-    let allowList: AllowListEntry[] | undefined;
-    if (principal.token && principal.token.loginType === 'token') {
-      allowList = (await this.allowLists.findOneBy({ tokenId: principal.token.id }))?.entries;
-    }
+    // One round trip: the memberships with their organizations, and the key's allow-list (if any).
+    const tokenId = principal.token && principal.token.loginType === 'token' ? principal.token.id : '';
+    const result: { allow_list: AllowListEntry[] | null; memberships: MembershipRow[] }[] = await this.dataSource.query(
+      `SELECT (SELECT entries FROM auth_token_allow_lists WHERE token_id = $2) AS allow_list,
+              COALESCE((SELECT json_agg(json_build_object('org_id', m.organization_id::text, 'org_uuid', a.uuid,
+                                                          'roles', m.roles, 'sharing_mode', o.workspace_sharing_mode))
+                          FROM organization_members m
+                          JOIN users a ON a.id = m.organization_id
+                          JOIN organizations o ON o.account_id = m.organization_id
+                         WHERE m.user_id = $1), '[]'::json) AS memberships`,
+      [principal.user.id, tokenId],
+    );
+    const rows = result[0]?.memberships ?? [];
+    const allowList = result[0]?.allow_list ?? undefined;
+    const memberRole = principal.user.isServiceAccount ? 'organization-service-account' : 'organization-member';
     const subject = new CompiledSubject(
       {
         id: principal.user.uuid,
@@ -97,7 +102,7 @@ export class AuthorizationService {
           orgId: row.org_uuid,
           sharingMode: row.sharing_mode,
           roles: [
-            row.is_service_account ? 'organization-service-account' : 'organization-member',
+            memberRole,
             ...DEFAULT_ORG_MEMBER_ROLES,
             ...(row.roles ?? []),
           ],
