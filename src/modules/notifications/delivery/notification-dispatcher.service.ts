@@ -19,6 +19,12 @@ import { baseUrlOf, ENQUEUED_TOPIC } from './notification-enqueuer.service';
 import { type MessagePayload, templateContext } from './payload';
 import { type RenderedMessage, SendError, SmtpSender, WebhookSender } from './senders';
 
+interface InboxDelivery {
+  row: LeasedRow;
+  template: NotificationTemplate;
+  message: RenderedMessage;
+}
+
 interface LeasedRow {
   id: string;
   template_id: string;
@@ -143,7 +149,21 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     );
     if (rows.length === 0) return 0;
     const disabled = await this.disabledPairs(rows);
-    const queue = [...rows];
+    const inbox: InboxDelivery[] = [];
+    const queue: LeasedRow[] = [];
+    for (const row of rows) {
+      if (row.method === 'inbox' && !disabled.has(`${row.user_id}:${row.template_id}`)) {
+        const prepared = await this.prepare(row);
+        if (prepared) inbox.push(prepared);
+      } else {
+        queue.push(row);
+      }
+    }
+    if (inbox.length > 0) {
+      await this.toInbox(inbox).catch(async (error: unknown) => {
+        for (const { row } of inbox) await this.fail(row, new SendError(`inbox: ${String(error)}`, true)).catch(() => undefined);
+      });
+    }
     const workers = Array.from({ length: Math.min(this.settings.sendConcurrency, queue.length) }, async () => {
       for (let row = queue.shift(); row; row = queue.shift()) {
         await this.deliver(row, disabled).catch((error: unknown) =>
@@ -167,20 +187,26 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     return new Set(result.map((r) => `${r.user_id}:${r.template_id}`));
   }
 
+  /** Renders a leased message; a missing template or a render error is a permanent failure. */
+  private async prepare(row: LeasedRow): Promise<InboxDelivery | undefined> {
+    try {
+      const template = await this.templates.find(row.template_id);
+      if (!template) throw new Error(`template ${row.template_id} not found`);
+      return { row, template, message: this.render(row, template) };
+    } catch (error) {
+      await this.fail(row, new SendError(`render: ${error instanceof Error ? error.message : String(error)}`, false));
+      return undefined;
+    }
+  }
+
   private async deliver(row: LeasedRow, disabled: Set<string>): Promise<void> {
     if (disabled.has(`${row.user_id}:${row.template_id}`)) {
       await this.finish(row, 'inhibited', 'disabled by user', false);
       return;
     }
-    const template = await this.templates.find(row.template_id);
-    let rendered: RenderedMessage;
-    try {
-      if (!template) throw new Error(`template ${row.template_id} not found`);
-      rendered = this.render(row, template);
-    } catch (error) {
-      await this.fail(row, new SendError(`render: ${error instanceof Error ? error.message : String(error)}`, false));
-      return;
-    }
+    const prepared = await this.prepare(row);
+    if (!prepared) return;
+    const rendered = prepared.message;
     try {
       switch (row.method) {
         case 'smtp':
@@ -190,8 +216,8 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
           await this.webhook.send(rendered);
           break;
         case 'inbox':
-          await this.toInbox(row, rendered, template!);
-          return; // marked sent inside its transaction
+          await this.toInbox([prepared]);
+          return; // marked sent in the same statement
         default:
           throw new SendError(`unknown method ${row.method}`, false);
       }
@@ -217,51 +243,64 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   }
 
   /**
-   * The inbox item and the `sent` mark in one statement (atomic, one round trip); the item id is the
-   * message id, so a redelivery after a crash never creates a second item.
+   * Inbox items and their `sent` marks for a whole batch in one statement (atomic, one round trip).
+   * The item id is the message id, so a redelivery after a lost lease never makes a second item.
    */
-  private async toInbox(row: LeasedRow, message: RenderedMessage, template: NotificationTemplate): Promise<void> {
-    const icon = template.icon || fallbackIcon(template.id);
-    const actions = row.payload.actions ?? [];
-    const result: { created_at: Date | null }[] = await this.dataSource.query(
-      `WITH created AS (
+  private async toInbox(batch: InboxDelivery[]): Promise<void> {
+    const items = batch.map(({ row, message, template }) => ({
+      row,
+      icon: template.icon || fallbackIcon(template.id),
+      actions: row.payload.actions ?? [],
+      message,
+    }));
+    const created: { id: string; created_at: Date }[] = await this.dataSource.query(
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+           AS t(id, user_id, template_id, targets, title, content, icon, actions)
+       ), created AS (
          INSERT INTO inbox_notifications (id, user_id, template_id, targets, title, content, icon, actions, created_at)
-         VALUES ($1, $2, $3, $4::uuid[], $5, $6, $7, $8::jsonb, now())
+         SELECT id, user_id, template_id, ARRAY(SELECT jsonb_array_elements_text(targets::jsonb))::uuid[], title, content, icon,
+                actions::jsonb, now()
+           FROM input
          ON CONFLICT (id) DO NOTHING RETURNING id, created_at
        ), marked AS (
-         UPDATE notification_messages
-            SET status = 'sent', attempt_count = attempt_count + 1, updated_at = now(), leased_until = NULL,
+         UPDATE notification_messages m
+            SET status = 'sent', attempt_count = m.attempt_count + 1, updated_at = now(), leased_until = NULL,
                 leased_by = NULL, next_retry_after = NULL, status_reason = NULL
-          WHERE id = $1 AND leased_by = $9
-          RETURNING id
+           FROM input
+          WHERE m.id = input.id AND m.leased_by = $9
+          RETURNING m.id
        )
-       SELECT (SELECT created_at FROM created) AS created_at, (SELECT count(*) FROM marked) AS marked`,
+       SELECT id, created_at FROM created`,
       [
-        row.id,
-        row.user_id,
-        row.template_id,
-        row.targets ?? [],
-        message.titleMarkdown,
-        message.bodyMarkdown,
-        icon,
-        JSON.stringify(actions),
+        items.map((i) => i.row.id),
+        items.map((i) => i.row.user_id),
+        items.map((i) => i.row.template_id),
+        items.map((i) => JSON.stringify(i.row.targets ?? [])),
+        items.map((i) => i.message.titleMarkdown),
+        items.map((i) => i.message.bodyMarkdown),
+        items.map((i) => i.icon),
+        items.map((i) => JSON.stringify(i.actions)),
         this.dispatcherId,
       ],
     );
-    const createdAt = result[0]?.created_at;
-    if (!createdAt) return; // delivered before (redelivery after a lost lease)
-    await this.inbox.announce({
-      id: row.id,
-      user_id: row.payload.user_id,
-      template_id: row.template_id,
-      targets: row.targets ?? [],
-      title: message.titleMarkdown,
-      content: message.bodyMarkdown,
-      icon,
-      actions,
-      read_at: null,
-      created_at: new Date(createdAt).toISOString(),
-    });
+    const createdAt = new Map(created.map((c) => [c.id, new Date(c.created_at).toISOString()]));
+    for (const item of items) {
+      const at = createdAt.get(item.row.id);
+      if (!at) continue; // delivered before (redelivery after a lost lease)
+      await this.inbox.announce({
+        id: item.row.id,
+        user_id: item.row.payload.user_id,
+        template_id: item.row.template_id,
+        targets: item.row.targets ?? [],
+        title: item.message.titleMarkdown,
+        content: item.message.bodyMarkdown,
+        icon: item.icon,
+        actions: item.actions,
+        read_at: null,
+        created_at: at,
+      });
+    }
   }
 
   private async fail(row: LeasedRow, error: SendError): Promise<void> {

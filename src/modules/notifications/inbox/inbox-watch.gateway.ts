@@ -1,4 +1,4 @@
-import { Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { type OnGatewayConnection, type OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
@@ -6,14 +6,13 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import { renderCoderError } from '../../../api/coder/coder-error.renderer';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { DomainError, type AnyDomainError, UnauthenticatedError } from '../../../platform/errors/domain-error';
+import { APP_CONFIG } from '../../../platform/config/config.token';
 import { ClusterBus } from '../../../platform/events/cluster-bus.service';
 import { CredentialResolver } from '../../auth/credential-resolver.service';
 import type { Principal } from '../../auth/principal';
 import { markdownToPlaintext } from '../rendering/markdown';
 import { parseInboxQuery, type WatchFilters } from './inbox-query';
 import { INBOX_CREATED_TOPIC, type InboxCreatedEvent, InboxService, type InboxNotificationView } from './inbox.service';
-import { Inject } from '@nestjs/common';
-import { APP_CONFIG } from '../../../platform/config/config.token';
 
 export const WATCH_PATH = '/api/v2/notifications/inbox/watch';
 const MAX_BUFFERED = 1024 * 1024;
@@ -69,6 +68,7 @@ function closeReason(text: string): string {
 export class InboxWatchGateway implements OnGatewayInit, OnGatewayConnection, OnModuleDestroy {
   private readonly logger = new Logger(InboxWatchGateway.name);
   private readonly watchers = new Map<string, Set<Watcher>>();
+  private pending: InboxCreatedEvent[] = [];
   private unsubscribe: (() => void) | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
 
@@ -92,11 +92,7 @@ export class InboxWatchGateway implements OnGatewayInit, OnGatewayConnection, On
         },
       );
     };
-    this.unsubscribe = this.cluster.subscribe(INBOX_CREATED_TOPIC, (payload) => {
-      void this.fanOut(payload as InboxCreatedEvent).catch((error: unknown) =>
-        this.logger.warn({ err: error }, 'inbox watch fan-out failed'),
-      );
-    });
+    this.unsubscribe = this.cluster.subscribe(INBOX_CREATED_TOPIC, (payload) => this.enqueueFanOut(payload as InboxCreatedEvent));
     this.heartbeat = setInterval(() => this.ping(), HEARTBEAT_MS);
     this.heartbeat.unref();
   }
@@ -177,17 +173,46 @@ export class InboxWatchGateway implements OnGatewayInit, OnGatewayConnection, On
     return count;
   }
 
-  private async fanOut(event: InboxCreatedEvent): Promise<void> {
-    const set = this.watchers.get(event.userId);
-    if (!set || set.size === 0) return;
-    const notification = event.notification ?? (await this.inbox.find(event.notificationId));
-    if (!notification) return;
-    const matching = [...set].filter((watcher) => this.matches(watcher.filters, notification));
-    if (matching.length === 0) return;
-    const unreadCount = await this.unreadOf(notification);
+  /** Events of one event-loop turn are fanned out together: one unread-count query per batch. */
+  private enqueueFanOut(event: InboxCreatedEvent): void {
+    if (!this.watchers.has(event.userId)) return;
+    this.pending.push(event);
+    if (this.pending.length === 1) {
+      setImmediate(() => {
+        const batch = this.pending.splice(0);
+        void this.fanOut(batch).catch((error: unknown) => this.logger.warn({ err: error }, 'inbox watch fan-out failed'));
+      });
+    }
+  }
+
+  private async fanOut(events: InboxCreatedEvent[]): Promise<void> {
+    const items: InboxNotificationView[] = [];
+    for (const event of events) {
+      if (!this.watchers.has(event.userId)) continue;
+      const notification = event.notification ?? (await this.inbox.find(event.notificationId));
+      if (notification) items.push(notification);
+    }
+    if (items.length === 0) return;
+    const counts = await this.inbox.unreadCounts([...new Set(items.map((item) => item.user_id))]);
+    // Items of one batch were created in order and unread: each frame carries the count as of its item.
+    const frames: [InboxNotificationView, number][] = [];
+    const later = new Map<string, number>();
+    for (let i = items.length - 1; i >= 0; i -= 1) {
+      const item = items[i]!;
+      const after = later.get(item.user_id) ?? 0;
+      frames.unshift([item, Math.max(0, (counts.get(item.user_id) ?? 0) - after)]);
+      later.set(item.user_id, after + 1);
+    }
+    for (const [item, count] of frames) this.send(item, count);
+  }
+
+  private send(notification: InboxNotificationView, unreadCount: number): void {
+    const set = this.watchers.get(notification.user_id);
+    if (!set) return;
     let markdownFrame: string | undefined;
     let plaintextFrame: string | undefined;
-    for (const watcher of matching) {
+    for (const watcher of set) {
+      if (!this.matches(watcher.filters, notification)) continue;
       if (watcher.socket.readyState !== watcher.socket.OPEN) continue;
       let frame: string;
       if (watcher.filters.format === 'plaintext') {
@@ -206,11 +231,6 @@ export class InboxWatchGateway implements OnGatewayInit, OnGatewayConnection, On
       }
       watcher.socket.send(frame);
     }
-  }
-
-  private async unreadOf(notification: InboxNotificationView): Promise<number> {
-    const rows: { count: string }[] = await this.inbox.countByUserUuid(notification.user_id);
-    return Number(rows[0]?.count ?? 0);
   }
 
   private matches(filters: WatchFilters, notification: InboxNotificationView): boolean {

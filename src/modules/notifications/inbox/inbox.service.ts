@@ -126,13 +126,14 @@ export class InboxService {
     return Number(rows[0]?.count ?? 0);
   }
 
-  /** Unread count by the user's uuid (watch fan-out knows the uuid only). */
-  countByUserUuid(userUuid: string): Promise<{ count: string }[]> {
-    return this.dataSource.query(
-      `SELECT count(*) AS count FROM inbox_notifications i JOIN users u ON u.id = i.user_id
-        WHERE u.uuid = $1 AND i.read_at IS NULL`,
-      [userUuid],
+  /** Unread counts by user uuid (watch fan-out knows uuids only); one query for a batch. */
+  async unreadCounts(userUuids: string[]): Promise<Map<string, number>> {
+    const rows: { uuid: string; count: string }[] = await this.dataSource.query(
+      `SELECT u.uuid, (SELECT count(*) FROM inbox_notifications i WHERE i.user_id = u.id AND i.read_at IS NULL) AS count
+         FROM users u WHERE u.uuid = ANY($1::uuid[])`,
+      [userUuids],
     );
+    return new Map(rows.map((row) => [row.uuid, Number(row.count)]));
   }
 
   async find(id: string): Promise<InboxNotificationView | undefined> {
