@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
+import { PasswordStrengthService } from './modules/auth/password-strength.service';
 import { ApiTokensService } from './modules/identity/api-tokens.service';
 import { BootstrapAdminService } from './modules/identity/bootstrap-admin.service';
 import { UsersService } from './modules/identity/users.service';
@@ -30,6 +31,12 @@ function required(values: Record<string, string | boolean | undefined>, name: st
 }
 
 class UsageError extends Error {}
+
+/** The CLI sets passwords like the Coder dialect does: the entropy rule applies. */
+function assertStrong(strength: PasswordStrengthService, password: string): void {
+  const verdict = strength.check(password);
+  if (!verdict.valid) throw new UsageError(`--password is too weak: ${verdict.details}`);
+}
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -64,6 +71,7 @@ async function main(argv: string[]): Promise<void> {
     try {
       switch (command) {
         case 'create-admin': {
+          if (values.password) assertStrong(app.get(PasswordStrengthService), values.password);
           const { user, password, generated } = await app.get(BootstrapAdminService).createAdmin({
             username: required(values, 'username'),
             email: required(values, 'email'),
@@ -75,6 +83,7 @@ async function main(argv: string[]): Promise<void> {
         }
         case 'create-user': {
           const password = values.password;
+          if (password) assertStrong(app.get(PasswordStrengthService), password);
           const user = await app.get(UsersService).create({
             username: required(values, 'username'),
             email: required(values, 'email'),

@@ -103,6 +103,15 @@ describe('credentials and the three dialects', () => {
       expect(byUuid.body.username).toBe(alice.user.name);
     });
 
+    it('another user: 404 for a member, 200 for an owner', async () => {
+      const other = await t.factories.user();
+      const asMember = await t.http().get(`/api/v2/users/${other.user.name}`).set('Service-Session-Token', alice.token);
+      expect(asMember.status).toBe(404);
+      const asOwner = await t.http().get(`/api/v2/users/${other.user.uuid}`).set('Authorization', basic(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password));
+      expect(asOwner.status).toBe(200);
+      expect(asOwner.body.username).toBe(other.user.name);
+    });
+
     it('malformed JSON body → 400 "Request body must be valid JSON."', async () => {
       const res = await t.http().post('/api/v2/users/me').set('Content-Type', 'application/json').send('{bad');
       expect(res.status).toBe(400);

@@ -23,7 +23,13 @@ export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
   return {
     throttlers: [
       { name: 'default', ttl: 60_000, limit: config.rateLimit.apiPerMinute },
-      { name: 'login', ttl: 60_000, limit: config.rateLimit.loginPerMinute, skipIf: (context) => !isLoginLimited(context) },
+      {
+        name: 'login',
+        ttl: 60_000,
+        limit: config.rateLimit.loginPerMinute,
+        // A throttler's own skipIf replaces the shared one, so it repeats the global switch.
+        skipIf: (context) => !config.rateLimit.enabled || !isLoginLimited(context),
+      },
     ],
     skipIf: (context) => !config.rateLimit.enabled || context.getType() !== 'http',
     errorMessage: (_context, detail) =>

@@ -2,6 +2,7 @@ import { Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
+import { AuthorizationService } from '../../auth/authorization.service';
 import type { Principal } from '../../auth/principal';
 import { UserDirectory } from '../user-directory.service';
 import { OrganizationsService } from '../organizations.service';
@@ -12,6 +13,7 @@ export class CoderUsersController {
   constructor(
     private readonly directory: UserDirectory,
     private readonly organizations: OrganizationsService,
+    private readonly authz: AuthorizationService,
   ) {}
 
   @Get(':user')
@@ -21,6 +23,8 @@ export class CoderUsersController {
   @ApiOkResponse({ type: CoderUserDto })
   async get(@CurrentPrincipal() principal: Principal, @Param('user') ref: string): Promise<CoderUserDto> {
     const user = await this.directory.requireCoderUser(ref, principal);
+    // Users the caller may not read are reported as missing (Coder answers 404 for both).
+    await this.authz.require(principal, 'read', AuthorizationService.userObject(user), { notFound: true });
     return presentCoderUser(user, await this.organizations.membershipsOf(user.id));
   }
 }
