@@ -56,7 +56,10 @@ export async function startEmbeddedPostgres(
     release = acquireLock(path.join(directory, '..', 'pglite.lock'));
   }
   try {
-    const db = directory ? await PGlite.create(directory) : await PGlite.create();
+    // pg_trgm: trigram indexes for user search (admin-users), as on a PostgreSQL server.
+    const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+    const options = { extensions: { pg_trgm } };
+    const db = directory ? await PGlite.create(directory, options) : await PGlite.create(options);
     const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections });
     await server.start();
     const conn = server.getServerConn(); // "127.0.0.1:<port>"
