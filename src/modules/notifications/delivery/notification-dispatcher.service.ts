@@ -288,7 +288,8 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     for (const item of items) {
       const at = createdAt.get(item.row.id);
       if (!at) continue; // delivered before (redelivery after a lost lease)
-      await this.inbox.announce({
+      // Local watchers get it synchronously inside announce(); the NOTIFY for other instances is not awaited.
+      void this.inbox.announce({
         id: item.row.id,
         user_id: item.row.payload.user_id,
         template_id: item.row.template_id,

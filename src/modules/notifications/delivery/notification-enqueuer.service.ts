@@ -73,9 +73,28 @@ export class NotificationEnqueuer {
     return ids;
   }
 
+  /**
+   * Wakes this instance's dispatcher at once and the others through the cluster bus. Cluster
+   * wake-ups are coalesced: at most one NOTIFY in flight, plus one more if enqueues happened meanwhile.
+   */
   wake(): void {
     this.waker.wake();
-    this.cluster.publish(ENQUEUED_TOPIC, {}).catch((error: unknown) => this.logger.warn({ err: error }, 'wake publish failed'));
+    if (this.clusterWake === 'idle') void this.publishWake();
+    else this.clusterWake = 'again';
+  }
+
+  private clusterWake: 'idle' | 'busy' | 'again' = 'idle';
+
+  private async publishWake(): Promise<void> {
+    this.clusterWake = 'busy';
+    try {
+      await this.cluster.publish(ENQUEUED_TOPIC, {});
+    } catch (error) {
+      this.logger.warn({ err: error }, 'wake publish failed');
+    }
+    const again = (this.clusterWake as string) === 'again'; // changed by wake() while publishing
+    this.clusterWake = 'idle';
+    if (again) void this.publishWake();
   }
 
   private async insert(request: EnqueueRequest, manager: EntityManager): Promise<string[]> {
