@@ -3,6 +3,7 @@ import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { NotificationEnqueuer } from '../../src/modules/notifications/delivery/notification-enqueuer.service';
 import { NOTIFICATION_TEMPLATE_IDS as IDS } from '../../src/modules/notifications/template-ids';
+import { TransactionRunner } from '../../src/platform/database/transaction-runner.service';
 import { EventBus } from '../../src/platform/events/event-bus.service';
 import { DispatchWaker } from '../../src/modules/notifications/delivery/dispatch-waker';
 import { NotificationDispatcher } from '../../src/modules/notifications/delivery/notification-dispatcher.service';
@@ -126,6 +127,23 @@ describe('notification delivery', () => {
     const rows = await messagesOf(db.dataSource, user.user.id);
     expect(rows.map((r) => r.method)).toEqual(['smtp']);
     expect(await inboxCount(db.dataSource, user.user.id)).toBe(0);
+  });
+
+  it('enqueue inside a caller transaction: nothing on rollback; delivered after commit', async () => {
+    const user = await s.factories.user();
+    const runner = s.app.get(TransactionRunner);
+    const enqueuer = s.app.get(NotificationEnqueuer);
+    await expect(
+      runner.run(async (tx) => {
+        await enqueuer.enqueue({ templateId: IDS.customNotification, userId: user.user.id, labels: { custom_title: 'rolled back' }, createdBy: 'test' }, tx);
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect(await messagesOf(db.dataSource, user.user.id)).toHaveLength(0);
+    await runner.run(async (tx) => {
+      await enqueuer.enqueue({ templateId: IDS.customNotification, userId: user.user.id, labels: { custom_title: 'committed' }, createdBy: 'test' }, tx);
+    });
+    await waitFor(async () => (await inboxCount(db.dataSource, user.user.id)) === 1, 5_000, 'delivered after commit');
   });
 
   it('dedupe: the same template, user, payload and targets twice a day → one row per method', async () => {

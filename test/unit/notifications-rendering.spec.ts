@@ -4,6 +4,7 @@ import { parseTemplate, queryEscape, renderTemplate, TemplateError } from '../..
 import { decodeEntities, markdownToPlaintext } from '../../src/modules/notifications/rendering/markdown';
 import { parseInboxQuery } from '../../src/modules/notifications/inbox/inbox-query';
 import { parseUuid } from '../../src/modules/notifications/inbox/uuid';
+import { loadNotificationsConfig } from '../../src/modules/notifications/notifications.config';
 
 const context = (labels: Record<string, string> = {}, extra: Record<string, unknown> = {}) => ({
   baseUrl: 'https://dev.example.com',
@@ -156,5 +157,17 @@ describe('UUID and inbox query parsing (Coder semantics)', () => {
     expect(parseInboxQuery(new URLSearchParams('read_status=&targets='), 'list')).toEqual({ targets: [], templates: [], readStatus: 'all', startingBefore: undefined });
     expect(parseInboxQuery(new URLSearchParams('format=plaintext'), 'watch').format).toBe('plaintext');
     expect(parseInboxQuery(new URLSearchParams('format=html'), 'watch').format).toBe('markdown');
+  });
+});
+
+describe('module configuration', () => {
+  it('defaults, the embedded poll, and the dispatch timeout below the lease period', () => {
+    expect(loadNotificationsConfig({})).toMatchObject({ fetchIntervalMs: 5000, leaseCount: 100, maxSendAttempts: 5, inboxEnabled: true });
+    expect(loadNotificationsConfig({}, { embedded: true }).fetchIntervalMs).toBe(60_000);
+    expect(loadNotificationsConfig({ NOTIFICATIONS_FETCH_INTERVAL_MS: '200' }, { embedded: true }).fetchIntervalMs).toBe(200);
+    expect(() => loadNotificationsConfig({ NOTIFICATIONS_LEASE_PERIOD_MS: '1000', NOTIFICATIONS_DISPATCH_TIMEOUT_MS: '1000' })).toThrow(
+      /NOTIFICATIONS_DISPATCH_TIMEOUT_MS must be less than NOTIFICATIONS_LEASE_PERIOD_MS/,
+    );
+    expect(() => loadNotificationsConfig({ NOTIFICATIONS_MAX_SEND_ATTEMPTS: 'many' })).toThrow(/NOTIFICATIONS_MAX_SEND_ATTEMPTS/);
   });
 });

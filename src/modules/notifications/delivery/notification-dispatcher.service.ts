@@ -128,6 +128,8 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   /** One round: lease, render, send, record. Returns how many messages were leased. */
   async round(): Promise<number> {
     if (await this.notifierSettings.isPaused()) return 0;
+    // A send must end before the lease does, or another dispatcher could send it again.
+    const leaseDeadline = Date.now() + this.settings.leasePeriodMs;
     const rows = rowsOf<LeasedRow>(
       await this.dataSource.query(
         `UPDATE notification_messages m
@@ -166,6 +168,11 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     }
     const workers = Array.from({ length: Math.min(this.settings.sendConcurrency, queue.length) }, async () => {
       for (let row = queue.shift(); row; row = queue.shift()) {
+        if (Date.now() + this.settings.dispatchTimeoutMs >= leaseDeadline) {
+          await this.release(row).catch(() => undefined);
+          this.again = true;
+          continue;
+        }
         await this.deliver(row, disabled).catch((error: unknown) =>
           this.logger.error({ err: error, messageId: row!.id }, 'recording a notification outcome failed'),
         );
@@ -302,6 +309,17 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
         created_at: at,
       });
     }
+  }
+
+  /** Gives a leased message back untouched (not enough lease left to send it safely). */
+  private async release(row: LeasedRow): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE notification_messages
+          SET status = CASE WHEN attempt_count = 0 THEN 'pending' ELSE 'temporary_failure' END,
+              leased_until = NULL, leased_by = NULL, status_reason = NULL
+        WHERE id = $1 AND leased_by = $2`,
+      [row.id, this.dispatcherId],
+    );
   }
 
   private async fail(row: LeasedRow, error: SendError): Promise<void> {
