@@ -65,8 +65,8 @@ describe('notification delivery', () => {
     const user = await s.factories.user();
     const res = await s.http().post('/api/v2/notifications/custom').set(as(user)).send({ content: { title: 'wake up' } });
     expect(res.status).toBe(204);
-    await waitFor(() => mailsTo(user.user.email).length === 1, 5_000, 'mail');
-    await waitFor(async () => (await inboxCount(db.dataSource, user.user.id)) === 1, 5_000, 'inbox');
+    await waitFor(() => mailsTo(user.user.email).length === 1, 15_000, 'mail');
+    await waitFor(async () => (await inboxCount(db.dataSource, user.user.id)) === 1, 15_000, 'inbox');
     const rows = await messagesOf(db.dataSource, user.user.id);
     expect(rows.map((r) => [r.method, r.status, r.attempt_count]).sort()).toEqual([
       ['inbox', 'sent', 1],
@@ -77,22 +77,22 @@ describe('notification delivery', () => {
   it('SMTP: the test notification reaches the SMTP server with subject, text, action and X-Message-Id', async () => {
     const res = await s.http().post('/api/v2/notifications/test').set(as(owner));
     expect(res.status).toBe(200);
-    const [mail] = await waitFor(() => (mailsTo(owner.user.email).length > 0 ? mailsTo(owner.user.email) : undefined), 5_000, 'mail');
+    const [mail] = await waitFor(() => (mailsTo(owner.user.email).length > 0 ? mailsTo(owner.user.email) : undefined), 15_000, 'mail');
     expect(mail!.subject).toBe('A test notification');
     expect(mail!.from).toBe('noreply@devplane.test');
     expect(mail!.raw).toContain('This is a test notification.');
     expect(mail!.raw).toContain('View notification settings');
     const messageId = /^X-Message-Id: (.*)$/im.exec(mail!.raw)?.[1]?.trim();
-    await waitFor(async () => (await statusOf(messageId!)).status === 'sent', 5_000, 'sent status');
+    await waitFor(async () => (await statusOf(messageId!)).status === 'sent', 15_000, 'sent status');
   });
 
   it('SMTP: a 451 is retried (temporary failure, then sent after 2 attempts)', async () => {
     const user = await s.factories.user();
     smtp.failures = [451];
     await s.app.get(NotificationEnqueuer).enqueue({ templateId: IDS.testNotification, userId: user.user.id, createdBy: 'test' });
-    await waitFor(() => mailsTo(user.user.email).length === 1, 5_000, 'mail after retry');
+    await waitFor(() => mailsTo(user.user.email).length === 1, 15_000, 'mail after retry');
     const [row] = (await messagesOf(db.dataSource, user.user.id)).filter((m) => m.method === 'smtp');
-    await waitFor(async () => (await statusOf(row!.id)).status === 'sent', 5_000, 'sent');
+    await waitFor(async () => (await statusOf(row!.id)).status === 'sent', 15_000, 'sent');
     expect((await statusOf(row!.id)).attempt_count).toBe(2);
   });
 
@@ -101,7 +101,7 @@ describe('notification delivery', () => {
     smtp.failures = [550];
     await s.app.get(NotificationEnqueuer).enqueue({ templateId: IDS.testNotification, userId: user.user.id, createdBy: 'test' });
     const [row] = (await messagesOf(db.dataSource, user.user.id)).filter((m) => m.method === 'smtp');
-    await waitFor(async () => (await statusOf(row!.id)).status === 'permanent_failure', 5_000, 'permanent failure');
+    await waitFor(async () => (await statusOf(row!.id)).status === 'permanent_failure', 15_000, 'permanent failure');
     const final = await statusOf(row!.id);
     expect(final.attempt_count).toBe(1);
     expect(final.status_reason).toMatch(/550/);
@@ -118,7 +118,7 @@ describe('notification delivery', () => {
       passcode,
       expiresAt: new Date(Date.now() + 1_200_000).toISOString(),
     });
-    const [mail] = await waitFor(() => (mailsTo(user.user.email).length > 0 ? mailsTo(user.user.email) : undefined), 5_000, 'otp mail');
+    const [mail] = await waitFor(() => (mailsTo(user.user.email).length > 0 ? mailsTo(user.user.email) : undefined), 15_000, 'otp mail');
     expect(mail!.subject).toContain('Reset your password');
     const text = mail!.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
     expect(text).toContain(passcode);
@@ -143,7 +143,7 @@ describe('notification delivery', () => {
     await runner.run(async (tx) => {
       await enqueuer.enqueue({ templateId: IDS.customNotification, userId: user.user.id, labels: { custom_title: 'committed' }, createdBy: 'test' }, tx);
     });
-    await waitFor(async () => (await inboxCount(db.dataSource, user.user.id)) === 1, 5_000, 'delivered after commit');
+    await waitFor(async () => (await inboxCount(db.dataSource, user.user.id)) === 1, 15_000, 'delivered after commit');
   });
 
   it('dedupe: the same template, user, payload and targets twice a day → one row per method', async () => {
@@ -172,7 +172,7 @@ describe('notification delivery', () => {
     await s.http().put(prefs).set(as(user)).send({ template_disabled_map: { [IDS.customNotification]: true } });
     await setPaused(false);
     enqueuer.wake();
-    await waitFor(async () => (await messagesOf(db.dataSource, user.user.id)).every((m) => m.status === 'inhibited'), 5_000, 'inhibited');
+    await waitFor(async () => (await messagesOf(db.dataSource, user.user.id)).every((m) => m.status === 'inhibited'), 15_000, 'inhibited');
     expect((await messagesOf(db.dataSource, user.user.id)).map((m) => m.status_reason)).toEqual(['disabled by user', 'disabled by user']);
     expect(mailsTo(user.user.email)).toHaveLength(0);
     expect(await inboxCount(db.dataSource, user.user.id)).toBe(0);
@@ -182,32 +182,32 @@ describe('notification delivery', () => {
     const events = s.app.get(EventBus);
     const member = await s.factories.user({ fullName: 'Mia Member' });
     await events.emitAsync('user.status_changed', { userId: member.user.id, from: 'active', to: 'suspended', actorId: owner.user.id });
-    await waitFor(async () => (await inboxCount(db.dataSource, member.user.id)) === 1, 5_000, 'member inbox');
+    await waitFor(async () => (await inboxCount(db.dataSource, member.user.id)) === 1, 15_000, 'member inbox');
     const ownerItems = async () =>
       (await db.dataSource.query('SELECT title, content, targets FROM inbox_notifications WHERE user_id = $1 ORDER BY created_at', [owner.user.id])) as {
         title: string;
         content: string;
         targets: string[];
       }[];
-    await waitFor(async () => (await ownerItems()).some((i) => i.title.includes('suspended')), 5_000, 'owner inbox');
+    await waitFor(async () => (await ownerItems()).some((i) => i.title.includes('suspended')), 15_000, 'owner inbox');
     const suspended = (await ownerItems()).find((i) => i.title.includes('suspended'))!;
     expect(suspended.title).toBe(`User account "${member.user.name.replace(/_/g, '&#95;')}" suspended`);
     expect(suspended.content).toContain('belongs to **Mia Member**');
     expect(suspended.content).toContain(`was suspended by **${owner.user.name}**`);
     expect(suspended.targets).toEqual([member.user.uuid]);
-    await waitFor(() => mailsTo(member.user.email).some((m) => m.subject === `Your account "${member.user.name}" has been suspended`), 5_000, 'member mail');
+    await waitFor(() => mailsTo(member.user.email).some((m) => m.subject === `Your account "${member.user.name}" has been suspended`), 15_000, 'member mail');
 
     await events.emitAsync('user.status_changed', { userId: member.user.id, from: 'suspended', to: 'active', actorId: owner.user.id });
-    await waitFor(async () => (await ownerItems()).some((i) => i.title.includes('activated')), 5_000, 'owner activated');
-    await waitFor(() => mailsTo(member.user.email).some((m) => m.subject.includes('has been activated')), 5_000, 'member activated mail');
+    await waitFor(async () => (await ownerItems()).some((i) => i.title.includes('activated')), 15_000, 'owner activated');
+    await waitFor(() => mailsTo(member.user.email).some((m) => m.subject.includes('has been activated')), 15_000, 'member activated mail');
     // dormant → active (sign-in) sends nothing
     const before = await inboxCount(db.dataSource, member.user.id);
     await events.emitAsync('user.status_changed', { userId: member.user.id, from: 'dormant', to: 'active', actorId: null });
     expect(await inboxCount(db.dataSource, member.user.id)).toBe(before);
 
     const created = await s.factories.user({ createdBy: owner.user.id, sendNotify: true, fullName: 'Nina New' });
-    await waitFor(async () => (await ownerItems()).some((i) => i.title.includes('created')), 5_000, 'owner created');
-    await waitFor(() => mailsTo(created.user.email).some((m) => m.subject === 'Welcome to devplane'), 5_000, 'registration mail');
+    await waitFor(async () => (await ownerItems()).some((i) => i.title.includes('created')), 15_000, 'owner created');
+    await waitFor(() => mailsTo(created.user.email).some((m) => m.subject === 'Welcome to devplane'), 15_000, 'registration mail');
     expect(await inboxCount(db.dataSource, created.user.id)).toBe(0);
   });
 
@@ -223,7 +223,7 @@ describe('notification delivery', () => {
       message: 'A file was uploaded',
       actorUserId: owner.user.id,
     });
-    await waitFor(async () => (await inboxCount(db.dataSource, ruleOwner.user.id)) === 1, 5_000, 'workflow item');
+    await waitFor(async () => (await inboxCount(db.dataSource, ruleOwner.user.id)) === 1, 15_000, 'workflow item');
     const list = await s.http().get('/api/v2/notifications/inbox').set(as(ruleOwner));
     expect(list.body.notifications[0].title).toBe('Workflow rule "Watch uploads" matched');
     expect(list.body.notifications[0].content).toContain('A file was uploaded');
@@ -293,7 +293,7 @@ describe('notification delivery', () => {
       const user = await w!.factories.user({ fullName: 'Wendy Hook' });
       const res = await w!.http().post('/api/v2/notifications/custom').set(as(user)).send({ content: { title: '**Bold** title', message: 'Some _text_' } });
       expect(res.status).toBe(204);
-      const [received] = await waitFor(() => (hooksFor(user.user.uuid).length > 0 ? hooksFor(user.user.uuid) : undefined), 5_000, 'webhook');
+      const [received] = await waitFor(() => (hooksFor(user.user.uuid).length > 0 ? hooksFor(user.user.uuid) : undefined), 15_000, 'webhook');
       const body = received!.body as Record<string, unknown>;
       expect(received!.headers['x-message-id']).toBe(body.msg_id);
       expect(body).toMatchObject({
@@ -322,7 +322,7 @@ describe('notification delivery', () => {
       hook.statuses = [500, 500];
       await w!.app.get(NotificationEnqueuer).enqueue({ templateId: IDS.testNotification, userId: user.user.id, createdBy: 'test' });
       const [row] = (await messagesOf(db.dataSource, user.user.id)).filter((m) => m.method === 'webhook');
-      await waitFor(async () => (await statusOf(row!.id)).status === 'sent', 10_000, 'sent after retries');
+      await waitFor(async () => (await statusOf(row!.id)).status === 'sent', 20_000, 'sent after retries');
       expect((await statusOf(row!.id)).attempt_count).toBe(3);
       expect(hooksFor(user.user.uuid)).toHaveLength(3);
     });
@@ -388,7 +388,7 @@ describe('notification delivery', () => {
         [ids, randomUUID()],
       );
       await setPaused(false);
-      await waitFor(async () => (await messagesOf(db.dataSource, user.user.id)).every((m) => m.status === 'sent'), 10_000, 'redelivered');
+      await waitFor(async () => (await messagesOf(db.dataSource, user.user.id)).every((m) => m.status === 'sent'), 20_000, 'redelivered');
       expect(await inboxCount(db.dataSource, user.user.id)).toBe(1);
       expect(hooksFor(user.user.uuid)).toHaveLength(1);
     });
@@ -402,8 +402,8 @@ describe('notification delivery', () => {
       db = w;
       await setPaused(false);
       w.app.get(NotificationEnqueuer).wake();
-      await waitFor(async () => (await inboxCount(db.dataSource, user.user.id)) === 1, 10_000, 'delivered after restart');
-      await waitFor(() => hooksFor(user.user.uuid).length === 1, 5_000, 'webhook after restart');
+      await waitFor(async () => (await inboxCount(db.dataSource, user.user.id)) === 1, 20_000, 'delivered after restart');
+      await waitFor(() => hooksFor(user.user.uuid).length === 1, 15_000, 'webhook after restart');
     });
   });
 });

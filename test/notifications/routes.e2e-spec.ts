@@ -47,7 +47,7 @@ describe('notifications routes (Coder dialect)', () => {
       targets,
       createdBy: 'test',
     });
-    await waitFor(async () => (await inboxCount(t.dataSource, user.user.id)) > before, 10_000, 'inbox item');
+    await waitFor(async () => (await inboxCount(t.dataSource, user.user.id)) > before, 20_000, 'inbox item');
   }
 
   describe('authentication', () => {
@@ -179,7 +179,7 @@ describe('notifications routes (Coder dialect)', () => {
       expect((await messagesOf(t.dataSource, user.user.id))[0]!.status).toBe('pending');
       expect(await inboxCount(t.dataSource, user.user.id)).toBe(0);
       expect((await t.http().put('/api/v2/notifications/settings').set(as(owner)).send({ notifier_paused: false })).status).toBe(200);
-      await waitFor(async () => (await inboxCount(t.dataSource, user.user.id)) === 1, 5_000, 'delivery after resume');
+      await waitFor(async () => (await inboxCount(t.dataSource, user.user.id)) === 1, 15_000, 'delivery after resume');
       expect((await messagesOf(t.dataSource, user.user.id))[0]!.status).toBe('sent');
     });
   });
@@ -200,7 +200,7 @@ describe('notifications routes (Coder dialect)', () => {
         expect(res.text).toBe('');
         await new Promise((r) => setTimeout(r, 2));
       }
-      await waitFor(async () => (await inboxCount(t.dataSource, admin.user.id)) === 2, 5_000, 'two test items');
+      await waitFor(async () => (await inboxCount(t.dataSource, admin.user.id)) === 2, 15_000, 'two test items');
       const list = await t.http().get('/api/v2/notifications/inbox').set(as(admin));
       expect(list.body.notifications[0]).toMatchObject({ title: 'A test notification', content: 'This is a test notification.', icon: 'DEFAULT_ICON_OTHER' });
       expect(list.body.notifications[0].actions).toEqual([
@@ -247,7 +247,7 @@ describe('notifications routes (Coder dialect)', () => {
       expect((await post(user, { content: { message: 'only a message' } })).status).toBe(204);
       expect((await post(user, { content: { title: 't'.repeat(120), message: 'm'.repeat(2000) } })).status).toBe(204);
       expect((await post(user, { content: { title: 'only a title' } })).status).toBe(204); // duplicate within the minute
-      await waitFor(async () => (await inboxCount(t.dataSource, user.user.id)) >= 3, 5_000, 'custom items');
+      await waitFor(async () => (await inboxCount(t.dataSource, user.user.id)) >= 3, 15_000, 'custom items');
       await new Promise((r) => setTimeout(r, 300));
       expect(await inboxCount(t.dataSource, user.user.id)).toBe(3);
       const messages = await messagesOf(t.dataSource, user.user.id);

@@ -26,7 +26,7 @@ describe('inbox watch (WebSocket)', () => {
   });
   afterEach(async () => {
     for (const client of clients.splice(0)) client.close();
-    await waitFor(() => watchers() === 0, 5_000, 'watchers gone').catch(() => undefined);
+    await waitFor(() => watchers() === 0, 15_000, 'watchers gone').catch(() => undefined);
   });
   afterAll(() => t.close());
 
@@ -37,7 +37,7 @@ describe('inbox watch (WebSocket)', () => {
     const client = new WatchClient(`${url}${PATH}${query}`, headers);
     clients.push(client);
     await client.opened;
-    await waitFor(() => app.app.get(InboxWatchGateway).watcherCount() > before || client.closed, 5_000, 'registered watcher');
+    await waitFor(() => app.app.get(InboxWatchGateway).watcherCount() > before || client.closed, 15_000, 'registered watcher');
     return client;
   }
 
@@ -51,7 +51,7 @@ describe('inbox watch (WebSocket)', () => {
       targets: options.targets,
       createdBy: 'test',
     });
-    await waitFor(async () => (await inboxCount(app.dataSource, user.user.id)) > before, 5_000, 'inbox item');
+    await waitFor(async () => (await inboxCount(app.dataSource, user.user.id)) > before, 15_000, 'inbox item');
   }
 
   it.each([
@@ -65,7 +65,7 @@ describe('inbox watch (WebSocket)', () => {
     const client = await connect(query, headers(alice));
     expect(client.closed).toBeUndefined();
     await notify(alice, `hello ${_name}`);
-    await waitFor(() => client.frames.length === 1, 5_000, 'frame');
+    await waitFor(() => client.frames.length === 1, 15_000, 'frame');
     expect(client.rawFrames[0]!.endsWith('\n')).toBe(true);
     const frame = client.frames[0] as { notification: Record<string, unknown>; unread_count: number };
     expect(frame.notification).toMatchObject({ user_id: alice.user.uuid, template_id: IDS.customNotification, title: `hello ${_name}`, read_at: null });
@@ -83,7 +83,7 @@ describe('inbox watch (WebSocket)', () => {
     if (headers === 'expired') set = { 'Service-Session-Token': await t.factories.token(alice.user, { lifetimeSeconds: -60 }) };
     const client = new WatchClient(`${base}${PATH}`, set);
     clients.push(client);
-    await waitFor(() => client.closed, 5_000, 'close');
+    await waitFor(() => client.closed, 15_000, 'close');
     expect(client.closed!.code).toBe(4401);
     if (typeof reason === 'string') expect(client.closed!.reason).toBe(reason);
     else expect(client.closed!.reason).toMatch(reason);
@@ -97,7 +97,7 @@ describe('inbox watch (WebSocket)', () => {
     const client = new WatchClient(`${base}${PATH}${query}`, { 'Service-Session-Token': alice.token });
     clients.push(client);
     await expect(client.opened).rejects.toThrow(/unexpected response 400/);
-    await waitFor(() => client.unexpected, 5_000, 'response');
+    await waitFor(() => client.unexpected, 15_000, 'response');
     expect(client.unexpected!.status).toBe(400);
     expect(JSON.parse(client.unexpected!.body)).toEqual(body);
   });
@@ -107,7 +107,7 @@ describe('inbox watch (WebSocket)', () => {
     const client = await connect('', { 'Service-Session-Token': bob.token });
     await notify(alice, 'for alice only');
     await notify(bob, 'after connecting');
-    await waitFor(() => client.frames.length >= 1, 5_000, 'frame');
+    await waitFor(() => client.frames.length >= 1, 15_000, 'frame');
     await sleep(200);
     expect(client.frames.map((f) => (f.notification as { title: string }).title)).toEqual(['after connecting']);
   });
@@ -124,7 +124,7 @@ describe('inbox watch (WebSocket)', () => {
     await notify(user, 'both targets', { targets: [a, b] });
     await notify(user, 'one target', { targets: [a] });
     await notify(user, 'test template', { templateId: IDS.testNotification });
-    await waitFor(() => unread.frames.length === 3, 5_000, 'unread frames');
+    await waitFor(() => unread.frames.length === 3, 15_000, 'unread frames');
     await sleep(200);
     const titles = (c: WatchClient) => c.frames.map((f) => (f.notification as { title: string }).title);
     expect(titles(byTargets)).toEqual(['both targets']);
@@ -138,7 +138,7 @@ describe('inbox watch (WebSocket)', () => {
     const client = await connect('?format=plaintext', { 'Service-Session-Token': user.token });
     const markdown = await connect('', { 'Service-Session-Token': user.token });
     await notify(user, '# Notification Title', { message: 'This is the __content__.\n\n- one\n- [two](https://example.com/x)' });
-    await waitFor(() => client.frames.length === 1 && markdown.frames.length === 1, 5_000, 'frames');
+    await waitFor(() => client.frames.length === 1 && markdown.frames.length === 1, 15_000, 'frames');
     expect(client.frames[0]!.notification).toMatchObject({
       title: 'Notification Title',
       content: 'This is the content.\n\n- one\n- two (https://example.com/x)',
@@ -154,7 +154,7 @@ describe('inbox watch (WebSocket)', () => {
       // Stop this instance's dispatcher, so the item is certainly created (and published) by the other one.
       await t.app.get(NotificationDispatcher).onModuleDestroy();
       await notify(user, 'from the other instance', { app: other });
-      await waitFor(() => client.frames.length === 1, 5_000, 'cross-instance frame');
+      await waitFor(() => client.frames.length === 1, 15_000, 'cross-instance frame');
       expect((client.frames[0]!.notification as { title: string }).title).toBe('from the other instance');
     } finally {
       await other.close();
@@ -168,7 +168,7 @@ describe('inbox watch (WebSocket)', () => {
     const user = await app.factories.user();
     const client = await connect('', { 'Service-Session-Token': user.token }, app, url);
     await app.close();
-    await waitFor(() => client.closed, 5_000, 'close on shutdown');
+    await waitFor(() => client.closed, 15_000, 'close on shutdown');
     expect(client.closed!.code).toBe(1001);
   });
 });
