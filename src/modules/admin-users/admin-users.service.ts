@@ -14,7 +14,6 @@ import { AdminPolicyService } from './admin-policy.service';
 import { bindCreateUser, bindEditUser, bindRenameUser } from './binding';
 import { AdminGrantTombstone } from './entities/admin-grant-tombstone.entity';
 import { compileEmailDomainCheck, emailDomainMessage, emailProblem, parseGoBool, usernameProblem } from './gitea-rules';
-import { ensureNewAccountRecipient } from './new-account-recipients';
 import { OwnedResourcesRegistry } from './owned-resources.registry';
 import { GiteaPasswordPolicy } from './password-policy.service';
 
@@ -387,7 +386,6 @@ export class AdminUsersService implements OnModuleInit {
         }
       }
       await this.removeAccount(current, tx);
-      await ensureNewAccountRecipient(tx.manager, caller.id);
       tx.emit('user.deleted', { userId: current.id, uuid: current.uuid, username: current.name, purge, actorId: caller.id });
     });
   }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { EventBus } from '../events/event-bus.service';
 import type { DomainEventMap, DomainEventName } from '../events/event-map';
@@ -12,6 +12,8 @@ export interface Transaction {
 
 @Injectable()
 export class TransactionRunner {
+  private readonly logger = new Logger(TransactionRunner.name);
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly events: EventBus,
@@ -19,7 +21,9 @@ export class TransactionRunner {
 
   /**
    * Runs `work` in one database transaction. Events it emits are published after the commit,
-   * and dropped on rollback. Inside, use only `tx.manager` (embedded PGlite would deadlock on
+   * and dropped on rollback. Their listeners are awaited, so a caller's reaction (an inbox item, a
+   * notification preference) is in place when `run` returns; a failing listener is logged and
+   * does not fail the committed work. Inside, use only `tx.manager` (embedded PGlite would deadlock on
    * a second connection).
    */
   async run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
@@ -27,7 +31,12 @@ export class TransactionRunner {
     const result = await this.dataSource.transaction(async (manager) => {
       const tx: Transaction = {
         manager,
-        emit: (name, payload) => pending.push(() => this.events.emit(name, payload)),
+        emit: (name, payload) =>
+          pending.push(() =>
+            this.events.emitAsync(name, payload).catch((error: unknown) => {
+              this.logger.error({ err: error, event: name }, 'a listener of a committed event failed');
+            }),
+          ),
         afterCommit: (callback) => pending.push(callback),
       };
       return work(tx);
