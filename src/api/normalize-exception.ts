@@ -16,6 +16,7 @@ import {
   UnavailableError,
   UnsupportedMediaTypeError,
 } from '../platform/errors/domain-error';
+import { OperationFailedError } from '../platform/errors/operation-failed.error';
 import { InternalFailure } from './internal-failure';
 
 interface BodyParserError {
@@ -44,6 +45,7 @@ function httpMessage(exception: HttpException): string {
  */
 export function normalizeException(exception: unknown): AnyDomainError | InternalFailure {
   if (exception instanceof DomainError) return exception as AnyDomainError;
+  if (exception instanceof OperationFailedError) return new InternalFailure(exception.cause ?? exception, exception.publicMessage);
   if (isBodyParserError(exception)) {
     switch (exception.type) {
       case 'entity.parse.failed':

@@ -127,7 +127,7 @@ describe('notifications routes (Coder dialect)', () => {
         const system = await broken.http().get('/api/v2/notifications/templates/system').set(as(admin));
         expect(system.status).toBe(500);
         expect(system.body.message).toBe('Failed to retrieve system notifications templates.');
-        expect(system.body.detail).toMatch(/notification_templates/);
+        expect(system.body.detail).toBeUndefined(); // the cause is logged, not sent
         const custom = await broken.http().get('/api/v2/notifications/templates/custom').set(as(admin));
         expect(custom.status).toBe(500);
         expect(custom.body.message).toBe('Failed to retrieve custom notifications templates.');
@@ -271,7 +271,7 @@ describe('notifications routes (Coder dialect)', () => {
         const res = await broken.http().post('/api/v2/notifications/custom').set(as(user)).send({ content: { title: 'x' } });
         expect(res.status).toBe(500);
         expect(res.body.message).toBe('Failed to send custom notification');
-        expect(res.body.detail).toMatch(/notification_messages/);
+        expect(res.body.detail).toBeUndefined();
       } finally {
         await broken.close();
       }

@@ -32,7 +32,7 @@ function wwwAuthenticate(config: ErrorRenderContext['config'], error: string, de
 
 /** Coder's error body `{message, detail, validations}` (reference coder.md §E, §A.4). */
 export function renderCoderError(error: AnyDomainError | InternalFailure, context: ErrorRenderContext): RenderedError {
-  if (error instanceof InternalFailure) return { status: 500, body: body(CODER_INTERNAL) };
+  if (error instanceof InternalFailure) return { status: 500, body: body(error.publicMessage ?? CODER_INTERNAL) };
   switch (error.kind) {
     case 'bad_request':
       return { status: 400, body: body(error.message, error.detail, error.fields) };

@@ -44,7 +44,7 @@ export function renderGiteaError(error: AnyDomainError | InternalFailure, contex
   const url = `${context.config.publicUrl}api/swagger`;
   const withUrl = (message: string) => ({ message, url });
   if (error instanceof InternalFailure) {
-    return { status: 500, body: withUrl(context.callerIsAdmin ? String(error.cause) : '') };
+    return { status: 500, body: withUrl(context.callerIsAdmin ? String(error.cause) : (error.publicMessage ?? '')) };
   }
   switch (error.kind) {
     case 'bad_request':

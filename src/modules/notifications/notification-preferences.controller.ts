@@ -1,4 +1,4 @@
-import { Body, Get, Param, Put, UseFilters } from '@nestjs/common';
+import { Body, Get, Param, Put } from '@nestjs/common';
 import { ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { CoderController } from '../../api/coder/coder-controller.decorator';
 import { CODER_NOT_FOUND } from '../../api/coder/coder-error.renderer';
@@ -13,11 +13,9 @@ import { NotificationPreferenceDto, UpdateUserNotificationPreferencesDto } from 
 import { parseUuid } from './inbox/uuid';
 import { NotificationPreferencesService } from './notification-preferences.service';
 import { badJson, or500 } from './notifications.controller';
-import { RouteFailureFilter } from './route-failure';
 
 /** Coder dialect: /api/v2/users/{user}/notifications/preferences (self, or owners for anyone). */
 // Listed above the dialect decorator so it is consulted before the dialect's catch-all filter.
-@UseFilters(RouteFailureFilter)
 @CoderController('users')
 export class NotificationPreferencesController {
   constructor(

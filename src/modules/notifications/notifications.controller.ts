@@ -1,4 +1,4 @@
-import { Body, Get, HttpCode, Param, Post, Put, Req, Res, UseFilters } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiForbiddenResponse,
@@ -34,7 +34,7 @@ import { InboxService } from './inbox/inbox.service';
 import { parseUuid } from './inbox/uuid';
 import { NotificationSettingsService } from './notification-settings.service';
 import { NotificationTemplatesService } from './notification-templates.service';
-import { RouteFailure, RouteFailureFilter } from './route-failure';
+import { OperationFailedError } from '../../platform/errors/operation-failed.error';
 import { NOTIFICATION_TEMPLATE_IDS } from './template-ids';
 
 export const BAD_JSON = 'Request body must be valid JSON.';
@@ -45,7 +45,7 @@ export async function or500<T>(message: string, work: () => Promise<T>): Promise
     return await work();
   } catch (error) {
     if (error instanceof DomainError) throw error;
-    throw new RouteFailure(message, error instanceof Error ? error.message : String(error), error);
+    throw new OperationFailedError(message, { cause: error });
   }
 }
 
@@ -80,7 +80,6 @@ const INBOX_QUERY = [
 
 /** Coder dialect: /api/v2/notifications (spec 2, table B). */
 // Listed above the dialect decorator so it is consulted before the dialect's catch-all filter.
-@UseFilters(RouteFailureFilter)
 @CoderController('notifications')
 export class NotificationsController {
   constructor(
