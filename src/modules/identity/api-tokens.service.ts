@@ -61,6 +61,11 @@ export class ApiTokensService {
     return this.tokens.find({ where: { userId, ...(loginType ? { loginType } : {}) }, order: { createdAt: 'ASC' } });
   }
 
+  /** Nextcloud-style password confirmation of a session (workflows need it for cookie sessions). */
+  async markPasswordConfirmed(id: string, at: Date): Promise<void> {
+    await this.tokens.update({ id }, { passwordConfirmedAt: at });
+  }
+
   async delete(id: string): Promise<void> {
     await this.tokens.delete({ id });
   }

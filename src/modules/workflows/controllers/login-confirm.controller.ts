@@ -1,13 +1,11 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Repository } from 'typeorm';
-import { InjectRepository } from '@nestjs/typeorm';
 import { LoginRateLimit } from '../../../platform/http/rate-limit';
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
-import { ApiToken } from '../../identity/entities/api-token.entity';
-import { PasswordHasher } from '../../identity/password-hasher.service';
+import { ApiTokensService } from '../../identity/api-tokens.service';
+import { UsersService } from '../../identity/users.service';
 import { ConfirmPasswordDto, ConfirmPasswordResponseDto } from '../dto/workflow.dto';
 
 /**
@@ -19,8 +17,8 @@ import { ConfirmPasswordDto, ConfirmPasswordResponseDto } from '../dto/workflow.
 @Controller('login')
 export class LoginConfirmController {
   constructor(
-    private readonly hasher: PasswordHasher,
-    @InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>,
+    private readonly users: UsersService,
+    private readonly tokens: ApiTokensService,
   ) {}
 
   @Post('confirm')
@@ -38,14 +36,13 @@ export class LoginConfirmController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<ConfirmPasswordResponseDto | []> {
     const password = (body as { password?: unknown } | null)?.password;
-    const fresh = await this.tokens.manager.query('SELECT password_hash FROM users WHERE id = $1', [principal.user.id]) as { password_hash: string | null }[];
-    const ok = typeof password === 'string' && password !== '' && (await this.hasher.verify(fresh[0]?.password_hash ?? null, password));
+    const ok = typeof password === 'string' && password !== '' && (await this.users.verifyPassword(principal.user, password));
     if (!ok) {
       res.status(403);
       return [];
     }
     const now = new Date();
-    if (principal.token) await this.tokens.update({ id: principal.token.id }, { passwordConfirmedAt: now });
+    if (principal.token) await this.tokens.markPasswordConfirmed(principal.token.id, now);
     return { lastLogin: Math.floor(now.getTime() / 1000) };
   }
 }
