@@ -47,7 +47,7 @@ describe('notification delivery', () => {
 
   beforeAll(async () => {
     env = { SMTP_URL: await smtp.start(), NOTIFICATIONS_WEBHOOK_URL: await hook.start(), SMTP_FROM: 'devplane <noreply@devplane.test>' };
-    fastQueueEnv({ NOTIFICATIONS_FETCH_INTERVAL_MS: '60000' });
+    env = { ...fastQueueEnv({ NOTIFICATIONS_FETCH_INTERVAL_MS: '60000' }), ...env };
     s = await createTestApp({ env: appEnv({ ...env, NOTIFICATIONS_METHOD: 'smtp' }) });
     db = s;
     await db.dataSource.query(`DELETE FROM site_configs WHERE key = 'notifications.settings'`);
@@ -271,9 +271,8 @@ describe('notification delivery', () => {
   });
 
   describe('webhook (another instance on the same database)', () => {
-    const open = () => createTestApp({ schema: s.schema, env: appEnv({ ...env, NOTIFICATIONS_METHOD: 'webhook' }) });
+    const open = () => createTestApp({ schema: s.schema, env: appEnv({ ...env, ...fastQueueEnv(), NOTIFICATIONS_METHOD: 'webhook' }) });
     beforeAll(async () => {
-      fastQueueEnv();
       // Embedded: one app at a time. Server: `s` stays up as one more dispatcher (closing it would drop the schema).
       if (EMBEDDED) {
         await s.close();

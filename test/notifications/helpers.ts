@@ -30,16 +30,16 @@ export function appEnv(extra: Record<string, string> = {}): Record<string, strin
   return { ...(EMBEDDED ? { DATABASE_POOL_SIZE: '1' } : {}), ...extra };
 }
 
-/** Settings that make the queue fast in tests (module config is read from process.env at boot). */
-export function fastQueueEnv(extra: Record<string, string> = {}): void {
-  Object.assign(process.env, {
+/** Settings that make the queue fast in tests (pass them in createTestApp's env). */
+export function fastQueueEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
     NOTIFICATIONS_FETCH_INTERVAL_MS: '200',
     NOTIFICATIONS_LEASE_PERIOD_MS: '2000',
     NOTIFICATIONS_DISPATCH_TIMEOUT_MS: '1000',
     NOTIFICATIONS_RETRY_INTERVAL_MS: '50',
     NOTIFICATIONS_RETRY_MAX_MS: '200',
     ...extra,
-  });
+  };
 }
 
 /** RFC 2047 encoded words (`=?UTF-8?Q?...?=`, `=?UTF-8?B?...?=`) of a header value. */

@@ -26,8 +26,7 @@ describe('notifications routes (Coder dialect)', () => {
   const as = (u: CreatedUser) => ({ 'Service-Session-Token': u.token });
 
   beforeAll(async () => {
-    fastQueueEnv();
-    t = await createTestApp({ env: appEnv() });
+    t = await createTestApp({ env: appEnv(fastQueueEnv()) });
     owner = await t.factories.admin();
     member = await t.factories.user();
     other = await t.factories.user();

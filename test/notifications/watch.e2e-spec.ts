@@ -18,8 +18,7 @@ describe('inbox watch (WebSocket)', () => {
   const clients: WatchClient[] = [];
 
   beforeAll(async () => {
-    fastQueueEnv();
-    t = await createTestApp({ env: appEnv() });
+    t = await createTestApp({ env: appEnv(fastQueueEnv()) });
     base = (await t.listen()).replace(/^http/, 'ws');
     alice = await t.factories.user();
     bob = await t.factories.user();
@@ -147,7 +146,7 @@ describe('inbox watch (WebSocket)', () => {
   });
 
   (EMBEDDED ? it.skip : it)('an item created on another instance reaches the watcher (PostgreSQL LISTEN/NOTIFY)', async () => {
-    const other = await createTestApp({ schema: t.schema, env: appEnv() });
+    const other = await createTestApp({ schema: t.schema, env: appEnv(fastQueueEnv()) });
     try {
       const user = await t.factories.user();
       const client = await connect('', { 'Service-Session-Token': user.token });
@@ -162,7 +161,7 @@ describe('inbox watch (WebSocket)', () => {
   });
 
   it('the server closes watchers with 1001 on shutdown', async () => {
-    const app = await createTestApp({ schema: t.schema, env: appEnv() });
+    const app = await createTestApp({ schema: t.schema, env: appEnv(fastQueueEnv()) });
     if (EMBEDDED) await t.app.close().catch(() => undefined);
     const url = (await app.listen()).replace(/^http/, 'ws');
     const user = await app.factories.user();

@@ -62,15 +62,9 @@ describe('workflow engine', () => {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let notified: unknown[];
   const settings = { WORKFLOW_WEBHOOK_ALLOW_PRIVATE: 'true', WORKFLOW_WEBHOOK_BACKOFF_MS: '10', WORKFLOW_WEBHOOK_TIMEOUT_MS: '2000' };
-  const saved: Record<string, string | undefined> = {};
 
   beforeAll(async () => {
-    // Module settings are read from the process environment at boot.
-    for (const [name, value] of Object.entries(settings)) {
-      saved[name] = process.env[name];
-      process.env[name] = value;
-    }
-    t = await createTestApp();
+    t = await createTestApp({ env: settings });
     receiver = await startReceiver();
     admin = await t.factories.admin();
     alice = await t.factories.user();
@@ -79,10 +73,6 @@ describe('workflow engine', () => {
     t.app.get(EventEmitter2).on('workflow.notify_owner', (payload: unknown) => notified.push(payload));
   });
   afterAll(async () => {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
     // Let listeners of other modules (e.g. notifications) finish before the database goes away.
     await t.app.get(WebhookSender).drain();
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -10,18 +10,13 @@ describe('workflow user scope disabled', () => {
   let t: TestApp;
   let admin: CreatedUser;
   let alice: CreatedUser;
-  let previous: string | undefined;
 
   beforeAll(async () => {
-    previous = process.env.WORKFLOW_USER_SCOPE_DISABLED;
-    process.env.WORKFLOW_USER_SCOPE_DISABLED = 'true';
-    t = await createTestApp();
+    t = await createTestApp({ env: { WORKFLOW_USER_SCOPE_DISABLED: 'true' } });
     admin = await t.factories.admin();
     alice = await t.factories.user();
   });
   afterAll(async () => {
-    if (previous === undefined) delete process.env.WORKFLOW_USER_SCOPE_DISABLED;
-    else process.env.WORKFLOW_USER_SCOPE_DISABLED = previous;
     await t.close();
   });
 

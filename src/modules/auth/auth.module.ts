@@ -1,5 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from '../../platform/config/app-config';
+import { APP_CONFIG } from '../../platform/config/config.token';
 import { ApiToken } from '../identity/entities/api-token.entity';
 import { AUTH_CONFIG, loadAuthConfig } from './auth.config';
 import { AuthGuard } from './auth.guard';
@@ -24,7 +26,7 @@ import { TargetUserResolver } from './target-user.service';
   imports: [TypeOrmModule.forFeature([...AUTH_ENTITIES, ApiToken])],
   controllers: [CoderAuthController, CoderTokensController],
   providers: [
-    { provide: AUTH_CONFIG, useFactory: () => loadAuthConfig(process.env) },
+    { provide: AUTH_CONFIG, inject: [APP_CONFIG], useFactory: (config: AppConfig) => loadAuthConfig(config.env) },
     CredentialResolver,
     AuthGuard,
     AuthorizationService,

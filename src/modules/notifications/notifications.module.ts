@@ -1,3 +1,5 @@
+import type { AppConfig } from '../../platform/config/app-config';
+import { APP_CONFIG } from '../../platform/config/config.token';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_RUNTIME, type DatabaseRuntime } from '../../platform/database/database-runtime';
@@ -26,8 +28,9 @@ import { NotificationsController } from './notifications.controller';
   providers: [
     {
       provide: NOTIFICATIONS_CONFIG,
-      inject: [DATABASE_RUNTIME],
-      useFactory: (runtime: DatabaseRuntime) => loadNotificationsConfig(process.env, { embedded: runtime.embedded }),
+      inject: [APP_CONFIG, DATABASE_RUNTIME],
+      useFactory: (config: AppConfig, runtime: DatabaseRuntime) =>
+        loadNotificationsConfig(config.env, { embedded: runtime.embedded }),
     },
     DispatchWaker,
     NotificationTemplatesService,

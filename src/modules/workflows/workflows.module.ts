@@ -10,6 +10,8 @@ import { WebhookSender } from './operations/webhook-sender.service';
 import { PasswordConfirmationGuard } from './password-confirmation.guard';
 import { WorkflowAccessControlService } from './workflow-access-control.service';
 import { WorkflowRulesService } from './workflow-rules.service';
+import type { AppConfig } from '../../platform/config/app-config';
+import { APP_CONFIG } from '../../platform/config/config.token';
 import { loadWorkflowsConfig, WORKFLOWS_CONFIG } from './workflows.config';
 
 /**
@@ -21,7 +23,7 @@ import { loadWorkflowsConfig, WORKFLOWS_CONFIG } from './workflows.config';
   imports: [TypeOrmModule.forFeature(WORKFLOWS_ENTITIES)],
   controllers: [WorkflowsController, WorkflowCatalogueController, LoginConfirmController],
   providers: [
-    { provide: WORKFLOWS_CONFIG, useFactory: () => loadWorkflowsConfig() },
+    { provide: WORKFLOWS_CONFIG, inject: [APP_CONFIG], useFactory: (config: AppConfig) => loadWorkflowsConfig(config.env) },
     RuleStore,
     WorkflowRulesService,
     WorkflowEngine,

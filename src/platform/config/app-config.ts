@@ -40,6 +40,8 @@ export interface AppConfig {
   };
   rateLimit: { enabled: boolean; apiPerMinute: number; loginPerMinute: number };
   sessionDurationSeconds: number;
+  /** The environment this configuration was read from: module settings (src/modules/<m>/<m>.config.ts) read it too. */
+  env: Readonly<Env>;
   /** Create the bootstrap administrator at start when there are no users (off for the CLI). */
   bootstrapAdminOnStart: boolean;
 }
@@ -195,6 +197,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       loginPerMinute: int(env, 'RATE_LIMIT_LOGIN_PER_MINUTE', 60, 1, 10_000_000),
     },
     sessionDurationSeconds: int(env, 'SESSION_DURATION_SECONDS', 86_400, 60, 31_536_000),
+    env: { ...env },
     bootstrapAdminOnStart: true,
   };
 }
