@@ -54,7 +54,12 @@ export class ApiTokensService {
 
   /** The credential lookup: one primary-key read with the owner joined. */
   findWithUser(id: string): Promise<ApiToken | null> {
-    return this.tokens.findOne({ where: { id }, relations: { user: true } });
+    // One statement (findOne with relations would first run a DISTINCT id query).
+    return this.tokens
+      .createQueryBuilder('token')
+      .innerJoinAndSelect('token.user', 'user')
+      .where('token.id = :id', { id })
+      .getOne();
   }
 
   listForUser(userId: string, loginType?: LoginType): Promise<ApiToken[]> {
