@@ -18,7 +18,7 @@ import type { DatabaseRuntime } from './platform/database/database-runtime';
 import { DatabaseModule } from './platform/database/database.module';
 import { EventsModule } from './platform/events/events.module';
 import { loggerOptions } from './platform/logging/logger-options';
-import { throttlerOptions } from './platform/http/rate-limit';
+import { RateLimitStorageCloser, throttlerOptions } from './platform/http/rate-limit';
 import { SiteConfigModule } from './platform/site-config/site-config.module';
 
 /** Composes the platform and the modules. Module issues add their module to FEATURE_MODULES. */
@@ -46,6 +46,7 @@ export class AppModule {
         { provide: APP_GUARD, useExisting: AuthGuard },
         { provide: APP_FILTER, useClass: FallbackExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
+        RateLimitStorageCloser,
       ],
     };
   }

@@ -1,4 +1,4 @@
-import { SetMetadata } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { ExecutionContext } from '@nestjs/common';
@@ -20,6 +20,8 @@ function isLoginLimited(context: ExecutionContext): boolean {
  * login group only. Counters live in memory, or in Redis when REDIS_URL is set.
  */
 export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
+  const storage = config.redisUrl ? new RedisThrottlerStorage(config.redisUrl) : undefined;
+  if (storage) openStorages.add(storage);
   return {
     throttlers: [
       { name: 'default', ttl: 60_000, limit: config.rateLimit.apiPerMinute },
@@ -34,6 +36,19 @@ export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
     skipIf: (context) => !config.rateLimit.enabled || context.getType() !== 'http',
     errorMessage: (_context, detail) =>
       `You've been rate limited for sending more than ${detail.limit} requests in 1m0s.`,
-    storage: config.redisUrl ? new RedisThrottlerStorage(config.redisUrl) : undefined,
+    storage,
   };
+}
+
+const openStorages = new Set<RedisThrottlerStorage>();
+
+/** Closes the Redis connections of the rate-limit storages (the throttler module does not own them). */
+@Injectable()
+export class RateLimitStorageCloser implements OnApplicationShutdown {
+  async onApplicationShutdown(): Promise<void> {
+    for (const storage of openStorages) {
+      openStorages.delete(storage);
+      await storage.onApplicationShutdown();
+    }
+  }
 }
