@@ -95,19 +95,24 @@ export class SessionsService {
 
   async login(email: string, password: string, ipAddress: string): Promise<LoginResult> {
     const user = await this.checkPasswordLogin(await this.users.findByEmail(email), password);
-    // Two independent writes, no transaction: the hot path stays short (and embedded PGlite,
-    // whose connections share one session, copes badly with concurrent transactions).
+    // The session and the last-login time are written together.
     const now = new Date();
-    const created = await this.tokens.create({
-      userId: user.id,
-      scopes: ['coder:all'],
-      lifetimeSeconds: this.config.sessionDurationSeconds,
-      loginType: 'password',
-      ipAddress,
-      passwordConfirmedAt: now,
+    const created = await this.transactions.run(async (tx) => {
+      const session = await this.tokens.create(
+        {
+          userId: user.id,
+          scopes: ['coder:all'],
+          lifetimeSeconds: this.config.sessionDurationSeconds,
+          loginType: 'password',
+          ipAddress,
+          passwordConfirmedAt: now,
+        },
+        tx.manager,
+      );
+      // Raw update: a login must not move updated_at.
+      await tx.manager.query('UPDATE users SET last_login_at = $1 WHERE id = $2', [now, user.id]);
+      return session;
     });
-    // Raw update: a login must not move updated_at.
-    await this.dataSource.query('UPDATE users SET last_login_at = $1 WHERE id = $2', [now, user.id]);
     user.lastLoginAt = now;
     return { key: created.key, token: created.token, user };
   }
