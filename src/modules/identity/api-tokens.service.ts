@@ -4,6 +4,7 @@ import { type EntityManager, Repository } from 'typeorm';
 import { ConflictError } from '../../platform/errors/domain-error';
 import { randomString, hashSecret, TOKEN_ID_LENGTH, TOKEN_SECRET_LENGTH } from './api-token-codec';
 import { ApiToken } from './entities/api-token.entity';
+import { User } from './entities/user.entity';
 import type { LoginType } from './entities/user.entity';
 
 export interface CreateTokenInput {
@@ -53,14 +54,37 @@ export class ApiTokensService {
   }
 
   /** The credential lookup: one primary-key read with the owner joined. */
-  findWithUser(id: string): Promise<ApiToken | null> {
-    // One statement (findOne with relations would first run a DISTINCT id query).
-    return this.tokens
-      .createQueryBuilder('token')
-      .innerJoinAndSelect('token.user', 'user')
-      .where('token.id = :id', { id })
-      .getOne();
+  async findWithUser(id: string): Promise<ApiToken | null> {
+    const rows = (await this.tokens.query(this.lookup.sql, [id])) as Record<string, unknown>[];
+    const row = rows[0];
+    if (!row) return null;
+    const token = hydrate(this.lookup.tokenColumns, row, 't_', new ApiToken());
+    token.user = hydrate(this.lookup.userColumns, row, 'u_', new User());
+    return token;
   }
+
+  /**
+   * The hot path of every authenticated request: one statement, built once from the entities'
+   * metadata, and rows mapped onto the entities without the query builder (which cost more CPU
+   * than the query itself under load).
+   */
+  private readonly lookup = (() => {
+    const columns = (entity: typeof ApiToken | typeof User) =>
+      this.tokens.manager.connection
+        .getMetadata(entity)
+        .columns.map((column) => ({ property: column.propertyName, database: column.databaseName }));
+    const tokenColumns = columns(ApiToken);
+    const userColumns = columns(User);
+    const select = [
+      ...tokenColumns.map((c) => `t."${c.database}" AS "t_${c.database}"`),
+      ...userColumns.map((c) => `u."${c.database}" AS "u_${c.database}"`),
+    ].join(', ');
+    return {
+      tokenColumns,
+      userColumns,
+      sql: `SELECT ${select} FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.id = $1`,
+    };
+  })();
 
   listForUser(userId: string, loginType?: LoginType): Promise<ApiToken[]> {
     return this.tokens.find({ where: { userId, ...(loginType ? { loginType } : {}) }, order: { createdAt: 'ASC' } });
@@ -98,4 +122,14 @@ export class ApiTokensService {
     Object.assign(token, changes);
     await this.tokens.update({ id: token.id }, changes);
   }
+}
+
+function hydrate<T extends object>(
+  columns: { property: string; database: string }[],
+  row: Record<string, unknown>,
+  prefix: string,
+  target: T,
+): T {
+  for (const { property, database } of columns) (target as Record<string, unknown>)[property] = row[`${prefix}${database}`];
+  return target;
 }
