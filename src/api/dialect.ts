@@ -1,9 +1,5 @@
-import type { Request } from 'express';
-
 /** The wire dialects devplane speaks; `plain` covers everything outside the three APIs. */
 export type Dialect = 'ocs' | 'coder' | 'gitea' | 'plain';
-
-export const DIALECT_METADATA = 'devplane:dialect';
 
 /** Which dialect a path belongs to; used for errors raised before a controller is known (404, body parsing). */
 export function dialectOfPath(path: string): Dialect {
@@ -11,8 +7,4 @@ export function dialectOfPath(path: string): Dialect {
   if (path.startsWith('/api/v2/') || path === '/api/v2' || path.startsWith('/api/experimental')) return 'coder';
   if (path.startsWith('/api/v1/') || path === '/api/v1' || path.startsWith('/api/packages/')) return 'gitea';
   return 'plain';
-}
-
-export function dialectOfRequest(req: Request): Dialect {
-  return dialectOfPath(req.path);
 }

@@ -22,8 +22,6 @@ export interface AuthenticatedOptions {
 
 export type AccessDeclaration = { kind: 'public' } | ({ kind: 'authenticated' } & AuthenticatedOptions);
 
-export const SECURITY_SCHEMES = ['session-token', 'bearer', 'gitea-token', 'basic'] as const;
-
 function documentSecurity(): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ApiSecurity('session-token'),

@@ -1,4 +1,4 @@
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { ALL_ENTITIES, ALL_MIGRATIONS } from './registry';
 
@@ -28,8 +28,4 @@ export function dataSourceOptions(
       connectionTimeoutMillis: 10_000,
     },
   };
-}
-
-export function createDataSource(config: Pick<AppConfig, 'databaseSchema' | 'databasePoolSize'>, url: string): DataSource {
-  return new DataSource(dataSourceOptions(config, url));
 }
