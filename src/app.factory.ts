@@ -8,6 +8,7 @@ import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { dialectOfPath } from './api/dialect';
+import { rejectNulBytes } from './api/reject-nul-bytes';
 import { sendError } from './api/send-error';
 import { setupOpenApi } from './api/openapi';
 import type { AppConfig } from './platform/config/app-config';
@@ -58,6 +59,7 @@ function configureApp(app: NestExpressApplication): void {
       parser(req, res, (error?: unknown) => (error ? sendError(dialectOfPath(req.path), error, req, res, config) : next())),
     );
   }
+  app.use(rejectNulBytes((error, req, res) => sendError(dialectOfPath(req.path), error, req, res, config)));
   app.useWebSocketAdapter(new WsAdapter(app));
   setupOpenApi(app as INestApplication);
 }
