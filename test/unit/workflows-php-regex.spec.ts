@@ -77,6 +77,46 @@ describe('PHP regex translation', () => {
     expect(compilePhpRegex('/(?<=(a+)+)b/').risky).toBe(true);
   });
 
+  it.each([
+    ['/^(a|a)*$/', true],
+    ['/^(a|aa)+$/', true],
+    ['/(ab){2,}/', true],
+    ['/(a)\\1/', true],
+    ['/(?P<x>a)(?P=x)/', true],
+    ['/^a*a*b$/', true],
+    ['/x.{0,100}y.*z/', true],
+    ['/\\.exe$/i', false],
+    ['/(ab)?c/', false],
+    ['/^report-1\\.(pdf|docx?)$/i', false],
+    ['/(vnd\\.(ms-|openxmlformats-|oasis\\.opendocument).*)$/', false],
+    ['/a{2,32}b/', false],
+  ])('cost screen: %j runs time-limited: %s', (pattern, risky) => {
+    expect(compilePhpRegex(pattern).risky).toBe(risky);
+  });
+
+  it('exponential alternation in a repeated group (star height 1, so safe-regex2 passes it) fails fast instead of blocking', () => {
+    const compiled = compilePhpRegex('/^(a|a)*$/');
+    const started = Date.now();
+    expect(phpRegexTest(compiled, `${'a'.repeat(32)}!`, 30)).toBeNull();
+    // Without the limit this takes minutes; the assertion only proves it was interrupted.
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(phpRegexTest(compiled, 'aaaa', 1000)).toBe(true);
+  });
+
+  it('one unbounded quantifier runs directly on short subjects and time-limited on long ones (quadratic)', () => {
+    const compiled = compilePhpRegex('/a*b/');
+    expect(compiled).toMatchObject({ risky: false, superlinear: true });
+    expect(phpRegexTest(compiled, 'aaab')).toBe(true);
+    expect(phpRegexTest(compiled, 'a'.repeat(1000))).toBe(false);
+    expect(phpRegexTest(compiled, 'a'.repeat(60_000), 5)).toBeNull();
+    expect(phpRegexTest(compiled, `${'a'.repeat(2000)}b`, 1000)).toBe(true);
+    expect(compilePhpRegex('/\\.exe$/').superlinear).toBe(false);
+  });
+
+  it.each(['/a{65536}/', '/a{1,65536}/', '/a{65536,}/'])('PCRE quantifier limit: %j is invalid', (pattern) => {
+    expect(isValidPhpRegex(pattern)).toBe(false);
+  });
+
   it('subjects above 64 KiB fail', () => {
     expect(phpRegexTest(compilePhpRegex('/a/'), 'a'.repeat(70_000))).toBeNull();
   });

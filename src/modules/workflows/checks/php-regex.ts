@@ -17,8 +17,13 @@ export interface CompiledPhpRegex {
   source: string;
   flags: string;
   regex: RegExp;
-  /** Flagged by safe-regex2: evaluated in a vm with a time limit (PHP's backtrack limit). */
+  /**
+   * Evaluated in a vm with a time limit (PHP's backtrack limit): flagged by safe-regex2, or a
+   * repeated group (`(a|a)*`, exponential), a back reference, or two unbounded quantifiers (polynomial).
+   */
   risky: boolean;
+  /** Has an unbounded quantifier (`/a*b/` is quadratic on long subjects): long subjects go to the vm too. */
+  superlinear: boolean;
 }
 
 const WHITESPACE = new Set([' ', '\t', '\n', '\v', '\f', '\r']);
@@ -44,6 +49,12 @@ const END_OF_SUBJECT = '(?![\\s\\S])';
 const START_OF_SUBJECT = '(?<![\\s\\S])';
 const DOLLAR = '(?=\\n?(?![\\s\\S]))';
 const MAX_SUBJECT = 64 * 1024;
+/** Subjects longer than this run in the vm when the pattern has an unbounded quantifier. */
+const LONG_SUBJECT = 1024;
+/** PCRE's limit on `{n,m}` ("number too big in {} quantifier"). */
+const MAX_REPEAT = 65535;
+/** `{n,m}` with m above this counts as unbounded for the cost screen. */
+const LARGE_REPEAT = 32;
 
 interface Options {
   i: boolean;
@@ -108,6 +119,12 @@ class Translator {
   private out = '';
   /** Whether the last emitted token can take a quantifier. */
   private quantifiable = false;
+  /** Whether the last emitted token closed a group. */
+  private lastWasGroup = false;
+  /** Cost screen (see CompiledPhpRegex.risky): quantifiers that repeat without (a small) bound. */
+  unbounded = 0;
+  /** A group repeated more than once (`(…)*`, `(…)+`, `(…){2,}`), or a back reference. */
+  costly = false;
 
   constructor(
     private readonly src: string,
@@ -138,6 +155,7 @@ class Translator {
           break;
         case ')':
           this.emit(')', true);
+          this.lastWasGroup = true;
           this.p++;
           break;
         case '*':
@@ -148,6 +166,10 @@ class Translator {
         case '{': {
           const m = /^\{(\d+)(,(\d*))?\}/.exec(s.slice(this.p));
           if (m && this.quantifiable) {
+            const min = Number(m[1]);
+            const max = m[2] === undefined ? min : m[3] ? Number(m[3]) : Infinity;
+            if (min > MAX_REPEAT || (max !== Infinity && max > MAX_REPEAT)) throw new PhpRegexError('Number too big in {} quantifier');
+            this.repeated(max);
             this.p += m[0].length;
             this.out += m[0];
             this.afterQuantifier();
@@ -192,10 +214,18 @@ class Translator {
   private emit(text: string, quantifiable: boolean): void {
     this.out += text;
     this.quantifiable = quantifiable;
+    this.lastWasGroup = false;
+  }
+
+  /** Records the cost of a quantifier with this maximum applied to the last token. */
+  private repeated(max: number): void {
+    if (max > LARGE_REPEAT) this.unbounded++;
+    if (max > 1 && this.lastWasGroup) this.costly = true;
   }
 
   private quantifier(c: string): void {
     if (!this.quantifiable) throw new PhpRegexError('Quantifier does not follow a repeatable item');
+    if (c !== '?') this.repeated(Infinity);
     this.out += c;
     this.p++;
     this.afterQuantifier();
@@ -209,6 +239,7 @@ class Translator {
       this.p++;
     }
     this.quantifiable = false;
+    this.lastWasGroup = false;
   }
 
   private group(): void {
@@ -241,6 +272,7 @@ class Translator {
     }
     m = /^\(\?P=([A-Za-z_][A-Za-z0-9_]*)\)/.exec(rest);
     if (m) {
+      this.costly = true;
       this.emit(`\\k<${m[1]}>`, true);
       this.p += m[0].length;
       return;
@@ -296,6 +328,7 @@ class Translator {
     if (/[1-9]/.test(c)) {
       if (inClass) throw new PhpRegexError('Back references are not allowed in a class');
       const ref = /^\\([1-9][0-9]?)/.exec(s.slice(this.p))!;
+      this.costly = true;
       put(`\\${ref[1]}`);
       this.p += ref[0].length;
       return;
@@ -316,12 +349,14 @@ class Translator {
     if (c === 'k' || c === 'g') {
       const m = /^\\[kg](?:<([A-Za-z_]\w*)>|\{([A-Za-z_]\w*)\}|'([A-Za-z_]\w*)')/.exec(s.slice(this.p));
       if (m && !inClass) {
+        this.costly = true;
         put(`\\k<${m[1] ?? m[2] ?? m[3]}>`);
         this.p += m[0].length;
         return;
       }
       const n = /^\\g\{?([1-9][0-9]?)\}?/.exec(s.slice(this.p));
       if (c === 'g' && n && !inClass) {
+        this.costly = true;
         put(`\\${n[1]}`);
         this.p += n[0].length;
         return;
@@ -442,7 +477,8 @@ export function compilePhpRegex(pattern: string): CompiledPhpRegex {
     for (const f of inline[1]!) o[f as 'i' | 'm' | 's' | 'x'] = true;
     body = body.slice(inline[0].length);
   }
-  let source = new Translator(body, o).run();
+  const translator = new Translator(body, o);
+  let source = translator.run();
   if (o.A) source = `${START_OF_SUBJECT}(?:${source})`;
   const flags = `u${o.i ? 'i' : ''}${o.m ? 'm' : ''}`;
   let regex: RegExp;
@@ -451,16 +487,18 @@ export function compilePhpRegex(pattern: string): CompiledPhpRegex {
   } catch (error) {
     throw new PhpRegexError((error as Error).message);
   }
-  let risky = false;
-  try {
-    // safe-regex2's parser does not know lookbehinds and calls them unsafe: screen an equivalent
-    // source for the analysis (star height does not change), compile the real one.
-    const screened = source.split(START_OF_SUBJECT).join('^').replace(/\(\?<[=!]/g, '(?:');
-    risky = !safeRegex(new RegExp(screened, flags));
-  } catch {
-    risky = true;
+  let risky = translator.costly || translator.unbounded >= 2;
+  if (!risky) {
+    try {
+      // safe-regex2's parser does not know lookbehinds and calls them unsafe: screen an equivalent
+      // source for the analysis (star height does not change), compile the real one.
+      const screened = source.split(START_OF_SUBJECT).join('^').replace(/\(\?<[=!]/g, '(?:');
+      risky = !safeRegex(new RegExp(screened, flags));
+    } catch {
+      risky = true;
+    }
   }
-  const compiled = { source, flags, regex, risky };
+  const compiled = { source, flags, regex, risky, superlinear: translator.unbounded > 0 };
   cache.set(pattern, compiled);
   if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   return compiled;
@@ -485,7 +523,8 @@ const runner = new Script('re.test(subject)');
  */
 export function phpRegexTest(compiled: CompiledPhpRegex, subject: string, timeoutMs = 50): boolean | null {
   if (subject.length > MAX_SUBJECT) return null;
-  if (!compiled.risky) return compiled.regex.test(subject);
+  if (!compiled.risky && !(compiled.superlinear && subject.length > LONG_SUBJECT))
+    return compiled.regex.test(subject);
   try {
     sandbox.re = compiled.regex;
     sandbox.subject = subject;
