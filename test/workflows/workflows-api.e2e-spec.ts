@@ -145,6 +145,15 @@ describe('workflow rules OCS API', () => {
       }
     });
 
+    it('a real login counts as a confirmation: its cookie may create at once', async () => {
+      const login = await t.http().post('/api/v2/users/login').send({ email: alice.user.email, password: alice.password });
+      expect(login.status).toBe(201);
+      const cookie = { Cookie: `service_session_token=${login.body.session_token}` };
+      const created = await ocs(t, 'post', `${WF}/user`, cookie, notifyRule());
+      expect(created.status).toBe(200);
+      expect((await ocs(t, 'delete', `${WF}/user/${created.body.ocs.data.id}`, cookie)).body.ocs.data).toBe(true);
+    });
+
     it('/login/confirm without credentials → 401; with Basic → 200', async () => {
       expect((await t.http().post('/login/confirm').send({ password: 'x' })).status).toBe(401);
       const res = await t.http().post('/login/confirm').set('Authorization', basic(alice.user.name, alice.password)).send({ password: alice.password });
@@ -381,6 +390,12 @@ describe('workflow rules OCS API', () => {
       ['a webhook with ftp', { class: WEBHOOK, operation: '{"url":"ftp://example.com/x"}' }, 'The webhook URL is invalid'],
       ['a webhook to loopback', { class: WEBHOOK, operation: '{"url":"http://127.0.0.1:9/x"}' }, 'The webhook URL points to a private address'],
       ['a webhook to localhost', { class: WEBHOOK, operation: '{"url":"http://localhost/x"}' }, 'The webhook URL points to a private address'],
+      ['a webhook to localhost. (fully qualified)', { class: WEBHOOK, operation: '{"url":"http://localhost./x"}' }, 'The webhook URL points to a private address'],
+      ['a webhook to an IPv4-mapped loopback', { class: WEBHOOK, operation: '{"url":"http://[::ffff:127.0.0.1]/x"}' }, 'The webhook URL points to a private address'],
+      ['a webhook to the metadata address', { class: WEBHOOK, operation: '{"url":"http://169.254.169.254/latest"}' }, 'The webhook URL points to a private address'],
+      ['a webhook to a decimal loopback', { class: WEBHOOK, operation: '{"url":"http://2130706433/x"}' }, 'The webhook URL points to a private address'],
+      ['a webhook configuration that is not an object', { class: WEBHOOK, operation: '["https://example.com"]' }, 'The webhook configuration is invalid'],
+      ['a webhook with a numeric secret', { class: WEBHOOK, operation: '{"url":"https://example.com","secret":5}' }, 'The webhook configuration is invalid'],
     ];
     it.each(rows)('%s → 400', async (_name, override, message) => {
       const res = await ocs(t, 'post', `${WF}/user`, U(), { ...notifyRule(), ...override });

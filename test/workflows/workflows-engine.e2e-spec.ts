@@ -20,7 +20,10 @@ interface Received {
   body: string;
 }
 
-/** A real HTTP receiver on loopback: records every POST; `/flaky` answers 500 the first time. */
+/**
+ * A real HTTP receiver on loopback: records every POST; `/flaky` answers 500 the first time, `/gone`
+ * 404, `/hang` never answers, `/trickle` sends its headers and then one byte every 50 ms.
+ */
 async function startReceiver(): Promise<{ url: string; received: Received[]; close: () => Promise<void>; waitFor: (n: number, path?: string) => Promise<Received[]> }> {
   const received: Received[] = [];
   const flakyHits = new Map<string, number>();
@@ -35,6 +38,13 @@ async function startReceiver(): Promise<{ url: string; received: Received[]; clo
         flakyHits.set(path, hits);
         res.statusCode = hits === 1 ? 500 : 200;
       } else if (path.startsWith('/gone')) res.statusCode = 404;
+      else if (path.startsWith('/hang')) return;
+      else if (path.startsWith('/trickle')) {
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        const timer = setInterval(() => res.write('.'), 50);
+        res.on('close', () => clearInterval(timer));
+        return;
+      }
       res.end('ok');
     });
   });
@@ -43,7 +53,11 @@ async function startReceiver(): Promise<{ url: string; received: Received[]; clo
   return {
     url,
     received,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
     async waitFor(n, path) {
       const deadline = Date.now() + 10_000;
       const matching = () => received.filter((r) => path === undefined || r.path === path);
@@ -121,6 +135,34 @@ describe('workflow engine', () => {
           domainEvent: 'file.created',
         }),
       ]);
+    });
+
+    it('display texts keep names with $ patterns as they are', async () => {
+      await events().emitAsync('file.created', fileEvent({ name: "a$&b$'c.pdf" }));
+      expect(notified).toEqual([expect.objectContaining({ subject: "a$&b$'c.pdf", displayText: `${bob.user.name} created a$&b$'c.pdf` })]);
+    });
+
+    it('an event without a valid time is checked at the current time (RequestTime)', async () => {
+      const erin = await t.factories.user();
+      await ocs(t, 'post', `${WF}/user`, bearer(erin.token), notifyRule({ checks: [check('RequestTime', 'in', '["10:00 Europe/Berlin","10:00 Europe/Berlin"]')] }));
+      await events().emitAsync('file.created', fileEvent({ name: 'clock.bin', ownerUserIds: [erin.user.id], occurredAt: 'not a time' }));
+      expect(notified).toEqual([expect.objectContaining({ ownerUserId: erin.user.id })]);
+    });
+
+    it("end to end: the rule owner gets an inbox item (NotificationsModule)", async () => {
+      const fay = await t.factories.user();
+      await ocs(t, 'post', `${WF}/user`, bearer(fay.token), notifyRule({ name: 'Inbox rule', operation: '{"inscription":"Look at it"}' }));
+      await events().emitAsync('file.created', fileEvent({ name: 'inbox.pdf', ownerUserIds: [fay.user.id] }));
+      let items: { title: string; content: string }[] = [];
+      const deadline = Date.now() + 15_000;
+      while (items.length === 0 && Date.now() < deadline) {
+        const res = await t.http().get('/api/v2/notifications/inbox').set('Service-Session-Token', fay.token);
+        items = res.body.notifications ?? [];
+        if (items.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(items).toHaveLength(1);
+      expect(items[0]!.title).toBe('Workflow rule "Inbox rule" matched');
+      expect(items[0]!.content).toContain('Look at it');
     });
 
     it('a non-matching file does not', async () => {
@@ -265,6 +307,25 @@ describe('workflow engine', () => {
       expect(JSON.parse(hit!.body)).toMatchObject({ event: 'OCA\\Devplane\\Events\\UserCreatedEvent', subject: { userId: zed.user.id, username: zed.user.name } });
     });
 
+    it('user status changes: the subject is the username (not the new status), the actor acted', async () => {
+      await ocs(t, 'post', `${WF}/global`, bearer(admin.token), {
+        ...notifyRule({ name: 'suspensions', checks: [check('RequestURL', 'is', 'cli')] }),
+        class: WEBHOOK,
+        entity: 'OCA\\Devplane\\Entity\\User',
+        events: ['OCA\\Devplane\\Events\\UserStatusChangedEvent'],
+        operation: JSON.stringify({ url: `${receiver.url}/status` }),
+      });
+      await events().emitAsync('user.status_changed', { userId: alice.user.id, from: 'active', to: 'suspended', actorId: admin.user.id });
+      await drain();
+      const [hit] = await receiver.waitFor(1, '/status');
+      expect(JSON.parse(hit!.body)).toMatchObject({
+        event: 'OCA\\Devplane\\Events\\UserStatusChangedEvent',
+        displayText: `${admin.user.name} changed the status of user ${alice.user.name}`,
+        actor: { id: admin.user.id },
+        subject: { userId: alice.user.id, to: 'suspended' },
+      });
+    });
+
     it('UserGroupMembership uses the actor’s organizations and teams', async () => {
       const org = await t.factories.organization();
       await t.factories.team(org, 'devs', [bob.user]);
@@ -278,6 +339,15 @@ describe('workflow engine', () => {
       expect(receiver.received.filter((r) => r.path === '/team')).toHaveLength(0);
       await events().emitAsync('file.created', fileEvent({ name: 'team.txt', actorUserId: bob.user.id }));
       expect(await receiver.waitFor(1, '/team')).toHaveLength(1);
+    });
+
+    it('the timeout covers the whole attempt: a silent receiver and a trickling one both time out, then are retried', async () => {
+      const sender = new WebhookSender({ ...loadWorkflowsConfig({}), webhookAllowPrivate: true, webhookTimeoutMs: 300, webhookRetries: 1, webhookBackoffMs: 1 });
+      for (const path of ['/hang', '/trickle']) {
+        const result = await sender.deliver({ url: `${receiver.url}${path}`, body: {} });
+        expect([path, result]).toEqual([path, { delivered: false, attempts: 2, error: 'timeout' }]);
+        expect(receiver.received.filter((r) => r.path === path)).toHaveLength(2);
+      }
     });
 
     it('a burst is queued (bounded concurrency) and fully delivered', async () => {

@@ -135,7 +135,8 @@ export function parseWebhookConfig(operation: string, allowPrivate: boolean): We
 
 /** A literal non-unicast address or `localhost` (names are checked again at connect time). */
 export function isPrivateHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  // Without the brackets of an IPv6 literal and the trailing dot of a fully qualified name (`localhost.`).
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.+$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (!ipaddr.isValid(host)) return false;
   return !isPublicAddress(host);

@@ -160,7 +160,8 @@ export class WorkflowEngine {
     if (matches.length === 0) return;
     // The actor's name is looked up only when some rule matched (matching itself reads no database).
     const actor = event.actorUserId ? ((await this.users.findById(event.actorUserId))?.name ?? 'Someone') : 'Someone';
-    const displayText = text.replace('%actor', actor).replace('%subject', event.subject);
+    // A replacer function: names may contain `$&`, `$'`… which a replacement string would expand.
+    const displayText = text.replace('%actor', () => actor).replace('%subject', () => event.subject);
     for (const match of matches) {
       try {
         await this.execute(match, { ...event, displayText });
@@ -228,7 +229,7 @@ export class WorkflowEngine {
         request: p.request ?? null,
         file: { name: p.name, mimeType: p.mimeType, size: p.size ?? p.request?.declaredSize ?? null },
         subject: p.name,
-        occurredAt: p.occurredAt ?? new Date().toISOString(),
+        occurredAt: timestamp(p.occurredAt),
       };
     } else if (domainEvent.startsWith('branch.')) {
       const p = payload as BranchEventPayload;
@@ -238,7 +239,7 @@ export class WorkflowEngine {
         ownerUserIds: p.ownerUserIds ?? [],
         request: p.request ?? null,
         subject: `${p.repository}:${p.branch}`,
-        occurredAt: p.occurredAt ?? new Date().toISOString(),
+        occurredAt: timestamp(p.occurredAt),
       };
     } else if (domainEvent.startsWith('package.')) {
       const p = payload as PackageEventPayload;
@@ -248,12 +249,14 @@ export class WorkflowEngine {
         ownerUserIds: p.ownerUserIds ?? [],
         request: p.request ?? null,
         subject: `${p.ownerName}/${p.name}@${p.version}`,
-        occurredAt: p.occurredAt ?? new Date().toISOString(),
+        occurredAt: timestamp(p.occurredAt),
       };
     } else {
       // Identity events: the subject user owns the event; the actor is whoever acted, when known.
       const p = payload as { userId: string; username?: string; to?: string; createdBy?: string | null; actorId?: string | null };
-      const user = p.username ?? p.to ?? (await this.users.findById(p.userId))?.name ?? p.userId;
+      // `to` is the new name only for user.renamed (user.status_changed's `to` is the new status).
+      const named = domainEvent === 'user.renamed' ? p.to : p.username;
+      const user = named ?? (await this.users.findById(p.userId))?.name ?? p.userId;
       event = {
         ...base,
         actorUserId: p.createdBy ?? p.actorId ?? null,
@@ -265,6 +268,12 @@ export class WorkflowEngine {
     }
     return event;
   }
+}
+
+/** The event's time when the emitter gave a valid one, else now (RequestTime must never see NaN). */
+function timestamp(occurredAt: string | undefined): string {
+  const time = occurredAt === undefined ? NaN : Date.parse(occurredAt);
+  return new Date(Number.isFinite(time) ? time : Date.now()).toISOString();
 }
 
 /** Nextcloud's flow_notifications stores `{"inscription":"..."}`; any other text is used as it is. */

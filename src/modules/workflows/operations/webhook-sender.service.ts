@@ -133,16 +133,30 @@ export class WebhookSender implements OnApplicationShutdown {
     });
   };
 
+  /** One attempt. The timeout covers the whole attempt (connect, headers, body): a receiver that trickles bytes cannot hold it. */
   private post(url: URL, headers: Record<string, string>, payload: string): Promise<number> {
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
-      const req = transport.request(url, { method: 'POST', headers, lookup: this.lookup, timeout: this.config.webhookTimeoutMs }, (res) => {
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (error: Error | null, status = 0): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve(status);
+      };
+      const req = transport.request(url, { method: 'POST', headers, lookup: this.lookup }, (res) => {
         res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', reject);
+        res.on('end', () => finish(null, res.statusCode ?? 0));
+        res.on('error', (error) => finish(error));
+        res.on('close', () => finish(new Error('connection closed before the response ended')));
       });
-      req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', reject);
+      timer = setTimeout(() => {
+        finish(new Error('timeout'));
+        req.destroy();
+      }, this.config.webhookTimeoutMs);
+      req.on('error', (error) => finish(error));
       req.end(payload);
     });
   }
