@@ -1,4 +1,4 @@
-import { CHECKS_BY_ID } from '../../src/modules/workflows/checks/check-registry';
+import { CHECKS, CHECKS_BY_ID } from '../../src/modules/workflows/checks/check-registry';
 import type { CheckSubject } from '../../src/modules/workflows/checks/check.types';
 import { parseFileSize } from '../../src/modules/workflows/checks/file-size.check';
 import type { RequestSnapshot } from '../../src/platform/events/subject-events';
@@ -8,6 +8,12 @@ const C = (name: string) => {
   const definition = CHECKS_BY_ID.get(`OCA\\WorkflowEngine\\Check\\${name}`);
   if (!definition) throw new Error(name);
   return definition;
+};
+/** Every (check, operator) evaluated by a table below; the last test proves each one has rows. */
+const covered = new Set<string>();
+const compile = (name: string, operator: string, value: string) => {
+  covered.add(`${name} ${operator}`);
+  return C(name).compile(operator, value);
 };
 const deps = { groupExists: async (g: string) => ['acme', 'acme/devs', 'acme/ops', 'admin'].includes(g.toLowerCase()) };
 
@@ -51,12 +57,12 @@ describe('FileName', () => {
     ['setup.exe\n', 'matches', '/\\.exe$/D', false],
     ['ab-c', 'matches', '/^ab\\-c$/', true],
   ])('%j %s %j → %s', (name, operator, value, expected) => {
-    expect(C('FileName').compile(operator, value)(file(name))).toBe(expected);
+    expect(compile('FileName', operator, value)(file(name))).toBe(expected);
   });
 
   it('without a file every positive operator is false', () => {
-    expect(C('FileName').compile('is', '')(subject())).toBe(false);
-    expect(C('FileName').compile('matches', '/.*/')(subject())).toBe(false);
+    expect(compile('FileName', 'is', '')(subject())).toBe(false);
+    expect(compile('FileName', 'matches', '/.*/')(subject())).toBe(false);
   });
 
   it.each([
@@ -99,8 +105,14 @@ describe('FileMimeType', () => {
     ['a.pdf', null, 'is', 'application/pdf', true],
     ['a.pdf', 'application/octet-stream', 'is', 'application/pdf', true],
     ['blob', null, 'is', 'application/octet-stream', true],
+    ['a.png', 'image/png', '!matches', '/image\\/.*/', false],
+    ['a.pdf', 'application/pdf', '!matches', '/image\\/.*/', true],
+    ['a.png', 'image/png', 'match', '/^IMAGE\\//i', true],
+    ['a.png', 'image/png', '!match', '/^image\\//', false],
+    ['a.txt', 'text/plain; charset=utf-8', 'is', 'text/plain', true],
+    ['a.txt', 'text/plain', '!is', 'text/html', true],
   ])('%s (%s) %s %j → %s', (name, mime, operator, value, expected) => {
-    expect(C('FileMimeType').compile(operator, value)(file(name, mime))).toBe(expected);
+    expect(compile('FileMimeType', operator, value)(file(name, mime))).toBe(expected);
   });
 });
 
@@ -117,16 +129,16 @@ describe('FileSize', () => {
     [2147483648, 'less', '1 GB', false],
     [2 * 1024 ** 4, 'greater', '1 TB', true],
   ])('%d %s %j → %s', (size, operator, value, expected) => {
-    expect(C('FileSize').compile(operator, value)(file('x', null, size))).toBe(expected);
+    expect(compile('FileSize', operator, value)(file('x', null, size))).toBe(expected);
   });
 
   it.each(['less', '!less', 'greater', '!greater'])('no size → %s is false', (operator) => {
-    expect(C('FileSize').compile(operator, '1 KB')(file('x'))).toBe(false);
-    expect(C('FileSize').compile(operator, '1 KB')(subject())).toBe(false);
+    expect(compile('FileSize', operator, '1 KB')(file('x'))).toBe(false);
+    expect(compile('FileSize', operator, '1 KB')(subject())).toBe(false);
   });
 
   it('falls back to the declared upload size of the request', () => {
-    expect(C('FileSize').compile('greater', '1 KB')(subject({ request: { declaredSize: 4096 } }))).toBe(true);
+    expect(compile('FileSize', 'greater', '1 KB')(subject({ request: { declaredSize: 4096 } }))).toBe(true);
   });
 
   it.each(['5M', '1.5 MB', '5 MiB', '5  MB', ' 5 MB', '5 PB', 'MB', ''])('invalid value %j', async (value) => {
@@ -159,12 +171,12 @@ describe('RequestRemoteAddress', () => {
     ['10.0.0.1', 'matchesIPv6', '::ffff:10.0.0.0/104', true],
     ['2001:db8::5', '!matchesIPv6', '2001:db8::/32', false],
   ])('%s %s %s → %s', (address, operator, value, expected) => {
-    expect(C('RequestRemoteAddress').compile(operator, value)(subject({ request: { remoteAddress: address } }))).toBe(expected);
+    expect(compile('RequestRemoteAddress', operator, value)(subject({ request: { remoteAddress: address } }))).toBe(expected);
   });
 
   it('without an address: positive operators false, negated true', () => {
-    expect(C('RequestRemoteAddress').compile('matchesIPv4', '10.0.0.0/8')(subject({ request: null }))).toBe(false);
-    expect(C('RequestRemoteAddress').compile('!matchesIPv4', '10.0.0.0/8')(subject({ request: null }))).toBe(true);
+    expect(compile('RequestRemoteAddress', 'matchesIPv4', '10.0.0.0/8')(subject({ request: null }))).toBe(false);
+    expect(compile('RequestRemoteAddress', '!matchesIPv4', '10.0.0.0/8')(subject({ request: null }))).toBe(true);
   });
 
   it.each([
@@ -206,7 +218,7 @@ describe('RequestTime', () => {
     ['2024-07-15T06:30:00Z', '["08:00 America/New_York","17:00 America/New_York"]', 'in', false],
     ['2024-03-02T12:00:00Z', '["10:00 Europe/Berlin","10:00 Europe/Berlin"]', 'in', true],
   ])('%s %s %s → %s', (now, value, operator, expected) => {
-    expect(C('RequestTime').compile(operator, value)(at(now))).toBe(expected);
+    expect(compile('RequestTime', operator, value)(at(now))).toBe(expected);
   });
 
   it.each([
@@ -246,8 +258,14 @@ describe('RequestURL', () => {
     [{ url: 'https://h/acme/app.git/git-upload-pack' }, 'is', 'webdav', true],
     [{ url: 'https://h/api/v1/repos/a/b' }, 'is', 'webdav', false],
     [{ url: 'https://h/acme/app.git/info/refs' }, 'matches', '#\\.git/#', true],
+    [{ url: 'https://h/acme/app.git/info/refs' }, '!matches', '#\\.git/#', false],
+    [{ url: 'https://h/api/v1/user' }, '!matches', '#\\.git/#', true],
+    [{ url: 'https://h/api/v1/user' }, 'match', '#^https://h/api/#', true],
+    [{ url: 'https://h/api/v1/user' }, '!match', '#^https://h/api/#', false],
+    [null, 'matches', '/^cli$/', true],
+    [{ url: 'https://h/api/v1/user' }, '!is', 'https://h/api/v1/user', false],
   ])('%j %s %s → %s', (request, operator, value, expected) => {
-    expect(C('RequestURL').compile(operator, value)(subject({ request }))).toBe(expected);
+    expect(compile('RequestURL', operator, value)(subject({ request }))).toBe(expected);
   });
 });
 
@@ -265,9 +283,17 @@ describe('RequestUserAgent', () => {
     ['curl/8.5.0', '!is', 'mail', true],
     ['curl/8.5.0', 'is', 'curl/8.5.0', true],
     ['curl/8.5.0', 'matches', '/^curl\\//', true],
+    ['curl/8.5.0', '!matches', '/^curl\\//', false],
+    ['Wget/1.21', '!matches', '/^curl\\//', true],
+    ['Wget/1.21', 'match', '/^wget/i', true],
+    ['Wget/1.21', '!match', '/^wget/i', false],
+    ['Mozilla/5.0 (iOS) Nextcloud-iOS/4.9.0', '!is', 'ios', false],
+    ['Mozilla/5.0 (Linux) csyncoC/2.0', 'is', 'desktop', true],
+    ['Mozilla/5.0 (Windows) mirall/3.10.0', 'is', 'android', false],
+    ['android', 'is', 'android', false],
     ['', 'is', '', true],
   ])('%j %s %s → %s', (ua, operator, value, expected) => {
-    expect(C('RequestUserAgent').compile(operator, value)(subject({ request: { userAgent: ua || null } }))).toBe(expected);
+    expect(compile('RequestUserAgent', operator, value)(subject({ request: { userAgent: ua || null } }))).toBe(expected);
   });
 });
 
@@ -281,16 +307,23 @@ describe('UserGroupMembership', () => {
     ['is', 'acme/ops', false],
     ['!is', 'acme/ops', true],
   ])('alice %s %s → %s', (operator, value, expected) => {
-    expect(C('UserGroupMembership').compile(operator, value)(alice(['acme', 'acme/devs']))).toBe(expected);
+    expect(compile('UserGroupMembership', operator, value)(alice(['acme', 'acme/devs']))).toBe(expected);
   });
   it('anonymous: is false, !is true', () => {
     const anonymous = subject({ actorUserId: null });
-    expect(C('UserGroupMembership').compile('is', 'acme')(anonymous)).toBe(false);
-    expect(C('UserGroupMembership').compile('!is', 'acme')(anonymous)).toBe(true);
+    expect(compile('UserGroupMembership', 'is', 'acme')(anonymous)).toBe(false);
+    expect(compile('UserGroupMembership', '!is', 'acme')(anonymous)).toBe(true);
   });
   it('validation', async () => {
     await expectInvalid('UserGroupMembership', 'matches', 'acme', 'The given operator is invalid');
     await expectInvalid('UserGroupMembership', 'is', 'nope', 'The given group does not exist');
     await expectValid('UserGroupMembership', 'is', 'Acme/Devs');
+  });
+});
+
+describe('coverage', () => {
+  it('every operator of every check has rows in the tables above', () => {
+    const missing = CHECKS.flatMap((check) => check.operators.map((operator) => `${check.id.split('\\').pop()!} ${operator}`)).filter((key) => !covered.has(key));
+    expect(missing).toEqual([]);
   });
 });
