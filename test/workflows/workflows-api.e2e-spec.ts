@@ -290,6 +290,14 @@ describe('workflow rules OCS API', () => {
       expect(shown.checks).toEqual(res.body.ocs.data.checks);
     });
 
+    it('lone UTF-16 surrogates are stored as U+FFFD and answered as stored', async () => {
+      const created = await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ name: 'a\ud800b', description: '\udfff', checks: [check('FileName', 'is', 'x\udc00.txt')] }));
+      expect(created.status).toBe(200);
+      expect(created.body.ocs.data).toMatchObject({ name: 'a\ufffdb', description: '\ufffd', checks: [check('FileName', 'is', 'x\ufffd.txt')] });
+      const shown = (await ocs(t, 'get', `${WF}/user/${created.body.ocs.data.id}`, U())).body.ocs.data;
+      expect(shown).toEqual({ ...created.body.ocs.data, scope_type: 1, scope_actor_id: alice.user.name });
+    });
+
     it('duplicate rules are allowed', async () => {
       const a = await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ name: 'dup' }));
       const b = await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ name: 'dup' }));
@@ -402,6 +410,34 @@ describe('workflow rules OCS API', () => {
       expect(res.status).toBe(400);
       expect(res.body.ocs.meta.statuscode).toBe(400);
       expect(res.body.ocs.meta.message).toEqual(message);
+    });
+
+    describe('spec error table, 400 row: a check or a check value is invalid, on create and update in both scopes', () => {
+      let globalId: number;
+      let userId: number;
+      beforeAll(async () => {
+        globalId = (await ocs(t, 'post', `${WF}/global`, A(), accessRule())).body.ocs.data.id;
+        userId = (await ocs(t, 'post', `${WF}/user`, U(), notifyRule())).body.ocs.data.id;
+      });
+      const badChecks: [string, unknown, string][] = [
+        ['an unknown check', check('NoSuchCheck', 'is', 'a'), 'Check OCA\\WorkflowEngine\\Check\\NoSuchCheck does not exist'],
+        ['a bad check value', check('FileSize', 'less', 'huge'), 'The given file size is invalid'],
+        ['a check value over 2048 bytes', check('FileName', 'is', '€'.repeat(683)), 'The provided check value is too long'],
+      ];
+      const routes: [string, 'post' | 'put', () => string, (o: Record<string, unknown>) => Record<string, unknown>, () => Record<string, string>][] = [
+        ['create global', 'post', () => `${WF}/global`, accessRule, A],
+        ['create user', 'post', () => `${WF}/user`, notifyRule, U],
+        ['update global', 'put', () => `${WF}/global/${globalId}`, accessRule, A],
+        ['update user', 'put', () => `${WF}/user/${userId}`, notifyRule, U],
+      ];
+      const table = routes.flatMap(([name, method, path, body, auth]) => badChecks.map(([badName, bad, message]) => [name, badName, method, path, body, auth, bad, message] as const));
+      it.each(table)('%s with %s → 400', async (_route, _bad, method, path, body, auth, bad, message) => {
+        expectFailure(await ocs(t, method, path(), auth(), body({ checks: [check('FileName', 'is', 'ok'), bad] })), 400, 400, message);
+      });
+      it('a failed update changes nothing', async () => {
+        const shown = (await ocs(t, 'get', `${WF}/user/${userId}`, U())).body.ocs.data;
+        expect(shown.checks).toEqual(notifyRule().checks);
+      });
     });
 
     it('notifications in the global scope → Operation … is invalid', async () => {
