@@ -435,8 +435,14 @@ describe('workflow engine', () => {
       expect(await service.isFileAllowed(file)).toBe(false);
     });
 
-    it('is not triggered by events (complex operation)', async () => {
-      await expect(events().emitAsync('file.created', fileEvent({ name: 'setup.exe' }))).resolves.toBeUndefined();
+    it('an access-control rule that lists events is not run by them and does not stop the other rules of the event', async () => {
+      await ocs(t, 'post', `${WF}/global`, bearer(admin.token), accessRule({ events: [CREATED], checks: [check('FileName', 'matches', '/^setup/')] }));
+      expect([...((await t.app.get(RuleStore).snapshot()).eventClasses.get(CREATED) ?? [])]).toContain(accessRule().class);
+      notified.length = 0;
+      await events().emitAsync('file.created', fileEvent({ name: 'setup.pdf' }));
+      // Alice's notification rule (*.pdf, owner) ran; the access rule is only asked through the service.
+      expect(notified).toEqual([expect.objectContaining({ ownerUserId: alice.user.id, subject: 'setup.pdf' })]);
+      expect(await service.isFileAllowed({ name: 'setup.pdf', actorUserId: null, request: null })).toBe(false);
     });
   });
 
