@@ -138,7 +138,6 @@ export class WebhookSender implements OnApplicationShutdown {
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       let settled = false;
-      let timer: NodeJS.Timeout | undefined;
       const finish = (error: Error | null, status = 0): void => {
         if (settled) return;
         settled = true;
@@ -152,7 +151,8 @@ export class WebhookSender implements OnApplicationShutdown {
         res.on('error', (error) => finish(error));
         res.on('close', () => finish(new Error('connection closed before the response ended')));
       });
-      timer = setTimeout(() => {
+      // Created after the request, so a request that throws leaves no timer behind.
+      const timer = setTimeout(() => {
         finish(new Error('timeout'));
         req.destroy();
       }, this.config.webhookTimeoutMs);
