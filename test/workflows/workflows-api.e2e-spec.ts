@@ -369,7 +369,14 @@ describe('workflow rules OCS API', () => {
     const long = (n: number) => 'x'.repeat(n);
     const rows: [string, Record<string, unknown>, string | RegExp][] = [
       ['operation over 4096 bytes wins over a bad entity', { operation: long(4097), entity: 'nope' }, 'The provided operation data is too long'],
+      ['operation of 1366 × € (4098 bytes, 1366 characters)', { operation: '€'.repeat(1366) }, 'The provided operation data is too long'],
       ['name of 86 × € (258 bytes)', { name: '€'.repeat(86) }, 'The provided name is too long'],
+      ['name too long wins over an unknown class', { name: long(257), class: 'OCA\\Nope' }, 'The provided name is too long'],
+      ['a check value of 683 × € (2049 bytes)', { checks: [check('FileName', 'is', '€'.repeat(683))] }, 'The provided check value is too long'],
+      ['a too long check value wins over its unknown class', { checks: [check('Nope', 'is', long(2049))] }, 'The provided check value is too long'],
+      ['an unknown check class wins over a bad operator', { checks: [check('Nope', 'nonsense', '')] }, 'Check OCA\\WorkflowEngine\\Check\\Nope does not exist'],
+      ['no checks wins over a bad webhook', { class: WEBHOOK, operation: '{}', checks: [] }, 'At least one check needs to be provided'],
+      ['a bad webhook wins over a bad check', { class: WEBHOOK, operation: '{}', checks: [check('Nope', 'is', '')] }, 'The webhook configuration is invalid'],
       ['unknown operation class', { class: 'OCA\\Nope' }, 'Operation OCA\\Nope does not exist'],
       ['an entity class as operation', { class: FILE }, `Operation ${FILE} is invalid`],
       ['access control in the user scope', { class: ACCESS, events: [] }, `Operation ${ACCESS} is invalid`],
