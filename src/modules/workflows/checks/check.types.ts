@@ -1,5 +1,6 @@
 import type { RequestSnapshot } from '../../../platform/events/subject-events';
 import { InvalidError } from '../../../platform/errors/domain-error';
+import type { RegexBudget } from './php-regex';
 
 /** What a check can read about the event (a snapshot; never a live request). */
 export interface CheckSubject {
@@ -11,6 +12,8 @@ export interface CheckSubject {
   groups?: Set<string>;
   /** Current time in unix seconds. */
   now: number;
+  /** Time-limited regex work left for this event (php-regex RegexBudget); none = unlimited (tests). */
+  regexBudget?: RegexBudget;
 }
 
 /** A check with its operator and value parsed once, when rules are loaded. */

@@ -514,6 +514,18 @@ export function isValidPhpRegex(pattern: string): boolean {
   }
 }
 
+/**
+ * Time-limited regex work one event may spend (shared by all its rules): without it, a user with many
+ * rules of costly patterns could hold the event loop for (rules × limit). Once spent, the remaining
+ * time-limited tests fail (both `matches` and `!matches` false); direct-path patterns are not affected.
+ */
+export interface RegexBudget {
+  remainingMs: number;
+}
+
+/** Per event: the matcher's CheckSubject carries one. */
+export const REGEX_BUDGET_PER_EVENT_MS = 250;
+
 const sandbox = createContext({});
 const runner = new Script('re.test(subject)');
 
@@ -521,11 +533,13 @@ const runner = new Script('re.test(subject)');
  * `preg_match`: true/false, or null when the match fails at run time (PHP's backtrack limit; here
  * a 50 ms limit for patterns safe-regex2 flags, or a subject above 64 KiB). Never throws.
  */
-export function phpRegexTest(compiled: CompiledPhpRegex, subject: string, timeoutMs = 50): boolean | null {
+export function phpRegexTest(compiled: CompiledPhpRegex, subject: string, timeoutMs = 50, budget?: RegexBudget): boolean | null {
   if (subject.length > MAX_SUBJECT) return null;
-  if (!compiled.risky && !(compiled.superlinear && subject.length > LONG_SUBJECT))
-    return compiled.regex.test(subject);
+  if (!compiled.risky && !(compiled.superlinear && subject.length > LONG_SUBJECT)) return compiled.regex.test(subject);
+  if (budget && budget.remainingMs <= 0) return null;
+  const started = performance.now();
   try {
+    if (budget) timeoutMs = Math.max(1, Math.min(timeoutMs, Math.ceil(budget.remainingMs)));
     sandbox.re = compiled.regex;
     sandbox.subject = subject;
     return runner.runInContext(sandbox, { timeout: timeoutMs }) === true;
@@ -534,5 +548,6 @@ export function phpRegexTest(compiled: CompiledPhpRegex, subject: string, timeou
   } finally {
     sandbox.re = undefined;
     sandbox.subject = undefined;
+    if (budget) budget.remainingMs -= performance.now() - started;
   }
 }

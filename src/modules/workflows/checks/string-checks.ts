@@ -38,7 +38,7 @@ function compileString(operator: string, value: string, actual: (s: CheckSubject
     return (s) => {
       const a = actual(s);
       if (a === null) return false;
-      const result = phpRegexTest(compiled, a);
+      const result = phpRegexTest(compiled, a, undefined, s.regexBudget);
       return result === null ? false : result !== negate;
     };
   }
