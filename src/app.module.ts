@@ -11,6 +11,7 @@ import { IdentityModule } from './modules/identity/identity.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { SystemModule } from './modules/system/system.module';
 import { WorkflowsModule } from './modules/workflows/workflows.module';
+import { CacheModule } from './platform/cache/cache.module';
 import type { AppConfig } from './platform/config/app-config';
 import { ConfigModule } from './platform/config/config.module';
 import { APP_CONFIG } from './platform/config/config.token';
@@ -34,6 +35,7 @@ export class AppModule {
         LoggerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => loggerOptions(config) }),
         DatabaseModule.forRoot(runtime),
         EventsModule,
+        CacheModule,
         SiteConfigModule,
         ThrottlerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => throttlerOptions(config) }),
         IdentityModule,

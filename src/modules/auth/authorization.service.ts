@@ -1,5 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { VersionedCache } from '../../platform/cache/versioned-cache';
+import type { AppConfig } from '../../platform/config/app-config';
+import { APP_CONFIG } from '../../platform/config/config.token';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../platform/errors/domain-error';
 import type { WorkspaceSharingMode } from '../identity/entities/organization.entity';
 import type { User } from '../identity/entities/user.entity';
@@ -37,6 +40,11 @@ interface MembershipRow {
   sharing_mode: WorkspaceSharingMode;
 }
 
+interface SubjectRow {
+  allow_list: AllowListEntry[] | null;
+  memberships: MembershipRow[];
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RESOURCE_ID_TYPES = new Set(['workspace', 'template', 'user', 'group']);
 const MAX_RESOURCE_ID_CHECKS = 10;
@@ -65,7 +73,19 @@ export class AuthorizationService {
     private readonly dataSource: DataSource,
     private readonly users: UsersService,
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
-  ) {}
+    @Inject(APP_CONFIG) appConfig: AppConfig,
+  ) {
+    this.compiledSubjects = new VersionedCache({
+      tables: ['api_tokens', 'auth_token_allow_lists', 'organization_members', 'organizations', 'users'],
+      ttlMs: appConfig.identityCacheSeconds * 1000,
+    });
+  }
+
+  /**
+   * Compiled subjects per user, key and scopes, until one of the tables they come from changes
+   * (a CompiledSubject is immutable once built, so requests share it).
+   */
+  private readonly compiledSubjects: VersionedCache<string, CompiledSubject>;
 
   /** The caller's roles and scopes, compiled once per request (per Principal object). */
   subject(principal: Principal): Promise<CompiledSubject> {
@@ -78,10 +98,21 @@ export class AuthorizationService {
     return subject;
   }
 
-  private async compile(principal: Principal): Promise<CompiledSubject> {
+  private compile(principal: Principal): Promise<CompiledSubject> {
+    const { user, token } = principal;
+    const scopes = token ? token.scopes : principal.scopes;
+    // The key holds every field of the principal the subject is built from, so a principal read
+    // before a change can never be filed under the versions after it.
+    const key = [user.id, user.uuid, coderSiteRoles(user).join(','), user.isServiceAccount, token?.id ?? '', scopes.join(' ')].join(
+      '|',
+    );
+    return this.compiledSubjects.get(key, () => this.compileUncached(principal));
+  }
+
+  private async compileUncached(principal: Principal): Promise<CompiledSubject> {
     // One round trip: the memberships with their organizations, and the key's allow-list (if any).
     const tokenId = principal.token && principal.token.loginType === 'token' ? principal.token.id : '';
-    const result: { allow_list: AllowListEntry[] | null; memberships: MembershipRow[] }[] = await this.dataSource.query(
+    const result: SubjectRow[] = await this.dataSource.query(
       `SELECT (SELECT entries FROM auth_token_allow_lists WHERE token_id = $2) AS allow_list,
               COALESCE((SELECT json_agg(json_build_object('org_id', m.organization_id::text, 'org_uuid', a.uuid,
                                                           'roles', m.roles, 'sharing_mode', o.workspace_sharing_mode))

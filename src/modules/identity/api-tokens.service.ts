@@ -1,6 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Repository } from 'typeorm';
+import { VersionedCache } from '../../platform/cache/versioned-cache';
+import type { AppConfig } from '../../platform/config/app-config';
+import { APP_CONFIG } from '../../platform/config/config.token';
 import { ConflictError } from '../../platform/errors/domain-error';
 import { randomString, hashSecret, TOKEN_ID_LENGTH, TOKEN_SECRET_LENGTH } from './api-token-codec';
 import { ApiToken } from './entities/api-token.entity';
@@ -27,7 +30,15 @@ const ONE_HOUR_MS = 3_600_000;
 
 @Injectable()
 export class ApiTokensService {
-  constructor(@InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>) {}
+  /** Token rows with their owner, by token id: served from memory until a write to either table. */
+  private readonly lookupCache: VersionedCache<string, Record<string, unknown> | undefined>;
+
+  constructor(
+    @InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.lookupCache = new VersionedCache({ tables: ['api_tokens', 'users'], ttlMs: config.identityCacheSeconds * 1000 });
+  }
 
   async create(input: CreateTokenInput, manager?: EntityManager): Promise<CreatedToken> {
     const repo = manager ? manager.getRepository(ApiToken) : this.tokens;
@@ -53,10 +64,16 @@ export class ApiTokensService {
     return { token, key: `${id}-${secret}` };
   }
 
-  /** The credential lookup: one primary-key read with the owner joined. */
+  /**
+   * The credential lookup: one primary-key read with the owner joined, cached (VersionedCache) so a
+   * repeated token costs no query until the token or a user changes. Entities are built fresh from
+   * the row on every call, so callers may change them. Unknown ids are never cached.
+   */
   async findWithUser(id: string): Promise<ApiToken | null> {
-    const rows = (await this.tokens.query(this.lookup.sql, [id])) as Record<string, unknown>[];
-    const row = rows[0];
+    const row = await this.lookupCache.get(id, async () => {
+      const rows = (await this.tokens.query(this.lookup.sql, [id])) as Record<string, unknown>[];
+      return rows[0];
+    });
     if (!row) return null;
     const token = hydrate(this.lookup.tokenColumns, row, 't_', new ApiToken());
     token.user = hydrate(this.lookup.userColumns, row, 'u_', new User());
@@ -130,6 +147,11 @@ function hydrate<T extends object>(
   prefix: string,
   target: T,
 ): T {
-  for (const { property, database } of columns) (target as Record<string, unknown>)[property] = row[`${prefix}${database}`];
+  for (const { property, database } of columns) {
+    const value = row[`${prefix}${database}`];
+    // Rows may come from the lookup cache: arrays and dates are copied so callers cannot change the cached row.
+    (target as Record<string, unknown>)[property] =
+      Array.isArray(value) ? [...(value as unknown[])] : value instanceof Date ? new Date(value.getTime()) : value;
+  }
   return target;
 }

@@ -1,6 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { VersionedCache } from '../../platform/cache/versioned-cache';
+import type { AppConfig } from '../../platform/config/app-config';
+import { APP_CONFIG } from '../../platform/config/config.token';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ConflictError } from '../../platform/errors/domain-error';
 import { OrganizationMember } from './entities/organization-member.entity';
@@ -34,7 +37,13 @@ export class OrganizationsService {
     @InjectRepository(Team) private readonly teams: Repository<Team>,
     @InjectRepository(TeamMember) private readonly teamMembers: Repository<TeamMember>,
     private readonly transactions: TransactionRunner,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.membershipCache = new VersionedCache({ tables: ['organization_members', 'users'], ttlMs: config.identityCacheSeconds * 1000 });
+  }
+
+  /** A user's memberships (every Coder User response lists them), until a membership or account changes. */
+  private readonly membershipCache: VersionedCache<string, Membership[]>;
 
   findByName(name: string): Promise<User | null> {
     return this.accounts.findOneBy({ lowerName: name.toLowerCase(), type: 'organization' });
@@ -78,14 +87,17 @@ export class OrganizationsService {
 
   /** The user's organizations with their roles, in one query. */
   async membershipsOf(userId: string): Promise<Membership[]> {
-    const rows = await this.members.find({ where: { userId }, relations: { organization: true } });
-    return rows.map((row) => ({
-      organizationId: row.organizationId,
-      organizationUuid: row.organization.uuid,
-      organizationName: row.organization.name,
-      roles: row.roles,
-      isOwner: row.isOwner,
-    }));
+    const memberships = await this.membershipCache.get(userId, async () => {
+      const rows = await this.members.find({ where: { userId }, relations: { organization: true } });
+      return rows.map((row) => ({
+        organizationId: row.organizationId,
+        organizationUuid: row.organization.uuid,
+        organizationName: row.organization.name,
+        roles: row.roles,
+        isOwner: row.isOwner,
+      }));
+    });
+    return memberships.map((membership) => ({ ...membership, roles: [...membership.roles] }));
   }
 
   async createTeam(organizationId: string, name: string, permission: Team['permission'] = 'read'): Promise<Team> {

@@ -40,6 +40,8 @@ export interface AppConfig {
   };
   rateLimit: { enabled: boolean; apiPerMinute: number; loginPerMinute: number };
   sessionDurationSeconds: number;
+  /** Longest life of a cached credential lookup or RBAC subject (writes drop them at once); 0 = no cache. */
+  identityCacheSeconds: number;
   /** The environment this configuration was read from: module settings (src/modules/<m>/<m>.config.ts) read it too. */
   env: Readonly<Env>;
   /** Create the bootstrap administrator at start when there are no users (off for the CLI). */
@@ -197,6 +199,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       loginPerMinute: int(env, 'RATE_LIMIT_LOGIN_PER_MINUTE', 60, 1, 10_000_000),
     },
     sessionDurationSeconds: int(env, 'SESSION_DURATION_SECONDS', 86_400, 60, 31_536_000),
+    identityCacheSeconds: int(env, 'IDENTITY_CACHE_SECONDS', 10, 0, 3600),
     env: { ...env },
     bootstrapAdminOnStart: true,
   };
