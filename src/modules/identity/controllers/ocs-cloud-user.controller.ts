@@ -1,5 +1,6 @@
 import { Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiOperation } from '@nestjs/swagger';
+import { ApiOcsOkResponse } from '../../../api/ocs/api-ocs-ok-response.decorator';
 import { OcsController } from '../../../api/ocs/ocs-controller.decorator';
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
@@ -13,7 +14,7 @@ export class OcsCloudUserController {
   @Get('user')
   @Authenticated()
   @ApiOperation({ summary: 'The signed-in user (Nextcloud provisioning shape), in the OCS envelope' })
-  @ApiOkResponse({ type: OcsUserDto, description: 'Wrapped as {ocs:{meta,data}}' })
+  @ApiOcsOkResponse(OcsUserDto, 'The user in the OCS envelope')
   async current(@CurrentPrincipal() principal: Principal): Promise<OcsUserDto> {
     return presentOcsUser(principal.user, await this.organizations.teamNamesOf(principal.user.id));
   }

@@ -1,7 +1,8 @@
 import { Body, Delete, Get, Inject, Param, Post, Put, UseGuards } from '@nestjs/common';
 import { ForbiddenError } from '../../../platform/errors/domain-error';
 import { WORKFLOWS_CONFIG, type WorkflowsConfig } from '../workflows.config';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiOcsOkResponse } from '../../../api/ocs/api-ocs-ok-response.decorator';
 import { OcsController } from '../../../api/ocs/ocs-controller.decorator';
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
@@ -17,6 +18,9 @@ const errors = [
   ApiResponse({ status: 403, description: 'Not an admin (global), password confirmation required, or target not within scope' }),
   ApiResponse({ status: 412, description: 'OCS-APIRequest header missing: {"message":"CSRF check failed"}' }),
 ];
+const RULE = { $ref: getSchemaPath(WorkflowRuleDto) };
+const RULES_BY_CLASS = { type: 'object', additionalProperties: { type: 'array', items: RULE } } as const;
+const RULE_OR_LIST = { oneOf: [RULE, { type: 'array', items: RULE }] };
 const writeErrors = [...errors, ApiResponse({ status: 400, description: 'Invalid rule (Nextcloud message in meta.message)' })];
 function docs(...decorators: MethodDecorator[]): MethodDecorator {
   return (target, key, descriptor) => {
@@ -41,7 +45,7 @@ export class WorkflowsController {
   @Get('global')
   @Authenticated({ admin: true })
   @ApiOperation({ summary: 'List the global rules, grouped by operation class', operationId: 'global_workflows-index' })
-  @ApiOkResponse({ description: '{ "<operation class>": Rule[] } in the OCS envelope; {} when empty' })
+  @ApiOcsOkResponse(RULES_BY_CLASS, '{ "<operation class>": Rule[] } in the OCS envelope; {} when empty')
   @docs(...errors)
   indexGlobal(): Promise<Record<string, ScopedRuleJson[]>> {
     return this.rules.index(GLOBAL);
@@ -50,7 +54,7 @@ export class WorkflowsController {
   @Get('global/:id')
   @Authenticated({ admin: true })
   @ApiOperation({ summary: 'Show a global rule (numeric id) or the global rules of an operation class', operationId: 'global_workflows-show' })
-  @ApiOkResponse({ type: WorkflowRuleDto, description: 'The rule, [] when unknown in the scope' })
+  @ApiOcsOkResponse(RULE_OR_LIST, 'The rule (numeric id); the rules of the class (class name); [] when unknown in the scope')
   @docs(...errors)
   showGlobal(@Param('id') id: string): Promise<ScopedRuleJson | ScopedRuleJson[]> {
     return this.rules.show(GLOBAL, id);
@@ -61,7 +65,7 @@ export class WorkflowsController {
   @UseGuards(PasswordConfirmationGuard)
   @ApiOperation({ summary: 'Create a global rule', operationId: 'global_workflows-create' })
   @ApiBody({ type: CreateWorkflowDto })
-  @ApiOkResponse({ type: WorkflowRuleDto })
+  @ApiOcsOkResponse(WorkflowRuleDto, 'The stored rule in the OCS envelope')
   @docs(...writeErrors)
   createGlobal(@Body() body: unknown): Promise<RuleJson> {
     return this.rules.create(GLOBAL, body);
@@ -72,7 +76,7 @@ export class WorkflowsController {
   @UseGuards(PasswordConfirmationGuard)
   @ApiOperation({ summary: 'Replace a global rule (its class is kept)', operationId: 'global_workflows-update' })
   @ApiBody({ type: UpdateWorkflowDto })
-  @ApiOkResponse({ type: WorkflowRuleDto })
+  @ApiOcsOkResponse(WorkflowRuleDto, 'The stored rule in the OCS envelope')
   @docs(...writeErrors)
   updateGlobal(@Param('id') id: string, @Body() body: unknown): Promise<RuleJson> {
     return this.rules.update(GLOBAL, id, body);
@@ -82,7 +86,7 @@ export class WorkflowsController {
   @Authenticated({ admin: true })
   @UseGuards(PasswordConfirmationGuard)
   @ApiOperation({ summary: 'Delete a global rule', operationId: 'global_workflows-destroy' })
-  @ApiOkResponse({ description: 'data = true' })
+  @ApiOcsOkResponse({ type: 'boolean', enum: [true] }, 'data = true')
   @docs(...errors)
   destroyGlobal(@Param('id') id: string): Promise<true> {
     return this.rules.destroy(GLOBAL, id);
@@ -91,7 +95,7 @@ export class WorkflowsController {
   @Get('user')
   @Authenticated()
   @ApiOperation({ summary: "List the caller's rules, grouped by operation class", operationId: 'user_workflows-index' })
-  @ApiOkResponse({ description: '{ "<operation class>": Rule[] } in the OCS envelope; {} when empty' })
+  @ApiOcsOkResponse(RULES_BY_CLASS, '{ "<operation class>": Rule[] } in the OCS envelope; {} when empty')
   @docs(...errors)
   indexUser(@CurrentPrincipal() principal: Principal): Promise<Record<string, ScopedRuleJson[]>> {
     return this.rules.index(this.userScope(principal));
@@ -100,7 +104,7 @@ export class WorkflowsController {
   @Get('user/:id')
   @Authenticated()
   @ApiOperation({ summary: "Show one of the caller's rules (numeric id) or their rules of an operation class", operationId: 'user_workflows-show' })
-  @ApiOkResponse({ type: WorkflowRuleDto, description: 'The rule, [] when unknown in the scope' })
+  @ApiOcsOkResponse(RULE_OR_LIST, 'The rule (numeric id); the rules of the class (class name); [] when unknown in the scope')
   @docs(...errors)
   showUser(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ScopedRuleJson | ScopedRuleJson[]> {
     return this.rules.show(this.userScope(principal), id);
@@ -111,7 +115,7 @@ export class WorkflowsController {
   @UseGuards(PasswordConfirmationGuard)
   @ApiOperation({ summary: 'Create a rule in the caller’s scope', operationId: 'user_workflows-create' })
   @ApiBody({ type: CreateWorkflowDto })
-  @ApiOkResponse({ type: WorkflowRuleDto })
+  @ApiOcsOkResponse(WorkflowRuleDto, 'The stored rule in the OCS envelope')
   @docs(...writeErrors)
   createUser(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<RuleJson> {
     return this.rules.create(this.userScope(principal), body);
@@ -122,7 +126,7 @@ export class WorkflowsController {
   @UseGuards(PasswordConfirmationGuard)
   @ApiOperation({ summary: "Replace one of the caller's rules (its class is kept)", operationId: 'user_workflows-update' })
   @ApiBody({ type: UpdateWorkflowDto })
-  @ApiOkResponse({ type: WorkflowRuleDto })
+  @ApiOcsOkResponse(WorkflowRuleDto, 'The stored rule in the OCS envelope')
   @docs(...writeErrors)
   updateUser(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: unknown): Promise<RuleJson> {
     return this.rules.update(this.userScope(principal), id, body);
@@ -132,7 +136,7 @@ export class WorkflowsController {
   @Authenticated()
   @UseGuards(PasswordConfirmationGuard)
   @ApiOperation({ summary: "Delete one of the caller's rules", operationId: 'user_workflows-destroy' })
-  @ApiOkResponse({ description: 'data = true' })
+  @ApiOcsOkResponse({ type: 'boolean', enum: [true] }, 'data = true')
   @docs(...errors)
   destroyUser(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<true> {
     return this.rules.destroy(this.userScope(principal), id);
