@@ -52,3 +52,65 @@ describe('password strength (entropy rule)', () => {
     expect(removeMoreThanTwoRepeatingChars(Array.from('bbbbbbbaaaaaaaaa')).join('')).toBe('bbaa');
   });
 });
+
+/** The library's in-place algorithms, kept here as the oracle for the linear versions. */
+function referenceRepeats(chars: string[]): string[] {
+  const out = [...chars];
+  let prevPrev: string | undefined;
+  let prev: string | undefined;
+  for (let i = 0; i < out.length; i++) {
+    const current = out[i]!;
+    if (current === prev && current === prevPrev) {
+      out.splice(i, 1);
+      i--;
+    }
+    prevPrev = prev;
+    prev = current;
+  }
+  return out;
+}
+function referenceSequence(chars: string[], sequence: string): string[] {
+  const runes = [...chars];
+  const seq = Array.from(sequence);
+  let matches = 0;
+  let i = 0;
+  while (i < runes.length) {
+    for (let j = 0; j < seq.length; j++) {
+      if (i >= runes.length) break;
+      if (runes[i] !== seq[j]) {
+        matches = 0;
+        continue;
+      }
+      matches++;
+      if (matches > 2) runes.splice(i, 1);
+      else i++;
+    }
+    i++;
+  }
+  return runes;
+}
+
+describe('linear removal equals the library algorithm', () => {
+  // Deterministic pseudo-random strings over an alphabet rich in sequences and repeats.
+  let seed = 42;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648);
+  const alphabet = Array.from('0123456789abcdeqwrtyasdzxc!é');
+  const samples = Array.from({ length: 3000 }, () =>
+    Array.from({ length: next() % 40 }, () => alphabet[next() % alphabet.length]!),
+  );
+
+  it('removeMoreThanTwoRepeatingChars and removeSequence match on 3000 samples', () => {
+    for (const chars of samples) {
+      expect(removeMoreThanTwoRepeatingChars(chars)).toEqual(referenceRepeats(chars));
+      for (const sequence of ['0123456789', 'qwertyuiop', 'abcdefghijklmnopqrstuvwxyz', '9876543210', 'zyxwvutsrqponmlkjihgfedcba']) {
+        expect(removeSequence(chars, sequence)).toEqual(referenceSequence(chars, sequence));
+      }
+    }
+  });
+
+  it('a megabyte password gets its verdict (the in-place version took minutes)', () => {
+    expect(validatePasswordStrength('a'.repeat(1_000_000)).valid).toBe(false);
+    expect(validatePasswordStrength('0123456789'.repeat(100_000)).valid).toBe(false);
+    expect(validatePasswordStrength('Aa1!x'.repeat(200_000))).toEqual({ valid: false, details: 'password must be no more than 64 characters' });
+  });
+});

@@ -51,43 +51,44 @@ export function passwordBase(password: string): number {
   return base;
 }
 
-/** Collapses runs of three or more identical code points to two. */
+/** Collapses runs of three or more identical code points to two. Linear (no splicing). */
 export function removeMoreThanTwoRepeatingChars(chars: string[]): string[] {
-  const out = [...chars];
+  const out: string[] = [];
   let prevPrev: string | undefined;
   let prev: string | undefined;
-  for (let i = 0; i < out.length; i++) {
-    const current = out[i]!;
-    if (current === prev && current === prevPrev) {
-      out.splice(i, 1);
-      i--;
-    }
+  for (const current of chars) {
+    if (!(current === prev && current === prevPrev)) out.push(current);
     prevPrev = prev;
     prev = current;
   }
   return out;
 }
 
-/** go-password-validator's `removeMoreThanTwoFromSequence`, loop quirks included. */
+/**
+ * go-password-validator's `removeMoreThanTwoFromSequence`, loop quirks included. The library
+ * removes in place (quadratic: a long password cost minutes); here the already-final prefix is
+ * `out` and `r` points at the rune the library would see at its index, so the cost is linear.
+ */
 export function removeSequence(chars: string[], sequence: string): string[] {
-  const runes = [...chars];
   const seq = Array.from(sequence);
+  const out: string[] = [];
+  let r = 0;
   let matches = 0;
-  let i = 0;
-  while (i < runes.length) {
+  while (r < chars.length) {
     for (let j = 0; j < seq.length; j++) {
-      if (i >= runes.length) break;
-      if (runes[i] !== seq[j]) {
+      if (r >= chars.length) break;
+      if (chars[r] !== seq[j]) {
         matches = 0;
         continue;
       }
       matches++;
-      if (matches > 2) runes.splice(i, 1);
-      else i++;
+      if (matches > 2) r++; // removed
+      else out.push(chars[r++]!);
     }
-    i++;
+    // The library's outer `i++` keeps the rune at the index and moves on.
+    if (r < chars.length) out.push(chars[r++]!);
   }
-  return runes;
+  return out;
 }
 
 function reverse(text: string): string {
