@@ -99,6 +99,34 @@ describe('auth: API tokens (Coder routes)', () => {
     expect(wrongType.body.message).toBe('Request body must be valid JSON.');
   });
 
+  it('client mistakes are 400, never 500: long names, fractional lifetimes, prototype names', async () => {
+    const long = await create(member.token, 'me', { token_name: 'x'.repeat(256) });
+    expect(long.status).toBe(400);
+    expect(long.body).toEqual({ message: 'Failed to create API key.', detail: 'token name must be at most 255 characters' });
+    expect((await create(member.token, 'me', { token_name: 'y'.repeat(255) })).status).toBe(201);
+    const fraction = await create(member.token, 'me', { lifetime: 1.5 });
+    expect(fraction.status).toBe(400);
+    expect(fraction.body).toEqual({
+      message: 'Request body must be valid JSON.',
+      detail: 'json: cannot unmarshal number into Go struct field CreateTokenRequest.lifetime of type time.Duration',
+    });
+    for (const type of ['constructor', 'toString', '__proto__']) {
+      const res = await create(member.token, 'me', { allow_list: [{ type, id: '*' }] });
+      expect(res.status).toBe(400);
+      expect(res.body.detail).toBe(`invalid allow_list entry: unknown resource type "${type}"`);
+    }
+    for (const scope of ['constructor', 'toString:read', '__proto__', 'hasOwnProperty']) {
+      const res = await create(member.token, 'me', { scopes: [scope] });
+      expect(res.status).toBe(400);
+      expect(res.body.detail).toBe(`invalid or unsupported API key scope: "${scope}"`);
+    }
+  });
+
+  it('two concurrent creates with one name: one 201, one 409', async () => {
+    const results = await Promise.all([1, 2, 3].map(() => create(member.token, 'me', { token_name: 'racy' })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+  });
+
   it('409 for a duplicate name, with the validation entry', async () => {
     expect((await create(member.token, 'me', { token_name: 'dup' })).status).toBe(201);
     const res = await create(member.token, 'me', { token_name: 'dup' });

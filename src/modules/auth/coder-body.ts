@@ -50,7 +50,8 @@ export function boolField(body: JsonBody, field: string, struct: string): boolea
 export function numberField(body: JsonBody, field: string, struct: string, goTypeName = 'int64'): number {
   const value = body[field];
   if (value === undefined || value === null) return 0;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw badJson(struct, field, value, goTypeName);
+  // Go integers (int64, time.Duration) refuse fractions and values beyond 64 bits.
+  if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) >= 2 ** 63) throw badJson(struct, field, value, goTypeName);
   return value;
 }
 

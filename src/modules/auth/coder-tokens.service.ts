@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { QueryFailedError, Repository } from 'typeorm';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { BadRequestError, ConflictError, NotFoundError } from '../../platform/errors/domain-error';
 import { ApiTokensService } from '../identity/api-tokens.service';
@@ -10,11 +10,13 @@ import { AUTH_CONFIG, type AuthConfig, goDuration } from './auth.config';
 import { AuthorizationService } from './authorization.service';
 import { TokenAllowList } from './entities/token-allow-list.entity';
 import type { Principal } from './principal';
-import { canonicalExternalScope, RBAC_RESOURCES } from './rbac/rbac-catalogue';
+import { canonicalExternalScope, resourceActions } from './rbac/rbac-catalogue';
 import { ALLOW_ALL, type AllowListEntry, expandScopes, isAllScope } from './rbac/rbac-scopes';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NOT_FOUND = 'Resource not found or you do not have access to this resource';
+/** `api_tokens.name` is varchar(255). */
+const MAX_TOKEN_NAME = 255;
 
 export interface CreateTokenRequest {
   tokenName: string;
@@ -53,12 +55,15 @@ export class CoderTokensService {
     const allowList = this.validAllowList(input.allowList);
     const lifetimeSeconds = this.validLifetime(target, input.lifetimeNs);
     const name = input.tokenName;
-    if (name !== '' && (await this.tokenRows.existsBy({ userId: target.id, name }))) {
-      throw new ConflictError(`A token with name "${name}" already exists.`, {
+    if (name.length > MAX_TOKEN_NAME) {
+      throw new BadRequestError('Failed to create API key.', { detail: `token name must be at most ${MAX_TOKEN_NAME} characters` });
+    }
+    const taken = () =>
+      new ConflictError(`A token with name "${name}" already exists.`, {
         code: 'TOKEN_NAME_TAKEN',
         fields: [{ field: 'name', detail: 'This value is already in use and should be unique.' }],
       });
-    }
+    if (name !== '' && (await this.tokenRows.existsBy({ userId: target.id, name }))) throw taken();
     return this.transactions.run(async (tx) => {
       const created = await this.tokens.create(
         { userId: target.id, name, scopes, lifetimeSeconds, loginType: 'token' },
@@ -68,6 +73,10 @@ export class CoderTokensService {
         await tx.manager.getRepository(TokenAllowList).insert({ tokenId: created.token.id, entries: allowList });
       }
       return created.key;
+    }).catch((error: unknown) => {
+      // Two concurrent creates with one name: the unique index decides, the loser gets the 409.
+      if (error instanceof QueryFailedError && (error.driverError as { code?: string } | undefined)?.code === '23505') throw taken();
+      throw error;
     });
   }
 
@@ -100,7 +109,7 @@ export class CoderTokensService {
   private validAllowList(entries: AllowListEntry[]): AllowListEntry[] {
     if (entries.length === 0) return [ALLOW_ALL];
     for (const entry of entries) {
-      if (entry.type !== '*' && !RBAC_RESOURCES[entry.type]) {
+      if (entry.type !== '*' && !resourceActions(entry.type)) {
         throw new BadRequestError('Failed to create API key.', { detail: `invalid allow_list entry: unknown resource type "${entry.type}"` });
       }
       if (entry.id !== '*' && !UUID.test(entry.id)) {

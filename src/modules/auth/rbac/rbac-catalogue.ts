@@ -142,6 +142,11 @@ export const SCOPE_ALIASES: Readonly<Record<string, string>> = {
 
 /** Canonical name of a requested scope, or null when it is not an external scope. */
 export function canonicalExternalScope(scope: string): string | null {
-  const canonical = SCOPE_ALIASES[scope] ?? scope;
+  const canonical = Object.hasOwn(SCOPE_ALIASES, scope) ? SCOPE_ALIASES[scope]! : scope;
   return EXTERNAL_SCOPES.includes(canonical) ? canonical : null;
+}
+
+/** The actions of a catalogue resource (own keys only: `constructor` or `toString` are not resources). */
+export function resourceActions(type: string): readonly string[] | undefined {
+  return Object.hasOwn(RBAC_RESOURCES, type) ? RBAC_RESOURCES[type] : undefined;
 }

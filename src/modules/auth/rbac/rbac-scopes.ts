@@ -1,4 +1,4 @@
-import { RBAC_RESOURCES } from './rbac-catalogue';
+import { resourceActions } from './rbac-catalogue';
 import type { Permission } from './rbac-roles';
 
 /** An allow-list entry of an API key: a resource type (or `*`) and an id (or `*`). */
@@ -44,7 +44,7 @@ export function expandScopes(scopes: readonly string[]): Permission[] {
   const out: Permission[] = [];
   for (const raw of scopes) {
     const scope = raw === 'application_connect' ? 'coder:application_connect' : raw;
-    const composite = COMPOSITE_SCOPES[scope];
+    const composite = Object.hasOwn(COMPOSITE_SCOPES, scope) ? COMPOSITE_SCOPES[scope] : undefined;
     if (composite) {
       out.push(...composite);
       continue;
@@ -53,7 +53,7 @@ export function expandScopes(scopes: readonly string[]): Permission[] {
     if (colon <= 0) continue;
     const type = scope.slice(0, colon);
     const action = scope.slice(colon + 1);
-    const actions = RBAC_RESOURCES[type];
+    const actions = resourceActions(type);
     if (actions && (action === '*' || actions.includes(action))) out.push({ type, action });
   }
   return out;
