@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
@@ -25,8 +25,9 @@ function hashPasscode(code: string): Buffer {
  * replaces the old code). Delivery is NotificationsModule's job (event after commit).
  */
 @Injectable()
-export class OneTimePasscodesService {
+export class OneTimePasscodesService implements OnModuleDestroy {
   private readonly logger = new Logger(OneTimePasscodesService.name);
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(
     private readonly users: UsersService,
@@ -36,6 +37,20 @@ export class OneTimePasscodesService {
     private readonly transactions: TransactionRunner,
     @InjectRepository(OneTimePasscode) private readonly passcodes: Repository<OneTimePasscode>,
   ) {}
+
+  /**
+   * Starts `request` without waiting for it: the answer must not depend on whether the account
+   * exists, not even in time (a known account costs a write and the mail's enqueue, an unknown one
+   * nothing). Shutdown waits for requests still under way.
+   */
+  requestDetached(email: string): void {
+    const work = this.request(email).finally(() => this.pending.delete(work));
+    this.pending.add(work);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+  }
 
   /** Never fails towards the caller (no account enumeration); problems are logged. */
   async request(email: string): Promise<void> {

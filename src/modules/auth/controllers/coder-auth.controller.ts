@@ -157,12 +157,13 @@ export class CoderAuthController {
   @ApiNoContentResponse({ description: 'Always, whether or not the account exists' })
   @ApiBadRequestResponse({ type: CoderResponseDto })
   @ApiForbiddenResponse({ type: CoderResponseDto })
-  async requestPasscode(@Body() raw: unknown): Promise<void> {
+  requestPasscode(@Body() raw: unknown): void {
     this.sessions.assertPasswordLoginEnabled();
     const body = bodyObject(raw, 'RequestOneTimePasscodeRequest');
     const email = stringField(body, 'email', 'RequestOneTimePasscodeRequest');
     new CoderValidation().email('email', email).throwIfAny();
-    await this.passcodes.request(email);
+    // 204 at once for every address: the work goes on after the answer (no timing oracle).
+    this.passcodes.requestDetached(email);
   }
 
   @Post('users/otp/change-password')
