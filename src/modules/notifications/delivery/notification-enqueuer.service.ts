@@ -13,7 +13,7 @@ import { NOTIFICATIONS_CONFIG, type NotificationsConfig } from '../notifications
 import { renderTemplate } from '../rendering/go-template';
 import { NOTIFICATION_TEMPLATE_IDS } from '../template-ids';
 import { DispatchWaker } from './dispatch-waker';
-import { dedupeHash, escapeLabels, type MessagePayload, templateContext } from './payload';
+import { dedupeHash, escapeLabels, type MessagePayload, templateContext, wellFormed } from './payload';
 
 export interface EnqueueRequest {
   templateId: string;
@@ -126,7 +126,7 @@ export class NotificationEnqueuer {
       user_username: user.name,
       actions: [],
       labels: escapeLabels(request.labels ?? {}),
-      data: request.data ?? null,
+      data: request.data ? wellFormed(request.data) : null,
       targets: targets.length > 0 ? targets : null,
     };
     const context = templateContext(payload, baseUrlOf(this.config));
