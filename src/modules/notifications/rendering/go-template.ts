@@ -239,7 +239,8 @@ function evaluateOperand(operand: Operand, context: TemplateContext): unknown {
     case 'field': {
       let value: unknown = context.data;
       for (const part of operand.path) {
-        if (value === null || typeof value !== 'object') return undefined;
+        // Own fields only: `.Labels.constructor` is a missing key, not Object's constructor.
+        if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part)) return undefined;
         value = (value as Record<string, unknown>)[part];
       }
       return value;

@@ -1,4 +1,4 @@
-import { Lexer, marked, type Token, type Tokens } from 'marked';
+import { Lexer, Marked, type Token, type Tokens } from 'marked';
 
 /**
  * Markdown → plain text by walking marked's token tree (no regular expressions over Markdown):
@@ -132,7 +132,41 @@ export function markdownToPlaintext(markdown: string): string {
   return decodeEntities(blocks(Lexer.lex(markdown)).join('\n\n')).trim();
 }
 
-/** Markdown → HTML for the HTML part of emails. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const SAFE_SCHEMES = new Set(['http', 'https', 'mailto']);
+
+/** A link target outside http(s)/mailto (javascript:, data:, vbscript:, ...); relative links are fine. */
+export function isDangerousUrl(href: string): boolean {
+  // Browsers ignore ASCII control characters and spaces inside a scheme (`java\tscript:`).
+  let compact = '';
+  for (const char of href) if (char.charCodeAt(0) > 0x20) compact += char;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(compact)?.[1];
+  return scheme !== undefined && !SAFE_SCHEMES.has(scheme.toLowerCase());
+}
+
+/**
+ * Markdown → HTML for the HTML part of emails. Raw HTML in the Markdown is shown as text and
+ * links or images with a dangerous scheme lose their target: the free-text labels of custom
+ * notifications reach this unescaped.
+ */
+const emailMarkdown = new Marked({
+  async: false,
+  renderer: {
+    html(token) {
+      return escapeHtml(token.text);
+    },
+    link(token) {
+      return isDangerousUrl(token.href) ? this.parser.parseInline(token.tokens) : false;
+    },
+    image(token) {
+      return isDangerousUrl(token.href) ? escapeHtml(token.text) : false;
+    },
+  },
+});
+
 export function markdownToHtml(markdown: string): string {
-  return marked.parse(markdown, { async: false });
+  return emailMarkdown.parse(markdown, { async: false });
 }
