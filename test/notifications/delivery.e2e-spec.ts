@@ -86,6 +86,23 @@ describe('notification delivery', () => {
     await waitFor(async () => (await statusOf(messageId!)).status === 'sent', 15_000, 'sent status');
   });
 
+  it('SMTP: the HTML part shows raw HTML of a custom message as text and drops javascript: links', async () => {
+    const user = await s.factories.user();
+    const res = await s.http().post('/api/v2/notifications/custom').set(as(user))
+      .send({ content: { title: 'html test', message: 'see <script>alert(1)</script> and [this](javascript:alert(2)) or [that](https://ok.example/x)' } });
+    expect(res.status).toBe(204);
+    const [mail] = await waitFor(() => (mailsTo(user.user.email).length > 0 ? mailsTo(user.user.email) : undefined), 15_000, 'mail');
+    // quoted-printable soft breaks and =3D undone
+    const raw = mail!.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+    const at = raw.indexOf('Content-Type: text/html');
+    expect(at).toBeGreaterThan(-1);
+    const html = raw.slice(at);
+    expect(html).not.toContain('<script>');
+    expect(html).not.toContain('javascript:');
+    expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
+    expect(html).toContain('<a href="https://ok.example/x">that</a>');
+  });
+
   it('SMTP: a 451 is retried (temporary failure, then sent after 2 attempts)', async () => {
     const user = await s.factories.user();
     smtp.failures = [451];
@@ -200,10 +217,12 @@ describe('notification delivery', () => {
     await events.emitAsync('user.status_changed', { userId: member.user.id, from: 'suspended', to: 'active', actorId: owner.user.id });
     await waitFor(async () => (await ownerItems()).some((i) => i.title.includes('activated')), 15_000, 'owner activated');
     await waitFor(() => mailsTo(member.user.email).some((m) => m.subject.includes('has been activated')), 15_000, 'member activated mail');
-    // dormant → active (sign-in) sends nothing
-    const before = await inboxCount(db.dataSource, member.user.id);
+    // dormant → active (sign-in) sends nothing: no queue row for anyone (the listener is awaited, the
+    // enqueue is synchronous, so a row would already be there)
+    const queued = async () => Number(((await db.dataSource.query('SELECT count(*) AS n FROM notification_messages')) as { n: string }[])[0]!.n);
+    const before = await queued();
     await events.emitAsync('user.status_changed', { userId: member.user.id, from: 'dormant', to: 'active', actorId: null });
-    expect(await inboxCount(db.dataSource, member.user.id)).toBe(before);
+    expect(await queued()).toBe(before);
 
     const created = await s.factories.user({ createdBy: owner.user.id, sendNotify: true, fullName: 'Nina New' });
     await waitFor(async () => (await ownerItems()).some((i) => i.title.includes('created')), 15_000, 'owner created');
@@ -240,7 +259,11 @@ describe('notification delivery', () => {
     await s.app.get(EventBus).emitAsync('user.deleted', { userId: user.user.id, uuid: user.user.uuid, username: user.user.name, purge: false, actorId: owner.user.id });
     await setPaused(false);
     const rows = await messagesOf(db.dataSource, user.user.id);
-    expect(rows.every((r) => r.status === 'inhibited' && r.status_reason === 'user deleted')).toBe(true);
+    expect(rows.map((r) => [r.method, r.status, r.status_reason]).sort()).toEqual([
+      ['inbox', 'inhibited', 'user deleted'],
+      ['smtp', 'inhibited', 'user deleted'],
+    ]);
+    expect(await inboxCount(db.dataSource, user.user.id)).toBe(0);
   });
 
   it('user deleted: when no administrator receives "User account created" any more, it is enabled for the actor', async () => {

@@ -50,7 +50,7 @@ describe('notifications routes (Coder dialect)', () => {
   }
 
   describe('authentication', () => {
-    it.each([
+    const ROUTES = [
       ['get', '/api/v2/notifications/dispatch-methods'],
       ['get', '/api/v2/notifications/templates/system'],
       ['get', '/api/v2/notifications/templates/custom'],
@@ -64,16 +64,32 @@ describe('notifications routes (Coder dialect)', () => {
       ['put', `/api/v2/notifications/inbox/${randomUUID()}/read-status`],
       ['get', '/api/v2/users/me/notifications/preferences'],
       ['put', '/api/v2/users/me/notifications/preferences'],
-    ] as const)('%s %s without credentials → 401', async (method, path) => {
+    ] as const;
+
+    it.each(ROUTES)('%s %s without credentials → 401', async (method, path) => {
       const res = await t.http()[method](path);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ message: SIGNED_OUT, detail: 'Cookie "service_session_token" or query parameter must be provided.' });
     });
 
-    it('a wrong token → 401 API key is invalid.', async () => {
-      const res = await t.http().get('/api/v2/notifications/inbox').set('Service-Session-Token', 'AAAAAAAAAA-BBBBBBBBBBBBBBBBBBBBBB');
+    it.each(ROUTES)('%s %s with an unknown token → 401 API key is invalid.', async (method, path) => {
+      const res = await t.http()[method](path).set('Service-Session-Token', 'AAAAAAAAAA-BBBBBBBBBBBBBBBBBBBBBB');
       expect(res.status).toBe(401);
-      expect(res.body.detail).toBe('API key is invalid.');
+      expect(res.body).toEqual({ message: SIGNED_OUT, detail: 'API key is invalid.' });
+    });
+
+    it.each(ROUTES)('%s %s with a wrong secret of a real key → 401 API key secret is invalid.', async (method, path) => {
+      const wrong = `${member.token.split('-')[0]!}-${'x'.repeat(22)}`;
+      const res = await t.http()[method](path).set('Authorization', `Bearer ${wrong}`);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ message: SIGNED_OUT, detail: 'API key secret is invalid.' });
+    });
+
+    it('a wrong password in Basic → 401; the side effects of the routes did not happen', async () => {
+      const res = await t.http().post('/api/v2/notifications/custom').set('Authorization', `Basic ${Buffer.from(`${member.user.name}:wrong-password`).toString('base64')}`)
+        .send({ content: { title: 'must not be sent' } });
+      expect(res.status).toBe(401);
+      expect((await messagesOf(t.dataSource, member.user.id)).filter((m) => m.template_id === IDS.customNotification)).toHaveLength(0);
     });
   });
 
@@ -251,6 +267,16 @@ describe('notifications routes (Coder dialect)', () => {
       expect(await inboxCount(t.dataSource, user.user.id)).toBe(3);
       const messages = await messagesOf(t.dataSource, user.user.id);
       expect(messages.every((m) => m.method === 'inbox')).toBe(true);
+    });
+
+    it('lone UTF-16 surrogates (valid JSON escapes) → 204, stored as U+FFFD, not a 500', async () => {
+      const user = await t.factories.user();
+      const res = await t.http().post('/api/v2/notifications/custom').set(as(user)).set('Content-Type', 'application/json')
+        .send('{"content":{"title":"odd \\ud800 title","message":"\\udc00 and a pair \\ud83d\\ude00"}}');
+      expect(res.status).toBe(204);
+      await waitFor(async () => (await inboxCount(t.dataSource, user.user.id)) === 1, 15_000, 'inbox item');
+      const [item] = (await t.http().get('/api/v2/notifications/inbox').set(as(user))).body.notifications;
+      expect(item).toMatchObject({ title: 'odd \ufffd title', content: '\ufffd and a pair \u{1F600}' });
     });
 
     it('the sender disabled the Custom template → 204, no item', async () => {

@@ -59,8 +59,11 @@ describe('inbox watch (WebSocket)', () => {
     ['cookie', '', (u: CreatedUser) => ({ Cookie: `other=1; service_session_token=${u.token}` })],
     ['query service_session_token', 'token', () => ({})],
     ['Basic password', '', (u: CreatedUser) => ({ Authorization: basic(u.user.name, u.password) })],
+    ['Authorization: token', '', (u: CreatedUser) => ({ Authorization: `token ${u.token}` })],
+    ['query access_token', 'access_token', () => ({})],
+    ['query token', 'gitea_token', () => ({})],
   ])('authenticates with %s and sends one frame per new item', async (_name, mode, headers) => {
-    const query = mode === 'token' ? `?service_session_token=${alice.token}` : '';
+    const query = { token: `?service_session_token=${alice.token}`, access_token: `?access_token=${alice.token}`, gitea_token: `?token=${alice.token}` }[mode] ?? '';
     const client = await connect(query, headers(alice));
     expect(client.closed).toBeUndefined();
     await notify(alice, `hello ${_name}`);
@@ -130,6 +133,16 @@ describe('inbox watch (WebSocket)', () => {
     expect(titles(byTemplate)).toEqual(['A test notification']);
     expect(readOnly.frames).toEqual([]);
     expect(unread.frames.map((f) => f.unread_count)).toEqual([1, 2, 3]);
+  });
+
+  it('an item too large to travel inline in the fan-out event is loaded by id and sent whole', async () => {
+    const user = await t.factories.user();
+    const client = await connect('', { 'Service-Session-Token': user.token });
+    const message = 'long '.repeat(2_000); // 10,000 bytes: above the inline limit and PostgreSQL's NOTIFY limit
+    await notify(user, 'big one', { message });
+    await waitFor(() => client.frames.length === 1, 15_000, 'frame of a large item');
+    expect(client.frames[0]!.notification).toMatchObject({ title: 'big one', content: message });
+    expect(client.frames[0]!.unread_count).toBe(1);
   });
 
   it('format=plaintext turns Markdown title and content into text', async () => {

@@ -1,7 +1,7 @@
 import { SEED_TEMPLATES } from '../../src/modules/notifications/migrations/seed-templates';
-import { canonicalJson, dedupeHash, escapeLabels, type MessagePayload, templateContext } from '../../src/modules/notifications/delivery/payload';
+import { canonicalJson, dedupeHash, escapeLabels, type MessagePayload, templateContext, wellFormed } from '../../src/modules/notifications/delivery/payload';
 import { parseTemplate, queryEscape, renderTemplate, TemplateError } from '../../src/modules/notifications/rendering/go-template';
-import { decodeEntities, markdownToPlaintext } from '../../src/modules/notifications/rendering/markdown';
+import { decodeEntities, isDangerousUrl, markdownToHtml, markdownToPlaintext } from '../../src/modules/notifications/rendering/markdown';
 import { parseInboxQuery } from '../../src/modules/notifications/inbox/inbox-query';
 import { parseUuid } from '../../src/modules/notifications/inbox/uuid';
 import { loadNotificationsConfig } from '../../src/modules/notifications/notifications.config';
@@ -39,6 +39,10 @@ describe('Go-template subset', () => {
     expect(renderTemplate('{{ if eq .Labels.k "v" }}yes{{ end }}', context({ k: 'v' }))).toBe('yes');
     expect(renderTemplate('[{{.Labels.missing}}]', context())).toBe('[]');
     expect(renderTemplate('{{ if .Labels.x }}{{ if .Labels.y }}xy{{ end }}x{{ end }}', context({ x: '1' }))).toBe('x');
+  });
+
+  it('fields are own keys only (no prototype members)', () => {
+    expect(renderTemplate('[{{.Labels.constructor}}][{{.Labels.toString}}][{{.Labels.k}}]', context({ k: 'v' }))).toBe('[][][v]');
   });
 
   it('trim markers', () => {
@@ -83,6 +87,34 @@ describe('Markdown → plain text (marked lexer)', () => {
     expect(markdownToPlaintext(markdown)).toBe(text);
   });
 
+  it('email HTML: raw HTML shown as text, dangerous link targets dropped, safe ones kept', () => {
+    const html = markdownToHtml(
+      'hi <script>alert(1)</script> **b** [x](javascript:alert(1)) [ok](https://a.example/c) [rel](/r) ![pic](data:text/html,x)\n\n<div onclick="x">block</div>',
+    );
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('<div');
+    expect(html).not.toContain('javascript:');
+    expect(html).not.toContain('data:');
+    expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
+    expect(html).toContain('<strong>b</strong> x <a href="https://a.example/c">ok</a> <a href="/r">rel</a> pic');
+  });
+
+  it.each([
+    ['javascript:alert(1)', true],
+    ['JavaScript:x', true],
+    ['java\tscript:x', true],
+    [' vbscript:x', true],
+    ['data:text/html,x', true],
+    ['https://a.example', false],
+    ['HTTP://a.example', false],
+    ['mailto:a@example.com', false],
+    ['/relative/path', false],
+    ['#anchor', false],
+    ['page?x=a:b', false],
+  ])('isDangerousUrl(%j) = %s', (href, dangerous) => {
+    expect(isDangerousUrl(href)).toBe(dangerous);
+  });
+
   it('decodes entities', () => {
     expect(decodeEntities('&lt;a&gt; &#x41; &#66; &quot; &unknown;')).toBe('<a> A B " &unknown;');
   });
@@ -123,6 +155,14 @@ describe('payload and dedupe', () => {
       name: 'a&#95;b &#91;x&#93;&#40;y&#41; &lt;i&gt; &amp; &#42;',
       custom_title: '**bold**',
     });
+  });
+
+  it('lone surrogates become U+FFFD (jsonb refuses them); pairs and __proto__ keys survive', () => {
+    expect(wellFormed('a\ud800b\udc00c\ud83d\ude00')).toBe('a\ufffdb\ufffdc\ud83d\ude00');
+    expect(escapeLabels({ custom_title: 'x\udbff', name: '\udfff_' })).toEqual({ custom_title: 'x\ufffd', name: '\ufffd&#95;' });
+    const data = wellFormed(JSON.parse('{"__proto__":{"k":"\\ud800"},"list":["\\udc00",1,null]}') as Record<string, unknown>);
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+    expect(JSON.stringify(data)).toBe('{"__proto__":{"k":"\ufffd"},"list":["\ufffd",1,null]}');
   });
 
   it('the template context maps Go field names', () => {
