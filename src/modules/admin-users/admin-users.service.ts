@@ -181,7 +181,10 @@ export class AdminUsersService implements OnModuleInit {
     if (flag('is_2fa_enabled') === true) qb.andWhere('false');
 
     const direction = sort !== '' && order === 'desc' ? 'DESC' : 'ASC';
-    qb.orderBy(SORTS[sort] ?? SORTS.name!, direction).addOrderBy('u.id', 'ASC');
+    const column = SORTS[sort] ?? SORTS.name!;
+    qb.orderBy(column, direction);
+    // Tie-break by id; not when sorting by id (a second key on the same column would replace the direction).
+    if (column !== SORTS.id) qb.addOrderBy('u.id', 'ASC');
     qb.offset(paging.offset).limit(paging.limit);
     const users = await qb.getMany();
     // A short, non-empty page (or an empty first page) already tells the total: skip the count.
@@ -212,7 +215,7 @@ export class AdminUsersService implements OnModuleInit {
     if (await this.users.nameIsTaken(input.username)) throw nameTaken();
     if (await this.users.emailIsTaken(input.email)) throw emailTaken();
 
-    const createdAt = input.created_at !== undefined ? new Date(input.created_at) : undefined;
+    const createdAt = input.createdAt;
     let user: User;
     try {
       user = await this.transactions.run(async (tx) => {
@@ -375,15 +378,17 @@ export class AdminUsersService implements OnModuleInit {
       if (!current) throw new NotFoundError(`user does not exist [uid: 0, name: ${target.name}]`, { code: 'USER_NOT_FOUND' });
       const refusal = await this.policy.for(tx.manager).deleteRefusal(caller, current);
       if (refusal) throw new ForbiddenError(refusal, 'permission', { code: 'ADMIN_POLICY' });
-      if (current.isAdmin && current.status === 'active' && (await this.countAdmins(tx.manager)) <= 1) {
-        throw new InvalidError(lastAdmin(current), { code: 'LAST_ADMIN' });
-      }
+      // Spec order: what the user still owns (purge removes it), then the last administrator.
+      // A refusal after a purge rolls the purge back with the rest of the transaction.
       for (const handler of this.owned.list()) {
         if (purge) {
           await handler.purge(current.id, tx);
         } else if ((await handler.count(current.id, tx.manager)) > 0) {
           throw new InvalidError(handler.message(current.id), { code: `OWNS_${handler.kind.toUpperCase()}` });
         }
+      }
+      if (current.isAdmin && current.status === 'active' && (await this.countAdmins(tx.manager)) <= 1) {
+        throw new InvalidError(lastAdmin(current), { code: 'LAST_ADMIN' });
       }
       await this.removeAccount(current, tx);
       tx.emit('user.deleted', { userId: current.id, uuid: current.uuid, username: current.name, purge, actorId: caller.id });
