@@ -114,6 +114,8 @@ export interface CreateUserInput {
   restricted?: boolean;
   visibility?: string;
   created_at?: string;
+  /** `created_at` as an instant (set by the binding). */
+  createdAt?: Date;
 }
 
 export function bindCreateUser(body: unknown): CreateUserInput {
@@ -134,14 +136,46 @@ export function bindCreateUser(body: unknown): CreateUserInput {
     ],
     body,
   );
-  if (bound.created_at !== undefined && !isRfc3339(bound.created_at)) {
-    throw bindError(`[]: parsing time "\\"${bound.created_at}\\"" as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse`);
+  if (bound.created_at !== undefined) {
+    const parsed = parseRfc3339(bound.created_at);
+    if (parsed === 'syntax') {
+      throw bindError(`[]: parsing time "\\"${bound.created_at}\\"" as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse`);
+    }
+    if (typeof parsed === 'string') throw bindError(`[]: parsing time "\\"${bound.created_at}\\"": ${parsed} out of range`);
+    bound.createdAt = parsed;
   }
   return bound;
 }
 
-function isRfc3339(value: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value));
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * Go's time.Parse(RFC3339) as the JSON decoder applies it: the instant, 'syntax' when the text
+ * does not have the layout, or the name of the field out of range (Go: "day out of range").
+ * Computed here rather than by Date.parse, which rolls 30 February over to March, accepts hour 24
+ * and refuses the offsets +24:00 that Go accepts.
+ */
+function parseRfc3339(value: string): Date | string {
+  const match = RFC3339.exec(value);
+  if (!match) return 'syntax';
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const fraction = match[7] ? Number(`0${match[7]}`) : 0;
+  const sign = match[8] === '-' ? -1 : 1;
+  const offsetHour = match[9] ? Number(match[9]) : 0;
+  const offsetMinute = match[10] ? Number(match[10]) : 0;
+  if (month < 1 || month > 12) return 'month';
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+  if (day < 1 || day > days) return 'day';
+  if (hour > 23) return 'hour';
+  if (minute > 59) return 'minute';
+  if (second > 59) return 'second';
+  if (offsetHour > 24) return 'time zone offset hour';
+  if (offsetMinute > 59) return 'time zone offset minute';
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day); // setUTCFullYear keeps years 0-99 as written
+  date.setUTCHours(hour, minute, second, Math.floor(fraction * 1000));
+  return new Date(date.getTime() - sign * (offsetHour * 60 + offsetMinute) * 60_000);
 }
 
 export interface EditUserInput {
