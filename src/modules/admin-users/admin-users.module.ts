@@ -5,6 +5,7 @@ import { AdminUsersService } from './admin-users.service';
 import { AdminUsersController } from './controllers/admin-users.controller';
 import { UserKeysController } from './controllers/user-keys.controller';
 import { ADMIN_USERS_ENTITIES } from './entities';
+import { MustChangePasswordListener } from './must-change-password.listener';
 import { OwnedResourcesRegistry } from './owned-resources.registry';
 import { GiteaPasswordPolicy } from './password-policy.service';
 import { PublicKeysService } from './public-keys.service';
@@ -16,7 +17,7 @@ import { PublicKeysService } from './public-keys.service';
 @Module({
   imports: [TypeOrmModule.forFeature(ADMIN_USERS_ENTITIES)],
   controllers: [AdminUsersController, UserKeysController],
-  providers: [AdminUsersService, AdminPolicyService, GiteaPasswordPolicy, PublicKeysService, OwnedResourcesRegistry],
+  providers: [AdminUsersService, AdminPolicyService, GiteaPasswordPolicy, PublicKeysService, OwnedResourcesRegistry, MustChangePasswordListener],
   exports: [AdminPolicyService, GiteaPasswordPolicy, OwnedResourcesRegistry, PublicKeysService],
 })
 export class AdminUsersModule {}

@@ -1,0 +1,24 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import type { DomainEventMap } from '../../platform/events/event-map';
+import { OnDomainEvent } from '../../platform/events/event-bus.service';
+import { User } from '../identity/entities/user.entity';
+
+/**
+ * `must_change_password` (set by POST /admin/users, default true) locks the Gitea API with 403 until
+ * the user changes the password, as in Gitea. devplane's password changes are the Coder dialect's
+ * (`PUT /api/v2/users/{user}/password` by the user, or the one-time-passcode reset): when the user
+ * changes it, the flag is cleared. A change by someone else (`via: 'admin'`) keeps it, as Gitea's
+ * administrator edit does. Listeners of committed events are awaited, so the next request sees it.
+ */
+@Injectable()
+export class MustChangePasswordListener {
+  constructor(@InjectRepository(User) private readonly users: Repository<User>) {}
+
+  @OnDomainEvent('auth.password_changed')
+  async onPasswordChanged(event: DomainEventMap['auth.password_changed']): Promise<void> {
+    if (event.via === 'admin') return;
+    await this.users.update({ id: event.userId, mustChangePassword: true }, { mustChangePassword: false });
+  }
+}
