@@ -6,9 +6,11 @@ import type { User } from '../../src/modules/identity/entities/user.entity';
 import { OrganizationsService } from '../../src/modules/identity/organizations.service';
 import { UsersService } from '../../src/modules/identity/users.service';
 import { AdminPolicy } from '../../src/modules/admin-users/admin-policy';
+import { NOTIFICATION_TEMPLATE_IDS } from '../../src/modules/notifications/template-ids';
 import { AdminPolicyService, DatabaseGrantGraph } from '../../src/modules/admin-users/admin-policy.service';
 import { AdminUsersService } from '../../src/modules/admin-users/admin-users.service';
 import { basic, BOOTSTRAP_ADMIN, type TestApp } from '../helpers/test-app';
+import { TestSmtpServer } from '../notifications/helpers';
 import { createAdminUsersTestApp } from './app';
 
 const auth = (token: string) => ({ Authorization: `token ${token}` });
@@ -41,8 +43,17 @@ describe('admin users: search, create, edit', () => {
       await t.factories.user({ username: 'bob', fullName: 'Alicia B' });
       await t.factories.user({ username: 'carl', email: 'ali@x.io' });
       await t.factories.user({ username: 'dora', restricted: true, visibility: 'private', loginName: 'ext1' });
+      await t.factories.user({ username: 'sus', status: 'suspended' });
+      await t.factories.user({ username: 'prohi' });
+      await t.dataSource.query(`UPDATE users SET prohibit_login = true WHERE lower_name = 'prohi'`);
+      // Distinct times, so that sorting by them is observable: carl is the oldest, alice the least recently updated.
+      await t.dataSource.query(`UPDATE users SET created_at = '1999-01-01T00:00:00Z' WHERE lower_name = 'carl'`);
+      await t.dataSource.query(`UPDATE users SET updated_at = '2001-01-01T00:00:00Z' WHERE lower_name = 'alice'`);
+      await t.dataSource.query(`UPDATE users SET updated_at = '2099-01-01T00:00:00Z' WHERE lower_name = 'bob'`);
       await t.factories.organization('ali-org');
     });
+
+    const logins = (res: { body: unknown }) => (res.body as { login: string }[]).map((u) => u.login);
 
     it('401 without credentials', async () => {
       const res = await t.http().get('/api/v1/admin/users');
@@ -93,9 +104,37 @@ describe('admin users: search, create, edit', () => {
       expect(res.body.message).toBe(message);
     });
 
-    it('order without sort is ignored', async () => {
+    it('order without sort is ignored (even an invalid one): the default is name ascending', async () => {
       const res = await t.http().get('/api/v1/admin/users').query({ order: 'up' }).set(auth(rootToken));
       expect(res.status).toBe(200);
+      const desc = await t.http().get('/api/v1/admin/users').query({ order: 'desc', limit: 50 }).set(auth(rootToken));
+      expect(logins(desc)).toEqual([...logins(desc)].sort());
+      expect(logins(desc)[0]).toBe('adm-a');
+    });
+
+    it.each([
+      ['name', 'asc', (l: string[]) => l[0] === 'adm-a'],
+      ['name', 'desc', (l: string[]) => l.at(-1) === 'adm-a'],
+      ['created', 'asc', (l: string[]) => l[0] === 'carl'],
+      ['created', 'desc', (l: string[]) => l.at(-1) === 'carl'],
+      ['updated', 'asc', (l: string[]) => l[0] === 'alice' && l.at(-1) === 'bob'],
+      ['updated', 'desc', (l: string[]) => l[0] === 'bob' && l.at(-1) === 'alice'],
+    ])('sort=%s&order=%s', async (sort, order, check) => {
+      const res = await t.http().get('/api/v1/admin/users').query({ sort, order, limit: 50 }).set(auth(rootToken));
+      expect(res.status).toBe(200);
+      expect({ order: logins(res), ok: check(logins(res)) }).toEqual({ order: logins(res), ok: true });
+      if (sort === 'name') {
+        const sorted = [...logins(res)].sort();
+        expect(logins(res)).toEqual(order === 'asc' ? sorted : sorted.reverse());
+      }
+    });
+
+    it('sort=id follows creation order both ways', async () => {
+      const asc = await t.http().get('/api/v1/admin/users').query({ sort: 'id', limit: 50 }).set(auth(rootToken));
+      const ids = (asc.body as { id: number }[]).map((u) => u.id);
+      expect(ids).toEqual([...ids].sort((x, y) => x - y));
+      const desc = await t.http().get('/api/v1/admin/users').query({ sort: 'id', order: 'desc', limit: 50 }).set(auth(rootToken));
+      expect((desc.body as { id: number }[]).map((u) => u.id)).toEqual([...ids].reverse());
     });
 
     it('q matches username, full name and email, case-insensitively', async () => {
@@ -104,9 +143,18 @@ describe('admin users: search, create, edit', () => {
       expect((res.body as { login: string }[]).map((u) => u.login).sort()).toEqual(['alice', 'bob', 'carl', 'malice']);
     });
 
-    it('q treats % and _ literally', async () => {
-      const res = await t.http().get('/api/v1/admin/users').query({ q: '%' }).set(auth(rootToken));
+    it.each(['%', '_', '\\', 'a%e'])('q treats %s literally', async (q) => {
+      const res = await t.http().get('/api/v1/admin/users').query({ q }).set(auth(rootToken));
+      expect(res.status).toBe(200);
       expect(res.body).toEqual([]);
+      expect(res.headers['x-total-count']).toBe('0');
+    });
+
+    it('q matches an email domain and a part of a full name', async () => {
+      const byMail = await t.http().get('/api/v1/admin/users').query({ q: 'X.IO' }).set(auth(rootToken));
+      expect(logins(byMail)).toEqual(['carl']);
+      const byName = await t.http().get('/api/v1/admin/users').query({ q: 'cia b' }).set(auth(rootToken));
+      expect(logins(byName)).toEqual(['bob']);
     });
 
     it('boolean filters apply only when present', async () => {
@@ -125,10 +173,28 @@ describe('admin users: search, create, edit', () => {
       expect((priv.body as { login: string }[]).map((u) => u.login)).toEqual(['dora']);
       const twoFa = await t.http().get('/api/v1/admin/users').query({ is_2fa_enabled: 'true' }).set(auth(rootToken));
       expect(twoFa.body).toEqual([]);
-      const active = await t.http().get('/api/v1/admin/users').query({ is_active: 'false' }).set(auth(rootToken));
-      expect(active.body).toEqual([]);
+      const noTwoFa = await t.http().get('/api/v1/admin/users').query({ is_2fa_enabled: 'false' }).set(auth(rootToken));
+      expect(noTwoFa.headers['x-total-count']).toBe(everyone.headers['x-total-count']);
+      const inactive = await t.http().get('/api/v1/admin/users').query({ is_active: 'false' }).set(auth(rootToken));
+      expect(logins(inactive)).toEqual(['sus']);
+      expect(inactive.body[0].active).toBe(false);
+      const active = await t.http().get('/api/v1/admin/users').query({ is_active: 'true', limit: 50 }).set(auth(rootToken));
+      expect(logins(active)).not.toContain('sus');
+      expect(Number(active.headers['x-total-count'])).toBe(Number(everyone.headers['x-total-count']) - 1);
       const prohibited = await t.http().get('/api/v1/admin/users').query({ is_prohibit_login: 'true' }).set(auth(rootToken));
-      expect(prohibited.body).toEqual([]);
+      expect(logins(prohibited)).toEqual(['prohi']);
+      expect(prohibited.body[0].prohibit_login).toBe(true);
+      const unrestricted = await t.http().get('/api/v1/admin/users').query({ is_restricted: 'false', limit: 50 }).set(auth(rootToken));
+      expect(logins(unrestricted)).not.toContain('dora');
+      expect(logins(unrestricted)).toContain('alice');
+      // Go's ParseBool: 1/t/T/TRUE/True are true; anything else present is false.
+      const one = await t.http().get('/api/v1/admin/users').query({ is_prohibit_login: '1' }).set(auth(rootToken));
+      expect(logins(one)).toEqual(['prohi']);
+      const junk = await t.http().get('/api/v1/admin/users').query({ is_prohibit_login: 'yes', limit: 50 }).set(auth(rootToken));
+      expect(logins(junk)).not.toContain('prohi');
+      expect(Number(junk.headers['x-total-count'])).toBe(Number(everyone.headers['x-total-count']) - 1);
+      const combined = await t.http().get('/api/v1/admin/users').query({ is_restricted: 'true', visibility: 'public' }).set(auth(rootToken));
+      expect(combined.body).toEqual([]);
     });
 
     it('source_id and login_name filters', async () => {
@@ -146,8 +212,31 @@ describe('admin users: search, create, edit', () => {
       expect((res.body as { id: number }[]).map((u) => u.id)).toEqual((first.body as { id: number }[]).slice(2, 4).map((u) => u.id));
       const rels = (res.headers.link as string).split(',').map((part) => /rel="(\w+)"/.exec(part)![1]);
       expect(rels).toEqual(['next', 'last', 'first', 'prev']);
+    });
+
+    it('limit defaults to 30 and is clamped to 50; X-Total-Count is exact on full, short and empty pages (seeds 60 users)', async () => {
+      await t.dataSource.query(
+        `INSERT INTO users (name, lower_name, email, lower_email)
+         SELECT 'bulk' || g, 'bulk' || g, 'bulk' || g || '@example.com', 'bulk' || g || '@example.com' FROM generate_series(1, 60) g`,
+      );
+      const [{ n }] = (await t.dataSource.query(`SELECT count(*)::int AS n FROM users WHERE type = 'individual'`)) as { n: number }[];
       const big = await t.http().get('/api/v1/admin/users').query({ limit: 500 }).set(auth(rootToken));
-      expect(big.body.length).toBeLessThanOrEqual(50);
+      expect(big.body).toHaveLength(50);
+      expect(Number(big.headers['x-total-count'])).toBe(n);
+      const byDefault = await t.http().get('/api/v1/admin/users').set(auth(rootToken));
+      expect(byDefault.body).toHaveLength(30);
+      const zero = await t.http().get('/api/v1/admin/users').query({ limit: 0, page: 0 }).set(auth(rootToken));
+      expect(logins(zero)).toEqual(logins(byDefault));
+      const last = await t.http().get('/api/v1/admin/users').query({ limit: 50, page: 2 }).set(auth(rootToken));
+      expect(last.body).toHaveLength(n - 50);
+      expect(Number(last.headers['x-total-count'])).toBe(n);
+      expect(last.headers.link).not.toContain('rel="next"');
+      const beyond = await t.http().get('/api/v1/admin/users').query({ limit: 50, page: 9 }).set(auth(rootToken));
+      expect(beyond.body).toEqual([]);
+      expect(Number(beyond.headers['x-total-count'])).toBe(n);
+      const filtered = await t.http().get('/api/v1/admin/users').query({ q: 'bulk', limit: 7, page: 3 }).set(auth(rootToken));
+      expect(filtered.body).toHaveLength(7);
+      expect(filtered.headers['x-total-count']).toBe('60');
     });
   });
 
@@ -176,6 +265,45 @@ describe('admin users: search, create, edit', () => {
       expect(created?.payload).toMatchObject({ userId: stored.id, createdBy: root.id, sendNotify: false });
     });
 
+    it("201 body is Gitea's User, every field and no other (admin view)", async () => {
+      const body = valid({ full_name: 'Shape', login_name: 'shape-ln' });
+      const res = await post(body);
+      expect(res.status).toBe(201);
+      expect(Object.keys(res.body).sort()).toEqual(
+        [
+          'id', 'login', 'login_name', 'source_id', 'full_name', 'email', 'avatar_url', 'html_url', 'language', 'is_admin',
+          'last_login', 'created', 'restricted', 'active', 'prohibit_login', 'location', 'website', 'description',
+          'visibility', 'followers_count', 'following_count', 'starred_repos_count', 'username',
+        ].sort(),
+      );
+      const stored = (await t.app.get(UsersService).findByName(body.username))!;
+      expect(res.body).toEqual({
+        id: Number(stored.id),
+        login: body.username,
+        username: body.username,
+        login_name: 'shape-ln',
+        source_id: 0,
+        full_name: 'Shape',
+        email: body.email,
+        avatar_url: expect.any(String),
+        html_url: `${t.config.publicUrl}${body.username}`,
+        language: '',
+        is_admin: false,
+        last_login: '0001-01-01T00:00:00Z',
+        created: stored.createdAt.toISOString(),
+        restricted: false,
+        active: true,
+        prohibit_login: false,
+        location: '',
+        website: '',
+        description: '',
+        visibility: 'public',
+        followers_count: 0,
+        following_count: 0,
+        starred_repos_count: 0,
+      });
+    });
+
     it('the created user must change the password before using the API (403), until cleared', async () => {
       const body = valid();
       expect((await post(body)).status).toBe(201);
@@ -196,6 +324,52 @@ describe('admin users: search, create, edit', () => {
       expect(after.status).toBe(200);
     });
 
+    it('changing the password oneself (Coder PUT /users/me/password) lifts the 403; an administrator setting it does not', async () => {
+      const body = valid();
+      expect((await post(body)).status).toBe(201);
+      const created = (await t.app.get(UsersService).findByName(body.username))!;
+      // Another user sets the password (Coder administrator route): the flag stays.
+      const byAdmin = await t.http().put(`/api/v2/users/${body.username}/password`).set(auth(rootToken)).send({ password: 'Admin-Chosen-Password-42' });
+      expect(byAdmin.status).toBe(204);
+      const stillLocked = await t.http().get('/api/v1/user').set('Authorization', basic(body.username, 'Admin-Chosen-Password-42'));
+      expect(stillLocked.status).toBe(403);
+      expect(stillLocked.body.message).toMatch(/^You must change your password\. /);
+      // The user changes it: the Gitea API opens.
+      const self = await t.http()
+        .put('/api/v2/users/me/password')
+        .set('Authorization', basic(body.username, 'Admin-Chosen-Password-42'))
+        .send({ old_password: 'Admin-Chosen-Password-42', password: 'My-Own-New-Password-42' });
+      expect(self.status).toBe(204);
+      expect((await t.app.get(UsersService).findById(created.id))!.mustChangePassword).toBe(false);
+      const open = await t.http().get('/api/v1/user').set('Authorization', basic(body.username, 'My-Own-New-Password-42'));
+      expect(open.status).toBe(200);
+      expect(open.body.login).toBe(body.username);
+    });
+
+    it('a one-time-passcode password reset also lifts the 403', async () => {
+      const body = valid();
+      expect((await post(body)).status).toBe(201);
+      let passcode = '';
+      const listener = (payload: { passcode: string }) => {
+        passcode = payload.passcode;
+      };
+      const emitter = t.app.get(EventEmitter2);
+      emitter.on('auth.one_time_passcode_requested', listener);
+      try {
+        expect((await t.http().post('/api/v2/users/otp/request').send({ email: body.email })).status).toBe(204);
+        // The request runs detached from the answer (no account enumeration by timing): wait for it.
+        const deadline = Date.now() + 10_000;
+        while (passcode === '' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      } finally {
+        emitter.off('auth.one_time_passcode_requested', listener);
+      }
+      expect(passcode).not.toBe('');
+      const reset = await t.http().post('/api/v2/users/otp/change-password').send({ email: body.email, one_time_passcode: passcode, password: 'Reset-By-Passcode-42' });
+      expect(reset.status).toBe(204);
+      const open = await t.http().get('/api/v1/user').set('Authorization', basic(body.username, 'Reset-By-Passcode-42'));
+      expect(open.status).toBe(200);
+    });
+
     it('an admin who must change the password is refused on the admin routes too', async () => {
       const admin = await t.factories.admin({ mustChangePassword: true, adminGrantedBy: root.id });
       const res = await t.http().get('/api/v1/admin/users').set(auth(admin.token));
@@ -213,7 +387,7 @@ describe('admin users: search, create, edit', () => {
       expect(stored.updatedAt.toISOString()).toBe('2020-01-02T03:04:05.000Z');
     });
 
-    it('send_notify emits user.created with sendNotify', async () => {
+    it('send_notify emits user.created with sendNotify (the mail itself: "send_notify with SMTP" below)', async () => {
       events.length = 0;
       const body = valid({ send_notify: true });
       expect((await post(body)).status).toBe(201);
@@ -437,6 +611,19 @@ describe('admin users: search, create, edit', () => {
           message: `can not delete the last admin user [uid: ${b.user.id}]`,
         });
         expect((await t.app.get(UsersService).findById(b.user.id))!.isAdmin).toBe(true);
+        // Spec order: what the user owns (422 unless purge) comes before the last administrator (422);
+        // with purge the refusal rolls the purge back.
+        const org = await t.factories.organization(undefined, b.user.id);
+        await expect(service.delete(a.user, target, '')).rejects.toMatchObject({
+          kind: 'invalid',
+          message: `user still has membership of organizations [uid: ${b.user.id}]`,
+        });
+        await expect(service.delete(a.user, target, '1')).rejects.toMatchObject({
+          kind: 'invalid',
+          message: `can not delete the last admin user [uid: ${b.user.id}]`,
+        });
+        expect(await t.app.get(OrganizationsService).findByName(org.name)).not.toBeNull();
+        expect(await t.app.get(UsersService).findById(b.user.id)).not.toBeNull();
       } finally {
         spy.mockRestore();
         await t.dataSource.query(`UPDATE users SET is_admin = true WHERE id = ANY($1)`, [others.map((r) => r.id)]);
@@ -572,5 +759,45 @@ describe('admin users: configured policies', () => {
       const edit = await t.http().patch(`/api/v1/admin/users/${user.user.name}`).set(auth(token)).send({ login_name: 'x', password: 'elevenchars' });
       expect(edit.body.message).toBe('password must be at least 12 characters');
     });
+  });
+});
+
+/** send_notify through NotificationsModule to a real SMTP server (issue 6, item 2). */
+describe('admin users: send_notify with SMTP', () => {
+  const smtp = new TestSmtpServer();
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    const smtpUrl = await smtp.start();
+    t = await createAdminUsersTestApp({ SMTP_URL: smtpUrl, NOTIFICATIONS_METHOD: 'smtp' });
+    token = await t.factories.token((await t.app.get(UsersService).findByName('admin'))!);
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.stop();
+  });
+
+  const registrationRows = async (userId: string) =>
+    ((await t.dataSource.query('SELECT count(*)::int AS n FROM notification_messages WHERE user_id = $1 AND template_id = $2', [
+      userId,
+      NOTIFICATION_TEMPLATE_IDS.accountRegistration,
+    ])) as { n: number }[])[0]!.n;
+
+  it('send_notify=true mails the registration message to the new user; without it nothing is queued', async () => {
+    const res = await t.http().post('/api/v1/admin/users').set(auth(token)).send({ username: 'welcome1', email: 'welcome1@example.com', password: 'Welcome Pass 1', send_notify: true });
+    expect(res.status).toBe(201);
+    const user = (await t.app.get(UsersService).findByName('welcome1'))!;
+    expect(await registrationRows(user.id)).toBe(1);
+    const deadline = Date.now() + 20_000;
+    while (!smtp.mails.some((m) => m.to.includes('welcome1@example.com')) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const mail = smtp.mails.find((m) => m.to.includes('welcome1@example.com'));
+    expect(mail?.subject).toBe('Welcome to devplane');
+    expect(mail?.raw).toContain('welcome1');
+
+    const silent = await t.http().post('/api/v1/admin/users').set(auth(token)).send({ username: 'welcome2', email: 'welcome2@example.com', password: 'Welcome Pass 2' });
+    expect(silent.status).toBe(201);
+    expect(await registrationRows((await t.app.get(UsersService).findByName('welcome2'))!.id)).toBe(0);
   });
 });
