@@ -201,3 +201,47 @@ describe('administrator management policy', () => {
     expect(await policy.effectiveGrantor(users.get('n')!)).toBeNull();
   });
 });
+
+/**
+ * The full matrix of rule 2 on the chain root -> a -> b -> c (plus x, a sibling of a, and a super s):
+ * every setting (S on/off x each policy), with b live, demoted or deleted. Expected values are
+ * written out per column: GI = grantor-inheritance, GO = grantor-only, SAO = super-admins-only;
+ * lower case = S off, upper case = S on. 1 = may manage, 0 = may not.
+ */
+describe('rule 2 matrix over a three-level grantor chain', () => {
+  type B = 'live' | 'demoted' | 'deleted';
+  const columns = ['gi', 'go', 'sao', 'GI', 'GO', 'SAO'] as const;
+  //                  caller  target  b          gi go sao GI GO SAO
+  const matrix: [Name, Name, B, string][] = [
+    ['a', 'b', 'live', '1 1 0 1 1 0'],
+    ['b', 'c', 'live', '1 1 0 1 1 0'],
+    ['a', 'c', 'live', '0 0 0 0 0 0'],
+    ['root', 'c', 'live', '0 0 0 1 1 1'], // root is super: only effective with S on
+    ['root', 'a', 'live', '1 1 0 1 1 1'],
+    ['x', 'b', 'live', '0 0 0 0 0 0'],
+    ['s', 'c', 'live', '0 0 0 1 1 1'],
+    ['c', 'a', 'live', '0 0 0 0 0 0'], // no manager of one's grantor
+    ['b', 'a', 'live', '0 0 0 0 0 0'],
+    ['a', 'c', 'demoted', '1 0 0 1 0 0'], // inheritance passes over a demoted b
+    ['root', 'c', 'demoted', '0 0 0 1 1 1'],
+    ['x', 'c', 'demoted', '0 0 0 0 0 0'],
+    ['a', 'c', 'deleted', '1 0 0 1 0 0'], // and over a deleted b (its tombstone)
+    ['x', 'c', 'deleted', '0 0 0 0 0 0'],
+    ['a', 'u', 'live', '1 1 1 1 1 1'], // a non-admin target: anyone
+    ['u', 'c', 'live', '0 0 0 0 0 0'], // a non-admin caller on an admin: nobody
+    ['c', 'c', 'live', '1 1 1 1 1 1'], // oneself
+  ];
+  const cases = matrix.flatMap(([caller, target, b, expected]) =>
+    expected.split(' ').map((bit, i) => [columns[i]!, caller, target, b, bit === '1'] as const),
+  );
+
+  it.each(cases)('%s: %s manages %s (b %s) = %s', async (column, caller, target, b, expected) => {
+    const users = fixture();
+    const graph = new MemoryGraph(users);
+    if (b === 'demoted') demote('b')(users);
+    if (b === 'deleted') remove('b')(users, graph);
+    const policyName = { gi: GI, go: GO, sao: SAO }[column.toLowerCase() as 'gi' | 'go' | 'sao'];
+    const policy = new AdminPolicy({ superAdminEnabled: column === column.toUpperCase(), policy: policyName }, graph);
+    expect(await policy.canManage(users.get(caller)!, users.get(target)!)).toBe(expected);
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * The administrator management policy (spec 3, rules 1-4) as pure logic over a grant graph.
  * AdminPolicyService (admin-policy.service.ts) binds it to the configuration and the database;
- * test/admin-users/admin-policy.spec.ts drives every branch through an in-memory graph.
+ * admin-policy.spec.ts (beside this file) drives every branch through an in-memory graph.
  */
 
 export type AdminManagementPolicy = 'grantor-inheritance' | 'grantor-only' | 'super-admins-only';

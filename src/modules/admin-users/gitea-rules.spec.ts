@@ -99,3 +99,26 @@ describe('Gitea binding', () => {
     expect(message(() => bindEditUser({ login_name: 'x', website: 'https://a.b:8080/x' }))).toBeNull();
   });
 });
+
+describe("the reference's reserved names and patterns (gitea.md 6.2), written out", () => {
+  // Names that also pass the character rule are answered "reserved"; the others are refused as invalid first.
+  const reserved = [
+    'api', 'metrics', 'v2', 'assets', 'attachments', 'avatar', 'avatars', 'repo-avatars', 'captcha', 'login', 'org', 'repo',
+    'user', 'explore', 'issues', 'pulls', 'milestones', 'notifications', 'favicon.ico', 'manifest.json', 'robots.txt',
+    'sitemap.xml', 'ssh_info', 'swagger.v1.json', 'ghost', 'gitea-actions',
+  ];
+  it.each(reserved)('%s is reserved (any case)', (name) => {
+    expect(usernameProblem(name)).toBe(`name is reserved [name: ${name}]`);
+    expect(usernameProblem(name.toUpperCase())).toBe(`name is reserved [name: ${name}]`);
+  });
+  it.each(['.', '..', '.well-known'])('%s is refused', (name) => {
+    expect(usernameProblem(name)).toBe(`name is invalid [${name}]: must be valid alpha or numeric or dash(-_) or dot characters`);
+  });
+  it.each(['keys', 'gpg', 'rss', 'atom', 'png'])('*.%s is a reserved pattern', (suffix) => {
+    expect(usernameProblem(`someone.${suffix}`)).toBe(`name pattern is not allowed [pattern: *.${suffix}]`);
+    expect(usernameProblem(`someone${suffix}`)).toBeNull();
+  });
+  it.each(['apis', 'my-api', 'ghost1', 'users'])('%s is usable', (name) => {
+    expect(usernameProblem(name)).toBeNull();
+  });
+});
