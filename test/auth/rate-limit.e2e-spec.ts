@@ -1,7 +1,7 @@
 import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 
-/** The login group (login, OTP request, OTP change-password, validate-password): N per minute per address and route. */
+/** The login group (login, OTP request, OTP change-password, validate-password, PUT password): N per minute per address and route. */
 describe('auth: login rate limit', () => {
   let t: TestApp;
   let user: CreatedUser;
@@ -17,15 +17,16 @@ describe('auth: login rate limit', () => {
     ['/api/v2/users/otp/request', () => ({ email: 'nobody@example.com' }), false],
     ['/api/v2/users/otp/change-password', () => ({ email: 'nobody@example.com', one_time_passcode: 'x', password: 'x' }), false],
     ['/api/v2/users/validate-password', () => ({ password: 'x' }), true],
+    ['/api/v2/users/me/password', () => ({ old_password: 'x', password: 'x' }), true],
   ];
 
   it.each(routes)('%s: the 4th request in a minute gets 429', async (path, body, authenticated) => {
     for (let i = 0; i < 3; i++) {
-      const req = t.http().post(path);
+      const req = path.endsWith('/password') ? t.http().put(path) : t.http().post(path);
       if (authenticated) req.set('Service-Session-Token', user.token);
       expect((await req.send(body())).status).not.toBe(429);
     }
-    const req = t.http().post(path);
+    const req = path.endsWith('/password') ? t.http().put(path) : t.http().post(path);
     if (authenticated) req.set('Service-Session-Token', user.token);
     const res = await req.send(body());
     expect(res.status).toBe(429);
