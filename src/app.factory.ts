@@ -9,6 +9,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { dialectOfPath } from './api/dialect';
 import { rejectNulBytes } from './api/reject-nul-bytes';
+import { wellFormedStrings } from './api/well-formed-strings';
 import { sendError } from './api/send-error';
 import { setupOpenApi } from './api/openapi';
 import type { AppConfig } from './platform/config/app-config';
@@ -60,6 +61,7 @@ function configureApp(app: NestExpressApplication): void {
     );
   }
   app.use(rejectNulBytes((error, req, res) => sendError(dialectOfPath(req.path), error, req, res, config)));
+  app.use(wellFormedStrings());
   app.useWebSocketAdapter(new WsAdapter(app));
   setupOpenApi(app as INestApplication);
 }

@@ -20,6 +20,7 @@ describe('bad input never answers 500', () => {
     '{"a":{"b":[{}]}}',
     '{bad json',
     '{"email":"a\\u0000b@example.com","password":"x\\u0000","username":"n\\u0000","name":"\\u0000"}',
+    '{"email":"\\ud800@example.com","full_name":"\\udc00","username":"s\\ud800","name":"\\ud800","title":"\\ud800","message":"\\ud800","password":"\\ud800x","\\ud800":1}',
   ];
   const routes: [string, string, Record<string, string>][] = [
     ['POST', '/api/v1/admin/users', {}],
@@ -42,6 +43,22 @@ describe('bad input never answers 500', () => {
     ['PUT', '/ocs/v2.php/apps/workflowengine/api/v1/workflows/user/1', { 'OCS-APIRequest': 'true' }],
     ['POST', '/login/confirm', {}],
   ];
+
+  it('a lone UTF-16 surrogate in JSON is stored and answered as U+FFFD (as Go decodes it)', async () => {
+    const created = await t.http()
+      .post('/api/v1/admin/users')
+      .set({ Authorization: admin(), 'Content-Type': 'application/json' })
+      .send('{"username":"surrogate1","email":"surrogate1@example.com","password":"Surrogate-Pass-1234","full_name":"a\\ud800b"}');
+    expect(created.status).toBe(201);
+    expect(created.body.full_name).toBe('a\ufffdb');
+    const read = await t.http().get('/api/v1/users/surrogate1').set({ Authorization: admin() });
+    expect(read.body.full_name).toBe('a\ufffdb');
+    const custom = await t.http()
+      .post('/api/v2/notifications/custom')
+      .set({ Authorization: admin(), 'Content-Type': 'application/json' })
+      .send('{"content":{"title":"t\\ud800","message":"m\\udfff"}}');
+    expect(custom.status).toBeLessThan(300);
+  });
 
   it.each(routes)('%s %s', async (method, path, headers) => {
     for (const body of bodies) {
