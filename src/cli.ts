@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
 import { PasswordStrengthService } from './modules/auth/password-strength.service';
+import { canonicalExternalScope } from './modules/auth/rbac/rbac-catalogue';
+import { isGiteaScope } from './modules/auth/token-scopes';
 import { ApiTokensService } from './modules/identity/api-tokens.service';
 import { BootstrapAdminService } from './modules/identity/bootstrap-admin.service';
 import { UsersService } from './modules/identity/users.service';
@@ -99,10 +101,15 @@ async function main(argv: string[]): Promise<void> {
           const user = await app.get(UsersService).requireByName(required(values, 'username'));
           const days = Number(values['lifetime-days'] ?? 30);
           if (!Number.isFinite(days) || days <= 0) throw new UsageError('--lifetime-days must be a positive number');
+          const scopes = (values.scopes ?? 'all').split(',').map((s) => s.trim()).filter(Boolean);
+          const unknown = scopes.filter((scope) => canonicalExternalScope(scope) === null && !isGiteaScope(scope));
+          if (scopes.length === 0 || unknown.length > 0) {
+            throw new UsageError(`--scopes: unknown scope(s) ${unknown.join(', ') || '(none given)'}; see GET /api/v2/auth/scopes and Gitea's read:/write:<category>`);
+          }
           const { key, token } = await app.get(ApiTokensService).create({
             userId: user.id,
             name: values.name,
-            scopes: (values.scopes ?? 'all').split(',').map((s) => s.trim()).filter(Boolean),
+            scopes,
             lifetimeSeconds: Math.round(days * 86_400),
           });
           process.stdout.write(`Token "${token.name}" for ${user.name}, expires ${token.expiresAt.toISOString()}:\n${key}\n`);

@@ -22,6 +22,7 @@ import { InternalFailure } from './internal-failure';
 interface BodyParserError {
   type: string;
   status?: number;
+  limit?: number;
   message: string;
 }
 
@@ -51,7 +52,9 @@ export function normalizeException(exception: unknown): AnyDomainError | Interna
       case 'entity.parse.failed':
         return new BadRequestError('Request body must be valid JSON.', { code: 'MALFORMED_JSON', detail: exception.message });
       case 'entity.too.large':
-        return new TooLargeError('Request body too large.', { detail: exception.message });
+        return new TooLargeError('Request body too large.', {
+          detail: typeof exception.limit === 'number' ? `Maximum request body size is ${exception.limit} bytes.` : exception.message,
+        });
       case 'encoding.unsupported':
       case 'charset.unsupported':
         return new UnsupportedMediaTypeError(exception.message);

@@ -77,6 +77,7 @@ describe('auth: credential coverage of the auth routes', () => {
       .send(JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(4 * 1024 * 1024 + 16) }));
     expect(res.status).toBe(413);
     expect(res.body.message).toBe('Request body too large.');
+    expect(res.body.detail).toBe('Maximum request body size is 4194304 bytes.');
   });
 
   it('login: 401 for a deleted user, and the deleted user keys stop working', async () => {

@@ -54,6 +54,12 @@ export class AuthGuard implements CanActivate {
     if (access.admin && !principal.user.isAdmin) {
       throw new ForbiddenError('Administrator required.', 'admin_required');
     }
+    if (access.admin && !access.scopes) {
+      // Administrator routes without their own scope list need the `admin` scope category, so a
+      // narrowly scoped token of an administrator cannot use them.
+      const problem = missingGiteaScope(principal, ['admin'], req.method);
+      if (problem) throw new ForbiddenError(problem, 'scope');
+    }
     if (access.rbac) await this.authz.require(principal, access.rbac.action, { type: access.rbac.type });
     return true;
   }

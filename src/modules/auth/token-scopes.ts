@@ -19,3 +19,23 @@ export function missingGiteaScope(principal: Principal, categories: string[], me
   if (satisfied) return null;
   return `token does not have at least one of required scope(s), required=[${required.join(' ')}], token scope=${scopes.join(',')}`;
 }
+
+/** Gitea's token scope categories (`read:<category>`, `write:<category>`). */
+export const GITEA_SCOPE_CATEGORIES = [
+  'activitypub',
+  'admin',
+  'issue',
+  'misc',
+  'notification',
+  'organization',
+  'package',
+  'repository',
+  'user',
+] as const;
+
+/** Whether a Gitea dialect scope name is known: `all` or `read|write:<category>`. */
+export function isGiteaScope(scope: string): boolean {
+  if (scope === 'all') return true;
+  const [level, category] = scope.split(':');
+  return (level === 'read' || level === 'write') && (GITEA_SCOPE_CATEGORIES as readonly string[]).includes(category ?? '');
+}

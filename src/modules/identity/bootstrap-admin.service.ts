@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import type { AppConfig } from '../../platform/config/app-config';
+import { type AppConfig, ConfigError } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
+import { validatePasswordStrength } from '../auth/password-strength';
 import { randomString } from './api-token-codec';
 import type { User } from './entities/user.entity';
 import { UsersService } from './users.service';
@@ -26,6 +27,11 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.bootstrapAdminOnStart || (await this.users.countIndividuals()) > 0) return;
+    const weak = this.config.admin.password === undefined ? null : validatePasswordStrength(this.config.admin.password);
+    if (weak && !weak.valid) {
+      // The entropy rule guards every stored password; a weak ADMIN_PASSWORD stops the first start.
+      throw new ConfigError('ADMIN_PASSWORD', `is too weak: ${weak.details}`);
+    }
     const { user, password, generated } = await this.createAdmin(this.config.admin);
     if (generated) {
       // Printed once, on stdout, so the operator can sign in; it is never stored in clear.
