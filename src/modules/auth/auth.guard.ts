@@ -2,7 +2,8 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { dialectOfPath } from '../../api/dialect';
-import { ForbiddenError, UnauthenticatedError } from '../../platform/errors/domain-error';
+import { BadRequestError, ForbiddenError, UnauthenticatedError } from '../../platform/errors/domain-error';
+import { CSRF_FAILURE, csrfSatisfied } from './csrf';
 import { ACCESS_METADATA, type AccessDeclaration } from './access.decorators';
 import { AuthorizationService } from './authorization.service';
 import { CredentialResolver } from './credential-resolver.service';
@@ -44,6 +45,9 @@ export class AuthGuard implements CanActivate {
     if (access.kind === 'public') return true;
 
     if (!principal) throw new UnauthenticatedError('missing', 'Authentication required.');
+    if (dialect === 'coder' && principal.source === 'cookie' && !csrfSatisfied(req)) {
+      throw new BadRequestError(CSRF_FAILURE, { code: 'CSRF' });
+    }
     if (dialect === 'gitea' && principal.user.mustChangePassword && !access.allowMustChangePassword) {
       throw new ForbiddenError('You must change your password.', 'must_change_password');
     }

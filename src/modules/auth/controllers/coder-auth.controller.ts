@@ -45,6 +45,7 @@ import { PasswordStrengthService } from '../password-strength.service';
 import type { Principal } from '../principal';
 import { EXTERNAL_SCOPES } from '../rbac/rbac-catalogue';
 import { CONVERT_STATE_SECONDS, SessionsService } from '../sessions.service';
+import { CSRF_COOKIE, newCsrfToken } from '../csrf';
 import { TargetUserResolver } from '../target-user.service';
 
 export const CONVERT_COOKIE = 'service_oauth_convert';
@@ -133,6 +134,8 @@ export class CoderAuthController {
       secure: this.secureCookies,
       maxAge: ONE_YEAR_MS,
     });
+    // Readable by the page on purpose: it echoes it in X-CSRF-Token on cookie-authenticated writes.
+    res.cookie(CSRF_COOKIE, newCsrfToken(), { path: '/', httpOnly: false, sameSite: 'lax', secure: this.secureCookies, maxAge: ONE_YEAR_MS });
     return { session_token: key };
   }
 
