@@ -316,6 +316,12 @@ describe('admin users: search, create, edit', () => {
       const byToken = await t.http().get('/api/v1/user').set(auth(token));
       expect(byToken.status).toBe(403);
       expect(byToken.body.message).toMatch(/^You must change your password\. Change it at: /);
+      // Public routes too, as Gitea refuses every API call of a signed-in user who must change it.
+      for (const path of ['/api/v1/version', `/api/v1/users/${body.username}`]) {
+        const publicRoute = await t.http().get(path).set(auth(token));
+        expect({ path, status: publicRoute.status }).toEqual({ path, status: 403 });
+      }
+      expect((await t.http().get('/api/v1/version')).status).toBe(200);
       const cleared = await t.http().patch(`/api/v1/admin/users/${body.username}`).set(auth(rootToken)).send({ login_name: '', source_id: 0, must_change_password: false });
       expect(cleared.status).toBe(422); // login_name is required
       const ok = await t.http().patch(`/api/v1/admin/users/${body.username}`).set(auth(rootToken)).send({ login_name: body.username, source_id: 0, must_change_password: false });

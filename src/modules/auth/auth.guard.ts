@@ -42,14 +42,16 @@ export class AuthGuard implements CanActivate {
       throw error;
     }
     if (principal) setRequestPrincipal(req, principal);
+    // Gitea refuses every API call of a signed-in user who must change the password, public routes too.
+    const mayChangePassword = access.kind === 'authenticated' && access.allowMustChangePassword === true;
+    if (principal && dialect === 'gitea' && principal.user.mustChangePassword && !mayChangePassword) {
+      throw new ForbiddenError('You must change your password.', 'must_change_password');
+    }
     if (access.kind === 'public') return true;
 
     if (!principal) throw new UnauthenticatedError('missing', 'Authentication required.');
     if (dialect === 'coder' && principal.source === 'cookie' && !csrfSatisfied(req)) {
       throw new BadRequestError(CSRF_FAILURE, { code: 'CSRF' });
-    }
-    if (dialect === 'gitea' && principal.user.mustChangePassword && !access.allowMustChangePassword) {
-      throw new ForbiddenError('You must change your password.', 'must_change_password');
     }
     if (access.scopes && access.scopes.length > 0) {
       const problem = missingGiteaScope(principal, access.scopes, req.method);
