@@ -204,6 +204,18 @@ describe('auth: one-time passcode by email (real SMTP)', () => {
     expect(text).toContain('email=');
     expect(mails.filter((m) => m.to.includes('nobody@example.com'))).toHaveLength(0);
 
+    // Once sent, the queue row no longer holds the code (it stays until the retention purge).
+    let stored: { status: string; payload: unknown } | undefined;
+    for (const started = Date.now(); !stored && Date.now() - started < 15_000; await new Promise((r) => setTimeout(r, 50))) {
+      const rows: { status: string; payload: unknown }[] = await t.dataSource.query(
+        `SELECT status, payload FROM notification_messages WHERE user_id = $1 AND template_id = '62f86a30-2330-4b61-a26d-311ff3b608cf'`,
+        [frank.user.id],
+      );
+      stored = rows.find((row) => row.status === 'sent');
+    }
+    expect(stored).toBeDefined();
+    expect(JSON.stringify(stored!.payload)).not.toContain(code!);
+
     // Never in the inbox: the route answers, and holds nothing for this user.
     const inbox = await t.http().get('/api/v2/notifications/inbox').set('Service-Session-Token', frank.token);
     expect(inbox.status).toBe(200);

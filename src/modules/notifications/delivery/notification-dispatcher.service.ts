@@ -13,7 +13,7 @@ import { NotificationTemplatesService } from '../notification-templates.service'
 import { NOTIFICATIONS_CONFIG, type NotificationsConfig } from '../notifications.config';
 import { renderTemplate } from '../rendering/go-template';
 import { markdownToPlaintext } from '../rendering/markdown';
-import { fallbackIcon } from '../template-ids';
+import { fallbackIcon, NOTIFICATION_TEMPLATE_IDS } from '../template-ids';
 import { DispatchWaker } from './dispatch-waker';
 import { baseUrlOf, ENQUEUED_TOPIC } from './notification-enqueuer.service';
 import { type MessagePayload, templateContext } from './payload';
@@ -343,12 +343,17 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   }
 
   private async finish(row: LeasedRow, status: MessageStatus, reason: string | null, attempted: boolean): Promise<void> {
+    // A one-time passcode stays in the row only while it may still be sent: once the message is
+    // finished, its labels and actions (the reset link) are dropped, so the code does not wait in
+    // the table for the retention purge.
+    const scrub = row.template_id === NOTIFICATION_TEMPLATE_IDS.oneTimePasscode && (status === 'sent' || status === 'permanent_failure');
     await this.dataSource.query(
       `UPDATE notification_messages
           SET status = $3, attempt_count = attempt_count + $5, updated_at = now(), leased_until = NULL,
-              leased_by = NULL, next_retry_after = NULL, status_reason = $4
+              leased_by = NULL, next_retry_after = NULL, status_reason = $4,
+              payload = CASE WHEN $6::boolean THEN payload || '{"labels": {}, "actions": []}'::jsonb ELSE payload END
         WHERE id = $1 AND leased_by = $2`,
-      [row.id, this.dispatcherId, status, reason, attempted ? 1 : 0],
+      [row.id, this.dispatcherId, status, reason, attempted ? 1 : 0, scrub],
     );
   }
 
