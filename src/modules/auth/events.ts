@@ -4,7 +4,7 @@ export interface AuthEvents {
     userId: string;
     email: string;
     username: string;
-    /** The passcode in clear: only in this in-process event, never stored or logged. */
+    /** The passcode in clear: never logged; kept only in the notification queue row until its mail is sent. */
     passcode: string;
     expiresAt: string;
   };
