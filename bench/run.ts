@@ -103,13 +103,21 @@ async function main(): Promise<void> {
     const token = `${id}-${secret}`;
 
     const results: Result[] = [];
-    // Warm up each target briefly, then measure.
+    // Warm up each target (2 s under the same load, so the JIT has compiled the hot path), then measure.
     for (const [name, target] of [
       ['bare node:http + pg', `http://127.0.0.1:${barePort}/`],
       ['devplane GET /api/v1/user', `http://127.0.0.1:${port}/api/v1/user`],
       ['devplane GET /api/v2/users/me', `http://127.0.0.1:${port}/api/v2/users/me`],
     ] as const) {
-      await execFileAsync(path.join(root, 'node_modules', '.bin', 'autocannon'), ['-c', '5', '-a', '300', '-H', `Authorization=token ${token}`, target]);
+      await execFileAsync(path.join(root, 'node_modules', '.bin', 'autocannon'), [
+        '-c',
+        String(connections),
+        '-d',
+        '2',
+        '-H',
+        `Authorization=token ${token}`,
+        target,
+      ]);
       results.push(await load(name, target, token));
     }
     const baseline = results[0]!;
