@@ -189,7 +189,12 @@ export class AdminUsersService implements OnModuleInit {
     const users = await qb.getMany();
     // A short, non-empty page (or an empty first page) already tells the total: skip the count.
     const shortPage = users.length < paging.limit && (users.length > 0 || paging.offset === 0);
-    const total = shortPage ? paging.offset + users.length : await qb.getCount();
+    // count(*) on the same conditions: TypeORM's getCount() counts DISTINCT ids, which sorts them all.
+    const total = shortPage
+      ? paging.offset + users.length
+      : Number(
+          (await qb.clone().select('count(*)', 'n').orderBy().offset(undefined).limit(undefined).getRawOne<{ n: string }>())?.n ?? 0,
+        );
     return { users, total, paging };
   }
 
