@@ -6,58 +6,32 @@ import { Authenticated } from '../../auth/access.decorators';
 import { buildCatalogue, type WorkflowCatalogue } from '../workflow-catalogue';
 
 const strings = { type: 'array', items: { type: 'string' } } as const;
+const text = { type: 'string' } as const;
+/** An array of `{id, name, ...}` objects. */
+const listOf = (properties: Record<string, object>) => ({
+  type: 'array',
+  items: { type: 'object', properties: { id: text, name: text, ...properties } },
+});
+const scopes = { type: 'array', items: { type: 'integer' } } as const;
 const CATALOGUE_SCHEMA = {
   type: 'object',
   required: ['entities', 'checks', 'operations', 'operatorAliases'],
   properties: {
-    entities: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string', example: 'OCA\\WorkflowEngine\\Entity\\File' },
-          name: { type: 'string' },
-          events: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { eventName: { type: 'string' }, displayName: { type: 'string' }, emitted: { type: 'boolean' } },
-            },
-          },
-        },
+    entities: listOf({
+      events: {
+        type: 'array',
+        items: { type: 'object', properties: { eventName: text, displayName: text, emitted: { type: 'boolean' } } },
       },
-    },
-    checks: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          operators: strings,
-          valueFormat: { type: 'string' },
-          examples: strings,
-          supportedEntities: strings,
-          scopes: { type: 'array', items: { type: 'integer' } },
-        },
-      },
-    },
-    operations: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          scopes: { type: 'array', items: { type: 'integer' } },
-          complex: { type: 'boolean' },
-          triggerHint: { type: 'string' },
-          entity: { type: 'string' },
-          operationFormat: { type: 'string' },
-        },
-      },
-    },
+    }),
+    checks: listOf({ operators: strings, valueFormat: text, examples: strings, supportedEntities: strings, scopes }),
+    operations: listOf({
+      description: text,
+      scopes,
+      complex: { type: 'boolean' },
+      triggerHint: text,
+      entity: text,
+      operationFormat: text,
+    }),
     operatorAliases: { type: 'object', additionalProperties: { type: 'string' } },
   },
 };
