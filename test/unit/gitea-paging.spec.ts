@@ -1,5 +1,5 @@
 import { giteaLinkHeader } from '../../src/api/gitea/gitea-link-header';
-import { giteaPaging } from '../../src/api/gitea/gitea-page';
+import { GiteaPage, giteaPaging } from '../../src/api/gitea/gitea-page';
 
 describe('Gitea paging', () => {
   it.each([
@@ -30,5 +30,12 @@ describe('Gitea paging', () => {
   });
   it('single page: nothing', () => {
     expect(giteaLinkHeader(base, '/x', 1, 30, 3)).toBe('');
+  });
+});
+
+describe('GiteaPage without @GiteaPaged()', () => {
+  it('refuses to be serialised, so a list route that forgot the decorator fails its tests', () => {
+    const page = new GiteaPage([1, 2], 2, giteaPaging({}));
+    expect(() => JSON.stringify(page)).toThrow(/@GiteaPaged/);
   });
 });

@@ -21,11 +21,16 @@ export function giteaPaging(query: { page?: unknown; limit?: unknown }): GiteaPa
   return { page, limit, offset: (page - 1) * limit };
 }
 
-/** A page of results; the Gitea interceptor turns it into the body plus `X-Total-Count` and `Link`. */
+/** A page of results; `@GiteaPaged()` turns it into the body plus `X-Total-Count` and `Link`. */
 export class GiteaPage<T> {
   constructor(
     readonly items: T[],
     readonly total: number,
     readonly paging: GiteaPaging,
   ) {}
+
+  /** Serialised only when a route forgot `@GiteaPaged()`: a 500 in every test of that route. */
+  toJSON(): never {
+    throw new Error('GiteaPage returned by a route without @GiteaPaged()');
+  }
 }

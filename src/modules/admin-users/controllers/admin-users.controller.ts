@@ -10,6 +10,7 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
+import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
 import { GiteaPage } from '../../../api/gitea/gitea-page';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
@@ -36,6 +37,7 @@ export class AdminUsersController {
   ) {}
 
   @Get()
+  @GiteaPaged()
   @Authenticated(ADMIN)
   @ApiOperation({ summary: 'Search users according to filter conditions' })
   @ApiQuery({ name: 'source_id', required: false, type: 'integer' })

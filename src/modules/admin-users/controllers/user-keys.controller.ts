@@ -1,6 +1,7 @@
 import { Body, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
+import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
 import { GiteaPage, giteaPaging } from '../../../api/gitea/gitea-page';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
@@ -26,6 +27,7 @@ export class UserKeysController {
   ) {}
 
   @Get('user/keys')
+  @GiteaPaged()
   @Authenticated(USER)
   @ApiOperation({ summary: "List the authenticated user's public keys" })
   @ApiQuery({ name: 'fingerprint', required: false })
@@ -75,6 +77,7 @@ export class UserKeysController {
   }
 
   @Get('users/:username/keys')
+  @GiteaPaged()
   @Authenticated(USER)
   @ApiOperation({ summary: 'List the given user\'s public keys' })
   @ApiQuery({ name: 'fingerprint', required: false })

@@ -1,4 +1,4 @@
-import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor, UseInterceptors } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { map, type Observable } from 'rxjs';
 import type { AppConfig } from '../../platform/config/app-config';
@@ -6,16 +6,15 @@ import { APP_CONFIG } from '../../platform/config/config.token';
 import { giteaLinkHeader } from './gitea-link-header';
 import { GiteaPage } from './gitea-page';
 
-/** Bare JSON; pages get `X-Total-Count` and `Link`; every response gets `nosniff`. */
+/** Sends a GiteaPage as its items with `X-Total-Count` and `Link`. */
 @Injectable()
-export class GiteaResponseInterceptor implements NestInterceptor {
+export class GiteaPagingInterceptor implements NestInterceptor {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
-    res.setHeader('X-Content-Type-Options', 'nosniff');
     return next.handle().pipe(
       map((result: unknown) => {
         if (!(result instanceof GiteaPage)) return result;
@@ -28,4 +27,13 @@ export class GiteaResponseInterceptor implements NestInterceptor {
       }),
     );
   }
+}
+
+/**
+ * A Gitea list route that returns a GiteaPage. Only such routes carry the interceptor, so the
+ * others answer without an observable pipeline on the hot path; a GiteaPage returned without it
+ * fails loudly (GiteaPage.toJSON).
+ */
+export function GiteaPaged(): MethodDecorator {
+  return UseInterceptors(GiteaPagingInterceptor);
 }
