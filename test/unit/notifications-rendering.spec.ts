@@ -1,5 +1,6 @@
 import { SEED_TEMPLATES } from '../../src/modules/notifications/migrations/seed-templates';
-import { canonicalJson, dedupeHash, escapeLabels, type MessagePayload, templateContext, wellFormed } from '../../src/modules/notifications/delivery/payload';
+import { canonicalJson, dedupeHash, escapeLabels, type MessagePayload, templateContext } from '../../src/modules/notifications/delivery/payload';
+import { wellFormed } from '../../src/platform/text/well-formed';
 import { parseTemplate, queryEscape, renderTemplate, TemplateError } from '../../src/modules/notifications/rendering/go-template';
 import { decodeEntities, isDangerousUrl, markdownToHtml, markdownToPlaintext } from '../../src/modules/notifications/rendering/markdown';
 import { parseInboxQuery } from '../../src/modules/notifications/inbox/inbox-query';

@@ -69,32 +69,10 @@ function shapeError(field: string): InvalidError {
   return new InvalidError(`Parameter "${field}" is missing or has the wrong type`, { code: 'WORKFLOW_BAD_PARAMETER' });
 }
 
-/**
- * Lone UTF-16 surrogates (`"\ud800"` is valid JSON) become U+FFFD, as PostgreSQL's UTF-8 stores them:
- * the create/update answer then equals what index and show return later.
- */
-function wellFormed<T>(value: T): T {
-  return (typeof value === 'string' ? value.replace(/\p{Cs}/gu, '\uFFFD') : value) as T;
-}
-
-function wellFormedCheck(check: unknown): unknown {
-  if (check === null || typeof check !== 'object' || Array.isArray(check)) return check;
-  const c = check as Record<string, unknown>;
-  return { ...c, class: wellFormed(c.class), operator: wellFormed(c.operator), value: wellFormed(c.value) };
-}
-
 /** Step 5 of the error table: the body's fields and their JSON types (check elements are validated later, in order). */
 function readInput(body: unknown, withClass: boolean, storedClass = ''): RuleInput {
-  const raw = (body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-  const b: Record<string, unknown> = {
-    class: wellFormed(raw.class),
-    name: wellFormed(raw.name),
-    checks: Array.isArray(raw.checks) ? raw.checks.map(wellFormedCheck) : raw.checks,
-    operation: wellFormed(raw.operation),
-    entity: wellFormed(raw.entity),
-    events: Array.isArray(raw.events) ? raw.events.map(wellFormed) : raw.events,
-    description: wellFormed(raw.description),
-  };
+  // Lone UTF-16 surrogates were already made U+FFFD at the edge (api/well-formed-strings.ts).
+  const b = (body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   if (withClass && typeof b.class !== 'string') throw shapeError('class');
   if (typeof b.name !== 'string') throw shapeError('name');
   if (!Array.isArray(b.checks)) throw shapeError('checks');

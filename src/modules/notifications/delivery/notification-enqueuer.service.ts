@@ -13,7 +13,8 @@ import { NOTIFICATIONS_CONFIG, type NotificationsConfig } from '../notifications
 import { renderTemplate } from '../rendering/go-template';
 import { NOTIFICATION_TEMPLATE_IDS } from '../template-ids';
 import { DispatchWaker } from './dispatch-waker';
-import { dedupeHash, escapeLabels, type MessagePayload, templateContext, wellFormed } from './payload';
+import { wellFormed } from '../../../platform/text/well-formed';
+import { dedupeHash, escapeLabels, type MessagePayload, templateContext } from './payload';
 
 export interface EnqueueRequest {
   templateId: string;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { TemplateAction } from '../entities/notification-template.entity';
 import type { TemplateContext } from '../rendering/go-template';
+import { wellFormed } from '../../../platform/text/well-formed';
 
 /** The stored message payload (Coder's `types.MessagePayload`, version 1.2). */
 export interface MessagePayload {
@@ -45,23 +46,6 @@ export function escapeLabels(labels: Record<string, string>): Record<string, str
       return [wellFormed(key), UNESCAPED_LABELS.has(key) ? text : escapeLabel(text)];
     }),
   );
-}
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/**
- * Lone UTF-16 surrogates (valid in a JSON `"\ud800"` escape, so a client can send them) become
- * U+FFFD, as Go's JSON decoder does: PostgreSQL's jsonb refuses them, which would turn a
- * client's odd string into a failed enqueue (500) or a lost notification.
- */
-export function wellFormed<T>(value: T): T {
-  if (typeof value === 'string') return value.replace(LONE_SURROGATE, '\uFFFD') as T;
-  if (Array.isArray(value)) return value.map((item: unknown) => wellFormed(item)) as T;
-  if (value !== null && typeof value === 'object') {
-    // fromEntries defines own properties (a `__proto__` key stays a plain key).
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, item]) => [wellFormed(key), wellFormed(item)])) as T;
-  }
-  return value;
 }
 
 /** The template's dot: Go-side field names over the payload. */
