@@ -1,5 +1,6 @@
-import { applyDecorators, Controller, UseFilters } from '@nestjs/common';
+import { applyDecorators, Controller, SetMetadata, UseFilters } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
+import { DIALECT_METADATA } from '../dialect';
 import { CoderExceptionFilter } from '../dialect-exception.filter';
 import { CoderResponseDto } from './coder-response.dto';
 
@@ -10,6 +11,7 @@ import { CoderResponseDto } from './coder-response.dto';
 export function CoderController(path: string, options: { experimental?: boolean } = {}): ClassDecorator {
   const prefix = options.experimental ? 'api/experimental' : 'api/v2';
   return applyDecorators(
+    SetMetadata(DIALECT_METADATA, 'coder'),
     Controller(path === '' ? prefix : `${prefix}/${path}`),
     UseFilters(CoderExceptionFilter),
     ApiTags(options.experimental ? 'coder (experimental)' : 'coder'),

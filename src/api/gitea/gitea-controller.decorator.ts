@@ -1,5 +1,6 @@
-import { applyDecorators, Controller, UseFilters } from '@nestjs/common';
+import { applyDecorators, Controller, SetMetadata, UseFilters } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { DIALECT_METADATA } from '../dialect';
 import { GiteaExceptionFilter } from '../dialect-exception.filter';
 
 /**
@@ -8,6 +9,7 @@ import { GiteaExceptionFilter } from '../dialect-exception.filter';
  */
 export function GiteaController(path: string): ClassDecorator {
   return applyDecorators(
+    SetMetadata(DIALECT_METADATA, 'gitea'),
     Controller(path === '' ? 'api/v1' : `api/v1/${path}`),
     UseFilters(GiteaExceptionFilter),
     ApiTags('gitea'),

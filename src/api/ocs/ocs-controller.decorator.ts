@@ -1,5 +1,6 @@
-import { applyDecorators, Controller, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, Controller, SetMetadata, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiHeader, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { DIALECT_METADATA } from '../dialect';
 import { OcsExceptionFilter } from '../dialect-exception.filter';
 import { OcsApiRequestGuard } from './ocs-api-request.guard';
 import { OcsEnvelopeInterceptor } from './ocs-envelope.interceptor';
@@ -7,6 +8,7 @@ import { OcsEnvelopeInterceptor } from './ocs-envelope.interceptor';
 /** An OCS controller under `/ocs/v2.php/<path>`: OCS envelope, XML unless JSON is asked for, CSRF rule. */
 export function OcsController(path: string): ClassDecorator {
   return applyDecorators(
+    SetMetadata(DIALECT_METADATA, 'ocs'),
     Controller(`ocs/v2.php/${path}`),
     UseFilters(OcsExceptionFilter),
     UseGuards(OcsApiRequestGuard),

@@ -23,8 +23,14 @@ export interface FieldError {
   field: string;
   /** Human readable problem. */
   detail: string;
-  /** Rule that failed, when known (required, max_size, in, email, ...). */
+  /** Rule that failed, when known (required, max_size, in, email, ...; class-validator's constraint name at the edge). */
   rule?: string;
+  /** The offending value, when the failure came from DTO validation (dialect formatters quote it). */
+  value?: unknown;
+  /** The constraint's context (`{ context: {...} }` option of a class-validator decorator). */
+  context?: Record<string, unknown>;
+  /** The DTO class the field belongs to (Coder's Go struct name, Gitea's form name). */
+  target?: string;
 }
 
 export interface DomainErrorOptions {
