@@ -10,6 +10,12 @@ export interface AuthenticatedOptions {
   admin?: boolean;
   /** Gitea token scope categories (`admin`, `user`, `repository`, ...): read for GET/HEAD, write otherwise. */
   scopes?: string[];
+  /**
+   * Coder: the API key's scopes must grant `action` on resource `type` (rbac-scopes.ts expansion);
+   * roles are not consulted (object-level checks stay in services). A token passes when it satisfies
+   * either vocabulary the route declares (`scopes` or `tokenScope`).
+   */
+  tokenScope?: { type: string; action: string };
   /** Gitea: reachable while the user must change the password. */
   allowMustChangePassword?: boolean;
   /**

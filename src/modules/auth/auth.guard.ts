@@ -8,7 +8,7 @@ import { ACCESS_METADATA, type AccessDeclaration } from './access.decorators';
 import { AuthorizationService } from './authorization.service';
 import { CredentialResolver } from './credential-resolver.service';
 import { setRequestPrincipal, type Principal } from './principal';
-import { missingGiteaScope } from './token-scopes';
+import { keyGrants, missingGiteaScope } from './token-scopes';
 
 /**
  * Deny by default: every HTTP route must declare @Public() or @Authenticated(...). A route that
@@ -53,9 +53,19 @@ export class AuthGuard implements CanActivate {
     if (dialect === 'coder' && principal.source === 'cookie' && !csrfSatisfied(req)) {
       throw new BadRequestError(CSRF_FAILURE, { code: 'CSRF' });
     }
-    if (access.scopes && access.scopes.length > 0) {
-      const problem = missingGiteaScope(principal, access.scopes, req.method);
-      if (problem) throw new ForbiddenError(problem, 'scope');
+    const giteaScopes = access.scopes && access.scopes.length > 0 ? access.scopes : undefined;
+    if (giteaScopes || access.tokenScope) {
+      // Either vocabulary the route declares may grant access (Gitea categories or a Coder resource/action).
+      const problem = giteaScopes ? missingGiteaScope(principal, giteaScopes, req.method) : null;
+      const giteaOk = giteaScopes !== undefined && problem === null;
+      const coderOk = access.tokenScope !== undefined && keyGrants(principal, access.tokenScope);
+      if (!giteaOk && !coderOk) {
+        throw new ForbiddenError(problem ?? 'Forbidden.', 'scope', {
+          detail: access.tokenScope
+            ? `API key scopes do not allow ${access.tokenScope.action} on ${access.tokenScope.type}.`
+            : undefined,
+        });
+      }
     }
     if (access.admin && !principal.user.isAdmin) {
       throw new ForbiddenError('Administrator required.', 'admin_required');

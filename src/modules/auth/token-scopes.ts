@@ -1,4 +1,5 @@
 import type { Principal } from './principal';
+import { expandScopes, isAllScope } from './rbac/rbac-scopes';
 
 /** Scopes that grant everything: Gitea's `all`, Coder's `coder:all` and its legacy alias `all`. */
 const ALL_SCOPES = new Set(['all', 'coder:all']);
@@ -38,4 +39,16 @@ export function isGiteaScope(scope: string): boolean {
   if (scope === 'all') return true;
   const [level, category] = scope.split(':');
   return (level === 'read' || level === 'write') && (GITEA_SCOPE_CATEGORIES as readonly string[]).includes(category ?? '');
+}
+
+/** Whether the caller's API key grants `action` on resource `type` (Coder scopes); passwords and sessions without a key pass. */
+export function keyGrants(principal: Principal, required: { type: string; action: string }): boolean {
+  if (!principal.token) return true;
+  const scopes = principal.token.scopes;
+  if (isAllScope(scopes)) return true;
+  return expandScopes(scopes).some(
+    (permission) =>
+      (permission.type === '*' || permission.type === required.type) &&
+      (permission.action === '*' || permission.action === required.action),
+  );
 }
