@@ -21,6 +21,7 @@ import { EventsModule } from './platform/events/events.module';
 import { loggerOptions } from './platform/logging/logger-options';
 import { RateLimitStorageCloser, throttlerOptions } from './platform/http/rate-limit';
 import { SiteConfigModule } from './platform/site-config/site-config.module';
+import { StorageModule } from './platform/storage/storage.module';
 
 /** Composes the platform and the modules. Module issues add their module to FEATURE_MODULES. */
 const FEATURE_MODULES = [SystemModule, WorkflowsModule, NotificationsModule, AdminUsersModule];
@@ -37,6 +38,7 @@ export class AppModule {
         EventsModule,
         CacheModule,
         SiteConfigModule,
+        StorageModule,
         ThrottlerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => throttlerOptions(config) }),
         IdentityModule,
         AuthModule,

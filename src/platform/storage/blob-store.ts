@@ -1,0 +1,58 @@
+import type { Readable } from 'node:stream';
+
+/** A stored blob's facts. */
+export interface BlobStat {
+  key: string;
+  size: number;
+  lastModified: Date;
+}
+
+export interface BlobPutOptions {
+  /** Largest accepted size in bytes; the upload fails with TooLargeError as soon as it is exceeded. */
+  maxBytes?: number;
+  /** Stored with the blob where the driver can (S3); callers keep their own copy in their rows. */
+  contentType?: string;
+}
+
+/** What `put` measured while streaming. */
+export interface BlobPutResult {
+  key: string;
+  size: number;
+  /** Lowercase hex SHA-256 of the bytes stored. */
+  sha256: string;
+}
+
+/** An inclusive byte range, as HTTP's `Range: bytes=start-end` (end omitted = to the end). */
+export interface ByteRange {
+  start: number;
+  end?: number;
+}
+
+export interface BlobReadResult {
+  stream: Readable;
+  /** Size of the whole blob. */
+  totalSize: number;
+  /** The inclusive range served (the whole blob when none was asked). */
+  start: number;
+  end: number;
+}
+
+/**
+ * Where files live (attachments, package files, chat files): the local directory under
+ * DATA_DIR or an S3-compatible bucket (STORAGE_TYPE). Keys are relative paths of
+ * `[A-Za-z0-9._-]` segments separated by `/`.
+ *
+ * Contract, proven against both drivers by test/platform/blob-store.e2e-spec.ts:
+ * - `put` streams: size and sha256 are computed while reading, the size limit is enforced while
+ *   reading, and the blob becomes visible only once complete (an aborted or refused upload leaves
+ *   nothing, and an existing blob under the key is untouched until the new one is complete).
+ * - `get` serves byte ranges; an unsatisfiable range is a RangeNotSatisfiableError.
+ * - `stat` answers null for a missing key; `delete` answers whether something was deleted.
+ */
+export abstract class BlobStore {
+  abstract readonly driver: 'local' | 's3';
+  abstract put(key: string, body: Readable, options?: BlobPutOptions): Promise<BlobPutResult>;
+  abstract get(key: string, range?: ByteRange): Promise<BlobReadResult>;
+  abstract stat(key: string): Promise<BlobStat | null>;
+  abstract delete(key: string): Promise<boolean>;
+}

@@ -1,0 +1,32 @@
+import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import path from 'node:path';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.token';
+import { ConfigError } from '../config/app-config';
+import { BlobStore } from './blob-store';
+import { LocalBlobStore } from './local-blob-store';
+import { S3BlobStore } from './s3-blob-store';
+
+/** Builds the configured driver (STORAGE_TYPE): `local` under DATA_DIR/blobs, or `s3`. */
+export function createBlobStore(config: AppConfig): BlobStore {
+  if (config.storage.type === 'local') return new LocalBlobStore(path.join(config.dataDir, 'blobs'));
+  const { bucket, endpoint, accessKey, secretKey, region } = config.storage.s3;
+  if (!bucket) throw new ConfigError('S3_BUCKET', 'is required when STORAGE_TYPE=s3');
+  return new S3BlobStore({ bucket, endpoint, accessKey, secretKey, region });
+}
+
+@Injectable()
+class BlobStoreCloser implements OnApplicationShutdown {
+  constructor(@Inject(BlobStore) private readonly store: BlobStore) {}
+  onApplicationShutdown(): void {
+    if (this.store instanceof S3BlobStore) this.store.close();
+  }
+}
+
+/** Provides `BlobStore` (inject the abstract class) to every module. */
+@Global()
+@Module({
+  providers: [{ provide: BlobStore, inject: [APP_CONFIG], useFactory: createBlobStore }, BlobStoreCloser],
+  exports: [BlobStore],
+})
+export class StorageModule {}

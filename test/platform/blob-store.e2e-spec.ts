@@ -1,0 +1,169 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import type { AddressInfo } from 'node:net';
+import S3rver from 's3rver';
+import { BadRequestError, NotFoundError, TooLargeError } from '../../src/platform/errors/domain-error';
+import type { BlobStore } from '../../src/platform/storage/blob-store';
+import { LocalBlobStore } from '../../src/platform/storage/local-blob-store';
+import { RangeNotSatisfiableError } from '../../src/platform/storage/range';
+import { S3BlobStore } from '../../src/platform/storage/s3-blob-store';
+
+function sha256(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+async function bytes(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks);
+}
+
+/** A source that yields `data` in small chunks, then fails with `error` if given (a client hanging up). */
+function source(data: Buffer, error?: Error): Readable {
+  const stream = new PassThrough();
+  void (async () => {
+    for (let offset = 0; offset < data.length; offset += 64 * 1024) {
+      if (!stream.write(data.subarray(offset, offset + 64 * 1024))) await new Promise((resolve) => stream.once('drain', resolve));
+    }
+    if (error) stream.destroy(error);
+    else stream.end();
+  })();
+  return stream;
+}
+
+interface Driver {
+  name: string;
+  setup(): Promise<BlobStore>;
+  teardown(): Promise<void>;
+  /**
+   * Temporary files left behind by failed uploads, where the driver can show them. s3rver does not
+   * implement AbortMultipartUpload, so for S3 only the invisibility of failed uploads is asserted.
+   */
+  leftovers?(): Promise<number>;
+}
+
+let localRoot = '';
+let s3Dir = '';
+let s3Server: S3rver | undefined;
+let s3Store: S3BlobStore | undefined;
+
+const drivers: Driver[] = [
+  {
+    name: 'local',
+    async setup() {
+      localRoot = await mkdtemp(path.join(os.tmpdir(), 'devplane-blobs-'));
+      return new LocalBlobStore(localRoot);
+    },
+    async teardown() {
+      await rm(localRoot, { recursive: true, force: true });
+    },
+    async leftovers() {
+      return (await readdir(path.join(localRoot, 'tmp')).catch(() => [])).length;
+    },
+  },
+  {
+    name: 's3 (s3rver)',
+    async setup() {
+      s3Dir = await mkdtemp(path.join(os.tmpdir(), 'devplane-s3-'));
+      s3Server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir, configureBuckets: [{ name: 'blobs', configs: [] }] });
+      const address = (await s3Server.run()) as AddressInfo;
+      s3Store = new S3BlobStore({
+        endpoint: `http://127.0.0.1:${address.port}`,
+        bucket: 'blobs',
+        accessKey: 'S3RVER',
+        secretKey: 'S3RVER',
+        region: 'us-east-1',
+        prefix: 'contract/',
+      });
+      return s3Store;
+    },
+    async teardown() {
+      s3Store?.close();
+      await s3Server?.close();
+      await rm(s3Dir, { recursive: true, force: true });
+    },
+  },
+];
+
+describe.each(drivers)('BlobStore contract: $name', (driver) => {
+  let store: BlobStore;
+
+  beforeAll(async () => {
+    store = await driver.setup();
+  });
+  afterAll(async () => {
+    await driver.teardown();
+  });
+
+  it('stores a stream and reports its size and sha256; get and stat return it', async () => {
+    const data = randomBytes(300_000);
+    const result = await store.put('a/b/first.bin', source(data));
+    expect(result).toEqual({ key: 'a/b/first.bin', size: data.length, sha256: sha256(data) });
+    const stat = await store.stat('a/b/first.bin');
+    expect(stat?.size).toBe(data.length);
+    const read = await store.get('a/b/first.bin');
+    expect(read.totalSize).toBe(data.length);
+    expect(sha256(await bytes(read.stream))).toBe(sha256(data));
+  });
+
+  it('stores a blob larger than one S3 part (multipart) intact', async () => {
+    const data = randomBytes(19 * 1024 * 1024);
+    const result = await store.put('large.bin', source(data));
+    expect(result.size).toBe(data.length);
+    expect(result.sha256).toBe(sha256(data));
+    expect(sha256(await bytes((await store.get('large.bin')).stream))).toBe(sha256(data));
+    if (driver.leftovers) expect(await driver.leftovers()).toBe(0);
+  }, 120_000);
+
+  it('stores and serves an empty blob', async () => {
+    const result = await store.put('empty', Readable.from([]));
+    expect(result).toEqual({ key: 'empty', size: 0, sha256: sha256(Buffer.alloc(0)) });
+    expect((await bytes((await store.get('empty')).stream)).length).toBe(0);
+  });
+
+  it('serves byte ranges and refuses unsatisfiable ones', async () => {
+    await store.put('range.txt', Readable.from([Buffer.from('0123456789')]));
+    const middle = await store.get('range.txt', { start: 2, end: 5 });
+    expect([middle.start, middle.end, middle.totalSize]).toEqual([2, 5, 10]);
+    expect(await text(middle.stream)).toBe('2345');
+    const tail = await store.get('range.txt', { start: 7 });
+    expect(await text(tail.stream)).toBe('789');
+    const clipped = await store.get('range.txt', { start: 8, end: 100 });
+    expect(await text(clipped.stream)).toBe('89');
+    await expect(store.get('range.txt', { start: 10 })).rejects.toBeInstanceOf(RangeNotSatisfiableError);
+  });
+
+  it('refuses a blob over the limit while reading, leaves nothing, and keeps the previous blob under the key', async () => {
+    await store.put('limited.bin', Readable.from([Buffer.from('old content')]));
+    const data = randomBytes(12 * 1024 * 1024);
+    await expect(store.put('limited.bin', source(data), { maxBytes: 9 * 1024 * 1024 })).rejects.toBeInstanceOf(TooLargeError);
+    expect(await text((await store.get('limited.bin')).stream)).toBe('old content');
+    await expect(store.put('never.bin', source(data), { maxBytes: 1024 })).rejects.toBeInstanceOf(TooLargeError);
+    expect(await store.stat('never.bin')).toBeNull();
+    if (driver.leftovers) expect(await driver.leftovers()).toBe(0);
+  }, 120_000);
+
+  it('leaves nothing when the source fails mid-upload (a client that hangs up)', async () => {
+    const data = randomBytes(10 * 1024 * 1024);
+    await expect(store.put('aborted.bin', source(data, new Error('client went away')))).rejects.toThrow('client went away');
+    expect(await store.stat('aborted.bin')).toBeNull();
+    if (driver.leftovers) expect(await driver.leftovers()).toBe(0);
+  }, 120_000);
+
+  it('deletes, and answers for missing keys', async () => {
+    await store.put('gone.txt', Readable.from([Buffer.from('x')]));
+    expect(await store.delete('gone.txt')).toBe(true);
+    expect(await store.delete('gone.txt')).toBe(false);
+    expect(await store.stat('gone.txt')).toBeNull();
+    await expect(store.get('gone.txt')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it.each(['../escape', 'a/../../b', '/absolute', 'a//b', '', 'sp ace', 'a/.hidden/../x'])('refuses the key %p', async (key) => {
+    await expect(store.put(key, Readable.from([Buffer.from('x')]))).rejects.toBeInstanceOf(BadRequestError);
+    await expect(store.stat(key)).rejects.toBeInstanceOf(BadRequestError);
+  });
+});
