@@ -1,5 +1,7 @@
 import { NestFactory } from '@nestjs/core';
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { AdminUsersService } from './modules/admin-users/admin-users.service';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
 import { PasswordStrengthService } from './modules/auth/password-strength.service';
@@ -12,6 +14,7 @@ import { ConfigError, loadConfig } from './platform/config/app-config';
 import { dataSourceOptions } from './platform/database/data-source.factory';
 import { DataDirectoryLockedError } from './platform/database/embedded-postgres';
 import { openDatabase } from './platform/database/open-database';
+import { dumpDatabase, restoreDatabase } from './platform/database/dump';
 
 const USAGE = `devplane admin CLI: npm run cli -- <command> [options]
 
@@ -22,9 +25,19 @@ const USAGE = `devplane admin CLI: npm run cli -- <command> [options]
   create-user  --username U --email E [--password P] [--admin]
   create-token --username U [--name N] [--scopes all,read:user] [--lifetime-days 30]
                                             print a new API token (shown once)
+  list-users                                list individual accounts (id, name, e-mail, admin, status, login type)
+  reset-password --username U [--password P] [--must-change-password]
+                                            set a new password (generated and printed when not given)
+  delete-user --username U [--purge]        delete an account as the bootstrap administrator would (refused while
+                                            the user owns resources, unless --purge removes them)
+  dump --output FILE                        PostgreSQL: pg_dump plain SQL of the database (or DATABASE_SCHEMA);
+                                            embedded: a consistent copy of DATA_DIR/pglite (tar.gz)
+  restore --input FILE [--force]            load a dump made by \`dump\` (embedded: --force replaces existing data,
+                                            keeping the old directory beside it)
 
 Uses the same configuration as the server (DATABASE_URL, or the embedded database in DATA_DIR:
-stop the server first, the embedded database takes one process at a time).`;
+stop the server first, the embedded database takes one process at a time).
+In a production install or the Docker image run it as \`node dist/cli.js <command>\`.`;
 
 function required(values: Record<string, string | boolean | undefined>, name: string): string {
   const value = values[name];
@@ -52,6 +65,11 @@ async function main(argv: string[]): Promise<void> {
       name: { type: 'string' },
       scopes: { type: 'string' },
       'lifetime-days': { type: 'string' },
+      'must-change-password': { type: 'boolean' },
+      purge: { type: 'boolean' },
+      output: { type: 'string' },
+      input: { type: 'string' },
+      force: { type: 'boolean' },
     },
     strict: true,
   });
@@ -60,6 +78,17 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const config = { ...loadConfig(), bootstrapAdminOnStart: false, logLevel: 'warn' as const };
+  // dump and restore work below the application: pg_dump/psql on a server, a file copy when embedded.
+  if (command === 'dump') {
+    const result = await dumpDatabase(config, required(values, 'output'));
+    process.stdout.write(`${result}\n`);
+    return;
+  }
+  if (command === 'restore') {
+    const result = await restoreDatabase(config, required(values, 'input'), values.force === true);
+    process.stdout.write(`${result}\n`);
+    return;
+  }
   const database = await openDatabase(config);
   try {
     if (command === 'migrate') {
@@ -113,6 +142,45 @@ async function main(argv: string[]): Promise<void> {
             lifetimeSeconds: Math.round(days * 86_400),
           });
           process.stdout.write(`Token "${token.name}" for ${user.name}, expires ${token.expiresAt.toISOString()}:\n${key}\n`);
+          break;
+        }
+        case 'list-users': {
+          const rows = (await app.get(UsersService).listIndividuals()).map((user) => [
+            String(user.id),
+            user.name,
+            user.email,
+            user.isAdmin ? 'admin' : '',
+            user.status,
+            user.loginType,
+          ]);
+          const header = ['ID', 'USERNAME', 'EMAIL', 'ADMIN', 'STATUS', 'LOGIN TYPE'];
+          const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+          for (const row of [header, ...rows]) {
+            process.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
+          }
+          break;
+        }
+        case 'reset-password': {
+          const users = app.get(UsersService);
+          const user = await users.requireByName(required(values, 'username'));
+          if (user.loginType !== 'password') {
+            throw new UsageError(`${user.name} signs in with ${user.loginType}, not a password`);
+          }
+          const generated = values.password === undefined;
+          const password = values.password ?? randomBytes(18).toString('base64url');
+          if (!generated) assertStrong(app.get(PasswordStrengthService), password);
+          await users.resetPassword(user, password, values['must-change-password'] === true);
+          process.stdout.write(`Password of ${user.name} reset.\n`);
+          if (generated) process.stdout.write(`Password: ${password}\n`);
+          break;
+        }
+        case 'delete-user': {
+          const users = app.get(UsersService);
+          const target = await users.requireByName(required(values, 'username'));
+          const root = await users.findBootstrapAdmin();
+          if (!root) throw new UsageError('no bootstrap administrator exists to act as');
+          await app.get(AdminUsersService).delete(root, target, values.purge === true ? 'true' : 'false');
+          process.stdout.write(`Deleted user ${target.name}.\n`);
           break;
         }
         default:

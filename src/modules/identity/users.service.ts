@@ -83,6 +83,22 @@ export class UsersService {
     return this.users.countBy({ type: 'individual' });
   }
 
+  /** Every individual account in id order (the admin CLI's list-users). */
+  listIndividuals(): Promise<User[]> {
+    return this.users.find({ where: { type: 'individual' }, order: { id: 'ASC' } });
+  }
+
+  /** The administrator holding the bootstrap grant (the site's root; the admin CLI acts as it). */
+  findBootstrapAdmin(): Promise<User | null> {
+    return this.users.findOne({ where: { type: 'individual', hasBootstrapGrant: true }, order: { id: 'ASC' } });
+  }
+
+  /** Sets a new password chosen by an operator and whether it must be changed at the next sign-in. */
+  async resetPassword(user: User, password: string, mustChangePassword: boolean): Promise<void> {
+    const passwordHash = await this.hasher.hash(password);
+    await this.users.update({ id: user.id }, { passwordHash, mustChangePassword });
+  }
+
   /** Whether a name is taken by a user or an organization (one namespace). */
   async nameIsTaken(name: string, manager?: EntityManager): Promise<boolean> {
     const repo = manager ? manager.getRepository(User) : this.users;

@@ -23,6 +23,11 @@ function processIsAlive(pid: number): boolean {
   }
 }
 
+/** Takes the embedded database's lock for `directory` (DATA_DIR/pglite) without starting it (CLI dump/restore). */
+export function lockEmbeddedDirectory(directory: string): () => void {
+  return acquireLock(path.join(directory, '..', 'pglite.lock'));
+}
+
 /** PGlite has no lock of its own: two processes on one directory silently lose rows. */
 function acquireLock(lockPath: string): () => void {
   for (let attempt = 0; attempt < 2; attempt++) {

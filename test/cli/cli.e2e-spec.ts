@@ -1,0 +1,166 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const ROOT = path.join(__dirname, '..', '..');
+
+/** Runs the admin CLI from source as an operator would run `node dist/cli.js` (same code, compiled on the fly). */
+function cli(env: Record<string, string | undefined>, ...args: string[]): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/cli.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'silent', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const STRONG = 'Correct-Horse-Battery-Staple-42';
+
+/** The account commands, against whatever database `env` selects. */
+async function accountLifecycle(env: Record<string, string | undefined>): Promise<void> {
+  expect((await cli(env, 'create-admin', '--username', 'root', '--email', 'root@example.com', '--password', STRONG)).code).toBe(0);
+  expect((await cli(env, 'create-user', '--username', 'bob', '--email', 'bob@example.com', '--password', STRONG)).code).toBe(0);
+
+  const listed = await cli(env, 'list-users');
+  expect(listed.code).toBe(0);
+  const lines = listed.stdout.trim().split('\n');
+  expect(lines[0]).toMatch(/^ID\s+USERNAME\s+EMAIL\s+ADMIN\s+STATUS\s+LOGIN TYPE$/);
+  expect(lines.find((line) => line.includes(' root '))).toMatch(/root@example\.com\s+admin\s+active\s+password/);
+  expect(lines.find((line) => line.includes(' bob '))).toMatch(/bob@example\.com\s+active\s+password/);
+
+  const weak = await cli(env, 'reset-password', '--username', 'bob', '--password', 'short');
+  expect(weak.code).toBe(1);
+  expect(weak.stderr).toContain('--password is too weak');
+  const generated = await cli(env, 'reset-password', '--username', 'bob');
+  expect(generated.code).toBe(0);
+  expect(generated.stdout).toMatch(/^Password of bob reset\.\nPassword: \S{20,}\n$/);
+  expect((await cli(env, 'reset-password', '--username', 'nobody')).stderr).toContain('user does not exist');
+
+  const self = await cli(env, 'delete-user', '--username', 'root');
+  expect(self.code).toBe(1);
+  expect(self.stderr).toContain('you cannot delete yourself');
+  const deleted = await cli(env, 'delete-user', '--username', 'bob');
+  expect(deleted).toMatchObject({ code: 0, stdout: 'Deleted user bob.\n' });
+  expect((await cli(env, 'list-users')).stdout).not.toContain(' bob ');
+}
+
+const embeddedTestDatabase = process.env.DATABASE_EMBEDDED === 'true';
+
+describe('admin CLI on PostgreSQL', () => {
+  const schema = `t_cli_${randomBytes(4).toString('hex')}`;
+  const restoredDb = `devplane_restore_${randomBytes(4).toString('hex')}`;
+  let tmp = '';
+  const env = () => ({ DATABASE_URL: process.env.DATABASE_URL, DATABASE_SCHEMA: schema, DATA_DIR: tmp });
+
+  beforeAll(async () => {
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'devplane-cli-'));
+  });
+  afterAll(async () => {
+    await rm(tmp, { recursive: true, force: true });
+    if (embeddedTestDatabase) return;
+    const client = new Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.query(`DROP DATABASE IF EXISTS "${restoredDb}"`);
+    await client.end();
+  });
+
+  // The embedded test database is one shared session (a CLI process would move its search_path):
+  // there the embedded suite below covers the same commands.
+  const serverOnly = embeddedTestDatabase ? it.skip : it;
+
+  serverOnly('creates, lists, resets and deletes accounts', async () => {
+    await accountLifecycle(env());
+  }, 120_000);
+
+  serverOnly('dumps the schema as pg_dump SQL and restores it into another database', async () => {
+    const file = path.join(tmp, 'dump.sql');
+    const dumped = await cli(env(), 'dump', '--output', file);
+    expect(dumped).toMatchObject({ code: 0, stdout: `Wrote an SQL dump to ${file}.\n` });
+    const sql = await readFile(file, 'utf8');
+    expect(sql).toContain('PostgreSQL database dump');
+    expect(sql).toContain(`CREATE TABLE "${schema}".users`.replace(/"/g, '')); // pg_dump quotes only when needed
+    expect(sql).not.toMatch(/OWNER TO/);
+
+    const admin = new Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${restoredDb}"`);
+    await admin.end();
+    const target = new URL(process.env.DATABASE_URL!);
+    target.pathname = `/${restoredDb}`;
+    const restored = await cli({ DATABASE_URL: target.toString(), DATABASE_SCHEMA: schema, DATA_DIR: tmp }, 'restore', '--input', file);
+    expect(restored).toMatchObject({ code: 0, stderr: '' });
+    const check = new Client({ connectionString: target.toString() });
+    await check.connect();
+    const { rows } = await check.query(`SELECT name FROM "${schema}".users WHERE type = 'individual' ORDER BY id`);
+    await check.end();
+    expect(rows.map((row: { name: string }) => row.name)).toEqual(['root']);
+
+    // A file that is not SQL fails in one transaction: nothing is half-loaded.
+    const bad = path.join(tmp, 'bad.sql');
+    await import('node:fs/promises').then((fs) => fs.writeFile(bad, 'CREATE TABLE half_loaded (id int);\nTHIS IS NOT SQL;\n'));
+    const refused = await cli({ DATABASE_URL: target.toString(), DATA_DIR: tmp }, 'restore', '--input', bad);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('psql exited with 3');
+    const again = new Client({ connectionString: target.toString() });
+    await again.connect();
+    const { rows: tables } = await again.query(`SELECT 1 FROM pg_tables WHERE tablename = 'half_loaded'`);
+    await again.end();
+    expect(tables).toHaveLength(0);
+  }, 120_000);
+});
+
+describe('admin CLI on the embedded database', () => {
+  let dataDir = '';
+  let tmp = '';
+  const env = () => ({ DATA_DIR: dataDir });
+
+  beforeAll(async () => {
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'devplane-cli-embedded-'));
+    dataDir = path.join(tmp, 'data');
+  });
+  afterAll(async () => {
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  it('creates, lists, resets and deletes accounts', async () => {
+    await accountLifecycle(env());
+  }, 180_000);
+
+  it('dumps a consistent copy and restores it only with --force, keeping the old data', async () => {
+    const file = path.join(tmp, 'copy.tar.gz');
+    expect(await cli(env(), 'dump', '--output', file)).toMatchObject({ code: 0, stdout: `Wrote a copy of the embedded database to ${file}.\n` });
+    expect((await cli(env(), 'create-user', '--username', 'carol', '--email', 'carol@example.com', '--password', STRONG)).code).toBe(0);
+
+    const refused = await cli(env(), 'restore', '--input', file);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('already holds a database; pass --force');
+    const restored = await cli(env(), 'restore', '--input', file, '--force');
+    expect(restored.code).toBe(0);
+    expect(restored.stdout).toMatch(/previous data kept in .*pglite\.replaced-/);
+    const listed = (await cli(env(), 'list-users')).stdout;
+    expect(listed).toContain(' root ');
+    expect(listed).not.toContain(' carol '); // the state of the dump, not the later one
+
+    const notADump = path.join(tmp, 'not-a-dump.tar.gz');
+    await import('node:fs/promises').then((fs) => fs.writeFile(notADump, 'plain text'));
+    const bad = await cli(env(), 'restore', '--input', notADump, '--force');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('is not a dump made by "dump"');
+  }, 180_000);
+});
