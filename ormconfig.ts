@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { loadConfig } from './src/platform/config/app-config';
+import { APP_ENTITIES, APP_MIGRATIONS } from './src/app.modules';
 import { dataSourceOptions } from './src/platform/database/data-source.factory';
 import { openDatabase } from './src/platform/database/open-database';
 
@@ -11,5 +12,5 @@ import { openDatabase } from './src/platform/database/open-database';
 export default (async () => {
   const config = loadConfig();
   const database = await openDatabase(config);
-  return new DataSource(dataSourceOptions(config, database.url));
+  return new DataSource(dataSourceOptions(config, database.url, { entities: APP_ENTITIES, migrations: APP_MIGRATIONS }));
 })();

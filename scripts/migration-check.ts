@@ -1,9 +1,9 @@
-import { ALL_ENTITIES } from '../src/platform/database/registry';
+import { APP_ENTITIES } from '../src/app.modules';
 import { withMigratedScratchDatabase } from './scratch-database';
 
 /** Fails when the entities and the migrations disagree (a migration would be generated). */
 async function main(): Promise<void> {
-  const pending = await withMigratedScratchDatabase(ALL_ENTITIES, async (dataSource) => {
+  const pending = await withMigratedScratchDatabase(APP_ENTITIES, async (dataSource) => {
     const sql = await dataSource.driver.createSchemaBuilder().log();
     return sql.upQueries.map((query) => query.query);
   });

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { MODULE_ENTITIES } from '../src/platform/database/registry';
+import { APP_MODULES, manifestNamed } from '../src/app.modules';
 import { withMigratedScratchDatabase } from './scratch-database';
 
 /**
@@ -33,13 +33,13 @@ function writeIndex(folder: string, module: string): void {
 
 async function main(): Promise<void> {
   const [module, name] = process.argv.slice(2);
-  if (!module || !name || !/^[A-Z][A-Za-z0-9]+$/.test(name) || !MODULE_ENTITIES[module]) {
+  if (!module || !name || !/^[A-Z][A-Za-z0-9]+$/.test(name) || !manifestNamed(module)) {
     process.stderr.write(
-      `usage: npm run migration:generate -- <module> <PascalCaseName>\nmodules: ${Object.keys(MODULE_ENTITIES).join(', ')}\n`,
+      `usage: npm run migration:generate -- <module> <PascalCaseName>\nmodules: ${APP_MODULES.map((manifest) => manifest.name).join(', ')}\n`,
     );
     process.exit(2);
   }
-  const entities = [...new Set([...MODULE_ENTITIES.identity!, ...MODULE_ENTITIES[module]!])];
+  const entities = [...new Set([...manifestNamed('identity')!.entities, ...manifestNamed(module)!.entities])];
   const sql = await withMigratedScratchDatabase(entities, (dataSource) => dataSource.driver.createSchemaBuilder().log());
   if (sql.upQueries.length === 0) {
     process.stdout.write('No changes: entities and migrations agree.\n');

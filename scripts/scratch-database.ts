@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/platform/config/app-config';
 import { dataSourceOptions } from '../src/platform/database/data-source.factory';
 import { startEmbeddedPostgres } from '../src/platform/database/embedded-postgres';
-import { ALL_MIGRATIONS } from '../src/platform/database/registry';
+import { APP_MIGRATIONS } from '../src/app.modules';
 
 /**
  * A throw-away database with every migration applied: a fresh schema on DATABASE_URL, or an
@@ -22,7 +22,7 @@ export async function withMigratedScratchDatabase<T>(
   await admin.connect();
   await admin.query(`CREATE SCHEMA "${schema}"`);
   const dataSource = new DataSource(
-    dataSourceOptions({ databaseSchema: schema, databasePoolSize: 2 }, url, { entities, migrations: ALL_MIGRATIONS }),
+    dataSourceOptions({ databaseSchema: schema, databasePoolSize: 2 }, url, { entities, migrations: APP_MIGRATIONS }),
   );
   try {
     await dataSource.initialize();

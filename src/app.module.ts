@@ -3,14 +3,9 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { FallbackExceptionFilter } from './api/dialect-exception.filter';
+import { APP_ENTITIES, APP_MIGRATIONS, APP_MODULES } from './app.modules';
 import { createValidationPipe } from './api/validation';
 import { AuthGuard } from './modules/auth/auth.guard';
-import { AdminUsersModule } from './modules/admin-users/admin-users.module';
-import { AuthModule } from './modules/auth/auth.module';
-import { IdentityModule } from './modules/identity/identity.module';
-import { NotificationsModule } from './modules/notifications/notifications.module';
-import { SystemModule } from './modules/system/system.module';
-import { WorkflowsModule } from './modules/workflows/workflows.module';
 import { CacheModule } from './platform/cache/cache.module';
 import type { AppConfig } from './platform/config/app-config';
 import { ConfigModule } from './platform/config/config.module';
@@ -23,9 +18,7 @@ import { RateLimitStorageCloser, throttlerOptions } from './platform/http/rate-l
 import { SiteConfigModule } from './platform/site-config/site-config.module';
 import { StorageModule } from './platform/storage/storage.module';
 
-/** Composes the platform and the modules. Module issues add their module to FEATURE_MODULES. */
-const FEATURE_MODULES = [SystemModule, WorkflowsModule, NotificationsModule, AdminUsersModule];
-
+/** Composes the platform and the modules; the modules come from the composition root (src/app.modules.ts). */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, runtime: DatabaseRuntime): DynamicModule {
@@ -34,15 +27,13 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => loggerOptions(config) }),
-        DatabaseModule.forRoot(runtime),
+        DatabaseModule.forRoot(runtime, { entities: APP_ENTITIES, migrations: APP_MIGRATIONS }),
         EventsModule,
         CacheModule,
         SiteConfigModule,
         StorageModule,
         ThrottlerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => throttlerOptions(config) }),
-        IdentityModule,
-        AuthModule,
-        ...FEATURE_MODULES,
+        ...APP_MODULES.map((manifest) => manifest.module),
       ],
       providers: [
         // Order matters: rate limits first, then credentials and access declarations.

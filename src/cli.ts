@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { AdminUsersService } from './modules/admin-users/admin-users.service';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
+import { APP_ENTITIES, APP_MIGRATIONS } from './app.modules';
 import { PasswordStrengthService } from './modules/auth/password-strength.service';
 import { canonicalExternalScope } from './modules/auth/rbac/rbac-catalogue';
 import { isGiteaScope } from './modules/auth/token-scopes';
@@ -92,7 +93,7 @@ async function main(argv: string[]): Promise<void> {
   const database = await openDatabase(config);
   try {
     if (command === 'migrate') {
-      const dataSource = await new DataSource(dataSourceOptions(config, database.url)).initialize();
+      const dataSource = await new DataSource(dataSourceOptions(config, database.url, { entities: APP_ENTITIES, migrations: APP_MIGRATIONS })).initialize();
       const applied = await dataSource.runMigrations({ transaction: 'each' });
       await dataSource.destroy();
       process.stdout.write(applied.length ? `Applied ${applied.map((m) => m.name).join(', ')}\n` : 'No pending migrations.\n');

@@ -10,3 +10,7 @@ export interface AuthEvents {
   };
   'auth.password_changed': { userId: string; via: 'one_time_passcode' | 'admin' | 'self' };
 }
+
+declare module '../../platform/events/event-map' {
+  interface DomainEventMap extends AuthEvents {}
+}

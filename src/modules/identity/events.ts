@@ -6,3 +6,7 @@ export interface IdentityEvents {
   'user.deleted': { userId: string; uuid: string; username: string; purge: boolean; actorId: string | null };
   'user.renamed': { userId: string; from: string; to: string };
 }
+
+declare module '../../platform/events/event-map' {
+  interface DomainEventMap extends IdentityEvents {}
+}

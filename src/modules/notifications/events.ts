@@ -15,3 +15,7 @@ export interface NotificationEvents {
     createdBy?: string;
   };
 }
+
+declare module '../../platform/events/event-map' {
+  interface DomainEventMap extends NotificationEvents {}
+}

@@ -20,3 +20,7 @@ export interface WorkflowEvents {
   /** A rule was created, updated or deleted (after commit). Caches listen; also sent over the cluster bus. */
   'workflow.rules_changed': { ruleId: number; action: 'created' | 'updated' | 'deleted' };
 }
+
+declare module '../../platform/events/event-map' {
+  interface DomainEventMap extends WorkflowEvents {}
+}

@@ -1,12 +1,17 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
-import { ALL_ENTITIES, ALL_MIGRATIONS } from './registry';
+
+/** The entities and migrations of the app: the composition root's manifests (src/app.modules.ts). */
+export interface DatabaseSchemaParts {
+  entities: Function[];
+  migrations: Function[];
+}
 
 /** TypeORM options for PostgreSQL; the embedded database is a PostgreSQL too (see embedded-postgres.ts). */
 export function dataSourceOptions(
   config: Pick<AppConfig, 'databaseSchema' | 'databasePoolSize'>,
   url: string,
-  overrides: Partial<{ entities: Function[]; migrations: Function[] }> = {},
+  parts: DatabaseSchemaParts,
 ): DataSourceOptions {
   const schema = config.databaseSchema;
   return {
@@ -15,8 +20,8 @@ export function dataSourceOptions(
     // gen_random_uuid() is built into PostgreSQL 13+ (and PGlite): no extension to install.
     uuidExtension: 'pgcrypto',
     installExtensions: false,
-    entities: overrides.entities ?? ALL_ENTITIES,
-    migrations: overrides.migrations ?? ALL_MIGRATIONS,
+    entities: parts.entities,
+    migrations: parts.migrations,
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',
     synchronize: false,

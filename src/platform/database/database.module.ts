@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.token';
-import { dataSourceOptions } from './data-source.factory';
+import { dataSourceOptions, type DatabaseSchemaParts } from './data-source.factory';
 import { DATABASE_RUNTIME, type DatabaseRuntime } from './database-runtime';
 import { TransactionRunner } from './transaction-runner.service';
 
@@ -11,7 +11,7 @@ import { TransactionRunner } from './transaction-runner.service';
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(runtime: DatabaseRuntime): DynamicModule {
+  static forRoot(runtime: DatabaseRuntime, parts: DatabaseSchemaParts): DynamicModule {
     return {
       module: DatabaseModule,
       imports: [
@@ -21,7 +21,7 @@ export class DatabaseModule {
             // Embedded: one connection. pglite-socket interleaves the extended-protocol messages of
             // concurrent connections on its single session (seen: "bind message supplies N
             // parameters, but prepared statement requires M"), so queries queue in the pool instead.
-            ...dataSourceOptions(runtime.embedded ? { ...config, databasePoolSize: 1 } : config, runtime.url),
+            ...dataSourceOptions(runtime.embedded ? { ...config, databasePoolSize: 1 } : config, runtime.url, parts),
             migrationsRun: true,
           }),
           dataSourceFactory: async (options) => new DataSource(options!).initialize(),

@@ -1,20 +1,14 @@
-import type { AdminUsersEvents } from '../../modules/admin-users/events';
-import type { AuthEvents } from '../../modules/auth/events';
-import type { IdentityEvents } from '../../modules/identity/events';
-import type { NotificationEvents } from '../../modules/notifications/events';
-import type { WorkflowEvents } from '../../modules/workflows/events';
 import type { SubjectEvents } from './subject-events';
 
 /**
  * The typed map of in-process domain events: the payload type follows the event name.
- * Each module declares what it emits in its own `events.ts`; they are joined here.
+ * The platform declares only its own (`subject-events.ts`); each module adds what it emits by
+ * augmenting this interface in its `events.ts`:
+ *
+ *   declare module '../../platform/events/event-map' {
+ *     interface DomainEventMap extends WorkflowEvents {}
+ *   }
  */
-export interface DomainEventMap
-  extends IdentityEvents,
-    AuthEvents,
-    WorkflowEvents,
-    NotificationEvents,
-    AdminUsersEvents,
-    SubjectEvents {}
+export interface DomainEventMap extends SubjectEvents {}
 
 export type DomainEventName = keyof DomainEventMap & string;

@@ -1,0 +1,29 @@
+import { ADMIN_USERS_MANIFEST } from './modules/admin-users/admin-users.manifest';
+import { AUTH_MANIFEST } from './modules/auth/auth.manifest';
+import { IDENTITY_MANIFEST } from './modules/identity/identity.manifest';
+import { NOTIFICATIONS_MANIFEST } from './modules/notifications/notifications.manifest';
+import { SYSTEM_MANIFEST } from './modules/system/system.manifest';
+import { WORKFLOWS_MANIFEST } from './modules/workflows/workflows.manifest';
+import { manifestEntities, manifestMigrations, type ModuleManifest } from './platform/modules/module-manifest';
+
+/**
+ * The composition root: every feature module, one line each. The app (app.module.ts), the TypeORM
+ * CLI (ormconfig.ts), the migration scripts and the admin CLI read this list. Identity and auth come
+ * first: every other module calls them.
+ */
+export const APP_MODULES: readonly ModuleManifest[] = [
+  IDENTITY_MANIFEST,
+  AUTH_MANIFEST,
+  SYSTEM_MANIFEST,
+  WORKFLOWS_MANIFEST,
+  NOTIFICATIONS_MANIFEST,
+  ADMIN_USERS_MANIFEST,
+];
+
+export const APP_ENTITIES = manifestEntities(APP_MODULES);
+export const APP_MIGRATIONS = manifestMigrations(APP_MODULES);
+
+/** Manifests by folder name (migration:generate). */
+export function manifestNamed(name: string): ModuleManifest | undefined {
+  return APP_MODULES.find((manifest) => manifest.name === name);
+}

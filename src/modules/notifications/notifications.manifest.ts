@@ -1,0 +1,12 @@
+import type { ModuleManifest } from '../../platform/modules/module-manifest';
+import { NOTIFICATIONS_ENTITIES } from './entities';
+import { NOTIFICATIONS_MIGRATIONS } from './migrations';
+import { NotificationsModule } from './notifications.module';
+
+/** The notifications module as the composition root (src/app.modules.ts) sees it. */
+export const NOTIFICATIONS_MANIFEST: ModuleManifest = {
+  name: 'notifications',
+  module: NotificationsModule,
+  entities: NOTIFICATIONS_ENTITIES,
+  migrations: NOTIFICATIONS_MIGRATIONS,
+};
