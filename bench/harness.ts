@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import { hashSecret, randomString } from '../src/modules/identity/api-token-codec';
+import { startEmbeddedPostgres } from '../src/platform/database/embedded-postgres';
+
+/** Shared plumbing of the benchmarks that load the built server (dist/main.js) from another process. */
+export const ROOT = path.join(__dirname, '..');
+
+export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timeout waiting for ${pattern}`)), timeoutMs);
+    let buffer = '';
+    const onData = (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const match = buffer.match(pattern);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`process exited (${code}) before ${pattern}: ${buffer.slice(-2000)}`)));
+  });
+}
+
+export interface BenchDatabase {
+  url: string;
+  schema: string;
+  embedded: boolean;
+  /** Environment for a devplane process (or a baseline server) on this database. */
+  env: NodeJS.ProcessEnv;
+  admin: Client;
+  close(): Promise<void>;
+}
+
+/** DATABASE_URL with a fresh schema, or an embedded PGlite this process hosts. */
+export async function benchDatabase(extraEnv: Record<string, string> = {}): Promise<BenchDatabase> {
+  const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(undefined, 30);
+  const url = process.env.DATABASE_URL ?? embedded!.url;
+  // The embedded database has one shared session: use its public schema rather than a search_path.
+  const schema = embedded ? 'public' : `bench_${randomBytes(4).toString('hex')}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: url,
+    ...(embedded ? {} : { DATABASE_SCHEMA: schema }),
+    DATABASE_EMBEDDED: embedded ? 'true' : 'false',
+    ...(embedded ? { DATABASE_POOL_SIZE: '1' } : {}),
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_ENABLED: 'false',
+    ADMIN_PASSWORD: 'Bench-Admin-Password-1',
+    DATA_DIR: `/tmp/devplane-bench-${schema}-${process.pid}`,
+    ...extraEnv,
+  };
+  const admin = new Client({ connectionString: url });
+  await admin.connect();
+  return {
+    url,
+    schema,
+    embedded: embedded !== undefined,
+    env,
+    admin,
+    async close() {
+      if (!embedded) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+      await admin.end().catch(() => undefined);
+      await embedded?.stop();
+    },
+  };
+}
+
+/** Starts dist/main.js on a free port; resolves once it listens. */
+export async function startDevplane(env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<{ child: ChildProcess; port: number }> {
+  if (!existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('run `npm run build` first');
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist', 'main.js')], {
+    env: { ...env, PORT: '0' },
+    stdio: 'pipe',
+  });
+  child.stdout?.resume();
+  const port = Number((await waitForLine(child, /listening on port (\d+)/))[1] ?? '0');
+  return { child, port };
+}
+
+/** A token for `username`, written the way ApiTokensService writes one (scopes `all`, one day). */
+export async function insertToken(db: BenchDatabase, username: string): Promise<string> {
+  const id = randomString(10);
+  const secret = randomString(22);
+  const { rowCount } = await db.admin.query(
+    `INSERT INTO "${db.schema}".api_tokens (id, hashed_secret, user_id, name, scopes, login_type, lifetime_seconds, expires_at)
+     SELECT $1, $2, id, $3, '{all}', 'token', 86400, now() + interval '1 day' FROM "${db.schema}".users WHERE lower_name = $4`,
+    [id, hashSecret(secret), `bench-${id}`, username.toLowerCase()],
+  );
+  if (rowCount !== 1) throw new Error(`no user ${username}`);
+  return `${id}-${secret}`;
+}
+
+export async function stopAll(children: ChildProcess[]): Promise<void> {
+  for (const child of children) child.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
