@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
+import { RequestBodyGuard } from './api/body/request-body.guard';
 import { FallbackExceptionFilter } from './api/dialect-exception.filter';
 import { createValidationPipe } from './api/validation';
 import { AuthGuard } from './modules/auth/auth.guard';
@@ -43,7 +44,8 @@ export class AppModule {
         ...FEATURE_MODULES,
       ],
       providers: [
-        // Order matters: rate limits first, then credentials and access declarations.
+        // Order matters: the route's body (read as it declares; src/api/body), rate limits, then credentials and access.
+        { provide: APP_GUARD, useClass: RequestBodyGuard },
         { provide: APP_GUARD, useClass: ThrottlerGuard },
         { provide: APP_GUARD, useExisting: AuthGuard },
         { provide: APP_FILTER, useClass: FallbackExceptionFilter },
