@@ -1,6 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { NOTIFICATION_TEMPLATE_IDS } from '../../src/modules/notifications/template-ids';
-import { OwnedResourcesRegistry } from '../../src/modules/admin-users/owned-resources.registry';
+import { OwnedResourcesRegistry } from '../../src/modules/identity/owned-resources.registry';
 import type { User } from '../../src/modules/identity/entities/user.entity';
 import { OrganizationsService } from '../../src/modules/identity/organizations.service';
 import { UsersService } from '../../src/modules/identity/users.service';

@@ -6,7 +6,6 @@ import { AdminUsersController } from './controllers/admin-users.controller';
 import { UserKeysController } from './controllers/user-keys.controller';
 import { ADMIN_USERS_ENTITIES } from './entities';
 import { MustChangePasswordListener } from './must-change-password.listener';
-import { OwnedResourcesRegistry } from './owned-resources.registry';
 import { GiteaPasswordPolicy } from './password-policy.service';
 import { PublicKeysService } from './public-keys.service';
 
@@ -17,7 +16,7 @@ import { PublicKeysService } from './public-keys.service';
 @Module({
   imports: [TypeOrmModule.forFeature(ADMIN_USERS_ENTITIES)],
   controllers: [AdminUsersController, UserKeysController],
-  providers: [AdminUsersService, AdminPolicyService, GiteaPasswordPolicy, PublicKeysService, OwnedResourcesRegistry, MustChangePasswordListener],
-  exports: [AdminPolicyService, GiteaPasswordPolicy, OwnedResourcesRegistry, PublicKeysService],
+  providers: [AdminUsersService, AdminPolicyService, GiteaPasswordPolicy, PublicKeysService, MustChangePasswordListener],
+  exports: [AdminPolicyService, GiteaPasswordPolicy, PublicKeysService],
 })
 export class AdminUsersModule {}

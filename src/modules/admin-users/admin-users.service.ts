@@ -14,7 +14,7 @@ import { AdminPolicyService } from './admin-policy.service';
 import { bindCreateUser, bindEditUser, bindRenameUser } from './binding';
 import { AdminGrantTombstone } from './entities/admin-grant-tombstone.entity';
 import { compileEmailDomainCheck, emailDomainMessage, emailProblem, parseGoBool, usernameProblem } from './gitea-rules';
-import { OwnedResourcesRegistry } from './owned-resources.registry';
+import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
 import { GiteaPasswordPolicy } from './password-policy.service';
 
 /** Serialises every change that can lower the number of administrators. */

@@ -7,6 +7,7 @@ import { GiteaUsersController } from './controllers/gitea-users.controller';
 import { OcsCloudUserController } from './controllers/ocs-cloud-user.controller';
 import { IDENTITY_ENTITIES } from './entities';
 import { OrganizationsService } from './organizations.service';
+import { OwnedResourcesRegistry } from './owned-resources.registry';
 import { PasswordHasher } from './password-hasher.service';
 import { UserDirectory } from './user-directory.service';
 import { UsersService } from './users.service';
@@ -16,7 +17,16 @@ import { UsersService } from './users.service';
 @Module({
   imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES)],
   controllers: [OcsCloudUserController, CoderUsersController, GiteaUsersController],
-  providers: [UsersService, OrganizationsService, ApiTokensService, PasswordHasher, UserDirectory, BootstrapAdminService],
-  exports: [UsersService, OrganizationsService, ApiTokensService, PasswordHasher, UserDirectory, BootstrapAdminService, TypeOrmModule],
+  providers: [UsersService, OrganizationsService, ApiTokensService, PasswordHasher, UserDirectory, BootstrapAdminService, OwnedResourcesRegistry],
+  exports: [
+    UsersService,
+    OrganizationsService,
+    ApiTokensService,
+    PasswordHasher,
+    UserDirectory,
+    BootstrapAdminService,
+    OwnedResourcesRegistry,
+    TypeOrmModule,
+  ],
 })
 export class IdentityModule {}
