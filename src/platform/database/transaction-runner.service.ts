@@ -8,6 +8,8 @@ export interface Transaction {
   readonly manager: EntityManager;
   emit<K extends DomainEventName>(name: K, payload: DomainEventMap[K]): void;
   afterCommit(callback: () => void | Promise<void>): void;
+  /** Undoes work outside the database (a moved directory, a stored blob) when the transaction fails. */
+  onRollback(callback: () => void | Promise<void>): void;
 }
 
 @Injectable()
@@ -28,19 +30,32 @@ export class TransactionRunner {
    */
   async run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     const pending: (() => void | Promise<void>)[] = [];
-    const result = await this.dataSource.transaction(async (manager) => {
-      const tx: Transaction = {
-        manager,
-        emit: (name, payload) =>
-          pending.push(() =>
-            this.events.emitAsync(name, payload).catch((error: unknown) => {
-              this.logger.error({ err: error, event: name }, 'a listener of a committed event failed');
-            }),
-          ),
-        afterCommit: (callback) => pending.push(callback),
-      };
-      return work(tx);
-    });
+    const undo: (() => void | Promise<void>)[] = [];
+    const result = await this.dataSource
+      .transaction(async (manager) => {
+        const tx: Transaction = {
+          manager,
+          emit: (name, payload) =>
+            pending.push(() =>
+              this.events.emitAsync(name, payload).catch((error: unknown) => {
+                this.logger.error({ err: error, event: name }, 'a listener of a committed event failed');
+              }),
+            ),
+          afterCommit: (callback) => pending.push(callback),
+          onRollback: (callback) => undo.push(callback),
+        };
+        return work(tx);
+      })
+      .catch(async (error: unknown) => {
+        for (const callback of undo.reverse()) {
+          await Promise.resolve()
+            .then(callback)
+            .catch((undoError: unknown) =>
+              this.logger.error({ err: undoError }, 'undoing work of a failed transaction failed'),
+            );
+        }
+        throw error;
+      });
     for (const callback of pending) await callback();
     return result;
   }
