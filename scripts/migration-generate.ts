@@ -12,7 +12,7 @@ import { withMigratedScratchDatabase } from './scratch-database';
 function escape(sql: string): string {
   // Everything lives in one schema chosen by search_path: drop TypeORM's "public". qualifiers.
   return sql
-    .replace(/"public"\./g, '').replace(/\\/g, '\\\\').replace(/`/g, '\\`').replace(/\$\{/g, '\\${');
+    .replace(/"(public|scratch_[0-9a-f]+)"\./g, '').replace(/\\/g, '\\\\').replace(/`/g, '\\`').replace(/\$\{/g, '\\${');
 }
 
 function writeIndex(folder: string, module: string): void {

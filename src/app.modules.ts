@@ -2,6 +2,7 @@ import { ADMIN_USERS_MANIFEST } from './modules/admin-users/admin-users.manifest
 import { AUTH_MANIFEST } from './modules/auth/auth.manifest';
 import { IDENTITY_MANIFEST } from './modules/identity/identity.manifest';
 import { NOTIFICATIONS_MANIFEST } from './modules/notifications/notifications.manifest';
+import { REPOSITORIES_MANIFEST } from './modules/repositories/repositories.manifest';
 import { SYSTEM_MANIFEST } from './modules/system/system.manifest';
 import { WORKFLOWS_MANIFEST } from './modules/workflows/workflows.manifest';
 import { manifestEntities, manifestMigrations, type ModuleManifest } from './platform/modules/module-manifest';
@@ -18,6 +19,7 @@ export const APP_MODULES: readonly ModuleManifest[] = [
   WORKFLOWS_MANIFEST,
   NOTIFICATIONS_MANIFEST,
   ADMIN_USERS_MANIFEST,
+  REPOSITORIES_MANIFEST,
 ];
 
 export const APP_ENTITIES = manifestEntities(APP_MODULES);

@@ -27,6 +27,8 @@ export class GiteaPage<T> {
     readonly items: T[],
     readonly total: number,
     readonly paging: GiteaPaging,
+    /** The body around the items when it is not the bare array (`/repos/search`: `{ok, data}`). */
+    readonly wrap?: (items: T[]) => unknown,
   ) {}
 
   /** Serialised only when a route forgot `@GiteaPaged()`: a 500 in every test of that route. */

@@ -23,7 +23,7 @@ export class GiteaPagingInterceptor implements NestInterceptor {
         res.setHeader('Access-Control-Expose-Headers', 'X-Total-Count, Link');
         const link = giteaLinkHeader(this.config.publicUrl, req.originalUrl, page, limit, result.total);
         if (link !== '') res.setHeader('Link', link);
-        return result.items;
+        return result.wrap ? result.wrap(result.items) : result.items;
       }),
     );
   }

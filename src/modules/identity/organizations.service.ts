@@ -108,6 +108,22 @@ export class OrganizationsService {
     await this.teamMembers.upsert({ teamId, userId }, ['teamId', 'userId']);
   }
 
+  /** The teams the user belongs to, in organization `organizationId` (repository permissions). */
+  async teamsOf(userId: string, organizationId: string): Promise<Team[]> {
+    const rows = await this.teamMembers.find({ where: { userId, team: { organizationId } }, relations: { team: true } });
+    return rows.map((row) => row.team);
+  }
+
+  /** Numeric ids of an organization's owners (members of its Owners team). */
+  async ownerIdsOf(organizationId: string): Promise<string[]> {
+    return (await this.members.find({ where: { organizationId, isOwner: true }, select: { userId: true } })).map((row) => row.userId);
+  }
+
+  /** An organization's team by name (case-insensitive). */
+  findTeam(organizationId: string, name: string): Promise<Team | null> {
+    return this.teams.findOneBy({ organizationId, lowerName: name.toLowerCase() });
+  }
+
   /** Names of the teams the user belongs to, as `org/team`. */
   async teamNamesOf(userId: string): Promise<string[]> {
     const rows = await this.teamMembers.find({ where: { userId }, relations: { team: { organization: true } } });

@@ -1,0 +1,25 @@
+/** One ref a push moved (zero id = created or deleted). */
+export interface PushedRef {
+  ref: string;
+  oldId: string;
+  newId: string;
+}
+
+/**
+ * Events of the repositories module (after the refs moved / after commit). Branch events are the
+ * platform's subject events (`branch.created/updated/deleted`, platform/events/subject-events.ts),
+ * which the workflow engine matches.
+ */
+export interface RepositoryEvents {
+  'repository.created': { repositoryId: string; ownerId: string; name: string; actorId: string };
+  'repository.deleted': { repositoryId: string; ownerId: string; name: string; actorId: string | null };
+  'repository.renamed': { repositoryId: string; ownerId: string; from: string; to: string; actorId: string };
+  /** A push moved refs (post-receive). */
+  'repository.pushed': { repositoryId: string; ownerId: string; repositoryName: string; pusherId: string; refs: PushedRef[] };
+  'tag.created': { repositoryId: string; tag: string; commitId: string; pusherId: string };
+  'tag.deleted': { repositoryId: string; tag: string; oldCommitId: string; pusherId: string };
+}
+
+declare module '../../platform/events/event-map' {
+  interface DomainEventMap extends RepositoryEvents {}
+}

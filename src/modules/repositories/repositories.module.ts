@@ -1,0 +1,60 @@
+import { Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
+import { CollaboratorsService } from './collaborators.service';
+import { GitHooksController } from './controllers/git-hooks.controller';
+import { GitSmartHttpController } from './controllers/git-smart-http.controller';
+import { GiteaCollaboratorsController } from './controllers/gitea-collaborators.controller';
+import { GiteaRepositoriesController } from './controllers/gitea-repositories.controller';
+import { REPOSITORIES_ENTITIES } from './entities';
+import { Repository } from './entities/repository.entity';
+import { GitStorage } from './git/git-storage.service';
+import { PushSessions } from './git/push-sessions.service';
+import { SmartHttpService } from './git/smart-http.service';
+import { PushHooksService } from './push-hooks.service';
+import { RepositoriesService } from './repositories.service';
+import { RepositoryPermissions } from './repository-permissions.service';
+
+/**
+ * Code hosting core (spec 3, issue 12): repositories as rows plus bare git repositories on disk,
+ * Gitea's repository and collaborator routes, git smart HTTP with devplane's push hooks, and the
+ * one repository permission function every code-hosting module uses. See README.md.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature(REPOSITORIES_ENTITIES)],
+  controllers: [GiteaRepositoriesController, GiteaCollaboratorsController, GitSmartHttpController, GitHooksController],
+  providers: [
+    RepositoriesService,
+    RepositoryPermissions,
+    CollaboratorsService,
+    GitStorage,
+    SmartHttpService,
+    PushSessions,
+    PushHooksService,
+  ],
+  exports: [RepositoriesService, RepositoryPermissions],
+})
+export class RepositoriesModule implements OnModuleInit, OnModuleDestroy {
+  constructor(
+    private readonly owned: OwnedResourcesRegistry,
+    private readonly repositories: RepositoriesService,
+  ) {}
+
+  /** A user or organization that owns repositories cannot be deleted (422) unless purged with them. */
+  onModuleInit(): void {
+    this.owned.register({
+      kind: 'repositories',
+      message: (userId) => `user still has ownership of repositories [uid: ${userId}]`,
+      count: (userId, manager) => manager.getRepository(Repository).countBy({ ownerId: userId }),
+      purge: async (userId, tx) => {
+        for (const repo of await tx.manager.getRepository(Repository).find({ where: { ownerId: userId }, relations: { owner: true } })) {
+          await this.repositories.deleteInTransaction(repo, tx);
+        }
+      },
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.owned.unregister('repositories');
+  }
+}

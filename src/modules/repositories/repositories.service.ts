@@ -1,0 +1,333 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Brackets, Repository as OrmRepository, type SelectQueryBuilder } from 'typeorm';
+import type { AppConfig } from '../../platform/config/app-config';
+import { APP_CONFIG } from '../../platform/config/config.token';
+import { type Transaction, TransactionRunner } from '../../platform/database/transaction-runner.service';
+import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../../platform/errors/domain-error';
+import type { User } from '../identity/entities/user.entity';
+import { OrganizationsService } from '../identity/organizations.service';
+import { UsersService } from '../identity/users.service';
+import { RepositoryRedirect } from './entities/repository-redirect.entity';
+import { Repository } from './entities/repository.entity';
+import { GitStorage, type StagedMove } from './git/git-storage.service';
+import { isValidBranchName, repositoryNameProblem } from './repository-names';
+import { repositoryNotFound } from './repository-permissions.service';
+
+export interface CreateRepositoryInput {
+  name: string;
+  description?: string;
+  private?: boolean;
+  autoInit?: boolean;
+  defaultBranch?: string;
+}
+
+export interface EditRepositoryInput {
+  name?: string;
+  description?: string;
+  website?: string;
+  private?: boolean;
+  archived?: boolean;
+  defaultBranch?: string;
+}
+
+export interface RepositoryListQuery {
+  offset: number;
+  limit: number;
+}
+
+export interface SearchRepositoriesQuery extends RepositoryListQuery {
+  q?: string;
+  ownerId?: string;
+  /** Only private (true) or only public (false) repositories. */
+  isPrivate?: boolean;
+  sort: 'alpha' | 'created' | 'updated' | 'size' | 'id';
+  order: 'asc' | 'desc';
+}
+
+/** Where a request for `{owner}/{repo}` lands: the repository, or the new path of a renamed one. */
+export type Resolved = { repo: Repository; owner: User } | { redirectTo: { owner: string; name: string } };
+
+function uniqueViolation(error: unknown): boolean {
+  return (error as { code?: string }).code === '23505' || (error as { driverError?: { code?: string } }).driverError?.code === '23505';
+}
+
+const REPO_EXISTS = 'The repository with the same name already exists.';
+
+/** Repositories: the rows and their bare repositories on disk, kept in step. */
+@Injectable()
+export class RepositoriesService {
+  constructor(
+    @InjectRepository(Repository) private readonly repos: OrmRepository<Repository>,
+    @InjectRepository(RepositoryRedirect) private readonly redirects: OrmRepository<RepositoryRedirect>,
+    private readonly users: UsersService,
+    private readonly organizations: OrganizationsService,
+    private readonly storage: GitStorage,
+    private readonly transactions: TransactionRunner,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  gitDir(owner: User, repo: Repository): string {
+    return this.storage.pathOf(owner.name, repo.name);
+  }
+
+  /** `{owner}/{repo}` of a path: the repository, a redirect for a renamed one, or 404 (unknown owner: Gitea's text). */
+  async resolve(ownerName: string, repoName: string): Promise<Resolved> {
+    const owner = await this.users.findByName(ownerName);
+    if (!owner) throw new NotFoundError('GetUserByName', { code: 'USER_NOT_FOUND', detail: `user does not exist [uid: 0, name: ${ownerName}]` });
+    const repo = await this.repos.findOne({ where: { ownerId: owner.id, lowerName: repoName.toLowerCase() }, relations: { owner: true } });
+    if (repo) return { repo, owner };
+    const redirect = await this.redirects.findOne({ where: { ownerId: owner.id, lowerName: repoName.toLowerCase() }, relations: { repository: { owner: true } } });
+    if (redirect) return { redirectTo: { owner: redirect.repository.owner.name, name: redirect.repository.name } };
+    throw repositoryNotFound();
+  }
+
+  async findById(id: string): Promise<Repository | null> {
+    return this.repos.findOne({ where: { id }, relations: { owner: true } });
+  }
+
+  /** Gitea's CreateRepository for a user (`POST /user/repos`) or an organization (`POST /orgs/{org}/repos`). */
+  async create(actor: User, owner: User, input: CreateRepositoryInput): Promise<Repository> {
+    const problem = repositoryNameProblem(input.name);
+    if (problem) throw new InvalidError(problem.text, { code: 'REPOSITORY_NAME' });
+    const defaultBranch = input.defaultBranch || 'main';
+    if (!isValidBranchName(defaultBranch)) throw new InvalidError('[DefaultBranch]: GitRefName', { code: 'DEFAULT_BRANCH' });
+    if (owner.type === 'organization') await this.assertMayCreateIn(actor, owner);
+    if (await this.repos.existsBy({ ownerId: owner.id, lowerName: input.name.toLowerCase() })) {
+      throw new ConflictError(REPO_EXISTS, { code: 'REPOSITORY_EXISTS' });
+    }
+    const staged = await this.storage.prepare(owner.name, input.name, {
+      defaultBranch,
+      readme: input.autoInit
+        ? {
+            content: `# ${input.name}\n\n${input.description ?? ''}`.trimEnd() + '\n',
+            authorName: actor.fullName || actor.name,
+            authorEmail: actor.email || `${actor.lowerName}@noreply.localhost`,
+          }
+        : undefined,
+    });
+    const id = await this.withStaged([staged], () =>
+      this.transactions.run(async (tx) => {
+        const row = await tx.manager.getRepository(Repository).save(
+          tx.manager.getRepository(Repository).create({
+            ownerId: owner.id,
+            name: input.name,
+            lowerName: input.name.toLowerCase(),
+            description: input.description ?? '',
+            isPrivate: input.private === true,
+            isEmpty: !input.autoInit,
+            defaultBranch,
+          }),
+        );
+        // The name may have been taken by an old name of a renamed repository: the new one wins.
+        await tx.manager.getRepository(RepositoryRedirect).delete({ ownerId: owner.id, lowerName: row.lowerName });
+        await staged.commit();
+        tx.emit('repository.created', { repositoryId: row.id, ownerId: owner.id, name: row.name, actorId: actor.id });
+        return row.id;
+      }),
+    ).catch((error: unknown) => {
+      if (uniqueViolation(error)) throw new ConflictError(REPO_EXISTS, { code: 'REPOSITORY_EXISTS' });
+      throw error;
+    });
+    return (await this.findById(id))!;
+  }
+
+  private async assertMayCreateIn(actor: User, organization: User): Promise<void> {
+    if (actor.isAdmin) return;
+    const membership = (await this.organizations.membershipsOf(actor.id)).find((m) => m.organizationId === organization.id);
+    if (membership?.isOwner) return;
+    const teams = membership ? await this.organizations.teamsOf(actor.id, organization.id) : [];
+    if (teams.some((team) => team.canCreateOrgRepo)) return;
+    throw new ForbiddenError('Given user is not owner of organization.', 'permission', { code: 'NOT_ORG_OWNER' });
+  }
+
+  /** Runs a database change around staged directory moves: both happen, or neither. */
+  private async withStaged<T>(staged: StagedMove[], work: () => Promise<T>): Promise<T> {
+    let result: T;
+    try {
+      result = await work();
+    } catch (error) {
+      for (const move of [...staged].reverse()) await move.rollback().catch(() => undefined);
+      throw error;
+    }
+    return result;
+  }
+
+  /** Gitea's EditRepo (PATCH): description, website, private, archived, default_branch, name. */
+  async edit(actor: User, owner: User, repo: Repository, input: EditRepositoryInput): Promise<Repository> {
+    const gitDir = this.gitDir(owner, repo);
+    if (input.defaultBranch !== undefined && input.defaultBranch !== repo.defaultBranch) {
+      if (!isValidBranchName(input.defaultBranch)) throw new InvalidError('[DefaultBranch]: GitRefName', { code: 'DEFAULT_BRANCH' });
+      if (!repo.isEmpty) {
+        const branches = await this.storage.branches(gitDir);
+        if (!branches.some((branch) => branch.name === input.defaultBranch)) {
+          throw new NotFoundError('The default branch does not exist', { code: 'BRANCH_NOT_FOUND' });
+        }
+      }
+    }
+    const newName = input.name !== undefined && input.name !== repo.name ? input.name : undefined;
+    if (newName !== undefined) {
+      const problem = repositoryNameProblem(newName);
+      if (problem) throw new InvalidError(problem.text, { code: 'REPOSITORY_NAME' });
+      const caseOnly = newName.toLowerCase() === repo.lowerName;
+      if (!caseOnly && (await this.repos.existsBy({ ownerId: owner.id, lowerName: newName.toLowerCase() }))) {
+        throw new InvalidError(`repository already exists [uname: ${owner.name}, name: ${newName}]`, { code: 'REPOSITORY_EXISTS' });
+      }
+    }
+    const staged: StagedMove[] = [];
+    await this.withStaged(staged, () =>
+      this.transactions.run(async (tx) => {
+        const table = tx.manager.getRepository(Repository);
+        const changes: Partial<Repository> = {};
+        if (input.description !== undefined) changes.description = input.description;
+        if (input.website !== undefined) changes.website = input.website;
+        if (input.private !== undefined) changes.isPrivate = input.private;
+        if (input.archived !== undefined && input.archived !== repo.isArchived) {
+          changes.isArchived = input.archived;
+          changes.archivedAt = input.archived ? new Date() : null;
+        }
+        if (input.defaultBranch !== undefined) changes.defaultBranch = input.defaultBranch;
+        if (newName !== undefined) {
+          changes.name = newName;
+          changes.lowerName = newName.toLowerCase();
+          const redirects = tx.manager.getRepository(RepositoryRedirect);
+          await redirects.delete({ ownerId: owner.id, lowerName: newName.toLowerCase() });
+          if (newName.toLowerCase() !== repo.lowerName) {
+            await redirects.insert({ ownerId: owner.id, lowerName: repo.lowerName, repositoryId: repo.id });
+          }
+        }
+        if (Object.keys(changes).length > 0) await table.update({ id: repo.id }, changes);
+        if (newName !== undefined) {
+          staged.push(await this.storage.stageMove({ owner: owner.name, name: repo.name }, { owner: owner.name, name: newName }));
+          tx.emit('repository.renamed', { repositoryId: repo.id, ownerId: owner.id, from: repo.name, to: newName, actorId: actor.id });
+        }
+      }),
+    );
+    const updated = (await this.findById(repo.id))!;
+    if (input.defaultBranch !== undefined) await this.storage.setHead(this.gitDir(owner, updated), updated.defaultBranch);
+    return updated;
+  }
+
+  /** Deletes the row and the repository on disk, together (the directory waits in the trash until the commit). */
+  async delete(actor: User | null, owner: User, repo: Repository): Promise<void> {
+    let staged: StagedMove | undefined;
+    try {
+      await this.transactions.run(async (tx) => {
+        await tx.manager.getRepository(Repository).delete({ id: repo.id });
+        staged = await this.storage.stageDelete(owner.name, repo.name);
+        tx.emit('repository.deleted', { repositoryId: repo.id, ownerId: owner.id, name: repo.name, actorId: actor?.id ?? null });
+      });
+    } catch (error) {
+      await staged?.rollback().catch(() => undefined);
+      throw error;
+    }
+    await staged?.commit();
+  }
+
+  /**
+   * Deletes a repository inside a caller's transaction (purging an account): the directory goes to
+   * the trash now, back if the transaction fails, away for good after the commit.
+   */
+  async deleteInTransaction(repo: Repository, tx: Transaction): Promise<void> {
+    await tx.manager.getRepository(Repository).delete({ id: repo.id });
+    const staged = await this.storage.stageDelete(repo.owner.name, repo.name);
+    tx.afterCommit(() => staged.commit());
+    tx.onRollback(() => staged.rollback());
+    tx.emit('repository.deleted', { repositoryId: repo.id, ownerId: repo.ownerId, name: repo.name, actorId: null });
+  }
+
+  /** How many repositories an account owns (user deletion refuses while any). */
+  countOwnedBy(ownerId: string): Promise<number> {
+    return this.repos.countBy({ ownerId });
+  }
+
+  /** Repositories an account owns, for purging with the account. */
+  ownedBy(ownerId: string): Promise<Repository[]> {
+    return this.repos.find({ where: { ownerId }, relations: { owner: true } });
+  }
+
+  /** A push moved refs: the repository is no longer empty; an empty repository takes its first branch as default. */
+  async recordPush(repo: Repository, owner: User, pushedBranches: string[]): Promise<Repository> {
+    const gitDir = this.gitDir(owner, repo);
+    const branches = await this.storage.branches(gitDir);
+    const changes: Partial<Repository> = { isEmpty: branches.length === 0, sizeKib: String(await this.storage.sizeKib(gitDir)) };
+    if (branches.length > 0 && !branches.some((branch) => branch.name === repo.defaultBranch)) {
+      changes.defaultBranch = pushedBranches.find((name) => branches.some((b) => b.name === name)) ?? branches[0]!.name;
+      await this.storage.setHead(gitDir, changes.defaultBranch);
+    }
+    await this.repos.update({ id: repo.id }, changes);
+    return (await this.findById(repo.id))!;
+  }
+
+  // ------------------------------------------------------------------------------- lists
+
+  /** Repositories the viewer may see: public ones, and private ones they have access to. */
+  private visibleTo(query: SelectQueryBuilder<Repository>, viewer: User | null): SelectQueryBuilder<Repository> {
+    if (viewer?.isAdmin) return query;
+    if (!viewer) return query.andWhere('repo.is_private = false');
+    return query.andWhere(
+      new Brackets((where) => {
+        where
+          .where('repo.is_private = false')
+          .orWhere('repo.owner_id = :viewerId')
+          .orWhere('EXISTS (SELECT 1 FROM repository_collaborators c WHERE c.repository_id = repo.id AND c.user_id = :viewerId)')
+          .orWhere(
+            'EXISTS (SELECT 1 FROM organization_members m WHERE m.organization_id = repo.owner_id AND m.user_id = :viewerId AND m.is_owner)',
+          )
+          .orWhere(
+            `EXISTS (SELECT 1 FROM team_members tm JOIN teams t ON t.id = tm.team_id
+                      WHERE tm.user_id = :viewerId AND t.organization_id = repo.owner_id
+                        AND (t.includes_all_repositories OR EXISTS (SELECT 1 FROM team_repositories tr WHERE tr.team_id = t.id AND tr.repository_id = repo.id)))`,
+          );
+      }),
+    ).setParameter('viewerId', viewer.id);
+  }
+
+  private base(): SelectQueryBuilder<Repository> {
+    return this.repos.createQueryBuilder('repo').leftJoinAndSelect('repo.owner', 'owner');
+  }
+
+  /** `GET /users/{u}/repos`, `GET /orgs/{org}/repos`: an owner's repositories the viewer may see. */
+  async listOwnedBy(owner: User, viewer: User | null, page: RepositoryListQuery): Promise<{ items: Repository[]; total: number }> {
+    const query = this.visibleTo(this.base().where('repo.owner_id = :ownerId', { ownerId: owner.id }), viewer);
+    const [items, total] = await query.orderBy('repo.lower_name', 'ASC').addOrderBy('repo.id', 'ASC').skip(page.offset).take(page.limit).getManyAndCount();
+    return { items, total };
+  }
+
+  /** `GET /user/repos`: what the user owns or may access (collaborations, organizations, teams). */
+  async listAccessibleBy(user: User, page: RepositoryListQuery): Promise<{ items: Repository[]; total: number }> {
+    const query = this.base()
+      .where(
+        new Brackets((where) => {
+          where
+            .where('repo.owner_id = :userId')
+            .orWhere('EXISTS (SELECT 1 FROM repository_collaborators c WHERE c.repository_id = repo.id AND c.user_id = :userId)')
+            .orWhere('EXISTS (SELECT 1 FROM organization_members m WHERE m.organization_id = repo.owner_id AND m.user_id = :userId AND m.is_owner)')
+            .orWhere(
+              `EXISTS (SELECT 1 FROM team_members tm JOIN teams t ON t.id = tm.team_id
+                        WHERE tm.user_id = :userId AND t.organization_id = repo.owner_id
+                          AND (t.includes_all_repositories OR EXISTS (SELECT 1 FROM team_repositories tr WHERE tr.team_id = t.id AND tr.repository_id = repo.id)))`,
+            );
+        }),
+      )
+      .setParameter('userId', user.id);
+    const [items, total] = await query.orderBy('repo.id', 'ASC').skip(page.offset).take(page.limit).getManyAndCount();
+    return { items, total };
+  }
+
+  /** `GET /repos/search`. */
+  async search(viewer: User | null, search: SearchRepositoriesQuery): Promise<{ items: Repository[]; total: number }> {
+    let query = this.visibleTo(this.base(), viewer);
+    if (search.q) query = query.andWhere('repo.lower_name LIKE :q', { q: `%${search.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+    if (search.ownerId) query = query.andWhere('repo.owner_id = :ownerId', { ownerId: search.ownerId });
+    if (search.isPrivate !== undefined) query = query.andWhere('repo.is_private = :isPrivate', { isPrivate: search.isPrivate });
+    const column = { alpha: 'repo.lower_name', created: 'repo.created_at', updated: 'repo.updated_at', size: 'repo.size_kib', id: 'repo.id' }[search.sort];
+    const direction = search.order === 'desc' ? 'DESC' : 'ASC';
+    const [items, total] = await query.orderBy(column, direction).addOrderBy('repo.id', direction).skip(search.offset).take(search.limit).getManyAndCount();
+    return { items, total };
+  }
+
+  get publicUrl(): string {
+    return this.config.publicUrl;
+  }
+}

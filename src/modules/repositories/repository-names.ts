@@ -1,0 +1,34 @@
+/** Gitea's repository name rules (binding AlphaDashDot + MaxSize(100), reserved names and patterns). */
+const RESERVED = new Set(['.', '..', '-']);
+const RESERVED_SUFFIXES = ['.git', '.wiki', '.rss', '.atom'];
+const ALPHA_DASH_DOT = /^[A-Za-z0-9_.-]+$/;
+
+/** Why a name cannot be used, in Gitea's words, or null. `field` is the Go form field (`Name`). */
+export function repositoryNameProblem(name: string, field = 'Name'): { text: string; binding: boolean } | null {
+  if (name === '') return { text: `[${field}]: Required`, binding: true };
+  if (!ALPHA_DASH_DOT.test(name)) return { text: `[${field}]: AlphaDashDot`, binding: true };
+  if (name.length > 100) return { text: `[${field}]: MaxSize`, binding: true };
+  if (RESERVED.has(name.toLowerCase())) return { text: `name is reserved [name: ${name}]`, binding: false };
+  const suffix = RESERVED_SUFFIXES.find((end) => name.toLowerCase().endsWith(end));
+  if (suffix) return { text: `name pattern is not allowed [pattern: *${suffix}]`, binding: false };
+  return null;
+}
+
+/** A git branch name git itself accepts for a default branch (check-ref-format rules, simplified). */
+export function isValidBranchName(name: string): boolean {
+  return (
+    name.length > 0 &&
+    name.length <= 255 &&
+    ![...name].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f) &&
+    !/[\s~^:?*[\\]/.test(name) &&
+    !name.startsWith('/') &&
+    !name.endsWith('/') &&
+    !name.endsWith('.') &&
+    !name.endsWith('.lock') &&
+    !name.includes('..') &&
+    !name.includes('//') &&
+    !name.includes('@{') &&
+    !name.startsWith('-') &&
+    name !== '@'
+  );
+}

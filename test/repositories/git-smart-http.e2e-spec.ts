@@ -1,0 +1,200 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { GitStorage } from '../../src/modules/repositories/git/git-storage.service';
+import type { CreatedUser } from '../helpers/factories';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { cloneUrl, credentialHelper, git, tempDir, workingCopy } from './git-client';
+
+/** One pkt-line of git's protocol. */
+function pkt(text: string): string {
+  return `${(Buffer.byteLength(text) + 4).toString(16).padStart(4, '0')}${text}`;
+}
+
+describe('git smart HTTP with the real git client', () => {
+  let t: TestApp;
+  let base: string;
+  let alice: CreatedUser;
+  let bob: CreatedUser;
+  const events: { name: string; payload: Record<string, unknown> }[] = [];
+
+  const auth = (who: CreatedUser) => ({ user: who.user.name, secret: who.token });
+  const api = () => t.http();
+
+  async function createRepo(owner: CreatedUser, body: Record<string, unknown>) {
+    const res = await api().post('/api/v1/user/repos').set('Authorization', `token ${owner.token}`).send(body);
+    expect(res.status).toBe(201);
+    return res.body as { name: string; empty: boolean; clone_url: string };
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    base = await t.listen();
+    alice = await t.factories.user({ username: 'alice' });
+    bob = await t.factories.user({ username: 'bob' });
+    const emitter = t.app.get(EventEmitter2);
+    for (const name of ['repository.pushed', 'branch.created', 'branch.updated', 'branch.deleted', 'tag.created', 'tag.deleted']) {
+      emitter.on(name, (payload: Record<string, unknown>) => events.push({ name, payload }));
+    }
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('clones a repository created with auto_init, with its README', async () => {
+    await createRepo(alice, { name: 'filled', auto_init: true, description: 'A test' });
+    const dir = await tempDir();
+    const result = await git(['clone', '--quiet', cloneUrl(base, 'alice', 'filled', auth(alice)), 'copy'], dir);
+    expect(result).toMatchObject({ code: 0 });
+    expect(await readFile(path.join(dir, 'copy', 'README.md'), 'utf8')).toBe('# filled\n\nA test\n');
+    expect((await git(['rev-parse', '--abbrev-ref', 'HEAD'], path.join(dir, 'copy'))).stdout.trim()).toBe('main');
+  });
+
+  it('clones an empty repository, then a first push fills it and emits the branch and push events', async () => {
+    const created = await createRepo(alice, { name: 'empty-one' });
+    expect(created.empty).toBe(true);
+    const dir = await tempDir();
+    const clone = await git(['clone', cloneUrl(base, 'alice', 'empty-one', auth(alice)), 'copy'], dir);
+    expect(clone.code).toBe(0);
+    expect(clone.stderr).toContain('cloned an empty repository');
+
+    events.length = 0;
+    const wc = await workingCopy(cloneUrl(base, 'alice', 'empty-one', auth(alice)), 'trunk');
+    const push = await git(['push', 'origin', 'trunk'], wc);
+    expect(push).toMatchObject({ code: 0 });
+    const repo = await api().get('/api/v1/repos/alice/empty-one').set('Authorization', `token ${alice.token}`);
+    expect(repo.body).toMatchObject({ empty: false, default_branch: 'trunk' });
+    const head = (await git(['rev-parse', 'HEAD'], wc)).stdout.trim();
+    expect(events.map((e) => e.name).sort()).toEqual(['branch.created', 'repository.pushed']);
+    expect(events.find((e) => e.name === 'branch.created')!.payload).toMatchObject({
+      branch: 'trunk',
+      after: head,
+      repository: 'alice/empty-one',
+      actorUserId: alice.user.id,
+      ownerUserIds: [alice.user.id],
+    });
+  });
+
+  it('pushes updates, tags, forced rewrites and deletions, each with its event', async () => {
+    await createRepo(alice, { name: 'busy' });
+    const url = cloneUrl(base, 'alice', 'busy', auth(alice));
+    const wc = await workingCopy(url);
+    expect((await git(['push', 'origin', 'main'], wc)).code).toBe(0);
+
+    events.length = 0;
+    await writeFile(path.join(wc, 'hello.txt'), 'second\n');
+    await git(['commit', '--quiet', '-am', 'second'], wc);
+    await git(['tag', 'v1'], wc);
+    await git(['branch', 'feature'], wc);
+    expect((await git(['push', 'origin', 'main', 'feature', 'v1'], wc)).code).toBe(0);
+    expect(events.map((e) => e.name).sort()).toEqual(['branch.created', 'branch.updated', 'repository.pushed', 'tag.created']);
+    expect(events.find((e) => e.name === 'branch.updated')!.payload).toMatchObject({ branch: 'main', forced: false });
+
+    events.length = 0;
+    await git(['reset', '--quiet', '--hard', 'HEAD~1'], wc);
+    await writeFile(path.join(wc, 'other.txt'), 'rewritten\n');
+    await git(['add', 'other.txt'], wc);
+    await git(['commit', '--quiet', '-m', 'rewrite'], wc);
+    expect((await git(['push', 'origin', 'main'], wc)).code).toBe(1); // non-fast-forward without --force
+    expect((await git(['push', '--force', 'origin', 'main', ':feature', ':refs/tags/v1'], wc)).code).toBe(0);
+    expect(events.map((e) => e.name).sort()).toEqual(['branch.deleted', 'branch.updated', 'repository.pushed', 'tag.deleted']);
+    expect(events.find((e) => e.name === 'branch.updated')!.payload).toMatchObject({ branch: 'main', forced: true });
+
+    const fresh = await tempDir();
+    expect((await git(['clone', '--quiet', url, 'copy'], fresh)).code).toBe(0);
+    expect(existsSync(path.join(fresh, 'copy', 'other.txt'))).toBe(true);
+    expect((await git(['ls-remote', '--heads', '--tags', url], fresh)).stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('fetches with protocol version 2', async () => {
+    await createRepo(alice, { name: 'v2', auto_init: true });
+    const dir = await tempDir();
+    const result = await git(['-c', 'protocol.version=2', 'clone', cloneUrl(base, 'alice', 'v2', auth(alice)), 'copy'], dir, {
+      GIT_TRACE_PACKET: '1',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/git< version 2/);
+    const fetched = await git(['-c', 'protocol.version=2', 'fetch', 'origin'], path.join(dir, 'copy'), { GIT_TRACE_PACKET: '1' });
+    expect(fetched.code).toBe(0);
+    expect(fetched.stderr).toMatch(/command=ls-refs/);
+  });
+
+  it('asks anonymous callers for credentials on a private repository, and a credential helper answers', async () => {
+    await createRepo(alice, { name: 'secret', private: true, auto_init: true });
+    const dir = await tempDir();
+    const anonymous = await git(['clone', cloneUrl(base, 'alice', 'secret'), 'copy'], dir);
+    expect(anonymous.code).not.toBe(0);
+    expect(anonymous.stderr).toMatch(/could not read Username|Authentication failed/);
+    const raw = await fetch(`${base}/alice/secret.git/info/refs?service=git-upload-pack`);
+    expect(raw.status).toBe(401);
+    expect(raw.headers.get('www-authenticate')).toMatch(/^Basic realm="/);
+
+    const helper = await credentialHelper(dir, 'alice', alice.token);
+    const helped = await git(['-c', `credential.helper=${helper}`, 'clone', '--quiet', cloneUrl(base, 'alice', 'secret'), 'copy'], dir);
+    expect(helped.code).toBe(0);
+
+    // Signed in without access: 404, not a challenge.
+    const outsider = await git(['clone', cloneUrl(base, 'alice', 'secret', auth(bob)), 'other'], dir);
+    expect(outsider.code).not.toBe(0);
+    expect(outsider.stderr).toMatch(/not found/i);
+    const wrong = await git(['clone', cloneUrl(base, 'alice', 'secret', { user: 'alice', secret: 'wrong-password' }), 'third'], dir);
+    expect(wrong.stderr).toMatch(/Authentication failed/);
+  });
+
+  it('refuses pushes to archived repositories and from readers, and keeps the refs', async () => {
+    await createRepo(alice, { name: 'frozen', auto_init: true });
+    const url = cloneUrl(base, 'alice', 'frozen', auth(alice));
+    const dir = await tempDir();
+    await git(['clone', '--quiet', url, 'copy'], dir);
+    const wc = path.join(dir, 'copy');
+    await writeFile(path.join(wc, 'x.txt'), 'x\n');
+    await git(['add', 'x.txt'], wc);
+    await git(['commit', '--quiet', '-m', 'x'], wc);
+
+    await api().put('/api/v1/repos/alice/frozen/collaborators/bob').set('Authorization', `token ${alice.token}`).send({ permission: 'read' }).expect(204);
+    const asReader = await git(['push', cloneUrl(base, 'alice', 'frozen', auth(bob)), 'main'], wc);
+    expect(asReader.code).not.toBe(0);
+    expect(asReader.stderr).toMatch(/403|permission denied to push/i);
+
+    await api().patch('/api/v1/repos/alice/frozen').set('Authorization', `token ${alice.token}`).send({ archived: true }).expect(200);
+    const archived = await git(['push', 'origin', 'main'], wc);
+    expect(archived.code).not.toBe(0);
+    expect(archived.stderr).toMatch(/archived/);
+    const before = (await git(['ls-remote', url, 'refs/heads/main'], dir)).stdout;
+    expect(before).not.toContain((await git(['rev-parse', 'HEAD'], wc)).stdout.trim());
+  });
+
+  it('a corrupt pack and a client that hangs up mid-push move no ref', async () => {
+    await createRepo(alice, { name: 'robust', auto_init: true });
+    const url = cloneUrl(base, 'alice', 'robust', auth(alice));
+    const dir = await tempDir();
+    const before = (await git(['ls-remote', url], dir)).stdout;
+    const corrupt = await fetch(`${base}/alice/robust.git/git-receive-pack`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-git-receive-pack-request', Authorization: `token ${alice.token}` },
+      body: Buffer.concat([Buffer.from(`${pkt(`${'0'.repeat(40)} ${'1'.repeat(40)} refs/heads/evil\0 report-status\n`)}0000`), Buffer.from('PACK garbage garbage')]),
+    });
+    // git answers with its report-status (`unpack ...` error), which a git client prints.
+    expect(corrupt.status).toBe(200);
+    expect(Buffer.from(await corrupt.arrayBuffer()).toString('latin1')).toMatch(/unpack (?!ok)/);
+    const controller = new AbortController();
+    const hangUp = fetch(`${base}/alice/robust.git/git-receive-pack`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-git-receive-pack-request', Authorization: `token ${alice.token}` },
+      body: new ReadableStream({
+        start(stream) {
+          stream.enqueue(new TextEncoder().encode(`${pkt(`${'0'.repeat(40)} ${'2'.repeat(40)} refs/heads/half\0 report-status\n`)}0000PACK`));
+          setTimeout(() => controller.abort(), 200);
+        },
+      }),
+      duplex: 'half',
+      signal: controller.signal,
+    } as RequestInit).catch(() => undefined);
+    await hangUp;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await git(['ls-remote', url], dir)).stdout).toBe(before);
+    const storage = t.app.get(GitStorage);
+    expect((await git(['fsck', '--no-progress'], storage.pathOf('alice', 'robust'))).code).toBe(0);
+  });
+});
