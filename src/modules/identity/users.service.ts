@@ -59,6 +59,11 @@ export class UsersService {
     return this.users.findOneBy({ lowerName: name.toLowerCase(), type: 'individual' });
   }
 
+  /** An account of either kind (owners of repositories and packages share the namespace). */
+  findAccountByName(name: string): Promise<User | null> {
+    return this.users.findOneBy({ lowerName: name.toLowerCase() });
+  }
+
   findByEmail(email: string): Promise<User | null> {
     return this.users.findOneBy({ lowerEmail: email.toLowerCase(), type: 'individual' });
   }

@@ -73,7 +73,7 @@ export class RepositoriesService {
 
   /** `{owner}/{repo}` of a path: the repository, a redirect for a renamed one, or 404 (unknown owner: Gitea's text). */
   async resolve(ownerName: string, repoName: string): Promise<Resolved> {
-    const owner = await this.users.findByName(ownerName);
+    const owner = await this.users.findAccountByName(ownerName);
     if (!owner) throw new NotFoundError('GetUserByName', { code: 'USER_NOT_FOUND', detail: `user does not exist [uid: 0, name: ${ownerName}]` });
     const repo = await this.repos.findOne({ where: { ownerId: owner.id, lowerName: repoName.toLowerCase() }, relations: { owner: true } });
     if (repo) return { repo, owner };

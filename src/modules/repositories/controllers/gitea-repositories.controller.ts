@@ -67,7 +67,7 @@ export class GiteaRepositoriesController {
     @Param('org') orgName: string,
     @Body() body: CreateRepoOptionDto,
   ): Promise<GiteaRepositoryDto> {
-    const organization = await this.users.findByName(orgName);
+    const organization = await this.users.findAccountByName(orgName);
     if (!organization || organization.type !== 'organization') {
       throw new NotFoundError('GetOrgByName', { code: 'ORG_NOT_FOUND', detail: `org does not exist [id: 0, name: ${orgName}]` });
     }
@@ -126,7 +126,8 @@ export class GiteaRepositoriesController {
     @Param('username') username: string,
     @Query() query: GiteaListQueryDto,
   ): Promise<GiteaPage<GiteaRepositoryDto>> {
-    const owner = await this.users.requireByName(username);
+    const owner = await this.users.findAccountByName(username);
+    if (!owner) throw new NotFoundError('GetUserByName', { code: 'USER_NOT_FOUND', detail: `user does not exist [uid: 0, name: ${username}]` });
     const paging = giteaPaging(query);
     const { items, total } = await this.repositories.listOwnedBy(owner, principal?.user ?? null, paging);
     return new GiteaPage(await this.presentAll(items, principal?.user), total, paging);
@@ -143,7 +144,7 @@ export class GiteaRepositoriesController {
     @Param('org') orgName: string,
     @Query() query: GiteaListQueryDto,
   ): Promise<GiteaPage<GiteaRepositoryDto>> {
-    const organization = await this.users.findByName(orgName);
+    const organization = await this.users.findAccountByName(orgName);
     if (!organization || organization.type !== 'organization') {
       throw new NotFoundError('GetOrgByName', { code: 'ORG_NOT_FOUND', detail: `org does not exist [id: 0, name: ${orgName}]` });
     }
