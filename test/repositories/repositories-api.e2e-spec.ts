@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { OrganizationsService } from '../../src/modules/identity/organizations.service';
 import { GitStorage } from '../../src/modules/repositories/git/git-storage.service';
 import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -73,7 +74,6 @@ describe('Gitea repository routes', () => {
       const res = await t.http().post('/api/v1/user/repos').set(tok(owner)).send({ name: 42 });
       expect([400, 422]).toContain(res.status);
       const root = t.app.get(GitStorage).root;
-      const { readdirSync } = await import('node:fs');
       expect(readdirSync(`${root}/.tmp`)).toEqual([]);
       expect((await t.http().get('/api/v1/users/owner/repos').set(tok(owner))).body.map((r: { name: string }) => r.name)).toEqual(['Project']);
     });
@@ -88,7 +88,7 @@ describe('Gitea repository routes', () => {
 
     it('in an organization: owners may, members without a creating team may not (403), unknown org 404', async () => {
       const org = await t.factories.organization('acme', owner.user.id);
-      await t.app.get((await import('../../src/modules/identity/organizations.service')).OrganizationsService).addMember(org.id, outsider.user.id);
+      await t.app.get(OrganizationsService).addMember(org.id, outsider.user.id);
       const created = await t.http().post('/api/v1/orgs/acme/repos').set(tok(owner)).send({ name: 'tools', private: true });
       expect(created.status).toBe(201);
       expect(created.body.owner.login).toBe('acme');
@@ -111,7 +111,6 @@ describe('Gitea repository routes', () => {
     ];
 
     beforeAll(async () => {
-      const { OrganizationsService } = await import('../../src/modules/identity/organizations.service');
       const organizations = t.app.get(OrganizationsService);
       const org = await t.factories.organization('matrixorg', owner.user.id);
       const team = await organizations.createTeam(org.id, 'devs', 'write');
