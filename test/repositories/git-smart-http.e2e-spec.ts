@@ -198,3 +198,54 @@ describe('git smart HTTP with the real git client', () => {
     expect((await git(['fsck', '--no-progress'], storage.pathOf('alice', 'robust'))).code).toBe(0);
   });
 });
+
+describe('forks', () => {
+  let t: TestApp;
+  let base: string;
+  let alice: CreatedUser;
+  let bob: CreatedUser;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    base = await t.listen();
+    alice = await t.factories.user({ username: 'alice' });
+    bob = await t.factories.user({ username: 'bob' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('forks into the caller (202, parent filled), then the fork clones and takes pushes of its own', async () => {
+    await t.http().post('/api/v1/user/repos').set('Authorization', `token ${alice.token}`).send({ name: 'upstream', auto_init: true }).expect(201);
+    const fork = await t.http().post('/api/v1/repos/alice/upstream/forks').set('Authorization', `token ${bob.token}`).send({});
+    expect(fork.status).toBe(202);
+    expect(fork.body).toMatchObject({ full_name: 'bob/upstream', fork: true, empty: false, parent: { full_name: 'alice/upstream' } });
+    const again = await t.http().post('/api/v1/repos/alice/upstream/forks').set('Authorization', `token ${bob.token}`).send({ name: 'second' });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toBe('repository is already forked by user');
+
+    const dir = await tempDir();
+    const url = cloneUrl(base, 'bob', 'upstream', { user: 'bob', secret: bob.token });
+    expect((await git(['clone', '--quiet', url, 'copy'], dir)).code).toBe(0);
+    const wc = path.join(dir, 'copy');
+    expect(await readFile(path.join(wc, 'README.md'), 'utf8')).toBe('# upstream\n');
+    await writeFile(path.join(wc, 'fork.txt'), 'only in the fork\n');
+    await git(['add', 'fork.txt'], wc);
+    await git(['commit', '--quiet', '-m', 'fork work'], wc);
+    expect((await git(['push', 'origin', 'main'], wc)).code).toBe(0);
+    const upstream = await git(['ls-remote', cloneUrl(base, 'alice', 'upstream'), 'refs/heads/main'], dir);
+    const forked = await git(['ls-remote', url, 'refs/heads/main'], dir);
+    expect(upstream.stdout).not.toBe(forked.stdout);
+
+    const forks = await t.http().get('/api/v1/repos/alice/upstream/forks');
+    expect(forks.status).toBe(200);
+    expect(forks.body.map((r: { full_name: string }) => r.full_name)).toEqual(['bob/upstream']);
+    expect(forks.headers['x-total-count']).toBe('1');
+  });
+
+  it('cannot fork what the caller may not read (404) nor into an unknown organization (404)', async () => {
+    await t.http().post('/api/v1/user/repos').set('Authorization', `token ${alice.token}`).send({ name: 'hidden', private: true }).expect(201);
+    expect((await t.http().post('/api/v1/repos/alice/hidden/forks').set('Authorization', `token ${bob.token}`).send({})).status).toBe(404);
+    expect((await t.http().post('/api/v1/repos/alice/upstream/forks').set('Authorization', `token ${bob.token}`).send({ organization: 'none' })).status).toBe(404);
+  });
+});

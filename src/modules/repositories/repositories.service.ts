@@ -132,6 +132,58 @@ export class RepositoriesService {
     return (await this.findById(id))!;
   }
 
+  /** Gitea's fork (`POST /repos/{o}/{r}/forks`): a bare clone under the caller or an organization. */
+  async fork(actor: User, source: Repository, target: User, name?: string): Promise<Repository> {
+    const forkName = name ?? source.name;
+    const problem = repositoryNameProblem(forkName);
+    if (problem) throw new InvalidError(problem.text, { code: 'REPOSITORY_NAME' });
+    if (target.type === 'organization') await this.assertMayCreateIn(actor, target);
+    if (await this.repos.existsBy({ ownerId: target.id, forkId: source.id })) {
+      throw new ConflictError('repository is already forked by user', { code: 'FORK_EXISTS' });
+    }
+    if (await this.repos.existsBy({ ownerId: target.id, lowerName: forkName.toLowerCase() })) {
+      throw new ConflictError(REPO_EXISTS, { code: 'REPOSITORY_EXISTS' });
+    }
+    const staged = await this.storage.prepare(target.name, forkName, {
+      defaultBranch: source.defaultBranch,
+      cloneFrom: this.storage.pathOf(source.owner.name, source.name),
+    });
+    const id = await this.withStaged([staged], () =>
+      this.transactions.run(async (tx) => {
+        const table = tx.manager.getRepository(Repository);
+        const row = await table.save(
+          table.create({
+            ownerId: target.id,
+            name: forkName,
+            lowerName: forkName.toLowerCase(),
+            description: source.description,
+            website: source.website,
+            isPrivate: source.isPrivate,
+            isEmpty: source.isEmpty,
+            defaultBranch: source.defaultBranch,
+            forkId: source.id,
+            sizeKib: source.sizeKib,
+          }),
+        );
+        await tx.manager.getRepository(RepositoryRedirect).delete({ ownerId: target.id, lowerName: row.lowerName });
+        await staged.commit();
+        tx.emit('repository.created', { repositoryId: row.id, ownerId: target.id, name: row.name, actorId: actor.id });
+        return row.id;
+      }),
+    ).catch((error: unknown) => {
+      if (uniqueViolation(error)) throw new ConflictError(REPO_EXISTS, { code: 'REPOSITORY_EXISTS' });
+      throw error;
+    });
+    return (await this.findById(id))!;
+  }
+
+  /** `GET /repos/{o}/{r}/forks`: the forks the viewer may see. */
+  async listForks(source: Repository, viewer: User | null, page: RepositoryListQuery): Promise<{ items: Repository[]; total: number }> {
+    const query = this.visibleTo(this.base().where('repo.fork_id = :sourceId', { sourceId: source.id }), viewer);
+    const [items, total] = await query.orderBy('repo.id', 'ASC').skip(page.offset).take(page.limit).getManyAndCount();
+    return { items, total };
+  }
+
   private async assertMayCreateIn(actor: User, organization: User): Promise<void> {
     if (actor.isAdmin) return;
     const membership = (await this.organizations.membershipsOf(actor.id)).find((m) => m.organizationId === organization.id);

@@ -9,7 +9,7 @@ import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decor
 import type { Principal } from '../../auth/principal';
 import type { User } from '../../identity/entities/user.entity';
 import { UsersService } from '../../identity/users.service';
-import { CreateRepoOptionDto, EditRepoOptionDto, GiteaListQueryDto, SearchRepositoriesQueryDto, SearchResultsDto } from '../dto/repositories.dto';
+import { CreateForkOptionDto, CreateRepoOptionDto, EditRepoOptionDto, GiteaListQueryDto, SearchRepositoriesQueryDto, SearchResultsDto } from '../dto/repositories.dto';
 import type { Repository } from '../entities/repository.entity';
 import { GiteaRepositoryDto, presentGiteaRepository } from '../presenters/gitea-repository.presenter';
 import { RepositoriesService } from '../repositories.service';
@@ -28,9 +28,15 @@ export class GiteaRepositoriesController {
     private readonly users: UsersService,
   ) {}
 
-  private async present(repo: Repository, viewer: User | undefined): Promise<GiteaRepositoryDto> {
+  private async present(repo: Repository, viewer: User | undefined, withParent = true): Promise<GiteaRepositoryDto> {
     const mode = await this.permissions.modeOf(viewer ?? null, repo);
-    return presentGiteaRepository(repo, repo.owner, viewer, mode, this.repositories.publicUrl);
+    let parent: GiteaRepositoryDto | undefined;
+    if (withParent && repo.forkId) {
+      const source = await this.repositories.findById(repo.forkId);
+      // Gitea shows the parent only to those who may read it.
+      if (source && (await this.permissions.modeOf(viewer ?? null, source)) !== 'none') parent = await this.present(source, viewer, false);
+    }
+    return presentGiteaRepository(repo, repo.owner, viewer, mode, this.repositories.publicUrl, parent);
   }
 
   private async presentAll(repos: Repository[], viewer: User | undefined): Promise<GiteaRepositoryDto[]> {
@@ -166,7 +172,55 @@ export class GiteaRepositoriesController {
   ): Promise<GiteaRepositoryDto | undefined> {
     const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
     if (!context) return undefined;
-    return presentGiteaRepository(context.repo, context.owner, principal?.user, context.mode, this.repositories.publicUrl);
+    return this.present(context.repo, principal?.user);
+  }
+
+  @Post('repos/:owner/:repo/forks')
+  @HttpCode(202)
+  @Authenticated({ scopes: ['repository'] })
+  @ApiOperation({ summary: 'Fork a repository (into the caller or an organization)' })
+  @ApiResponse({ status: 202, type: GiteaRepositoryDto, description: 'the fork' })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 409, ...ERROR })
+  @ApiResponse({ status: 422, ...ERROR })
+  async fork(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: { owner: string; repo: string },
+    @Body() body: CreateForkOptionDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaRepositoryDto | undefined> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+    if (!context) return undefined;
+    let target: User = principal.user;
+    if (body.organization) {
+      const organization = await this.users.findAccountByName(body.organization);
+      if (!organization || organization.type !== 'organization') {
+        throw new NotFoundError('GetOrgByName', { code: 'ORG_NOT_FOUND', detail: `org does not exist [id: 0, name: ${body.organization}]` });
+      }
+      target = organization;
+    }
+    const fork = await this.repositories.fork(principal.user, context.repo, target, body.name);
+    return this.present(fork, principal.user);
+  }
+
+  @Get('repos/:owner/:repo/forks')
+  @GiteaPaged()
+  @Public()
+  @ApiOperation({ summary: "List a repository's forks" })
+  @ApiOkResponse({ type: [GiteaRepositoryDto] })
+  @ApiResponse({ status: 404, ...ERROR })
+  async forks(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: { owner: string; repo: string },
+    @Query() query: GiteaListQueryDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaPage<GiteaRepositoryDto> | undefined> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    if (!context) return undefined;
+    const paging = giteaPaging(query);
+    const { items, total } = await this.repositories.listForks(context.repo, principal?.user ?? null, paging);
+    return new GiteaPage(await this.presentAll(items, principal?.user), total, paging);
   }
 
   @Patch('repos/:owner/:repo')

@@ -67,6 +67,19 @@ export class EditRepoOptionDto {
   default_branch?: string;
 }
 
+/** Gitea's CreateForkOption. */
+export class CreateForkOptionDto {
+  @ApiPropertyOptional({ description: 'organization to fork into (default: the caller)' })
+  @IsOptional()
+  @IsString()
+  organization?: string;
+
+  @ApiPropertyOptional({ description: 'name of the fork (default: the source name)' })
+  @IsOptional()
+  @IsString()
+  name?: string;
+}
+
 /** Gitea's AddCollaboratorOption. */
 export class AddCollaboratorOptionDto {
   @ApiPropertyOptional({ enum: COLLABORATOR_MODES, default: 'write' })

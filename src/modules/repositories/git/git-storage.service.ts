@@ -9,6 +9,8 @@ import { runGit } from './run-git';
 
 export interface InitOptions {
   defaultBranch: string;
+  /** A fork: a bare clone of this repository directory instead of an empty repository. */
+  cloneFrom?: string;
   /** A first commit with a README (Gitea's auto_init). */
   readme?: { content: string; authorName: string; authorEmail: string };
 }
@@ -67,7 +69,12 @@ export class GitStorage implements OnModuleInit {
     const temporary = path.join(this.root, '.tmp', `${randomUUID()}.git`);
     const target = this.pathOf(ownerName, repoName);
     try {
-      await runGit(['init', '--bare', '--quiet', `--initial-branch=${options.defaultBranch}`, temporary]);
+      if (options.cloneFrom) {
+        await runGit(['clone', '--bare', '--quiet', '--no-hardlinks', options.cloneFrom, temporary]);
+        await runGit(['remote', 'remove', 'origin'], { env: { GIT_DIR: temporary } });
+      } else {
+        await runGit(['init', '--bare', '--quiet', `--initial-branch=${options.defaultBranch}`, temporary]);
+      }
       await runGit(['config', 'receive.advertisePushOptions', 'true'], { cwd: temporary });
       if (options.readme) await this.commitReadme(temporary, options.defaultBranch, options.readme);
     } catch (error) {
