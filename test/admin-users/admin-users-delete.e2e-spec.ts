@@ -130,6 +130,9 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
 
   it('owned repositories and packages (registered by other modules) block in the spec order; purge asks them to purge', async () => {
     const registry = t.app.get(OwnedResourcesRegistry);
+    // Stand-ins with chosen counts replace the real handlers (the repositories module registers one).
+    const real = registry.list().filter((handler) => handler.kind === 'repositories' || handler.kind === 'packages');
+    for (const handler of real) registry.unregister(handler.kind);
     const owned = new Map<string, { repositories: number; packages: number }>();
     const purged: string[] = [];
     for (const kind of ['packages', 'repositories'] as const) {
@@ -165,6 +168,7 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
     } finally {
       registry.unregister('packages');
       registry.unregister('repositories');
+      for (const handler of real) registry.register(handler);
     }
   });
 

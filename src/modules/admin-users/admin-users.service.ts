@@ -13,7 +13,7 @@ import { UsersService } from '../identity/users.service';
 import { AdminPolicyService } from './admin-policy.service';
 import { bindCreateUser, bindEditUser, bindRenameUser } from './binding';
 import { AdminGrantTombstone } from './entities/admin-grant-tombstone.entity';
-import { compileEmailDomainCheck, emailDomainMessage, emailProblem, parseGoBool, usernameProblem } from './gitea-rules';
+import { compileEmailDomainCheck, emailDomainMessage, emailProblem, parseGoBool, usernameProblem } from '../identity/gitea-rules';
 import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
 import { GiteaPasswordPolicy } from './password-policy.service';
 

@@ -1,5 +1,5 @@
 import { InvalidError } from '../../platform/errors/domain-error';
-import { bindingEmailOk, isValidUsername, runeLength } from './gitea-rules';
+import { bindingEmailOk, isValidUsername, runeLength } from '../identity/gitea-rules';
 
 /**
  * Gitea's request binding for this module's JSON bodies: JSON type errors first (the decoder),

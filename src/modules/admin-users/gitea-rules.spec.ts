@@ -1,5 +1,5 @@
 import { bindCreateUser, bindEditUser } from './binding';
-import { compileEmailDomainCheck, emailProblem, isValidUsername, parseGoBool, usernameProblem } from './gitea-rules';
+import { compileEmailDomainCheck, emailProblem, isValidUsername, parseGoBool, usernameProblem } from '../identity/gitea-rules';
 
 describe('Gitea account rules', () => {
   it.each([

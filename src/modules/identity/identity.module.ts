@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiTokensService } from './api-tokens.service';
 import { BootstrapAdminService } from './bootstrap-admin.service';
 import { CoderUsersController } from './controllers/coder-users.controller';
+import { GiteaOrganizationsController } from './controllers/gitea-organizations.controller';
 import { GiteaUsersController } from './controllers/gitea-users.controller';
 import { OcsCloudUserController } from './controllers/ocs-cloud-user.controller';
 import { IDENTITY_ENTITIES } from './entities';
@@ -16,7 +17,7 @@ import { UsersService } from './users.service';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES)],
-  controllers: [OcsCloudUserController, CoderUsersController, GiteaUsersController],
+  controllers: [OcsCloudUserController, CoderUsersController, GiteaUsersController, GiteaOrganizationsController],
   providers: [UsersService, OrganizationsService, ApiTokensService, PasswordHasher, UserDirectory, BootstrapAdminService, OwnedResourcesRegistry],
   exports: [
     UsersService,

@@ -1,16 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { VersionedCache } from '../../platform/cache/versioned-cache';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
-import { ConflictError } from '../../platform/errors/domain-error';
+import { ConflictError, InvalidError } from '../../platform/errors/domain-error';
 import { OrganizationMember } from './entities/organization-member.entity';
 import { Organization } from './entities/organization.entity';
 import { TeamMember } from './entities/team-member.entity';
 import { Team } from './entities/team.entity';
 import { User, type Visibility } from './entities/user.entity';
+import { OwnedResourcesRegistry } from './owned-resources.registry';
 
 export interface Membership {
   organizationId: string;
@@ -18,6 +19,28 @@ export interface Membership {
   organizationName: string;
   roles: string[];
   isOwner: boolean;
+}
+
+/** Gitea's Owners team, which every organization has. */
+export const OWNERS_TEAM = 'Owners';
+/** Gitea's repository units a team's permission can cover. */
+export const TEAM_UNITS = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.wiki', 'repo.ext_wiki', 'repo.pulls', 'repo.releases', 'repo.projects', 'repo.packages', 'repo.actions'] as const;
+
+export interface EditOrganizationInput {
+  fullName?: string;
+  description?: string;
+  website?: string;
+  location?: string;
+  visibility?: Visibility;
+}
+
+export interface TeamInput {
+  name?: string;
+  description?: string;
+  permission?: 'read' | 'write' | 'admin';
+  units?: string[];
+  includesAllRepositories?: boolean;
+  canCreateOrgRepo?: boolean;
 }
 
 export interface CreateOrganizationInput {
@@ -33,10 +56,11 @@ export class OrganizationsService {
   constructor(
     @InjectRepository(User) private readonly accounts: Repository<User>,
     @InjectRepository(Organization) private readonly organizations: Repository<Organization>,
-    @InjectRepository(OrganizationMember) private readonly members: Repository<OrganizationMember>,
+    @InjectRepository(OrganizationMember) private readonly members_: Repository<OrganizationMember>,
     @InjectRepository(Team) private readonly teams: Repository<Team>,
-    @InjectRepository(TeamMember) private readonly teamMembers: Repository<TeamMember>,
+    @InjectRepository(TeamMember) private readonly teamMembers_: Repository<TeamMember>,
     private readonly transactions: TransactionRunner,
+    private readonly owned: OwnedResourcesRegistry,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.membershipCache = new VersionedCache({ tables: ['organization_members', 'users'], ttlMs: config.identityCacheSeconds * 1000 });
@@ -72,23 +96,36 @@ export class OrganizationsService {
         }),
       );
       await tx.manager.getRepository(Organization).insert({ accountId: account.id, displayName: input.displayName ?? input.name });
+      // Gitea: every organization has an Owners team (owner permission, every repository).
+      const owners = await tx.manager.getRepository(Team).save(
+        tx.manager.getRepository(Team).create({
+          organizationId: account.id,
+          name: OWNERS_TEAM,
+          lowerName: OWNERS_TEAM.toLowerCase(),
+          permission: 'owner',
+          includesAllRepositories: true,
+          canCreateOrgRepo: true,
+          units: [...TEAM_UNITS],
+        }),
+      );
       if (input.ownerId) {
         await tx.manager
           .getRepository(OrganizationMember)
           .insert({ organizationId: account.id, userId: input.ownerId, roles: ['organization-admin'], isOwner: true });
+        await tx.manager.getRepository(TeamMember).insert({ teamId: owners.id, userId: input.ownerId });
       }
       return account;
     });
   }
 
   async addMember(organizationId: string, userId: string, roles: string[] = [], isOwner = false): Promise<void> {
-    await this.members.upsert({ organizationId, userId, roles, isOwner }, ['organizationId', 'userId']);
+    await this.members_.upsert({ organizationId, userId, roles, isOwner }, ['organizationId', 'userId']);
   }
 
   /** The user's organizations with their roles, in one query. */
   async membershipsOf(userId: string): Promise<Membership[]> {
     const memberships = await this.membershipCache.get(userId, async () => {
-      const rows = await this.members.find({ where: { userId }, relations: { organization: true } });
+      const rows = await this.members_.find({ where: { userId }, relations: { organization: true } });
       return rows.map((row) => ({
         organizationId: row.organizationId,
         organizationUuid: row.organization.uuid,
@@ -105,18 +142,156 @@ export class OrganizationsService {
   }
 
   async addTeamMember(teamId: string, userId: string): Promise<void> {
-    await this.teamMembers.upsert({ teamId, userId }, ['teamId', 'userId']);
+    await this.teamMembers_.upsert({ teamId, userId }, ['teamId', 'userId']);
+  }
+
+  /** Gitea's EditOrg: the organization account's public fields. */
+  async edit(organization: User, input: EditOrganizationInput): Promise<User> {
+    const changes: Partial<User> = {};
+    if (input.fullName !== undefined) changes.fullName = input.fullName;
+    if (input.description !== undefined) changes.description = input.description;
+    if (input.website !== undefined) changes.website = input.website;
+    if (input.location !== undefined) changes.location = input.location;
+    if (input.visibility !== undefined) changes.visibility = input.visibility;
+    if (Object.keys(changes).length > 0) await this.accounts.update({ id: organization.id }, changes);
+    return this.accounts.findOneByOrFail({ id: organization.id });
+  }
+
+  /**
+   * Deletes the organization account (members, teams and details cascade), refused (422, Gitea's
+   * text) while it still owns repositories or packages (the owned-resources registry).
+   */
+  async delete(organization: User): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      for (const handler of this.owned.list()) {
+        if ((await handler.count(organization.id, tx.manager)) > 0) {
+          throw new InvalidError(handler.message(organization.id).replace(/^user /, 'organization '), { code: `OWNS_${handler.kind.toUpperCase()}` });
+        }
+      }
+      await tx.manager.getRepository(User).delete({ id: organization.id, type: 'organization' });
+    });
+  }
+
+  /** Members of an organization, by id. */
+  async members(organizationId: string, page: { offset: number; limit: number }): Promise<{ items: User[]; total: number }> {
+    const [rows, total] = await this.members_.findAndCount({
+      where: { organizationId },
+      relations: { user: true },
+      order: { userId: 'ASC' },
+      skip: page.offset,
+      take: page.limit,
+    });
+    return { items: rows.map((row) => row.user), total };
+  }
+
+  async isMember(organizationId: string, userId: string): Promise<boolean> {
+    return this.members_.existsBy({ organizationId, userId });
+  }
+
+  /** Removes a member and their team memberships; the last owner cannot leave. */
+  async removeMember(organizationId: string, userId: string): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      const members = tx.manager.getRepository(OrganizationMember);
+      const member = await members.findOneBy({ organizationId, userId });
+      if (!member) return;
+      if (member.isOwner && (await members.countBy({ organizationId, isOwner: true })) <= 1) {
+        throw new InvalidError(`user is the last member of owner team [uid: ${userId}]`, { code: 'LAST_OWNER' });
+      }
+      const teamIds = (await tx.manager.getRepository(Team).find({ where: { organizationId }, select: { id: true } })).map((team) => team.id);
+      if (teamIds.length) await tx.manager.getRepository(TeamMember).delete({ userId, teamId: In(teamIds) });
+      await members.delete({ organizationId, userId });
+    });
+  }
+
+  /** Organizations a user belongs to (Gitea `GET /user/orgs`). */
+  async organizationsOf(userId: string, page: { offset: number; limit: number }): Promise<{ items: User[]; total: number }> {
+    const [rows, total] = await this.members_.findAndCount({
+      where: { userId, organization: { type: 'organization' } },
+      relations: { organization: true },
+      order: { organizationId: 'ASC' },
+      skip: page.offset,
+      take: page.limit,
+    });
+    return { items: rows.map((row) => row.organization), total };
+  }
+
+  async teamsOfOrganization(organizationId: string, page: { offset: number; limit: number }): Promise<{ items: Team[]; total: number }> {
+    const [items, total] = await this.teams.findAndCount({ where: { organizationId }, order: { id: 'ASC' }, skip: page.offset, take: page.limit });
+    return { items, total };
+  }
+
+  findTeamById(id: string): Promise<Team | null> {
+    return /^\d{1,18}$/.test(id) ? this.teams.findOne({ where: { id }, relations: { organization: true } }) : Promise.resolve(null);
+  }
+
+  /** Gitea's CreateTeam / EditTeam. Names are unique per organization (422 otherwise). */
+  async saveTeam(organizationId: string, input: TeamInput, existing?: Team): Promise<Team> {
+    const name = input.name ?? existing?.name;
+    if (!name) throw new InvalidError('[Name]: Required', { code: 'TEAM_NAME' });
+    if (existing?.lowerName === OWNERS_TEAM.toLowerCase() && name.toLowerCase() !== existing.lowerName) {
+      throw new InvalidError('the Owners team cannot be renamed', { code: 'OWNERS_TEAM' });
+    }
+    const clash = await this.teams.findOneBy({ organizationId, lowerName: name.toLowerCase() });
+    if (clash && clash.id !== existing?.id) throw new InvalidError(`team already exists [org_id: ${organizationId}, name: ${name}]`, { code: 'TEAM_EXISTS' });
+    const team = existing ?? this.teams.create({ organizationId });
+    team.name = name;
+    team.lowerName = name.toLowerCase();
+    if (input.description !== undefined) team.description = input.description;
+    if (existing?.permission !== 'owner') {
+      if (input.permission !== undefined) team.permission = input.permission;
+      if (input.units !== undefined) team.units = input.units;
+      if (input.includesAllRepositories !== undefined) team.includesAllRepositories = input.includesAllRepositories;
+    }
+    team.permission ??= 'read';
+    team.units ??= [];
+    if (input.canCreateOrgRepo !== undefined) team.canCreateOrgRepo = input.canCreateOrgRepo;
+    return this.teams.save(team);
+  }
+
+  async deleteTeam(team: Team): Promise<void> {
+    if (team.permission === 'owner') throw new InvalidError('the Owners team cannot be deleted', { code: 'OWNERS_TEAM' });
+    await this.teams.delete({ id: team.id });
+  }
+
+  async teamMembers(teamId: string): Promise<User[]> {
+    return (await this.teamMembers_.find({ where: { teamId }, relations: { user: true }, order: { userId: 'ASC' } })).map((row) => row.user);
+  }
+
+  /** Adds a user to a team (and to the organization); the Owners team makes them an owner. */
+  async joinTeam(team: Team, userId: string): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      await tx.manager.getRepository(TeamMember).upsert({ teamId: team.id, userId }, ['teamId', 'userId']);
+      const members = tx.manager.getRepository(OrganizationMember);
+      const member = await members.findOneBy({ organizationId: team.organizationId, userId });
+      const isOwner = team.permission === 'owner' || member?.isOwner === true;
+      if (!member) await members.insert({ organizationId: team.organizationId, userId, roles: [], isOwner });
+      else if (isOwner !== member.isOwner) await members.update({ organizationId: team.organizationId, userId }, { isOwner });
+    });
+  }
+
+  /** Removes a user from a team; leaving the Owners team ends ownership (not for the last owner). */
+  async removeTeamMember(team: Team, userId: string): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      if (team.permission === 'owner') {
+        const members = tx.manager.getRepository(OrganizationMember);
+        if ((await members.countBy({ organizationId: team.organizationId, isOwner: true })) <= 1 && (await members.existsBy({ organizationId: team.organizationId, userId, isOwner: true }))) {
+          throw new InvalidError(`user is the last member of owner team [uid: ${userId}]`, { code: 'LAST_OWNER' });
+        }
+        await members.update({ organizationId: team.organizationId, userId }, { isOwner: false });
+      }
+      await tx.manager.getRepository(TeamMember).delete({ teamId: team.id, userId });
+    });
   }
 
   /** The teams the user belongs to, in organization `organizationId` (repository permissions). */
   async teamsOf(userId: string, organizationId: string): Promise<Team[]> {
-    const rows = await this.teamMembers.find({ where: { userId, team: { organizationId } }, relations: { team: true } });
+    const rows = await this.teamMembers_.find({ where: { userId, team: { organizationId } }, relations: { team: true } });
     return rows.map((row) => row.team);
   }
 
   /** Numeric ids of an organization's owners (members of its Owners team). */
   async ownerIdsOf(organizationId: string): Promise<string[]> {
-    return (await this.members.find({ where: { organizationId, isOwner: true }, select: { userId: true } })).map((row) => row.userId);
+    return (await this.members_.find({ where: { organizationId, isOwner: true }, select: { userId: true } })).map((row) => row.userId);
   }
 
   /** An organization's team by name (case-insensitive). */
@@ -126,7 +301,7 @@ export class OrganizationsService {
 
   /** Names of the teams the user belongs to, as `org/team`. */
   async teamNamesOf(userId: string): Promise<string[]> {
-    const rows = await this.teamMembers.find({ where: { userId }, relations: { team: { organization: true } } });
+    const rows = await this.teamMembers_.find({ where: { userId }, relations: { team: { organization: true } } });
     return rows.map((row) => `${row.team.organization.name}/${row.team.name}`);
   }
 }

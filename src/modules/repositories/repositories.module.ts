@@ -6,6 +6,7 @@ import { GitHooksController } from './controllers/git-hooks.controller';
 import { GitSmartHttpController } from './controllers/git-smart-http.controller';
 import { GiteaCollaboratorsController } from './controllers/gitea-collaborators.controller';
 import { GiteaRepositoriesController } from './controllers/gitea-repositories.controller';
+import { GiteaTeamRepositoriesController } from './controllers/gitea-team-repositories.controller';
 import { REPOSITORIES_ENTITIES } from './entities';
 import { Repository } from './entities/repository.entity';
 import { GitStorage } from './git/git-storage.service';
@@ -22,7 +23,13 @@ import { RepositoryPermissions } from './repository-permissions.service';
  */
 @Module({
   imports: [TypeOrmModule.forFeature(REPOSITORIES_ENTITIES)],
-  controllers: [GiteaRepositoriesController, GiteaCollaboratorsController, GitSmartHttpController, GitHooksController],
+  controllers: [
+    GiteaRepositoriesController,
+    GiteaCollaboratorsController,
+    GiteaTeamRepositoriesController,
+    GitSmartHttpController,
+    GitHooksController,
+  ],
   providers: [
     RepositoriesService,
     RepositoryPermissions,

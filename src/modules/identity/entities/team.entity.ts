@@ -32,6 +32,10 @@ export class Team {
   @Column({ name: 'includes_all_repositories', type: 'boolean', default: false })
   includesAllRepositories: boolean;
 
+  /** Gitea repository units the team's permission applies to (`repo.code`, `repo.issues`, ...). */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  units: string[];
+
   @Column({ name: 'can_create_org_repo', type: 'boolean', default: false })
   canCreateOrgRepo: boolean;
 

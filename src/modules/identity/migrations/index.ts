@@ -1,3 +1,4 @@
 import { Initial1795267388733 } from './1795267388733-Initial';
+import { TeamUnits1795475321430 } from './1795475321430-TeamUnits';
 
-export const IDENTITY_MIGRATIONS: Function[] = [Initial1795267388733];
+export const IDENTITY_MIGRATIONS: Function[] = [Initial1795267388733, TeamUnits1795475321430];
