@@ -106,6 +106,11 @@ describe('PHP regex translation', () => {
     const problem = phpRegexProblem(`/(?:${body.slice(0, -1)})/`);
     expect(problem?.unsupported).toBe(true);
     expect(problem?.message).toContain(`more than ${MAX_PROGRAM_SIZE} RE2 instructions`);
+    // Just above the limit after compiling, and far above it before (refused by the estimate, never compiled).
+    expect(phpRegexProblem('/a[ab]{999}c|b[ab]{998}c|c[ab]{997}c|d[ab]{996}c|e[ab]{995}c|f[ab]{994}c/')?.message).toContain('too large');
+    expect(phpRegexProblem('/(?:[ab]{99}x){20}/')?.message).toContain('repetition counts above 1000 (nested repeats multiply)');
+    expect(phpRegexProblem('/(?:(?:[ab]{999}){9}){9}/')?.message).toContain('too large');
+    expect(compilePhpRegex('/(a{100}|b{100}){10}/').programSize).toBeLessThanOrEqual(MAX_PROGRAM_SIZE);
   });
 
   it('issue 11.1: the empty-alternation patterns (26 and 400 groups) compile to a tiny RE2 program and answer', () => {

@@ -72,7 +72,7 @@ export const MAX_STEPS_PER_TEST = 1 << 22;
 
 const LOOK_AROUND = 'look-around assertions cannot run in linear time (devplane runs regular expressions on RE2)';
 const BACK_REFERENCE = 'back-references cannot run in linear time (devplane runs regular expressions on RE2)';
-const BIG_REPEAT = `repetition counts above ${RE2_MAX_REPEAT} are not supported (devplane runs regular expressions on RE2)`;
+const BIG_REPEAT = `repetition counts above ${RE2_MAX_REPEAT} (nested repeats multiply) are not supported (devplane runs regular expressions on RE2)`;
 const TOO_LARGE = `the pattern is too large (more than ${MAX_PROGRAM_SIZE} RE2 instructions)`;
 
 interface Options {
@@ -141,6 +141,15 @@ class Translator {
   private out = '';
   /** Whether the last emitted token can take a quantifier. */
   private quantifiable = false;
+  /**
+   * Estimated RE2 program size, so a pattern that expands hugely (`(?:a[ab]{999}c|b[ab]{998}c|…)`, about
+   * 150,000 instructions and 0.2 s of compiling) is refused before RE2 compiles it: one per token, a repeat
+   * multiplies the size of its item. The exact limit is checked on the compiled program.
+   */
+  private size = 0;
+  /** Estimated sizes of the open groups (innermost last) and of the last repeatable item. */
+  private readonly groups: number[] = [];
+  private lastItem = 0;
 
   constructor(
     private readonly src: string,
@@ -171,6 +180,7 @@ class Translator {
           break;
         case ')':
           this.emit(')', true);
+          this.closeGroup();
           this.p++;
           break;
         case '*':
@@ -185,6 +195,7 @@ class Translator {
             const max = m[2] === undefined ? min : m[3] ? Number(m[3]) : Infinity;
             if (min > MAX_REPEAT || (max !== Infinity && max > MAX_REPEAT)) throw new PhpRegexError('Number too big in {} quantifier');
             if (min > RE2_MAX_REPEAT || (max !== Infinity && max > RE2_MAX_REPEAT)) throw new PhpRegexError(BIG_REPEAT, true);
+            this.grow(this.lastItem * (Math.max(min, max === Infinity ? min + 1 : max) - 1) + 1);
             this.p += m[0].length;
             this.out += m[0];
             this.afterQuantifier();
@@ -230,10 +241,31 @@ class Translator {
   private emit(text: string, quantifiable: boolean): void {
     this.out += text;
     this.quantifiable = quantifiable;
+    this.grow(1);
+    this.lastItem = 1;
+  }
+
+  /** Adds to the estimate (and to every open group); refuses a pattern far above MAX_PROGRAM_SIZE. */
+  private grow(n: number): void {
+    this.size += n;
+    if (this.groups.length > 0) this.groups[this.groups.length - 1]! += n;
+    if (this.size > 4 * MAX_PROGRAM_SIZE) throw new PhpRegexError(TOO_LARGE, true);
+  }
+
+  private openGroup(): void {
+    this.groups.push(0);
+  }
+
+  /** The closed group becomes the repeatable item; its size counts in the enclosing group too. */
+  private closeGroup(): void {
+    const inner = this.groups.pop() ?? 0;
+    if (this.groups.length > 0) this.groups[this.groups.length - 1]! += inner;
+    this.lastItem = inner + 1;
   }
 
   private quantifier(c: string): void {
     if (!this.quantifiable) throw new PhpRegexError('Quantifier does not follow a repeatable item');
+    this.grow(1);
     this.out += c;
     this.p++;
     this.afterQuantifier();
@@ -255,6 +287,7 @@ class Translator {
     if (rest.startsWith('(*')) throw new PhpRegexError('Backtracking verbs are not supported');
     if (!rest.startsWith('(?')) {
       this.emit('(', false);
+      this.openGroup();
       this.p++;
       return;
     }
@@ -266,6 +299,7 @@ class Translator {
     }
     if (rest.startsWith('(?:')) {
       this.emit('(?:', false);
+      this.openGroup();
       this.p += 3;
       return;
     }
@@ -273,6 +307,7 @@ class Translator {
     let m = /^\(\?(?:P?<|')([A-Za-z_][A-Za-z0-9_]*)[>']/.exec(rest);
     if (m) {
       this.emit(`(?P<${m[1]}>`, false);
+      this.openGroup();
       this.p += m[0].length;
       return;
     }
