@@ -2,6 +2,7 @@ import ipaddr from 'ipaddr.js';
 import type { SubjectEventName } from '../../platform/events/subject-events';
 import { CHECKS_BY_ID } from './checks/check-registry';
 import { CheckInvalidError } from './checks/check.types';
+import type { WorkflowCheckElement } from './workflow-rule.input';
 import {
   ENTITY_BRANCH,
   ENTITY_FILE,
@@ -102,7 +103,7 @@ export interface OperationDefinition {
   entity?: string;
   triggerHint?: string;
   operationFormat: string;
-  validate(operation: string, checks: unknown[], context: OperationValidationContext): void;
+  validate(operation: string, checks: readonly WorkflowCheckElement[], context: OperationValidationContext): void;
 }
 
 export interface WebhookConfig {

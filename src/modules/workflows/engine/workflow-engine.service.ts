@@ -6,7 +6,7 @@ import { EventBus, OnDomainEvent } from '../../../platform/events/event-bus.serv
 import type { DomainEventMap } from '../../../platform/events/event-map';
 import type { BranchEventPayload, FileEventPayload, PackageEventPayload, RequestSnapshot } from '../../../platform/events/subject-events';
 import type { CheckSubject } from '../checks/check.types';
-import { REGEX_BUDGET_PER_EVENT_MS } from '../checks/php-regex';
+import { REGEX_STEPS_PER_EVENT } from '../checks/php-regex';
 import { WebhookSender } from '../operations/webhook-sender.service';
 import { EVENT_BY_DOMAIN_EVENT, OPERATIONS_BY_ID, parseWebhookConfig, type EngineEventName } from '../workflow-registry';
 import { OPERATION_NOTIFICATION, OPERATION_WEBHOOK, SCOPE_ADMIN, SCOPE_USER } from '../workflow.constants';
@@ -137,7 +137,7 @@ export class WorkflowEngine {
       request: event.request,
       file: event.file,
       now: Math.floor(Date.parse(event.occurredAt) / 1000),
-      regexBudget: { remainingMs: REGEX_BUDGET_PER_EVENT_MS },
+      regexBudget: { remainingSteps: REGEX_STEPS_PER_EVENT },
     };
     for (const operationClass of classes) {
       const operation = OPERATIONS_BY_ID.get(operationClass);
