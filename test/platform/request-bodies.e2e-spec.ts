@@ -283,6 +283,13 @@ describe('request bodies per route', () => {
       expect(res.body).toEqual(expected);
     });
 
+    it('an empty form body (curl -X POST -d "") is no body, not a 415', async () => {
+      const res = await exchange('POST', '/api/v2/users/login', { 'Content-Type': 'application/x-www-form-urlencoded' }, Buffer.alloc(0));
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.body)).toMatchObject({ message: expect.any(String) as string });
+      expect(JSON.parse(res.body).message).not.toMatch(/Form-encoded/);
+    });
+
     it('are accepted where the wire documents them (OCS binds form parameters)', async () => {
       const { token } = await t.factories.user();
       const res = await t

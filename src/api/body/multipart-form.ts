@@ -134,7 +134,7 @@ export class MultipartForm {
 
   /** Every field as a string and every file read by `onFile` in order (a convenience over `parts()`). */
   async collect(onFile: (file: MultipartFile) => Promise<void>): Promise<Record<string, string>> {
-    const fields: Record<string, string> = {};
+    const fields = Object.create(null) as Record<string, string>;
     for await (const part of this.parts()) {
       if (part.kind === 'field') fields[part.name] = part.value;
       else await onFile(part);

@@ -16,8 +16,14 @@ const FORM_TYPE = 'application/x-www-form-urlencoded';
 const MULTIPART_TYPE = 'multipart/form-data';
 const MIB = 1024 * 1024;
 
+/** As body-parser decides: a body is announced (even an empty one, `Content-Length: 0`). */
 function hasBody(req: Request): boolean {
-  return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+  return req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
+}
+
+/** A body with at least one byte announced (`curl -X POST -d ''` sends an empty form: nothing to refuse). */
+function hasContent(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
 }
 
 function run(parser: RequestHandler, req: Request, res: Response): Promise<void> {
@@ -93,9 +99,11 @@ export class RequestBodyGuard implements CanActivate {
     if (req.is(JSON_TYPES)) {
       await run(this.parser(`json:${limitBytes}`, () => json({ limit: limitBytes, type: JSON_TYPES })), req, res);
     } else if (req.is(FORM_TYPE)) {
+      if (!form && !hasContent(req)) return;
       if (!form) throw new UnsupportedMediaTypeError('Form-encoded bodies are not accepted here; send JSON.', { code: 'FORM_NOT_ACCEPTED' });
       await run(this.parser(`form:${limitBytes}`, () => urlencoded({ limit: limitBytes, extended: true })), req, res);
     } else if (req.is(MULTIPART_TYPE)) {
+      if (!hasContent(req)) return;
       throw new UnsupportedMediaTypeError('Multipart bodies are not accepted here; send JSON.', { code: 'MULTIPART_NOT_ACCEPTED' });
     } else {
       // Other content types are not read (as before): the route validates a missing body.
