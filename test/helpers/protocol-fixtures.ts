@@ -153,18 +153,23 @@ export class MultipartFixtureController {
   async files(@Multipart() form: MultipartForm): Promise<object> {
     const fields: Record<string, string> = {};
     const files: { field: string; filename: string; mimeType: string; streamed: boolean; bytes: number; sha256: string }[] = [];
-    for await (const part of form.parts()) {
-      if (part.kind === 'field') fields[part.name] = part.value;
-      else {
-        fixtureSignals.emit('file-started');
-        files.push({
-          field: part.name,
-          filename: part.filename,
-          mimeType: part.mimeType,
-          streamed: typeof part.stream.pipe === 'function',
-          ...(await digest(part.stream)),
-        });
+    try {
+      for await (const part of form.parts()) {
+        if (part.kind === 'field') fields[part.name] = part.value;
+        else {
+          fixtureSignals.emit('file-started');
+          files.push({
+            field: part.name,
+            filename: part.filename,
+            mimeType: part.mimeType,
+            streamed: typeof part.stream.pipe === 'function',
+            ...(await digest(part.stream)),
+          });
+        }
       }
+    } catch (error) {
+      fixtureSignals.emit('multipart-failed', error);
+      throw error;
     }
     return { fields, files };
   }

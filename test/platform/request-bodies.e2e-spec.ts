@@ -175,6 +175,19 @@ describe('request bodies per route', () => {
       expect(JSON.parse(answer.body)).toEqual({ message: 'Request body too large.', url: `${t.config.publicUrl}api/swagger` });
     });
 
+    it('a client that goes away mid-file ends the handler’s iteration (nothing waits forever)', async () => {
+      const req = open('POST', path, { 'Content-Type': `multipart/form-data; boundary=${boundary}` });
+      req.on('error', () => undefined);
+      const started = once(fixtureSignals, 'file-started');
+      const failed = once(fixtureSignals, 'multipart-failed') as Promise<[Error]>;
+      req.write(partHeader('asset', 'partial.bin'));
+      req.write(randomBytes(32 * 1024));
+      await started;
+      req.destroy();
+      const [error] = await failed;
+      expect(error).toBeInstanceOf(Error);
+    });
+
     it('a declared Content-Length over the limit is refused before any byte of the body is read', async () => {
       const req = open('POST', path, { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': 50 * 1024 * 1024 });
       req.on('error', () => undefined);

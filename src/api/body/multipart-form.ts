@@ -107,6 +107,10 @@ export class MultipartForm {
     );
     counter.on('error', fail);
     source.on('error', fail);
+    // A client that goes away mid-body must not leave the handler waiting for the next part.
+    this.req.on('close', () => {
+      if (!this.req.complete) fail(new BadRequestError('Request aborted.', { code: 'REQUEST_ABORTED' }));
+    });
     source.pipe(counter).pipe(parser);
     try {
       for (;;) {
