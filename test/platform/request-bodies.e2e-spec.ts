@@ -228,6 +228,18 @@ describe('request bodies per route', () => {
       expect(res.body).toEqual({ error: 'Request body too large.' });
     });
 
+    it('a declared length over the limit is refused before the body is read (no waiting for gigabytes)', async () => {
+      const req = open('PUT', path, { 'Content-Type': 'application/json', 'Content-Length': 2 * 1024 * 1024 * 1024 });
+      req.on('error', () => undefined);
+      req.write('{"name":"pkg","_attachments":{"x":{"data":"');
+      const [res] = (await once(req, 'response')) as [http.IncomingMessage];
+      const answer = await readResponse(res);
+      req.destroy();
+      expect(answer.status).toBe(413);
+      expect(answer.headers.connection).toBe('close');
+      expect(JSON.parse(answer.body)).toEqual({ error: 'Request body too large.' });
+    });
+
     it('other JSON routes keep the 4 MiB limit', async () => {
       const res = await t
         .http()

@@ -34,6 +34,20 @@ function run(parser: RequestHandler, req: Request, res: Response): Promise<void>
 }
 
 /**
+ * A plain body whose declared length is over the limit is refused before any of it is read (body-parser
+ * would read and discard all of it first: up to gigabytes on the npm route). Rendered exactly as
+ * body-parser's own 413 (normalize-exception.ts); the connection closes after the answer.
+ */
+function refuseDeclaredOverLimit(limitBytes: number, req: Request, res: Response): void {
+  const declared = Number(req.headers['content-length']);
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return; // the limit counts inflated bytes
+  if (!Number.isFinite(declared) || declared <= limitBytes) return;
+  res.setHeader('Connection', 'close');
+  throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, limit: limitBytes });
+}
+
+/**
  * body-parser reports its own failures with a `type` (rendered by normalizeException); a stream that
  * is not the gzip/deflate it claims comes back as a bare zlib error, a 400 here (it was a 500).
  */
@@ -85,7 +99,9 @@ export class RequestBodyGuard implements CanActivate {
       case 'multipart':
         return this.multipart(mode.maxBytes, req, res);
       case 'raw':
-        if (hasBody(req)) await run(this.parser(`raw:${mode.limitBytes}`, () => raw({ limit: mode.limitBytes, type: () => true })), req, res);
+        if (!hasBody(req)) return;
+        refuseDeclaredOverLimit(mode.limitBytes, req, res);
+        await run(this.parser(`raw:${mode.limitBytes}`, () => raw({ limit: mode.limitBytes, type: () => true })), req, res);
         return;
       case 'large-json':
         return this.json(mode.limitBytes ?? this.config.npmPublishMaxSizeMb * MIB, false, req, res);
@@ -97,10 +113,12 @@ export class RequestBodyGuard implements CanActivate {
   private async json(limitBytes: number, form: boolean, req: Request, res: Response): Promise<void> {
     if (!hasBody(req)) return;
     if (req.is(JSON_TYPES)) {
+      refuseDeclaredOverLimit(limitBytes, req, res);
       await run(this.parser(`json:${limitBytes}`, () => json({ limit: limitBytes, type: JSON_TYPES })), req, res);
     } else if (req.is(FORM_TYPE)) {
       if (!form && !hasContent(req)) return;
       if (!form) throw new UnsupportedMediaTypeError('Form-encoded bodies are not accepted here; send JSON.', { code: 'FORM_NOT_ACCEPTED' });
+      refuseDeclaredOverLimit(limitBytes, req, res);
       await run(this.parser(`form:${limitBytes}`, () => urlencoded({ limit: limitBytes, extended: true })), req, res);
     } else if (req.is(MULTIPART_TYPE)) {
       if (!hasContent(req)) return;
