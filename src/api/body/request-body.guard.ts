@@ -76,7 +76,7 @@ export class RequestBodyGuard implements CanActivate {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<Request>();
     const res = context.switchToHttp().getResponse<Response>();
@@ -88,8 +88,9 @@ export class RequestBodyGuard implements CanActivate {
     const mode =
       this.reflector.getAllAndOverride<BodyMode | undefined>(BODY_METADATA, [context.getHandler(), context.getClass()]) ??
       DEFAULT_BODY_MODE;
-    await this.read(mode, req, res);
-    return true;
+    // Most requests carry no body: answered synchronously, no promise on the hot path.
+    if (mode.kind === 'stream' || (mode.kind !== 'multipart' && !hasBody(req))) return true;
+    return this.read(mode, req, res).then(() => true);
   }
 
   private async read(mode: BodyMode, req: Request, res: Response): Promise<void> {
