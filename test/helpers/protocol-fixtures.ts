@@ -40,7 +40,9 @@ function fail(kind: string | undefined): never {
     case 'forbidden':
       throw new ForbiddenError('You may not do that.');
     case 'invalid':
-      throw new InvalidError('Validation failed.', { fields: [{ field: 'version', detail: 'must be semver' }] });
+      throw new InvalidError('Validation failed.', {
+        fields: [{ field: 'version', detail: 'must be semver' }],
+      });
     case 'too_large':
       throw new TooLargeError('File too large.');
     case 'internal':
@@ -152,7 +154,14 @@ export class MultipartFixtureController {
   @MultipartBody({ maxBytes: 1024 * 1024 })
   async files(@Multipart() form: MultipartForm): Promise<object> {
     const fields: Record<string, string> = {};
-    const files: { field: string; filename: string; mimeType: string; streamed: boolean; bytes: number; sha256: string }[] = [];
+    const files: {
+      field: string;
+      filename: string;
+      mimeType: string;
+      streamed: boolean;
+      bytes: number;
+      sha256: string;
+    }[] = [];
     try {
       for await (const part of form.parts()) {
         if (part.kind === 'field') fields[part.name] = part.value;
@@ -188,7 +197,11 @@ export class SseFixtureController {
       const timer = setTimeout(() => subscriber.error(new ForbiddenError('Access revoked.')), 50);
       return () => clearTimeout(timer);
     });
-    return concat(first, late, throwError(() => new Error('unreachable')));
+    return concat(
+      first,
+      late,
+      throwError(() => new Error('unreachable')),
+    );
   }
 }
 

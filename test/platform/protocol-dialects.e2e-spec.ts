@@ -77,7 +77,11 @@ describe('protocol dialects', () => {
     });
 
     it('bad JSON on publish is a 400 {"error"}, not the Gitea shape', async () => {
-      const res = await t.http().put(`${base}/publish`).set('Content-Type', 'application/json').send('{"name":');
+      const res = await t
+        .http()
+        .put(`${base}/publish`)
+        .set('Content-Type', 'application/json')
+        .send('{"name":');
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: 'Request body must be valid JSON.' });
     });
@@ -121,11 +125,15 @@ describe('protocol dialects', () => {
     });
 
     it('a stream without failure sends its events', async () => {
-      const res = await t.http().get('/api/v2/fixture-events/watch').buffer(true).parse((r, done) => {
-        let text = '';
-        r.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        r.on('end', () => done(null, text));
-      });
+      const res = await t
+        .http()
+        .get('/api/v2/fixture-events/watch')
+        .buffer(true)
+        .parse((r, done) => {
+          let text = '';
+          r.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          r.on('end', () => done(null, text));
+        });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
       expect(res.body).toContain('event: update\n');

@@ -41,7 +41,12 @@ describe('request bodies per route', () => {
   }
 
   /** A request with exactly these bytes (supertest re-serialises Buffers sent as JSON). */
-  async function exchange(method: string, path: string, headers: Record<string, string>, body: Buffer): Promise<RawResponse> {
+  async function exchange(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: Buffer,
+  ): Promise<RawResponse> {
     const req = open(method, path, { ...headers, 'Content-Length': body.length });
     req.end(body);
     const [res] = (await once(req, 'response')) as [http.IncomingMessage];
@@ -57,7 +62,9 @@ describe('request bodies per route', () => {
       const chunk = randomBytes(1024 * 1024);
       const total = 20;
       const hash = createHash('sha256');
-      const req = open('PUT', '/api/packages/fixture-owner/generic/stream/1.0/file.bin', { 'Content-Type': 'application/json' });
+      const req = open('PUT', '/api/packages/fixture-owner/generic/stream/1.0/file.bin', {
+        'Content-Type': 'application/json',
+      });
       const response = once(req, 'response') as Promise<[http.IncomingMessage]>;
       const started = once(fixtureSignals, 'stream-started') as Promise<[{ bodyParsed: boolean }]>;
       req.write(chunk);
@@ -111,10 +118,18 @@ describe('request bodies per route', () => {
 
     it('a raw body route buffers up to its limit and refuses more with 413', async () => {
       const path = '/api/packages/fixture-owner/generic/raw/1.0/small.bin';
-      const ok = await t.http().put(path).set('Content-Type', 'application/octet-stream').send(randomBytes(1000));
+      const ok = await t
+        .http()
+        .put(path)
+        .set('Content-Type', 'application/octet-stream')
+        .send(randomBytes(1000));
       expect(ok.status).toBe(200);
       expect(ok.text).toBe('1000\n');
-      const big = await t.http().put(path).set('Content-Type', 'application/octet-stream').send(randomBytes(2000));
+      const big = await t
+        .http()
+        .put(path)
+        .set('Content-Type', 'application/octet-stream')
+        .send(randomBytes(2000));
       expect(big.status).toBe(413);
       expect(big.text).toBe('Request body too large.\n');
     });
@@ -141,8 +156,22 @@ describe('request bodies per route', () => {
       expect(res.body).toEqual({
         fields: { title: 'release notes' },
         files: [
-          { field: 'asset', filename: 'a.bin', mimeType: 'application/octet-stream', streamed: true, bytes: a.length, sha256: sha256(a) },
-          { field: 'asset', filename: 'b.bin', mimeType: 'application/octet-stream', streamed: true, bytes: b.length, sha256: sha256(b) },
+          {
+            field: 'asset',
+            filename: 'a.bin',
+            mimeType: 'application/octet-stream',
+            streamed: true,
+            bytes: a.length,
+            sha256: sha256(a),
+          },
+          {
+            field: 'asset',
+            filename: 'b.bin',
+            mimeType: 'application/octet-stream',
+            streamed: true,
+            bytes: b.length,
+            sha256: sha256(b),
+          },
         ],
       });
     });
@@ -162,7 +191,8 @@ describe('request bodies per route', () => {
       const plannedBytes = 64 * 1024 * 1024; // 64 times the limit
       let sent = 0;
       while (!responded && sent < plannedBytes) {
-        if (!req.write(chunk)) await Promise.race([new Promise((resolve) => req.once('drain', resolve)), response]);
+        if (!req.write(chunk))
+          await Promise.race([new Promise((resolve) => req.once('drain', resolve)), response]);
         sent += chunk.length;
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
@@ -172,7 +202,10 @@ describe('request bodies per route', () => {
       req.destroy();
       expect(answer.status).toBe(413);
       expect(answer.headers.connection).toBe('close');
-      expect(JSON.parse(answer.body)).toEqual({ message: 'Request body too large.', url: `${t.config.publicUrl}api/swagger` });
+      expect(JSON.parse(answer.body)).toEqual({
+        message: 'Request body too large.',
+        url: `${t.config.publicUrl}api/swagger`,
+      });
     });
 
     it('a client that goes away mid-file ends the handler’s iteration (nothing waits forever)', async () => {
@@ -189,7 +222,10 @@ describe('request bodies per route', () => {
     });
 
     it('a declared Content-Length over the limit is refused before any byte of the body is read', async () => {
-      const req = open('POST', path, { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': 50 * 1024 * 1024 });
+      const req = open('POST', path, {
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': 50 * 1024 * 1024,
+      });
       req.on('error', () => undefined);
       req.flushHeaders();
       const [res] = (await once(req, 'response')) as [http.IncomingMessage];
@@ -199,7 +235,11 @@ describe('request bodies per route', () => {
     });
 
     it('a route that does not declare multipart refuses it with 415 in its dialect', async () => {
-      const res = await t.http().post('/api/v2/users/login').field('email', 'a@example.com').field('password', 'x');
+      const res = await t
+        .http()
+        .post('/api/v2/users/login')
+        .field('email', 'a@example.com')
+        .field('password', 'x');
       expect(res.status).toBe(415);
       expect(res.body).toEqual({ message: 'Multipart bodies are not accepted here; send JSON.' });
     });
@@ -217,19 +257,30 @@ describe('request bodies per route', () => {
       JSON.stringify({ name: 'pkg', _attachments: { 'pkg-1.0.0.tgz': { data: 'A'.repeat(bytes) } } });
 
     it('takes JSON beyond the 4 MiB of other routes, up to NPM_PUBLISH_MAX_SIZE_MB', async () => {
-      const res = await t.http().put(path).set('Content-Type', 'application/json').send(document(5 * 1024 * 1024));
+      const res = await t
+        .http()
+        .put(path)
+        .set('Content-Type', 'application/json')
+        .send(document(5 * 1024 * 1024));
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ name: 'pkg', attachmentLength: 5 * 1024 * 1024 });
     });
 
     it('refuses more than NPM_PUBLISH_MAX_SIZE_MB with 413 {"error"}', async () => {
-      const res = await t.http().put(path).set('Content-Type', 'application/json').send(document(7 * 1024 * 1024));
+      const res = await t
+        .http()
+        .put(path)
+        .set('Content-Type', 'application/json')
+        .send(document(7 * 1024 * 1024));
       expect(res.status).toBe(413);
       expect(res.body).toEqual({ error: 'Request body too large.' });
     });
 
     it('a declared length over the limit is refused before the body is read (no waiting for gigabytes)', async () => {
-      const req = open('PUT', path, { 'Content-Type': 'application/json', 'Content-Length': 2 * 1024 * 1024 * 1024 });
+      const req = open('PUT', path, {
+        'Content-Type': 'application/json',
+        'Content-Length': 2 * 1024 * 1024 * 1024,
+      });
       req.on('error', () => undefined);
       req.write('{"name":"pkg","_attachments":{"x":{"data":"');
       const [res] = (await once(req, 'response')) as [http.IncomingMessage];
@@ -279,7 +330,12 @@ describe('request bodies per route', () => {
     });
 
     it('with an unknown encoding are a 415', async () => {
-      const res = await exchange('POST', '/api/v2/users/login', { 'Content-Type': 'application/json', 'Content-Encoding': 'compress' }, Buffer.from('{}'));
+      const res = await exchange(
+        'POST',
+        '/api/v2/users/login',
+        { 'Content-Type': 'application/json', 'Content-Encoding': 'compress' },
+        Buffer.from('{}'),
+      );
       expect(res.status).toBe(415);
       expect(JSON.parse(res.body)).toEqual({ message: 'unsupported content encoding "compress"' });
     });
@@ -287,10 +343,16 @@ describe('request bodies per route', () => {
 
   /** A rule as PHP clients post it: `checks[0][class]=...&events[0]=...`. */
   function ruleForm(overrides: Record<string, unknown> = {}): string {
-    const rule = notifyRule(overrides) as Record<string, unknown> & { checks: Record<string, string>[]; events: string[] };
+    const rule = notifyRule(overrides) as Record<string, unknown> & {
+      checks: Record<string, string>[];
+      events: string[];
+    };
     const form = new URLSearchParams();
     for (const [key, value] of Object.entries(rule)) {
-      if (key === 'checks') rule.checks.forEach((c, i) => Object.entries(c).forEach(([k, v]) => form.append(`checks[${i}][${k}]`, v)));
+      if (key === 'checks')
+        rule.checks.forEach((c, i) =>
+          Object.entries(c).forEach(([k, v]) => form.append(`checks[${i}][${k}]`, v)),
+        );
       else if (key === 'events') rule.events.forEach((e, i) => form.append(`events[${i}]`, e));
       else form.append(key, String(value));
     }
@@ -300,16 +362,32 @@ describe('request bodies per route', () => {
   describe('form-encoded bodies', () => {
     it.each([
       ['/api/v2/users/login', { message: 'Form-encoded bodies are not accepted here; send JSON.' }],
-      ['/api/v1/user/keys', { message: 'Form-encoded bodies are not accepted here; send JSON.', url: expect.any(String) as string }],
+      [
+        '/api/v1/user/keys',
+        {
+          message: 'Form-encoded bodies are not accepted here; send JSON.',
+          url: expect.any(String) as string,
+        },
+      ],
     ])('are refused with 415 where the route does not declare them: %s', async (path, expected) => {
       const { token } = await t.factories.user();
-      const res = await t.http().post(path).set('Authorization', `token ${token}`).type('form').send({ email: 'a@example.com', password: 'x', title: 't', key: 'k' });
+      const res = await t
+        .http()
+        .post(path)
+        .set('Authorization', `token ${token}`)
+        .type('form')
+        .send({ email: 'a@example.com', password: 'x', title: 't', key: 'k' });
       expect(res.status).toBe(415);
       expect(res.body).toEqual(expected);
     });
 
     it('an empty form body (curl -X POST -d "") is no body, not a 415', async () => {
-      const res = await exchange('POST', '/api/v2/users/login', { 'Content-Type': 'application/x-www-form-urlencoded' }, Buffer.alloc(0));
+      const res = await exchange(
+        'POST',
+        '/api/v2/users/login',
+        { 'Content-Type': 'application/x-www-form-urlencoded' },
+        Buffer.alloc(0),
+      );
       expect(res.status).toBe(400);
       expect(JSON.parse(res.body)).toMatchObject({ message: expect.any(String) as string });
       expect(JSON.parse(res.body).message).not.toMatch(/Form-encoded/);
@@ -331,7 +409,10 @@ describe('request bodies per route', () => {
 
   describe('JSON routes keep their sanitisers', () => {
     it('NUL in a JSON body: 400 in the dialect’s shape', async () => {
-      const res = await t.http().post('/api/v2/users/login').send({ email: 'a\u0000@example.com', password: 'x' });
+      const res = await t
+        .http()
+        .post('/api/v2/users/login')
+        .send({ email: 'a\u0000@example.com', password: 'x' });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ message: 'Request contains a NUL character.' });
     });

@@ -35,7 +35,12 @@ describe('security 11.2: path case and form bodies', () => {
     async (path) => {
       const { cookie } = await cookieSession();
       const before = await tokenNames(cookie);
-      const res = await t.http().post(path).set('Cookie', cookie).type('form').send('token_name=forged&lifetime=0');
+      const res = await t
+        .http()
+        .post(path)
+        .set('Cookie', cookie)
+        .type('form')
+        .send('token_name=forged&lifetime=0');
       expect(res.status).toBe(404);
       expect(await tokenNames(cookie)).toEqual(before);
       expect(before).not.toContain('forged');
@@ -52,7 +57,12 @@ describe('security 11.2: path case and form bodies', () => {
 
   it('on the real path the same forged POST is refused (form not accepted) and mints nothing', async () => {
     const { cookie } = await cookieSession();
-    const res = await t.http().post('/api/v2/users/me/keys/tokens').set('Cookie', cookie).type('form').send('token_name=forged');
+    const res = await t
+      .http()
+      .post('/api/v2/users/me/keys/tokens')
+      .set('Cookie', cookie)
+      .type('form')
+      .send('token_name=forged');
     expect(res.status).toBe(415);
     expect(await tokenNames(cookie)).not.toContain('forged');
     const logout = await t.http().post('/api/v2/users/logout').set('Cookie', cookie).type('form').send('a=b');
@@ -62,7 +72,11 @@ describe('security 11.2: path case and form bodies', () => {
 
   it('on the real path a JSON cookie-only POST still meets the CSRF rule', async () => {
     const { cookie } = await cookieSession();
-    const res = await t.http().post('/api/v2/users/me/keys/tokens').set('Cookie', cookie).send({ token_name: 'forged' });
+    const res = await t
+      .http()
+      .post('/api/v2/users/me/keys/tokens')
+      .set('Cookie', cookie)
+      .send({ token_name: 'forged' });
     expect(res.status).toBe(400);
     expect(await tokenNames(cookie)).not.toContain('forged');
   });
@@ -75,7 +89,10 @@ describe('security 11.2: path case and form bodies', () => {
       ['post', '/API/V1/user/keys'],
     ] as const)('%s %s is 404 (no route), never a way around the block', async (method, path) => {
       const { user } = await t.factories.user({ password, mustChangePassword: true });
-      const res = await t.http()[method](path).set('Authorization', basic(user.name, password)).send({ title: 'k', key: 'ssh-ed25519 AAAA' });
+      const http = t.http();
+      const res = await http[method](path)
+        .set('Authorization', basic(user.name, password))
+        .send({ title: 'k', key: 'ssh-ed25519 AAAA' });
       expect(res.status).toBe(404);
     });
 

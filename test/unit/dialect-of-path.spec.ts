@@ -28,7 +28,9 @@ describe('dialectOfPath (only for failures before a route matched)', () => {
 
 describe('sseErrorFrame', () => {
   it('JSON bodies become one data line', () => {
-    expect(sseErrorFrame({ status: 403, body: { message: 'Access revoked.' } })).toBe('event: error\ndata: {"message":"Access revoked."}\n\n');
+    expect(sseErrorFrame({ status: 403, body: { message: 'Access revoked.' } })).toBe(
+      'event: error\ndata: {"message":"Access revoked."}\n\n',
+    );
   });
 
   it('multi-line text bodies become one data line each (no frame injection)', () => {

@@ -103,7 +103,12 @@ export class MultipartForm {
       notify();
     });
     parser.on('error', (error: Error) =>
-      fail(new BadRequestError('Malformed multipart body.', { code: 'MALFORMED_MULTIPART', detail: error.message })),
+      fail(
+        new BadRequestError('Malformed multipart body.', {
+          code: 'MALFORMED_MULTIPART',
+          detail: error.message,
+        }),
+      ),
     );
     counter.on('error', fail);
     source.on('error', fail);

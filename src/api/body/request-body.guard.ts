@@ -1,6 +1,14 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { json, raw, urlencoded, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import {
+  json,
+  raw,
+  urlencoded,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { BadRequestError, UnsupportedMediaTypeError } from '../../platform/errors/domain-error';
@@ -44,7 +52,11 @@ function refuseDeclaredOverLimit(limitBytes: number, req: Request, res: Response
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return; // the limit counts inflated bytes
   if (!Number.isFinite(declared) || declared <= limitBytes) return;
   res.setHeader('Connection', 'close');
-  throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, limit: limitBytes });
+  throw Object.assign(new Error('request entity too large'), {
+    type: 'entity.too.large',
+    status: 413,
+    limit: limitBytes,
+  });
 }
 
 /**
@@ -52,11 +64,15 @@ function refuseDeclaredOverLimit(limitBytes: number, req: Request, res: Response
  * is not the gzip/deflate it claims comes back as a bare zlib error, a 400 here (it was a 500).
  */
 function parserFailure(error: unknown, req: Request): unknown {
-  if (typeof error === 'object' && error !== null && typeof (error as { type?: unknown }).type === 'string') return error;
+  if (typeof error === 'object' && error !== null && typeof (error as { type?: unknown }).type === 'string')
+    return error;
   const encoding = req.headers['content-encoding'];
   const detail = error instanceof Error ? error.message : String(error);
   if (encoding && encoding !== 'identity') {
-    return new BadRequestError(`Request body is not valid ${encoding} data.`, { code: 'BAD_CONTENT_ENCODING', detail });
+    return new BadRequestError(`Request body is not valid ${encoding} data.`, {
+      code: 'BAD_CONTENT_ENCODING',
+      detail,
+    });
   }
   return new BadRequestError('Request body could not be read.', { code: 'BAD_BODY', detail });
 }
@@ -83,11 +99,19 @@ export class RequestBodyGuard implements CanActivate {
     const dialect = routeDialect(this.reflector, context);
     setRequestDialect(req, dialect);
     if (dialect === 'sse') {
-      setRequestSseApi(req, this.reflector.getAllAndOverride<ApiDialect | undefined>(SSE_API_METADATA, [context.getHandler(), context.getClass()]) ?? 'plain');
+      setRequestSseApi(
+        req,
+        this.reflector.getAllAndOverride<ApiDialect | undefined>(SSE_API_METADATA, [
+          context.getHandler(),
+          context.getClass(),
+        ]) ?? 'plain',
+      );
     }
     const mode =
-      this.reflector.getAllAndOverride<BodyMode | undefined>(BODY_METADATA, [context.getHandler(), context.getClass()]) ??
-      DEFAULT_BODY_MODE;
+      this.reflector.getAllAndOverride<BodyMode | undefined>(BODY_METADATA, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? DEFAULT_BODY_MODE;
     // Most requests carry no body: answered synchronously, no promise on the hot path.
     if (mode.kind === 'stream' || (mode.kind !== 'multipart' && !hasBody(req))) return true;
     return this.read(mode, req, res).then(() => true);
@@ -102,7 +126,11 @@ export class RequestBodyGuard implements CanActivate {
       case 'raw':
         if (!hasBody(req)) return;
         refuseDeclaredOverLimit(mode.limitBytes, req, res);
-        await run(this.parser(`raw:${mode.limitBytes}`, () => raw({ limit: mode.limitBytes, type: () => true })), req, res);
+        await run(
+          this.parser(`raw:${mode.limitBytes}`, () => raw({ limit: mode.limitBytes, type: () => true })),
+          req,
+          res,
+        );
         return;
       case 'large-json':
         return this.json(mode.limitBytes ?? this.config.npmPublishMaxSizeMb * MIB, false, req, res);
@@ -115,15 +143,28 @@ export class RequestBodyGuard implements CanActivate {
     if (!hasBody(req)) return;
     if (req.is(JSON_TYPES)) {
       refuseDeclaredOverLimit(limitBytes, req, res);
-      await run(this.parser(`json:${limitBytes}`, () => json({ limit: limitBytes, type: JSON_TYPES })), req, res);
+      await run(
+        this.parser(`json:${limitBytes}`, () => json({ limit: limitBytes, type: JSON_TYPES })),
+        req,
+        res,
+      );
     } else if (req.is(FORM_TYPE)) {
       if (!form && !hasContent(req)) return;
-      if (!form) throw new UnsupportedMediaTypeError('Form-encoded bodies are not accepted here; send JSON.', { code: 'FORM_NOT_ACCEPTED' });
+      if (!form)
+        throw new UnsupportedMediaTypeError('Form-encoded bodies are not accepted here; send JSON.', {
+          code: 'FORM_NOT_ACCEPTED',
+        });
       refuseDeclaredOverLimit(limitBytes, req, res);
-      await run(this.parser(`form:${limitBytes}`, () => urlencoded({ limit: limitBytes, extended: true })), req, res);
+      await run(
+        this.parser(`form:${limitBytes}`, () => urlencoded({ limit: limitBytes, extended: true })),
+        req,
+        res,
+      );
     } else if (req.is(MULTIPART_TYPE)) {
       if (!hasContent(req)) return;
-      throw new UnsupportedMediaTypeError('Multipart bodies are not accepted here; send JSON.', { code: 'MULTIPART_NOT_ACCEPTED' });
+      throw new UnsupportedMediaTypeError('Multipart bodies are not accepted here; send JSON.', {
+        code: 'MULTIPART_NOT_ACCEPTED',
+      });
     } else {
       // Other content types are not read (as before): the route validates a missing body.
       return;
@@ -135,7 +176,9 @@ export class RequestBodyGuard implements CanActivate {
 
   private multipart(maxBytes: number, req: Request, res: Response): void {
     if (!req.is(MULTIPART_TYPE)) {
-      throw new UnsupportedMediaTypeError('Expected a multipart/form-data body.', { code: 'MULTIPART_REQUIRED' });
+      throw new UnsupportedMediaTypeError('Expected a multipart/form-data body.', {
+        code: 'MULTIPART_REQUIRED',
+      });
     }
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
