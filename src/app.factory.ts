@@ -1,15 +1,14 @@
-import type { INestApplication } from '@nestjs/common';
+import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { WsAdapter } from '@nestjs/platform-ws';
 import cookieParser from 'cookie-parser';
-import { json, urlencoded, type NextFunction, type Request, type Response } from 'express';
+import express from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { dialectOfPath } from './api/dialect';
 import { rejectNulBytes } from './api/reject-nul-bytes';
-import { wellFormedStrings } from './api/well-formed-strings';
 import { sendError } from './api/send-error';
 import { setupOpenApi } from './api/openapi';
 import type { AppConfig } from './platform/config/app-config';
@@ -19,6 +18,8 @@ import type { DatabaseRuntime } from './platform/database/database-runtime';
 export interface CreateAppOptions {
   /** Buffer logs until the pino logger is ready (off in tests to keep failures visible). */
   bufferLogs?: boolean;
+  /** Extra modules composed next to AppModule's (tests mount fixture controllers with them). */
+  modules?: DynamicModule['imports'];
 }
 
 /**
@@ -30,7 +31,13 @@ export async function createApp(
   runtime: DatabaseRuntime,
   options: CreateAppOptions = {},
 ): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, runtime), {
+  // Routing is case-sensitive, as in Gitea and Coder (`/API/V2/...` is 404): Express reads the setting
+  // when it creates its router, so it is set on an instance of our own before Nest registers anything.
+  const server = express();
+  server.set('case sensitive routing', true);
+  const root = AppModule.forRoot(config, runtime);
+  if (options.modules?.length) root.imports = [...(root.imports ?? []), ...options.modules];
+  const app = await NestFactory.create<NestExpressApplication>(root, new ExpressAdapter(server), {
     bufferLogs: options.bufferLogs ?? true,
     bodyParser: false,
   });
@@ -50,18 +57,10 @@ function configureApp(app: NestExpressApplication): void {
     }),
   );
   app.use(cookieParser());
-  // Body parsing failures (bad JSON, too large) are rendered here in the dialect's shape.
+  // Request bodies are read per route, as the route declares (src/api/body, RequestBodyGuard); only the
+  // URL is checked here, before routing, so its failures take the dialect of the path.
   const config = app.get<AppConfig>(APP_CONFIG);
-  for (const parser of [
-    json({ limit: '4mb', type: ['application/json', 'application/*+json'] }),
-    urlencoded({ limit: '4mb', extended: true }),
-  ]) {
-    app.use((req: Request, res: Response, next: NextFunction) =>
-      parser(req, res, (error?: unknown) => (error ? sendError(dialectOfPath(req.path), error, req, res, config) : next())),
-    );
-  }
   app.use(rejectNulBytes((error, req, res) => sendError(dialectOfPath(req.path), error, req, res, config)));
-  app.use(wellFormedStrings());
   app.useWebSocketAdapter(new WsAdapter(app));
   setupOpenApi(app as INestApplication);
 }

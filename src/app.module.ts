@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
+import { RequestBodyGuard } from './api/body/request-body.guard';
 import { FallbackExceptionFilter } from './api/dialect-exception.filter';
 import { APP_ENTITIES, APP_MIGRATIONS, APP_MODULES } from './app.modules';
 import { createValidationPipe } from './api/validation';
@@ -36,7 +37,8 @@ export class AppModule {
         ...APP_MODULES.map((manifest) => manifest.module),
       ],
       providers: [
-        // Order matters: rate limits first, then credentials and access declarations.
+        // Order matters: the route's body (read as it declares; src/api/body), rate limits, then credentials and access.
+        { provide: APP_GUARD, useClass: RequestBodyGuard },
         { provide: APP_GUARD, useClass: ThrottlerGuard },
         { provide: APP_GUARD, useExisting: AuthGuard },
         { provide: APP_FILTER, useClass: FallbackExceptionFilter },

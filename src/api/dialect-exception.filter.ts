@@ -2,7 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, Inject, Injectable } f
 import type { Request, Response } from 'express';
 import type { AppConfig } from '../platform/config/app-config';
 import { APP_CONFIG } from '../platform/config/config.token';
-import { dialectOfPath, type Dialect } from './dialect';
+import { dialectOfPath, requestDialect, type Dialect } from './dialect';
 import { sendError } from './send-error';
 
 abstract class DialectFilterBase implements ExceptionFilter {
@@ -41,11 +41,47 @@ export class GiteaExceptionFilter extends DialectFilterBase {
   }
 }
 
-/** Global fallback (unknown routes, errors outside a dialect controller): dialect by path prefix. */
+@Catch()
+@Injectable()
+export class GitExceptionFilter extends DialectFilterBase {
+  protected dialect(): Dialect {
+    return 'git';
+  }
+}
+
+@Catch()
+@Injectable()
+export class NpmExceptionFilter extends DialectFilterBase {
+  protected dialect(): Dialect {
+    return 'npm';
+  }
+}
+
+@Catch()
+@Injectable()
+export class GenericExceptionFilter extends DialectFilterBase {
+  protected dialect(): Dialect {
+    return 'generic';
+  }
+}
+
+/** SSE routes: before the stream starts, the JSON error of the route's API; after, an `event: error` frame. */
+@Catch()
+@Injectable()
+export class SseExceptionFilter extends DialectFilterBase {
+  protected dialect(): Dialect {
+    return 'sse';
+  }
+}
+
+/**
+ * Global fallback (errors outside a dialect controller): the matched route's dialect when a guard
+ * recorded it, else (unknown routes, failures before routing) the dialect of the path prefix.
+ */
 @Catch()
 @Injectable()
 export class FallbackExceptionFilter extends DialectFilterBase {
   protected dialect(req: Request): Dialect {
-    return dialectOfPath(req.path);
+    return requestDialect(req) ?? dialectOfPath(req.path);
   }
 }

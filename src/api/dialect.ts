@@ -2,8 +2,15 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 
-/** The wire dialects devplane speaks; `plain` covers everything outside the three APIs. */
-export type Dialect = 'ocs' | 'coder' | 'gitea' | 'plain';
+/**
+ * The wire dialects devplane speaks: the three APIs (`ocs`, `coder`, `gitea`), the protocol dialects
+ * (`git` smart HTTP, the `npm` and `generic` package registries, `sse` event streams) and `plain` for
+ * everything else.
+ */
+export type Dialect = 'ocs' | 'coder' | 'gitea' | 'git' | 'npm' | 'generic' | 'sse' | 'plain';
+
+/** The dialects whose errors are JSON documents of an API; an SSE route answers pre-stream errors in one of them. */
+export type ApiDialect = 'ocs' | 'coder' | 'gitea' | 'plain';
 
 /** Route metadata set by each dialect's controller decorator (@CoderController, @GiteaController, ...). */
 export const DIALECT_METADATA = 'devplane:dialect';
@@ -25,8 +32,11 @@ export function routeDialect(reflector: Reflector, context: ExecutionContext): D
  */
 export function dialectOfPath(path: string): Dialect {
   if (path.startsWith('/ocs/')) return 'ocs';
+  if (/^\/api\/packages\/[^/]+\/npm(\/|$)/.test(path)) return 'npm';
+  if (/^\/api\/packages\/[^/]+\/generic(\/|$)/.test(path)) return 'generic';
   if (path.startsWith('/api/v2/') || path === '/api/v2' || path.startsWith('/api/experimental')) return 'coder';
   if (path.startsWith('/api/v1/') || path === '/api/v1' || path.startsWith('/api/packages/')) return 'gitea';
+  if (/^\/[^/]+\/[^/]+\.git(\/|$)/.test(path)) return 'git';
   return 'plain';
 }
 
@@ -39,4 +49,15 @@ export function setRequestDialect(req: Request, dialect: Dialect): void {
 
 export function requestDialect(req: Request): Dialect | undefined {
   return (req as unknown as Record<symbol, Dialect | undefined>)[REQUEST_DIALECT];
+}
+
+const REQUEST_SSE_API = Symbol('devplane:request-sse-api');
+
+/** For an SSE route: the API whose JSON shape its errors take before the stream starts (set by the body guard). */
+export function setRequestSseApi(req: Request, dialect: ApiDialect): void {
+  (req as unknown as Record<symbol, ApiDialect>)[REQUEST_SSE_API] = dialect;
+}
+
+export function requestSseApi(req: Request): ApiDialect | undefined {
+  return (req as unknown as Record<symbol, ApiDialect | undefined>)[REQUEST_SSE_API];
 }

@@ -2,35 +2,50 @@ import { Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { AppConfig } from '../platform/config/app-config';
 import { renderCoderError } from './coder/coder-error.renderer';
-import type { Dialect } from './dialect';
+import { requestSseApi, type Dialect } from './dialect';
+import { renderGenericError } from './generic/generic-error.renderer';
+import { renderGitError } from './git/git-error.renderer';
 import { renderGiteaError } from './gitea/gitea-error.renderer';
 import { InternalFailure } from './internal-failure';
 import { normalizeException } from './normalize-exception';
+import { renderNpmError } from './npm/npm-error.renderer';
 import { ocsToXml, ocsWantsJson, type OcsEnvelope } from './ocs/ocs-envelope';
+import { protocolStatus } from './protocol-status';
+import { sseErrorFrame } from './sse/sse-error.renderer';
 import { renderOcsError } from './ocs/ocs-error.renderer';
 import type { ErrorRenderContext, RenderedError } from './rendered-error';
 import { requestPrincipal } from '../modules/auth/principal';
 
 const logger = new Logger('Errors');
 
-function renderPlain(error: ReturnType<typeof normalizeException>): RenderedError {
+type NormalizedError = ReturnType<typeof normalizeException>;
+
+function renderPlain(error: NormalizedError): RenderedError {
   if (error instanceof InternalFailure) return { status: 500, body: { message: 'Internal Server Error' } };
-  const status: Record<typeof error.kind, number> = {
-    bad_request: 400,
-    invalid: 400,
-    unauthenticated: 401,
-    forbidden: 403,
-    not_found: 404,
-    conflict: 409,
-    gone: 410,
-    precondition_failed: 412,
-    too_large: 413,
-    unsupported_media_type: 415,
-    locked: 423,
-    rate_limited: 429,
-    unavailable: 503,
-  };
-  return { status: status[error.kind], body: { message: error.message } };
+  return { status: protocolStatus(error.kind), body: { message: error.message } };
+}
+
+/** Renders a normalised error in a dialect's shape (an SSE route's errors: in its API's shape). */
+export function renderError(dialect: Dialect, error: NormalizedError, req: Request, config: AppConfig): RenderedError {
+  const context: ErrorRenderContext = { req, config, callerIsAdmin: requestPrincipal(req)?.user.isAdmin === true };
+  switch (dialect) {
+    case 'ocs':
+      return renderOcsError(error, context);
+    case 'coder':
+      return renderCoderError(error, context);
+    case 'gitea':
+      return renderGiteaError(error, context);
+    case 'git':
+      return renderGitError(error, context);
+    case 'npm':
+      return renderNpmError(error, context);
+    case 'generic':
+      return renderGenericError(error, context);
+    case 'sse':
+      return renderError(requestSseApi(req) ?? 'plain', error, req, config);
+    case 'plain':
+      return renderPlain(error);
+  }
 }
 
 /** Renders any thrown value in the dialect's error shape and sends it. */
@@ -40,29 +55,24 @@ export function sendError(dialect: Dialect, exception: unknown, req: Request, re
     logger.error({ err: error.cause, reqId: (req as { id?: unknown }).id, path: req.path }, 'internal error');
   }
   if (res.headersSent) {
+    // An event stream that already started reports the failure as its last frame (sse/README.md).
+    if (dialect === 'sse' && !res.writableEnded && String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) {
+      res.end(sseErrorFrame(renderError(dialect, error, req, config)));
+      return;
+    }
     res.end();
     return;
   }
-  const context: ErrorRenderContext = { req, config, callerIsAdmin: requestPrincipal(req)?.user.isAdmin === true };
-  let rendered: RenderedError;
-  switch (dialect) {
-    case 'ocs':
-      rendered = renderOcsError(error, context);
-      break;
-    case 'coder':
-      rendered = renderCoderError(error, context);
-      break;
-    case 'gitea':
-      rendered = renderGiteaError(error, context);
-      break;
-    case 'plain':
-      rendered = renderPlain(error);
-      break;
-  }
+  const rendered = renderError(dialect, error, req, config);
   for (const [name, value] of Object.entries(rendered.headers ?? {})) res.setHeader(name, value);
   res.status(rendered.status);
-  if (dialect === 'ocs' && !rendered.bypassEnvelope && !ocsWantsJson(req)) {
+  if ((dialect === 'ocs' || (dialect === 'sse' && requestSseApi(req) === 'ocs')) && !rendered.bypassEnvelope && !ocsWantsJson(req)) {
     res.type('application/xml; charset=utf-8').send(ocsToXml(rendered.body as OcsEnvelope));
+    return;
+  }
+  if (typeof rendered.body === 'string') {
+    // git and the generic registry answer plain text, which their clients print.
+    res.type('text/plain; charset=utf-8').send(rendered.body);
     return;
   }
   res.type('application/json; charset=utf-8').send(JSON.stringify(rendered.body));

@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { wellFormed } from '../platform/text/well-formed';
 
 /**
- * Every lone UTF-16 surrogate of a JSON body becomes U+FFFD before validation (platform/text), so
+ * Every lone UTF-16 surrogate of a parsed JSON (or form) body (run by the body guard, src/api/body) becomes U+FFFD before validation (platform/text), so
  * all modules see, validate and answer the string that will be stored.
  */
 export function wellFormedStrings() {

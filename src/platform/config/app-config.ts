@@ -38,6 +38,8 @@ export interface AppConfig {
     releaseMaxSizeMb: number;
     releaseAllowedTypes: string;
   };
+  /** Largest npm publish document (JSON with base64 tarballs), NPM_PUBLISH_MAX_SIZE_MB. */
+  npmPublishMaxSizeMb: number;
   rateLimit: { enabled: boolean; apiPerMinute: number; loginPerMinute: number };
   sessionDurationSeconds: number;
   /** Longest life of a cached credential lookup or RBAC subject (writes drop them at once); 0 = no cache. */
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       releaseMaxSizeMb: int(env, 'RELEASE_ATTACHMENT_MAX_SIZE_MB', 2048, 1, 1_000_000),
       releaseAllowedTypes: read(env, 'RELEASE_ATTACHMENT_ALLOWED_TYPES') ?? '*/*',
     },
+    npmPublishMaxSizeMb: int(env, 'NPM_PUBLISH_MAX_SIZE_MB', 512, 1, 100_000),
     rateLimit: {
       enabled: bool(env, 'RATE_LIMIT_ENABLED', true),
       apiPerMinute: int(env, 'RATE_LIMIT_API_PER_MINUTE', 512, 1, 10_000_000),

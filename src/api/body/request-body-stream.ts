@@ -1,0 +1,53 @@
+import type { Request } from 'express';
+import { PassThrough, type Readable, type Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { BadRequestError, UnsupportedMediaTypeError } from '../../platform/errors/domain-error';
+
+/** The Content-Encoding of a request (`identity` when none), lower-cased. */
+export function contentEncoding(req: Request): string {
+  return (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() || 'identity';
+}
+
+function decoderFor(encoding: string): Transform | null {
+  switch (encoding) {
+    case 'identity':
+      return null;
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      throw new UnsupportedMediaTypeError(`Unsupported content encoding "${encoding}".`, {
+        code: 'UNSUPPORTED_CONTENT_ENCODING',
+      });
+  }
+}
+
+/**
+ * The request body as a stream, nothing buffered: the request itself, or its inflated bytes when the
+ * client sent `Content-Encoding: gzip` (git does for large negotiations), `deflate` or `br`. Bytes that
+ * are not what the header claims end the stream with a BadRequestError (400 in the route's dialect);
+ * an unknown encoding throws UnsupportedMediaTypeError (415) at once.
+ */
+export function requestBodyStream(req: Request): Readable {
+  const encoding = contentEncoding(req);
+  const decoder = decoderFor(encoding);
+  if (!decoder) return req;
+  const out = new PassThrough();
+  decoder.on('error', (error: Error) => {
+    req.unpipe(decoder);
+    out.destroy(
+      new BadRequestError(`Request body is not valid ${encoding} data.`, {
+        code: 'BAD_CONTENT_ENCODING',
+        detail: error.message,
+      }),
+    );
+  });
+  req.on('error', (error) => out.destroy(error));
+  req.on('aborted', () => out.destroy(new BadRequestError('Request aborted.', { code: 'REQUEST_ABORTED' })));
+  req.pipe(decoder).pipe(out);
+  return out;
+}

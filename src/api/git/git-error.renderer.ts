@@ -1,0 +1,35 @@
+import type { AnyDomainError } from '../../platform/errors/domain-error';
+import { basicChallenge } from '../basic-challenge';
+import { InternalFailure } from '../internal-failure';
+import { protocolStatus } from '../protocol-status';
+import type { ErrorRenderContext, RenderedError } from '../rendered-error';
+
+/**
+ * git smart HTTP errors: a `text/plain` body with the message on one line (git prints it after
+ * `remote:`/`fatal:`); 401 carries a Basic challenge so git asks for credentials (or its helper).
+ */
+export function renderGitError(
+  error: AnyDomainError | InternalFailure,
+  _context: ErrorRenderContext,
+): RenderedError {
+  if (error instanceof InternalFailure)
+    return { status: 500, body: `${error.publicMessage ?? 'Internal Server Error'}\n` };
+  const text = `${error.message}\n`;
+  switch (error.kind) {
+    case 'unauthenticated':
+      return { status: 401, body: text, headers: basicChallenge() };
+    case 'bad_request':
+    case 'invalid':
+    case 'forbidden':
+    case 'not_found':
+    case 'conflict':
+    case 'gone':
+    case 'precondition_failed':
+    case 'too_large':
+    case 'unsupported_media_type':
+    case 'locked':
+    case 'rate_limited':
+    case 'unavailable':
+      return { status: protocolStatus(error.kind), body: text };
+  }
+}
