@@ -32,7 +32,7 @@ export class NotificationPreferencesController {
   }
 
   @Get(':user/notifications/preferences')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'notification_preference', action: 'read' } })
   @ApiOperation({ summary: "A user's notification preferences (explicitly stored entries)" })
   @ApiOkResponse({ type: [NotificationPreferenceDto] })
   @ApiNotFoundResponse({ type: CoderResponseDto })
@@ -42,7 +42,7 @@ export class NotificationPreferencesController {
   }
 
   @Put(':user/notifications/preferences')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'notification_preference', action: 'update' } })
   @ApiOperation({ summary: "Update a user's notification preferences (template_disabled_map)" })
   @ApiBody({ type: UpdateUserNotificationPreferencesDto })
   @ApiOkResponse({ type: [NotificationPreferenceDto] })

@@ -90,7 +90,7 @@ export class NotificationsController {
   ) {}
 
   @Get('dispatch-methods')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'deployment_config', action: 'read' } })
   @ApiOperation({ summary: 'Delivery methods: available and the deployment default' })
   @ApiOkResponse({ type: [NotificationMethodsResponseDto] })
   @ApiResponse({ status: 401, ...ERROR })
@@ -99,7 +99,7 @@ export class NotificationsController {
   }
 
   @Get('templates/system')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'notification_template', action: 'read' } })
   @ApiOperation({ summary: 'System notification templates' })
   @ApiOkResponse({ type: [NotificationTemplateDto] })
   @ApiInternalServerErrorResponse(ERROR)
@@ -108,7 +108,7 @@ export class NotificationsController {
   }
 
   @Get('templates/custom')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'notification_template', action: 'read' } })
   @ApiOperation({ summary: 'Custom notification templates' })
   @ApiOkResponse({ type: [NotificationTemplateDto] })
   @ApiInternalServerErrorResponse(ERROR)
@@ -121,7 +121,7 @@ export class NotificationsController {
   }
 
   @Get('settings')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'deployment_config', action: 'read' } })
   @ApiOperation({ summary: 'Deployment notification settings' })
   @ApiOkResponse({ type: NotificationsSettingsDto })
   async getSettings(): Promise<NotificationsSettingsDto> {
@@ -134,7 +134,7 @@ export class NotificationsController {
   }
 
   @Put('settings')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'deployment_config', action: 'update' } })
   @ApiOperation({ summary: 'Pause or resume notification dispatch (owners); 304 when nothing changes' })
   @ApiBody({ type: NotificationsSettingsDto })
   @ApiOkResponse({ type: NotificationsSettingsDto })
@@ -166,7 +166,7 @@ export class NotificationsController {
 
   @Post('test')
   @HttpCode(200)
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'deployment_config', action: 'update' } })
   @ApiOperation({ summary: 'Send a test notification to the caller (owners)' })
   @ApiOkResponse({ description: 'Enqueued (empty body)' })
   @ApiForbiddenResponse(ERROR)
@@ -186,7 +186,7 @@ export class NotificationsController {
 
   @Post('custom')
   @HttpCode(204)
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'notification_message', action: 'create' } })
   @ApiOperation({ summary: 'Send a custom notification to oneself' })
   @ApiBody({ type: CustomNotificationRequestDto })
   @ApiNoContentResponse({ description: 'Enqueued' })
@@ -229,7 +229,7 @@ export class NotificationsController {
   }
 
   @Get('inbox')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'inbox_notification', action: 'read' } })
   @ApiOperation({ summary: "The caller's inbox: 25 newest first, filters, keyset paging" })
   @ApiQuery({ name: 'starting_before', required: false, description: 'id of the last item of the current page' })
   @(INBOX_QUERY[0]!)
@@ -247,7 +247,7 @@ export class NotificationsController {
   }
 
   @Get('inbox/watch')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'inbox_notification', action: 'read' } })
   @ApiOperation({
     summary: 'WebSocket: one JSON frame {notification, unread_count} per new inbox item',
     description:
@@ -268,7 +268,7 @@ export class NotificationsController {
 
   @Put('inbox/mark-all-as-read')
   @HttpCode(204)
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'inbox_notification', action: 'update' } })
   @ApiOperation({ summary: "Mark all of the caller's inbox items as read" })
   @ApiNoContentResponse({ description: 'Done' })
   async markAllRead(@CurrentPrincipal() principal: Principal): Promise<void> {
@@ -276,7 +276,7 @@ export class NotificationsController {
   }
 
   @Put('inbox/:id/read-status')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'inbox_notification', action: 'update' } })
   @ApiOperation({ summary: 'Mark one inbox item read or unread' })
   @ApiBody({ type: UpdateInboxNotificationReadStatusDto })
   @ApiOkResponse({ type: ReadStatusResponseDto })

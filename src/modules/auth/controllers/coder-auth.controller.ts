@@ -51,6 +51,13 @@ import { TargetUserResolver } from '../target-user.service';
 export const CONVERT_COOKIE = 'service_oauth_convert';
 const ONE_YEAR_MS = 365 * 86_400_000;
 
+/**
+ * authcheck is introspection: its answers already apply the key's scopes (a `workspace:read` key
+ * learns it may read its workspaces and nothing else), so every key may ask. Declared as an empty
+ * Gitea category list, which the guard treats as "no category required".
+ */
+const ANY_KEY = { scopes: [] as string[] };
+
 /** Coder authentication routes (spec 2 table A; reference A, B). */
 @CoderController('')
 @ApiExtraModels(AuthorizationCheckDto)
@@ -78,7 +85,7 @@ export class CoderAuthController {
 
   @Post('authcheck')
   @HttpCode(200)
-  @Authenticated()
+  @Authenticated(ANY_KEY)
   @ApiOperation({ summary: 'Check authorization of the caller for a set of objects and actions' })
   @ApiBody({ type: AuthorizationRequestDto })
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: { type: 'boolean' } } })
@@ -141,7 +148,7 @@ export class CoderAuthController {
 
   @Post('users/logout')
   @HttpCode(200)
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'api_key', action: 'delete' } })
   @ApiOperation({ summary: 'Log out: delete the session and clear the cookie' })
   @ApiOkResponse({ type: LogoutResponseDto })
   @ApiUnauthorizedResponse({ type: CoderResponseDto })
@@ -191,7 +198,7 @@ export class CoderAuthController {
 
   @Post('users/validate-password')
   @HttpCode(200)
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'user', action: 'read_personal' } })
   @LoginRateLimit()
   @ApiOperation({ summary: 'Check a password against the password rule' })
   @ApiBody({ type: ValidateUserPasswordRequestDto })
@@ -206,7 +213,7 @@ export class CoderAuthController {
   }
 
   @Post('users/:user/convert-login')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'user', action: 'update_personal' } })
   @ApiOperation({ summary: 'Start converting a password account to GitHub or OIDC login' })
   @ApiParam({ name: 'user', description: 'user id (uuid), username, or `me`' })
   @ApiBody({ type: ConvertLoginRequestDto })
@@ -250,7 +257,7 @@ export class CoderAuthController {
 
   @Put('users/:user/password')
   @HttpCode(204)
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'user', action: 'update_personal' } })
   @LoginRateLimit()
   @ApiOperation({ summary: "Change a user's password (the password rule applies; every key of the user is deleted)" })
   @ApiParam({ name: 'user', description: 'user id (uuid), username, or `me`' })

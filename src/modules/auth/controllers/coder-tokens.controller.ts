@@ -71,7 +71,7 @@ export class CoderTokensController {
   ) {}
 
   @Post(':user/keys/tokens')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'api_key', action: 'create' } })
   @ApiOperation({ summary: 'Create a token API key' })
   @ApiParam(USER_PARAM)
   @ApiBody({ type: CreateTokenRequestDto })
@@ -110,7 +110,7 @@ export class CoderTokensController {
   }
 
   @Get(':user/keys/tokens')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'api_key', action: 'read' } })
   @ApiOperation({ summary: "List a user's token API keys" })
   @ApiParam(USER_PARAM)
   @ApiQuery({ name: 'include_expired', required: false, type: Boolean })
@@ -133,7 +133,7 @@ export class CoderTokensController {
   }
 
   @Get(':user/keys/tokens/tokenconfig')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'api_key', action: 'read' } })
   @ApiOperation({ summary: 'Token configuration (maximum lifetime) for a user' })
   @ApiParam(USER_PARAM)
   @ApiOkResponse({ type: TokenConfigDto })
@@ -144,7 +144,7 @@ export class CoderTokensController {
   }
 
   @Get(':user/keys/tokens/:keyname')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'api_key', action: 'read' } })
   @ApiOperation({ summary: 'Get a token API key by name' })
   @ApiParam(USER_PARAM)
   @ApiParam({ name: 'keyname', description: 'token name' })
@@ -161,7 +161,7 @@ export class CoderTokensController {
   }
 
   @Get(':user/keys/:keyid')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'api_key', action: 'read' } })
   @ApiOperation({ summary: 'Get an API key by id' })
   @ApiParam(USER_PARAM)
   @ApiParam({ name: 'keyid', description: 'key id (the part before "-")' })
@@ -175,7 +175,7 @@ export class CoderTokensController {
 
   @Delete(':user/keys/:keyid')
   @HttpCode(204)
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'api_key', action: 'delete' } })
   @ApiOperation({ summary: 'Delete an API key' })
   @ApiParam(USER_PARAM)
   @ApiParam({ name: 'keyid', description: 'key id (the part before "-")' })
