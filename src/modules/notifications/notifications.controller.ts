@@ -37,7 +37,6 @@ import { NotificationTemplatesService } from './notification-templates.service';
 import { OperationFailedError } from '../../platform/errors/operation-failed.error';
 import { NOTIFICATION_TEMPLATE_IDS } from './template-ids';
 
-export const BAD_JSON = 'Request body must be valid JSON.';
 
 /** Runs `work`; an unexpected (non-domain) error becomes the route's own 500. */
 export async function or500<T>(message: string, work: () => Promise<T>): Promise<T> {
@@ -47,14 +46,6 @@ export async function or500<T>(message: string, work: () => Promise<T>): Promise
     if (error instanceof DomainError) throw error;
     throw new OperationFailedError(message, { cause: error });
   }
-}
-
-export function badJson(detail: string): BadRequestError {
-  return new BadRequestError(BAD_JSON, { code: 'MALFORMED_JSON', detail });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function presentTemplate(template: NotificationTemplate): NotificationTemplateDto {
@@ -143,15 +134,10 @@ export class NotificationsController {
   @ApiForbiddenResponse(ERROR)
   async putSettings(
     @CurrentPrincipal() principal: Principal,
-    @Body() body: unknown,
+    @Body() body: NotificationsSettingsDto,
     @Res() res: Response,
   ): Promise<void> {
-    if (body === undefined) throw badJson('EOF');
-    if (!isObject(body)) throw badJson('json: cannot unmarshal into Go value of type codersdk.NotificationsSettings');
     const value = body.notifier_paused ?? false;
-    if (typeof value !== 'boolean') {
-      throw badJson('json: cannot unmarshal into Go struct field NotificationsSettings.notifier_paused of type bool');
-    }
     const canonical = NotificationSettingsService.canonical(value);
     const stored = await or500('Failed to fetch notifications settings.', () => this.settings.raw());
     if (stored === canonical) {
@@ -193,21 +179,13 @@ export class NotificationsController {
   @ApiResponse({ status: 400, ...ERROR })
   @ApiForbiddenResponse(ERROR)
   @ApiInternalServerErrorResponse(ERROR)
-  async custom(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<void> {
+  async custom(@CurrentPrincipal() principal: Principal, @Body() body: CustomNotificationRequestDto): Promise<void> {
     if (isSystemUser(principal.user)) {
       throw new ForbiddenError('Forbidden', 'permission', { detail: 'System users cannot send custom notifications.' });
     }
-    if (body === undefined) throw badJson('EOF');
-    if (!isObject(body)) throw badJson('json: cannot unmarshal into Go value of type codersdk.CustomNotificationRequest');
     const content = body.content;
-    if (content !== undefined && content !== null && !isObject(content)) {
-      throw badJson('json: cannot unmarshal into Go struct field CustomNotificationRequest.content');
-    }
     const title = content?.title ?? '';
     const message = content?.message ?? '';
-    if (typeof title !== 'string' || typeof message !== 'string') {
-      throw badJson('json: cannot unmarshal into Go struct field CustomNotificationContent of type string');
-    }
     const invalid = (detail: string) => new BadRequestError('Invalid request body', { code: 'INVALID_CUSTOM_NOTIFICATION', detail });
     if (content === undefined || content === null) throw invalid('content is required');
     if (title.trim() === '' && message.trim() === '') {
@@ -285,14 +263,11 @@ export class NotificationsController {
   async readStatus(
     @CurrentPrincipal() principal: Principal,
     @Param('id') rawId: string,
-    @Body() body: unknown,
+    @Body() body: UpdateInboxNotificationReadStatusDto,
   ): Promise<ReadStatusResponseDto> {
     const parsed = parseUuid(rawId);
     if ('error' in parsed) throw new BadRequestError(`Invalid UUID "${rawId}".`, { code: 'INVALID_UUID', detail: parsed.error });
-    if (body === undefined) throw badJson('EOF');
-    if (!isObject(body)) throw badJson('json: cannot unmarshal into Go value of type codersdk.UpdateInboxNotificationReadStatusRequest');
     const isRead = body.is_read ?? false;
-    if (typeof isRead !== 'boolean') throw badJson('json: cannot unmarshal into Go struct field is_read of type bool');
     const notification = await or500('Failed to update inbox notification read status.', () =>
       this.inbox.setReadStatus(principal.user.id, parsed.uuid, isRead),
     );

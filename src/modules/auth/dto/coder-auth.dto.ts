@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ValidateNested } from 'class-validator';
+import { IsOptional, ValidateNested } from 'class-validator';
 import { GoStruct, GoType, GoValidate, QueryBool } from '../../../api/coder/coder-dto.decorators';
 
 /**
@@ -24,6 +24,7 @@ export class AuthorizationObjectDto {
 export class AuthorizationCheckDto {
   @ApiProperty({ type: AuthorizationObjectDto })
   @GoType('codersdk.AuthorizationObject')
+  @IsOptional() // null decodes to the zero value (Go); nested validation only for values
   @ValidateNested()
   @Type(() => AuthorizationObjectDto)
   object?: AuthorizationObjectDto;
@@ -56,6 +57,7 @@ export class AuthorizationRequestDto {
   @ApiProperty({ type: 'object', additionalProperties: { $ref: '#/components/schemas/AuthorizationCheckDto' } })
   @Transform(checksMap)
   @GoType('map[string]codersdk.AuthorizationCheck')
+  @IsOptional() // null decodes to the zero value (Go); nested validation only for values
   @ValidateNested({ each: true })
   checks?: Map<string, AuthorizationCheckDto>;
 }
@@ -123,6 +125,7 @@ export class CreateTokenRequestDto {
   @ApiPropertyOptional({ description: 'lifetime in nanoseconds (Go duration); 0 = default' }) @GoType('time.Duration') lifetime?: number;
   @ApiPropertyOptional({ type: [ApiAllowListTargetDto] })
   @GoType('[]codersdk.APIAllowListTarget')
+  @IsOptional() // null decodes to the zero value (Go); nested validation only for values
   @ValidateNested({ each: true })
   @Type(() => ApiAllowListTargetDto)
   allow_list?: ApiAllowListTargetDto[];
