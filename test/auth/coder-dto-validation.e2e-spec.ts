@@ -154,4 +154,28 @@ describe('Coder DTO validation texts', () => {
     expect(Number(rows[0]!.n)).toBe(0);
     expect(await t.dataSource.query('SELECT * FROM notification_preferences WHERE user_id = $1', [member.user.id])).toEqual([]);
   });
+
+  it('inbox query DTO: value errors then unknown parameters in one list; first value wins; empty is absent; credentials allowed', async () => {
+    const both = await t.http().get('/api/v2/notifications/inbox?zeta=1&targets=abc,00000000-0000-0000-0000-000000000001,x&alpha=2').set(as(member));
+    expect(both.status).toBe(400);
+    expect(both.body).toEqual({
+      message: 'Query parameters have invalid values.',
+      validations: [
+        { field: 'targets', detail: 'Query param "targets" has invalid values: abc,x' },
+        { field: 'zeta', detail: 'Query param "zeta" is not a valid query param' },
+        { field: 'alpha', detail: 'Query param "alpha" is not a valid query param' },
+      ],
+    });
+    // read_status is checked only when everything else is fine.
+    const status = await t.http().get('/api/v2/notifications/inbox?read_status=maybe&starting_before=nope').set(as(member));
+    expect(status.body.validations).toEqual([{ field: 'starting_before', detail: 'Query param "starting_before" must be a valid uuid' }]);
+    const first = await t.http().get('/api/v2/notifications/inbox?read_status=unread&read_status=bogus&targets=&templates=').set(as(member));
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ notifications: [], unread_count: 0 });
+    const credential = await t.http().get(`/api/v2/notifications/inbox?service_session_token=${member.token}`);
+    expect(credential.status).toBe(200);
+    const watch = await t.http().get('/api/v2/notifications/inbox/watch?format=plaintext&starting_before=x').set(as(member));
+    expect(watch.status).toBe(400);
+    expect(watch.body.validations).toEqual([{ field: 'starting_before', detail: 'Query param "starting_before" is not a valid query param' }]);
+  });
 });

@@ -1,4 +1,4 @@
-import { Transform } from 'class-transformer';
+import { Expose, Transform } from 'class-transformer';
 import { registerDecorator, type ValidationArguments } from 'class-validator';
 
 /**
@@ -184,5 +184,129 @@ export function QueryBool(): PropertyDecorator {
         defaultMessage: (args?: ValidationArguments) => `${args?.property ?? 'param'} must be a valid boolean`,
       },
     });
+  };
+}
+
+/** Constraint names of Coder query parameters (QueryParamParser texts; the detail is the constraint message). */
+export const QUERY_PARAM = 'queryParam';
+export const QUERY_UNKNOWN = 'queryUnknown';
+export const QUERY_ENUM = 'queryEnum';
+
+/** Go's uuid.Parse: the canonical form, or the error text. */
+export type UuidParser = (raw: string) => { uuid: string } | { error: string };
+
+/** QueryParamParser reads the first value of a repeated parameter; an empty value is absent. */
+function firstValue(obj: Record<string, unknown>, key: string): unknown {
+  const raw = obj[key];
+  const value = Array.isArray(raw) ? (raw as unknown[])[0] : raw;
+  return value === '' ? undefined : value;
+}
+
+function queryConstraint(
+  name: string,
+  validate: (value: unknown) => boolean,
+  message: (args: ValidationArguments) => string,
+  context: Record<string, unknown> = {},
+): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { context },
+      validator: { validate, defaultMessage: (args?: ValidationArguments) => (args ? message(args) : name) },
+    });
+}
+
+/** A comma-separated list of UUIDs (`?targets=a,b`): the canonical uuids, or `Query param "x" has invalid values: <bad>`. */
+export function QueryUuidList(parse: UuidParser): PropertyDecorator {
+  const transform = Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => {
+    const value = firstValue(obj, key);
+    if (typeof value !== 'string') return value;
+    const parsed = value.split(',').map((term) => parse(term.trim()));
+    return parsed.every((item) => 'uuid' in item) ? parsed.map((item) => (item as { uuid: string }).uuid) : value;
+  });
+  const check = queryConstraint(
+    QUERY_PARAM,
+    (value) => value === undefined || Array.isArray(value),
+    ({ property, value }) => {
+      const bad = typeof value === 'string' ? value.split(',').filter((term) => !('uuid' in parse(term.trim()))) : [String(value)];
+      return `Query param "${property}" has invalid values: ${bad.join(',')}`;
+    },
+  );
+  return (target, propertyName) => {
+    transform(target, propertyName);
+    check(target, propertyName);
+  };
+}
+
+/** One UUID (`?starting_before=`): canonical, or `Query param "x" must be a valid uuid`. */
+export function QueryUuid(parse: UuidParser): PropertyDecorator {
+  const transform = Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => {
+    const value = firstValue(obj, key);
+    if (typeof value !== 'string') return value;
+    const parsed = parse(value);
+    return 'uuid' in parsed ? parsed.uuid : value;
+  });
+  const check = queryConstraint(
+    QUERY_PARAM,
+    (value) => value === undefined || (typeof value === 'string' && 'uuid' in parse(value)),
+    ({ property }) => `Query param "${property}" must be a valid uuid`,
+  );
+  return (target, propertyName) => {
+    transform(target, propertyName);
+    check(target, propertyName);
+  };
+}
+
+/**
+ * A parameter with a closed set of values, checked after the others (its handler answers
+ * `message` alone, without validations).
+ */
+export function QueryEnum(values: readonly string[], message: string): PropertyDecorator {
+  const transform = Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => firstValue(obj, key));
+  const check = queryConstraint(
+    QUERY_ENUM,
+    (value) => value === undefined || (typeof value === 'string' && values.includes(value)),
+    () => message,
+    { message },
+  );
+  return (target, propertyName) => {
+    transform(target, propertyName);
+    check(target, propertyName);
+  };
+}
+
+/** The first value of a free-form parameter (absent when empty). */
+export function QueryString(): PropertyDecorator {
+  const transform = Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => {
+    const value = firstValue(obj, key);
+    return typeof value === 'string' ? value : undefined;
+  });
+  const keep = queryConstraint(QUERY_PARAM, () => true, () => '');
+  return (target, propertyName) => {
+    transform(target, propertyName);
+    keep(target, propertyName);
+  };
+}
+
+/**
+ * QueryParamParser's "unknown parameters are errors" on a DTO: put on a (never sent) property, it
+ * collects the request's parameters that are neither DTO fields nor `allowed` (credential parameters);
+ * each is `Query param "<name>" is not a valid query param`. Declare it last: its errors follow the others.
+ */
+export function QueryRejectUnknown(known: readonly string[], allowed: readonly string[] = []): PropertyDecorator {
+  const accepted = new Set([...known, ...allowed]);
+  const expose = Expose();
+  const transform = Transform(({ obj }: { obj: Record<string, unknown> }) => Object.keys(obj).filter((key) => !accepted.has(key)));
+  const check = queryConstraint(
+    QUERY_UNKNOWN,
+    (value) => !Array.isArray(value) || value.length === 0,
+    ({ value }) => (Array.isArray(value) ? value.map((key) => `Query param "${String(key)}" is not a valid query param`).join('; ') : ''),
+  );
+  return (target, propertyName) => {
+    expose(target, propertyName);
+    transform(target, propertyName);
+    check(target, propertyName);
   };
 }

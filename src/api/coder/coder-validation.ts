@@ -1,5 +1,18 @@
 import { BadRequestError, type FieldError, InvalidError } from '../../platform/errors/domain-error';
-import { firstMismatch, GO_TYPE, GO_VALIDATE, type GoTag, failingTag, goStructNamed, goStructOf, jsonKind, QUERY_BOOL } from './coder-dto.decorators';
+import {
+  failingTag,
+  firstMismatch,
+  GO_TYPE,
+  GO_VALIDATE,
+  type GoTag,
+  goStructNamed,
+  goStructOf,
+  jsonKind,
+  QUERY_BOOL,
+  QUERY_ENUM,
+  QUERY_PARAM,
+  QUERY_UNKNOWN,
+} from './coder-dto.decorators';
 
 export const CODER_BAD_JSON = 'Request body must be valid JSON.';
 export const CODER_VALIDATION_FAILED = 'Validation failed.';
@@ -32,19 +45,24 @@ export function unmarshalBodyDetail(value: unknown, struct: string): string {
 /**
  * The Coder dialect's one formatter of DTO validation failures (constraint metadata → Coder texts),
  * in the order Coder's handlers meet them:
- * 1. a query parameter of the wrong kind: 400 `Query parameters have invalid values.` + validations;
+ * 1. query parameters of the wrong kind, or unknown: 400 `Query parameters have invalid values.` + validations;
+ *    then a value outside a closed set: 400 with the parameter's own message;
  * 2. a JSON value of the wrong Go type: 400 `Request body must be valid JSON.` with Go's decoder text
  *    (the first one, as Go stops there);
  * 3. failed `validate:` tags: 400 `Validation failed.` + `validations[{field, detail}]`.
  */
 export function coderValidationError(fields: FieldError[]): BadRequestError | InvalidError {
-  const query = fields.filter((field) => field.rule === QUERY_BOOL);
-  if (query.length > 0) {
-    return new InvalidError(CODER_BAD_QUERY, {
-      code: 'INVALID_QUERY',
-      fields: query.map(({ field }) => ({ field, detail: `Query param "${field}" must be a valid boolean: invalid syntax` })),
-    });
-  }
+  const query = fields.flatMap((field): FieldError[] => {
+    if (field.rule === QUERY_BOOL) return [{ field: field.field, detail: `Query param "${field.field}" must be a valid boolean: invalid syntax` }];
+    if (field.rule === QUERY_PARAM) return [{ field: field.field, detail: field.detail }];
+    if (field.rule === QUERY_UNKNOWN && Array.isArray(field.value)) {
+      return (field.value as string[]).map((name) => ({ field: name, detail: `Query param "${name}" is not a valid query param` }));
+    }
+    return [];
+  });
+  if (query.length > 0) return new InvalidError(CODER_BAD_QUERY, { code: 'INVALID_QUERY', fields: query });
+  const enumerated = fields.find((field) => field.rule === QUERY_ENUM);
+  if (enumerated) return new BadRequestError(String(enumerated.context?.message ?? enumerated.detail), { code: 'INVALID_QUERY' });
   const typed = fields.find((field) => field.rule === GO_TYPE);
   if (typed) return new BadRequestError(CODER_BAD_JSON, { code: 'MALFORMED_JSON', detail: unmarshalDetail(typed) });
   const nested = fields.find((field) => field.rule === 'nestedValidation');

@@ -1,4 +1,4 @@
-import { Body, Get, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiForbiddenResponse,
@@ -7,10 +7,9 @@ import {
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiQuery,
   ApiResponse,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { CoderController } from '../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../api/coder/coder-response.dto';
 import { BadRequestError, DomainError, ForbiddenError } from '../../platform/errors/domain-error';
@@ -28,8 +27,9 @@ import {
   ReadStatusResponseDto,
   UpdateInboxNotificationReadStatusDto,
 } from './dto/notifications.dto';
+import { ListInboxQueryDto, WatchInboxQueryDto } from './dto/inbox-query.dto';
 import type { NotificationTemplate, TemplateKind } from './entities/notification-template.entity';
-import { parseInboxQuery, searchParamsOf } from './inbox/inbox-query';
+import type { InboxFilters } from './inbox/inbox-query';
 import { InboxService } from './inbox/inbox.service';
 import { parseUuid } from './inbox/uuid';
 import { NotificationSettingsService } from './notification-settings.service';
@@ -63,11 +63,6 @@ function presentTemplate(template: NotificationTemplate): NotificationTemplateDt
 }
 
 const ERROR = { type: CoderResponseDto };
-const INBOX_QUERY = [
-  ApiQuery({ name: 'targets', required: false, description: 'comma-separated target ids (all must match)' }),
-  ApiQuery({ name: 'templates', required: false, description: 'comma-separated template ids (any may match)' }),
-  ApiQuery({ name: 'read_status', required: false, enum: ['all', 'read', 'unread'] }),
-];
 
 /** Coder dialect: /api/v2/notifications (spec 2, table B). */
 // Listed above the dialect decorator so it is consulted before the dialect's catch-all filter.
@@ -209,14 +204,15 @@ export class NotificationsController {
   @Get('inbox')
   @Authenticated({ tokenScope: { type: 'inbox_notification', action: 'read' } })
   @ApiOperation({ summary: "The caller's inbox: 25 newest first, filters, keyset paging" })
-  @ApiQuery({ name: 'starting_before', required: false, description: 'id of the last item of the current page' })
-  @(INBOX_QUERY[0]!)
-  @(INBOX_QUERY[1]!)
-  @(INBOX_QUERY[2]!)
   @ApiOkResponse({ type: ListInboxNotificationsResponseDto })
   @ApiResponse({ status: 400, ...ERROR })
-  async listInbox(@CurrentPrincipal() principal: Principal, @Req() req: Request): Promise<ListInboxNotificationsResponseDto> {
-    const filters = parseInboxQuery(searchParamsOf(req.originalUrl), 'list');
+  async listInbox(@CurrentPrincipal() principal: Principal, @Query() query: ListInboxQueryDto): Promise<ListInboxNotificationsResponseDto> {
+    const filters: InboxFilters = {
+      targets: query.targets ?? [],
+      templates: query.templates ?? [],
+      readStatus: query.read_status ?? 'all',
+      startingBefore: query.starting_before,
+    };
     const notifications = await or500('Failed to get filtered inbox notifications.', () =>
       this.inbox.list(principal.user.id, filters),
     );
@@ -231,16 +227,12 @@ export class NotificationsController {
     description:
       'Upgrade to WebSocket (credentials as header, cookie or query). Query: targets, templates, read_status, format (markdown|plaintext). A plain GET answers 426.',
   })
-  @(INBOX_QUERY[0]!)
-  @(INBOX_QUERY[1]!)
-  @(INBOX_QUERY[2]!)
-  @ApiQuery({ name: 'format', required: false, enum: ['markdown', 'plaintext'] })
   @ApiResponse({ status: 101, description: 'Switching protocols' })
   @ApiOkResponse({ type: GetInboxNotificationResponseDto, description: 'The JSON of each WebSocket text frame' })
   @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 426, ...ERROR })
-  watchWithoutUpgrade(@Req() req: Request, @Res() res: Response): void {
-    parseInboxQuery(searchParamsOf(req.originalUrl), 'watch');
+  // The query DTO is validated before the 426 (same answers as the gateway's check before an upgrade).
+  watchWithoutUpgrade(@Query() _query: WatchInboxQueryDto, @Res() res: Response): void {
     res.status(426).json({ message: 'Failed to upgrade connection to websocket.', detail: 'Expected a WebSocket upgrade request.' });
   }
 
