@@ -67,6 +67,10 @@ describe('Coder DTO validation texts', () => {
       .send({ checks: { k: { action: 'read', object: { resource_type: 'user', owner_id: 'me' } } } });
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ k: true });
+    // A null check is Go's zero AuthorizationCheck: the handler's own resource_type text.
+    const zero = await t.http().post('/api/v2/authcheck').set(as(member)).send({ checks: { k: null } });
+    expect(zero.status).toBe(400);
+    expect(zero.body).toEqual({ message: 'Object\'s "resource_type" field must be defined for key "k".' });
 
     const list = await t.http().post('/api/v2/users/me/keys/tokens').set(as(member)).send({ allow_list: 'x' });
     expect(list.status).toBe(400);

@@ -40,7 +40,8 @@ function checksMap({ value, obj }: { value: unknown; obj: Record<string, unknown
   return new Map(
     Object.entries(raw as Record<string, unknown>).map(([key, check]) => [
       key,
-      typeof check === 'object' && check !== null && !Array.isArray(check) ? plainCheck(check) : check,
+      // null decodes to the zero AuthorizationCheck, as in Go.
+      check === null ? new AuthorizationCheckDto() : typeof check === 'object' && !Array.isArray(check) ? plainCheck(check) : check,
     ]),
   );
 }
