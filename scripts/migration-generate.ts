@@ -52,7 +52,9 @@ async function main(): Promise<void> {
     .reverse()
     .map((q) => `    await queryRunner.query(\`${escape(q.query)}\`);`)
     .join('\n');
-  const folder = path.join(__dirname, '..', 'src', 'modules', module, 'migrations');
+  // The platform's own tables (jobs) are not a module's: their migrations live in src/platform/migrations/.
+  const folder =
+    module === 'platform' ? path.join(__dirname, '..', 'src', 'platform', 'migrations') : path.join(__dirname, '..', 'src', 'modules', module, 'migrations');
   mkdirSync(folder, { recursive: true });
   const file = path.join(folder, `${timestamp}-${name}.ts`);
   writeFileSync(

@@ -8,6 +8,8 @@ import { NOTIFICATIONS_ENTITIES } from '../../modules/notifications/entities';
 import { NOTIFICATIONS_MIGRATIONS } from '../../modules/notifications/migrations';
 import { WORKFLOWS_ENTITIES } from '../../modules/workflows/entities';
 import { WORKFLOWS_MIGRATIONS } from '../../modules/workflows/migrations';
+import { Job } from '../jobs/job.entity';
+import { PLATFORM_MIGRATIONS } from '../migrations';
 import { SiteConfig } from '../site-config/site-config.entity';
 
 /**
@@ -22,6 +24,8 @@ export const MODULE_ENTITIES: Record<string, Function[]> = {
   workflows: WORKFLOWS_ENTITIES,
   notifications: NOTIFICATIONS_ENTITIES,
   'admin-users': ADMIN_USERS_ENTITIES,
+  /** Platform tables (durable jobs); migrations in src/platform/migrations/. */
+  platform: [Job],
 };
 
 export const MODULE_MIGRATIONS: Record<string, Function[]> = {
@@ -30,6 +34,7 @@ export const MODULE_MIGRATIONS: Record<string, Function[]> = {
   workflows: WORKFLOWS_MIGRATIONS,
   notifications: NOTIFICATIONS_MIGRATIONS,
   'admin-users': ADMIN_USERS_MIGRATIONS,
+  platform: PLATFORM_MIGRATIONS,
 };
 
 export const ALL_ENTITIES = Object.values(MODULE_ENTITIES).flat();
