@@ -37,8 +37,9 @@ export class WebhookDeliveries implements OnModuleInit {
       maxAttempts: this.config.webhookRetries + 1,
       backoffMs: this.config.webhookBackoffMs,
       maxBackoffMs: 3_600_000,
-      // One attempt per run, bounded by its timeout; the margin covers recording the outcome.
-      leaseMs: this.config.webhookTimeoutMs + 30_000,
+      // One attempt per run, bounded by its timeout; the margin covers recording the outcome. A job
+      // whose worker died is taken over once this lease has expired.
+      leaseMs: this.config.webhookTimeoutMs * 2 + 5_000,
     });
   }
 
