@@ -68,6 +68,22 @@ describe('durable jobs', () => {
     expect(await rows('test.tx')).toEqual([expect.objectContaining({ id, status: 'succeeded', attempts: 1, last_error: null, leased_by: null })]);
   });
 
+  it('an enqueue in a nested transaction (savepoint) wakes the workers at the outer commit, not before', async () => {
+    let ran!: () => void;
+    const done = new Promise<void>((resolve) => (ran = resolve));
+    qa.register('test.nested', async () => ran());
+    await a.dataSource.transaction(async (manager) => {
+      await manager.transaction(async (inner) => {
+        await qa.enqueue(inner, 'test.nested', {});
+      });
+      // Released savepoint: an announcement here would find nothing committed and be used up.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    });
+    await within(done, 10_000, 'the wake-up after the outer commit');
+    await qa.drain();
+    expect(await rows('test.nested')).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 1 })]);
+  });
+
   it('retries with backoff until the handler succeeds', async () => {
     const attempts: number[] = [];
     qa.register(

@@ -184,21 +184,22 @@ export class JobQueue implements OnModuleInit, OnApplicationBootstrap, OnModuleD
     const id = rows[0]?.id ?? null;
     if (id === null) return null;
     const runner = manager.queryRunner;
-    if (runner && runner.isTransactionActive) runner.data = { ...(runner.data as object), [ENQUEUED_FLAG]: true };
+    if (runner && runner.isTransactionActive) (runner.data as Record<string, unknown>)[ENQUEUED_FLAG] = true;
     else this.announce();
     return id;
   }
 
+  // TypeORM broadcasts these for savepoints (nested transactions) too: only the outermost end counts.
   afterTransactionCommit(event: TransactionCommitEvent): void {
     const data = event.queryRunner.data as Record<string, unknown> | undefined;
-    if (!data?.[ENQUEUED_FLAG]) return;
+    if (!data?.[ENQUEUED_FLAG] || event.queryRunner.isTransactionActive) return;
     delete data[ENQUEUED_FLAG];
     this.announce();
   }
 
   afterTransactionRollback(event: TransactionRollbackEvent): void {
     const data = event.queryRunner.data as Record<string, unknown> | undefined;
-    if (data?.[ENQUEUED_FLAG]) delete data[ENQUEUED_FLAG];
+    if (data?.[ENQUEUED_FLAG] && !event.queryRunner.isTransactionActive) delete data[ENQUEUED_FLAG];
   }
 
   /** Wakes this instance's workers and, over the cluster bus, the other instances'. */
