@@ -145,8 +145,11 @@ export class JobQueue implements OnModuleInit, OnApplicationBootstrap, OnModuleD
     const outcome = await Promise.race([Promise.allSettled(runs.map((r) => r.promise)), grace]);
     clearTimeout(timer);
     if (outcome === 'timeout') {
-      for (const run of this.running.values()) run.controller.abort(new Error('shutting down'));
-      this.logger.warn({ running: this.running.size }, 'shutdown: jobs still running are left to lease expiry');
+      // Aborted handlers usually end at once and record a retry while the database is still open.
+      const left = [...this.running.values()];
+      for (const run of left) run.controller.abort(new Error('shutting down'));
+      await Promise.race([Promise.allSettled(left.map((r) => r.promise)), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+      if (this.running.size > 0) this.logger.warn({ running: this.running.size }, 'shutdown: jobs still running are left to lease expiry');
     }
   }
 
