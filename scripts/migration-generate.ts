@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { APP_MODULES, manifestNamed } from '../src/app.modules';
+import { MANIFEST_NAMES, manifestNamed } from '../src/app.modules';
 import { withMigratedScratchDatabase } from './scratch-database';
 
 /**
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const [module, name] = process.argv.slice(2);
   if (!module || !name || !/^[A-Z][A-Za-z0-9]+$/.test(name) || !manifestNamed(module)) {
     process.stderr.write(
-      `usage: npm run migration:generate -- <module> <PascalCaseName>\nmodules: ${APP_MODULES.map((manifest) => manifest.name).join(', ')}\n`,
+      `usage: npm run migration:generate -- <module> <PascalCaseName>\nmodules: ${MANIFEST_NAMES.join(', ')}\n`,
     );
     process.exit(2);
   }
@@ -52,7 +52,9 @@ async function main(): Promise<void> {
     .reverse()
     .map((q) => `    await queryRunner.query(\`${escape(q.query)}\`);`)
     .join('\n');
-  const folder = path.join(__dirname, '..', 'src', 'modules', module, 'migrations');
+  // The platform's own tables (jobs) are not a module's: their migrations live in src/platform/migrations/.
+  const folder =
+    module === 'platform' ? path.join(__dirname, '..', 'src', 'platform', 'migrations') : path.join(__dirname, '..', 'src', 'modules', module, 'migrations');
   mkdirSync(folder, { recursive: true });
   const file = path.join(folder, `${timestamp}-${name}.ts`);
   writeFileSync(

@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { WsAdapter } from '@nestjs/platform-ws';
@@ -18,6 +18,8 @@ import type { DatabaseRuntime } from './platform/database/database-runtime';
 export interface CreateAppOptions {
   /** Buffer logs until the pino logger is ready (off in tests to keep failures visible). */
   bufferLogs?: boolean;
+  /** Extra modules composed next to AppModule's (tests mount fixture controllers with them). */
+  modules?: DynamicModule['imports'];
 }
 
 /**
@@ -33,7 +35,9 @@ export async function createApp(
   // when it creates its router, so it is set on an instance of our own before Nest registers anything.
   const server = express();
   server.set('case sensitive routing', true);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, runtime), new ExpressAdapter(server), {
+  const root = AppModule.forRoot(config, runtime);
+  if (options.modules?.length) root.imports = [...(root.imports ?? []), ...options.modules];
+  const app = await NestFactory.create<NestExpressApplication>(root, new ExpressAdapter(server), {
     bufferLogs: options.bufferLogs ?? true,
     bodyParser: false,
   });

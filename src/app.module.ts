@@ -14,6 +14,7 @@ import { APP_CONFIG } from './platform/config/config.token';
 import type { DatabaseRuntime } from './platform/database/database-runtime';
 import { DatabaseModule } from './platform/database/database.module';
 import { EventsModule } from './platform/events/events.module';
+import { JobsModule } from './platform/jobs/jobs.module';
 import { loggerOptions } from './platform/logging/logger-options';
 import { RateLimitStorageCloser, throttlerOptions } from './platform/http/rate-limit';
 import { SiteConfigModule } from './platform/site-config/site-config.module';
@@ -30,11 +31,12 @@ export class AppModule {
         LoggerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => loggerOptions(config) }),
         DatabaseModule.forRoot(runtime, { entities: APP_ENTITIES, migrations: APP_MIGRATIONS }),
         EventsModule,
+        JobsModule,
         CacheModule,
         SiteConfigModule,
         StorageModule,
         ThrottlerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => throttlerOptions(config) }),
-        ...APP_MODULES.map((manifest) => manifest.module),
+        ...APP_MODULES.flatMap((manifest) => (manifest.module ? [manifest.module] : [])),
       ],
       providers: [
         // Order matters: the route's body (read as it declares; src/api/body), rate limits, then credentials and access.

@@ -6,6 +6,7 @@ import { REPOSITORIES_MANIFEST } from './modules/repositories/repositories.manif
 import { SYSTEM_MANIFEST } from './modules/system/system.manifest';
 import { WORKFLOWS_MANIFEST } from './modules/workflows/workflows.manifest';
 import { manifestEntities, manifestMigrations, type ModuleManifest } from './platform/modules/module-manifest';
+import { PLATFORM_MANIFEST } from './platform/platform.manifest';
 
 /**
  * The composition root: every feature module, one line each. The app (app.module.ts), the TypeORM
@@ -22,10 +23,15 @@ export const APP_MODULES: readonly ModuleManifest[] = [
   REPOSITORIES_MANIFEST,
 ];
 
-export const APP_ENTITIES = manifestEntities(APP_MODULES);
-export const APP_MIGRATIONS = manifestMigrations(APP_MODULES);
+/** The platform's own tables first (durable jobs), then every module's. */
+const ALL_MANIFESTS: readonly ModuleManifest[] = [PLATFORM_MANIFEST, ...APP_MODULES];
 
-/** Manifests by folder name (migration:generate). */
+export const APP_ENTITIES = manifestEntities(ALL_MANIFESTS);
+export const APP_MIGRATIONS = manifestMigrations(ALL_MANIFESTS);
+
+/** Manifests by folder name (migration:generate; `platform` writes to src/platform/migrations). */
 export function manifestNamed(name: string): ModuleManifest | undefined {
-  return APP_MODULES.find((manifest) => manifest.name === name);
+  return ALL_MANIFESTS.find((manifest) => manifest.name === name);
 }
+
+export const MANIFEST_NAMES = ALL_MANIFESTS.map((manifest) => manifest.name);

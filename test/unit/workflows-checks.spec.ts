@@ -76,6 +76,8 @@ describe('FileName', () => {
     ['matches', '/(?R)/', 'The given regular expression is invalid'],
     ['matches', '/a\\Kb/', 'The given regular expression is invalid'],
     ['matches', '', 'The given regular expression is invalid'],
+    ['matches', '/(?P<n>a)(?P=n)/', 'The given regular expression is not supported: back-references cannot run in linear time (devplane runs regular expressions on RE2)'],
+    ['matches', '/a(?=b)/', 'The given regular expression is not supported: look-around assertions cannot run in linear time (devplane runs regular expressions on RE2)'],
   ])('invalid: %s %j', async (operator, value, message) => {
     await expectInvalid('FileName', operator, value, message);
   });
@@ -87,7 +89,7 @@ describe('FileName', () => {
     ['!is', 'anything'],
     ['matches', '/^[[:alpha:]]+\\d{2,}$/x'],
     ['matches', '(a(b)c)'],
-    ['matches', '/(?P<n>a)(?P=n)/'],
+    ['matches', '/(?P<n>a)(?P<m>b)/'],
     ['matches', '/\\Aab\\z/'],
   ])('valid: %s %j', async (operator, value) => {
     await expectValid('FileName', operator, value);

@@ -1,6 +1,15 @@
-import { compilePhpRegex, isValidPhpRegex, phpRegexTest, splitPhpRegex } from '../../src/modules/workflows/checks/php-regex';
+import {
+  compilePhpRegex,
+  isValidPhpRegex,
+  MAX_PROGRAM_SIZE,
+  MAX_STEPS_PER_TEST,
+  phpRegexProblem,
+  phpRegexTest,
+  REGEX_STEPS_PER_EVENT,
+  splitPhpRegex,
+} from '../../src/modules/workflows/checks/php-regex';
 
-/** PHP-delimited regular expressions translated to JavaScript (reference §5, php-src pcre parsing). */
+/** PHP-delimited regular expressions translated to RE2 (reference §5, php-src pcre parsing; issue 11.1). */
 describe('PHP regex translation', () => {
   const test = (pattern: string, subject: string) => phpRegexTest(compilePhpRegex(pattern), subject);
 
@@ -30,7 +39,6 @@ describe('PHP regex translation', () => {
     ['/[[:digit:]]+/', '42', true],
     ['/^[[:alpha:]]+$/', 'abc1', false],
     ['/(?i)abc/', 'ABC', true],
-    ['/(?P<x>a)(?P=x)/', 'aa', true],
     ['/\\x41\\x{42}/', 'AB', true],
     ['/\\Q.*\\E/', '.*', true],
     ['/\\Q.*\\E/', 'ab', false],
@@ -43,9 +51,14 @@ describe('PHP regex translation', () => {
     ['/caf\\x{e9}/u', 'café', true],
     ['/\\p{Lu}/u', 'É', true],
     ['/a+?b*?/', 'aab', true],
-    ['/a(?=b)/', 'ab', true],
-    ['/(?<!x)b/', 'ab', true],
-    ['/(a)\\1/', 'aa', true],
+    ["/(?P<x>a)(?<y>b)(?'z'c)/", 'abc', true],
+    ['/^$/', '\n', true],
+    ['/a$/', 'a\n\n', false],
+    ['/\\s/', '\x0b', true],
+    ['/\\cA/', '\x01', true],
+    ['/[\\x{e9}-\\x{ea}]/u', 'ê', true],
+    ['/^.$/u', '😀', true],
+    ['/a.c/i', 'ABC', true],
   ])('%j on %j → %s', (pattern, subject, expected) => {
     expect(test(pattern, subject)).toBe(expected);
   });
@@ -63,62 +76,76 @@ describe('PHP regex translation', () => {
     expect(splitPhpRegex('{a\\}b}')).toEqual({ body: 'a\\}b', modifiers: '' });
   });
 
-  it('catastrophic patterns are run with a time limit and fail (both matches and !matches false)', () => {
-    const compiled = compilePhpRegex('/^(a+)+$/');
-    expect(compiled.risky).toBe(true);
-    expect(phpRegexTest(compiled, 'aaaa', 1000)).toBe(true);
-    expect(phpRegexTest(compiled, `${'a'.repeat(40)}!`, 30)).toBeNull();
-  });
-
-  it('only patterns with nested quantifiers go to the time-limited path (lookbehinds and \\A do not)', () => {
-    expect(compilePhpRegex('/(?<!x)b/').risky).toBe(false);
-    expect(compilePhpRegex('/\\Aabc\\z/').risky).toBe(false);
-    expect(compilePhpRegex('/b/A').risky).toBe(false);
-    expect(compilePhpRegex('/(?<=(a+)+)b/').risky).toBe(true);
-  });
-
   it.each([
-    ['/^(a|a)*$/', true],
-    ['/^(a|aa)+$/', true],
-    ['/(ab){2,}/', true],
-    ['/(a)\\1/', true],
-    ['/(?P<x>a)(?P=x)/', true],
-    ['/^a*a*b$/', true],
-    ['/x.{0,100}y.*z/', true],
-    ['/\\.exe$/i', false],
-    ['/(ab)?c/', false],
-    ['/^report-1\\.(pdf|docx?)$/i', false],
-    ['/(vnd\\.(ms-|openxmlformats-|oasis\\.opendocument).*)$/', false],
-    ['/a{2,32}b/', false],
-  ])('cost screen: %j runs time-limited: %s', (pattern, risky) => {
-    expect(compilePhpRegex(pattern).risky).toBe(risky);
+    ['/a(?=b)/', 'look-around'],
+    ['/a(?!b)/', 'look-around'],
+    ['/(?<!x)b/', 'look-around'],
+    ['/(?<=x)b/', 'look-around'],
+    ['/(a)\\1/', 'back-references'],
+    ['/(?P<x>a)(?P=x)/', 'back-references'],
+    ['/(?<x>a)\\k<x>/', 'back-references'],
+    ['/(a)\\g{1}/', 'back-references'],
+    ['/a{1001}/', 'repetition counts above 1000'],
+    ['/a{2,1500}/', 'repetition counts above 1000'],
+  ])('valid PCRE that RE2 cannot run is refused with the reason: %j', (pattern, reason) => {
+    const problem = phpRegexProblem(pattern);
+    expect(problem?.unsupported).toBe(true);
+    expect(problem?.message).toContain(reason);
+    expect(problem?.message).toContain('RE2');
   });
 
-  it('exponential alternation in a repeated group (star height 1, so safe-regex2 passes it) fails fast instead of blocking', () => {
-    const compiled = compilePhpRegex('/^(a|a)*$/');
-    expect(phpRegexTest(compiled, `${'a'.repeat(32)}!`, 30)).toBeNull();
-    expect(phpRegexTest(compiled, 'aaaa', 1000)).toBe(true);
+  it('plain invalid patterns are not "unsupported"', () => {
+    expect(phpRegexProblem('abc')?.unsupported).toBe(false);
+    expect(phpRegexProblem('/(/')?.unsupported).toBe(false);
+    expect(phpRegexProblem('/\\.exe$/i')).toBeNull();
   });
 
-  it('an event has one budget of time-limited work: spent, the time-limited tests fail; direct ones still run', () => {
-    const costly = compilePhpRegex('/^(a|a)*$/');
-    const budget = { remainingMs: 40 };
-    expect(phpRegexTest(costly, `${'a'.repeat(32)}!`, 50, budget)).toBeNull();
-    expect(budget.remainingMs).toBeLessThan(40);
-    const spent = { remainingMs: 0 };
-    expect(phpRegexTest(costly, 'aaaa', 50, spent)).toBeNull();
-    expect(phpRegexTest(costly, 'aaaa', 50, { remainingMs: 100 })).toBe(true);
-    expect(phpRegexTest(compilePhpRegex('/\\.exe$/'), 'a.exe', 50, spent)).toBe(true);
+  it('a pattern whose RE2 program is too large is refused (compile and match cost stay bounded)', () => {
+    let body = '';
+    for (let n = 999; body.length < 1990; n--) body += `a[ab]{${n}}c|`;
+    const problem = phpRegexProblem(`/(?:${body.slice(0, -1)})/`);
+    expect(problem?.unsupported).toBe(true);
+    expect(problem?.message).toContain(`more than ${MAX_PROGRAM_SIZE} RE2 instructions`);
+    // Just above the limit after compiling, and far above it before (refused by the estimate, never compiled).
+    expect(phpRegexProblem('/a[ab]{999}c|b[ab]{998}c|c[ab]{997}c|d[ab]{996}c|e[ab]{995}c|f[ab]{994}c/')?.message).toContain('too large');
+    expect(phpRegexProblem('/(?:[ab]{99}x){20}/')?.message).toContain('repetition counts above 1000 (nested repeats multiply)');
+    expect(phpRegexProblem('/(?:(?:[ab]{999}){9}){9}/')?.message).toContain('too large');
+    expect(compilePhpRegex('/(a{100}|b{100}){10}/').programSize).toBeLessThanOrEqual(MAX_PROGRAM_SIZE);
   });
 
-  it('one unbounded quantifier runs directly on short subjects and time-limited on long ones (quadratic)', () => {
-    const compiled = compilePhpRegex('/a*b/');
-    expect(compiled).toMatchObject({ risky: false, superlinear: true });
-    expect(phpRegexTest(compiled, 'aaab')).toBe(true);
-    expect(phpRegexTest(compiled, 'a'.repeat(1000))).toBe(false);
-    expect(phpRegexTest(compiled, 'a'.repeat(60_000), 5)).toBeNull();
-    expect(phpRegexTest(compiled, `${'a'.repeat(2000)}b`, 1000)).toBe(true);
-    expect(compilePhpRegex('/\\.exe$/').superlinear).toBe(false);
+  it('issue 11.1: the empty-alternation patterns (26 and 400 groups) compile to a tiny RE2 program and answer', () => {
+    for (const groups of [26, 400]) {
+      const compiled = compilePhpRegex(`/${'(?:|)'.repeat(groups)}x/`);
+      expect(compiled.programSize).toBeLessThan(50);
+      expect(phpRegexTest(compiled, `${'a'.repeat(200)}x`)).toBe(true);
+      expect(phpRegexTest(compiled, 'a'.repeat(2000))).toBe(false);
+    }
+  });
+
+  it('formerly catastrophic patterns (nested and alternating repeats) run in one pass', () => {
+    expect(test('/^(a+)+$/', `${'a'.repeat(5000)}!`)).toBe(false);
+    expect(test('/^(a+)+$/', 'a'.repeat(5000))).toBe(true);
+    expect(test('/^(a|a)*$/', `${'a'.repeat(5000)}!`)).toBe(false);
+    expect(test('/^(a|aa)+$/', 'a'.repeat(5000))).toBe(true);
+    expect(test('/a*b/', 'a'.repeat(60_000))).toBe(false);
+  });
+
+  it('a test costing more than MAX_STEPS_PER_TEST steps (program size × subject length) fails (both operators false)', () => {
+    const compiled = compilePhpRegex('/[ab]{999}c/');
+    const fits = Math.floor(MAX_STEPS_PER_TEST / compiled.programSize);
+    expect(phpRegexTest(compiled, 'a'.repeat(fits))).toBe(false);
+    expect(phpRegexTest(compiled, 'a'.repeat(fits + 1))).toBeNull();
+  });
+
+  it('an event has one budget of steps: spent, the remaining tests fail', () => {
+    const compiled = compilePhpRegex('/\\.exe$/');
+    const cost = compiled.programSize * 'a.exe'.length;
+    const budget = { remainingSteps: cost * 2 };
+    expect(phpRegexTest(compiled, 'a.exe', budget)).toBe(true);
+    expect(phpRegexTest(compiled, 'a.exe', budget)).toBe(true);
+    expect(budget.remainingSteps).toBe(0);
+    expect(phpRegexTest(compiled, 'a.exe', budget)).toBeNull();
+    expect(phpRegexTest(compiled, 'a.exe', { remainingSteps: REGEX_STEPS_PER_EVENT })).toBe(true);
   });
 
   it.each(['/a{65536}/', '/a{1,65536}/', '/a{65536,}/'])('PCRE quantifier limit: %j is invalid', (pattern) => {

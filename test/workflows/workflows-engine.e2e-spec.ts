@@ -3,7 +3,9 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RuleStore } from '../../src/modules/workflows/engine/rule-store.service';
+import { WebhookDeliveries } from '../../src/modules/workflows/operations/webhook-deliveries.service';
 import { WebhookSender } from '../../src/modules/workflows/operations/webhook-sender.service';
+import { JobQueue } from '../../src/platform/jobs/job-queue.service';
 import { loadWorkflowsConfig } from '../../src/modules/workflows/workflows.config';
 import { WorkflowAccessControlService, WorkflowAccessDeniedError } from '../../src/modules/workflows/workflow-access-control.service';
 import { TransactionRunner } from '../../src/platform/database/transaction-runner.service';
@@ -88,7 +90,7 @@ describe('workflow engine', () => {
   });
   afterAll(async () => {
     // Let listeners of other modules (e.g. notifications) finish before the database goes away.
-    await t.app.get(WebhookSender).drain();
+    await t.app.get(JobQueue).drain();
     await new Promise((resolve) => setTimeout(resolve, 300));
     await t.close();
     await receiver.close();
@@ -98,7 +100,7 @@ describe('workflow engine', () => {
   });
 
   const events = () => t.app.get(EventBus);
-  const drain = () => t.app.get(WebhookSender).drain();
+  const drain = () => t.app.get(JobQueue).drain();
   const fileEvent = (overrides: Partial<FileEventPayload> = {}): FileEventPayload => ({
     fileId: '1',
     kind: 'issue_attachment',
@@ -350,10 +352,10 @@ describe('workflow engine', () => {
       }
     });
 
-    it('a burst is queued (bounded concurrency) and fully delivered', async () => {
-      const sender = new WebhookSender({ ...loadWorkflowsConfig({}), webhookAllowPrivate: true, webhookTimeoutMs: 2000, webhookRetries: 0, webhookBackoffMs: 1 });
-      for (let i = 0; i < 25; i++) sender.enqueue({ url: `${receiver.url}/burst`, body: { i } });
-      await sender.drain();
+    it('a burst is queued (durable jobs, bounded concurrency) and fully delivered', async () => {
+      const deliveries = t.app.get(WebhookDeliveries);
+      for (let i = 0; i < 25; i++) await deliveries.enqueue(t.dataSource.manager, { url: `${receiver.url}/burst`, body: { i } });
+      await drain();
       const hits = receiver.received.filter((r) => r.path === '/burst');
       expect(hits.map((h) => JSON.parse(h.body).i).sort((a: number, b: number) => a - b)).toEqual([...Array(25).keys()]);
     });

@@ -12,11 +12,19 @@ import { requestBodyStream } from './request-body-stream';
 
 /** JSON only (the default), optionally with another limit. */
 export const JsonBody = (options: { limitBytes?: number } = {}) =>
-  SetMetadata(BODY_METADATA, { kind: 'json', limitBytes: options.limitBytes ?? JSON_BODY_LIMIT_BYTES, form: false } satisfies BodyMode);
+  SetMetadata(BODY_METADATA, {
+    kind: 'json',
+    limitBytes: options.limitBytes ?? JSON_BODY_LIMIT_BYTES,
+    form: false,
+  } satisfies BodyMode);
 
 /** JSON or `application/x-www-form-urlencoded` (only routes whose wire documents forms declare it). */
 export const FormBody = (options: { limitBytes?: number } = {}) =>
-  SetMetadata(BODY_METADATA, { kind: 'json', limitBytes: options.limitBytes ?? JSON_BODY_LIMIT_BYTES, form: true } satisfies BodyMode);
+  SetMetadata(BODY_METADATA, {
+    kind: 'json',
+    limitBytes: options.limitBytes ?? JSON_BODY_LIMIT_BYTES,
+    form: true,
+  } satisfies BodyMode);
 
 /** Large JSON documents (npm publish): up to NPM_PUBLISH_MAX_SIZE_MB unless `limitBytes` is given. */
 export const LargeJsonBody = (options: { limitBytes?: number } = {}) =>
@@ -34,8 +42,8 @@ export const MultipartBody = (options: { maxBytes: number }) =>
   SetMetadata(BODY_METADATA, { kind: 'multipart', maxBytes: options.maxBytes } satisfies BodyMode);
 
 /** Handler parameter of a `@StreamBody()` route: the request body as a stream, inflated if gzip/deflate/br encoded. */
-export const BodyStream = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): Readable => requestBodyStream(context.switchToHttp().getRequest<Request>()),
+export const BodyStream = createParamDecorator((_data: unknown, context: ExecutionContext): Readable =>
+  requestBodyStream(context.switchToHttp().getRequest<Request>()),
 );
 
 /** Handler parameter of a `@MultipartBody()` route: the form, whose parts are read as the handler iterates. */

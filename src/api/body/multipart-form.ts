@@ -103,10 +103,19 @@ export class MultipartForm {
       notify();
     });
     parser.on('error', (error: Error) =>
-      fail(new BadRequestError('Malformed multipart body.', { code: 'MALFORMED_MULTIPART', detail: error.message })),
+      fail(
+        new BadRequestError('Malformed multipart body.', {
+          code: 'MALFORMED_MULTIPART',
+          detail: error.message,
+        }),
+      ),
     );
     counter.on('error', fail);
     source.on('error', fail);
+    // A client that goes away mid-body must not leave the handler waiting for the next part.
+    this.req.on('close', () => {
+      if (!this.req.complete) fail(new BadRequestError('Request aborted.', { code: 'REQUEST_ABORTED' }));
+    });
     source.pipe(counter).pipe(parser);
     try {
       for (;;) {
@@ -134,7 +143,7 @@ export class MultipartForm {
 
   /** Every field as a string and every file read by `onFile` in order (a convenience over `parts()`). */
   async collect(onFile: (file: MultipartFile) => Promise<void>): Promise<Record<string, string>> {
-    const fields: Record<string, string> = {};
+    const fields = Object.create(null) as Record<string, string>;
     for await (const part of this.parts()) {
       if (part.kind === 'field') fields[part.name] = part.value;
       else await onFile(part);

@@ -20,7 +20,9 @@ function decoderFor(encoding: string): Transform | null {
     case 'br':
       return createBrotliDecompress();
     default:
-      throw new UnsupportedMediaTypeError(`Unsupported content encoding "${encoding}".`, { code: 'UNSUPPORTED_CONTENT_ENCODING' });
+      throw new UnsupportedMediaTypeError(`Unsupported content encoding "${encoding}".`, {
+        code: 'UNSUPPORTED_CONTENT_ENCODING',
+      });
   }
 }
 
@@ -38,7 +40,10 @@ export function requestBodyStream(req: Request): Readable {
   decoder.on('error', (error: Error) => {
     req.unpipe(decoder);
     out.destroy(
-      new BadRequestError(`Request body is not valid ${encoding} data.`, { code: 'BAD_CONTENT_ENCODING', detail: error.message }),
+      new BadRequestError(`Request body is not valid ${encoding} data.`, {
+        code: 'BAD_CONTENT_ENCODING',
+        detail: error.message,
+      }),
     );
   });
   req.on('error', (error) => out.destroy(error));

@@ -1,7 +1,8 @@
-import { applyDecorators, Controller, SetMetadata, UseFilters } from '@nestjs/common';
+import { applyDecorators, Controller, SetMetadata, UseFilters, UseInterceptors } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { DIALECT_METADATA } from '../dialect';
 import { CoderExceptionFilter } from '../dialect-exception.filter';
+import { CoderBodyInterceptor } from './coder-body.interceptor';
 import { CoderResponseDto } from './coder-response.dto';
 
 /**
@@ -14,6 +15,8 @@ export function CoderController(path: string, options: { experimental?: boolean 
     SetMetadata(DIALECT_METADATA, 'coder'),
     Controller(path === '' ? prefix : `${prefix}/${path}`),
     UseFilters(CoderExceptionFilter),
+    // Body shape as Go's decoder sees it, for routes whose body DTO is a @GoStruct.
+    UseInterceptors(CoderBodyInterceptor),
     ApiTags(options.experimental ? 'coder (experimental)' : 'coder'),
     ApiExtraModels(CoderResponseDto),
   );

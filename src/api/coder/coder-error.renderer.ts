@@ -1,5 +1,7 @@
 import type { AnyDomainError, FieldError } from '../../platform/errors/domain-error';
 import { InternalFailure } from '../internal-failure';
+import { DTO_VALIDATION } from '../validation';
+import { coderValidationError } from './coder-validation';
 import type { ErrorRenderContext, RenderedError } from '../rendered-error';
 
 export const CODER_SIGNED_OUT = 'You are signed out or your session has expired. Please sign in again to continue.';
@@ -37,6 +39,8 @@ export function renderCoderError(error: AnyDomainError | InternalFailure, contex
     case 'bad_request':
       return { status: 400, body: body(error.message, error.detail, error.fields) };
     case 'invalid':
+      // DTO validation failures from the global pipe: Coder's texts from the constraint metadata.
+      if (error.code === DTO_VALIDATION) return renderCoderError(coderValidationError(error.fields), context);
       return { status: 400, body: body(error.message, error.detail, error.fields) };
     case 'unauthenticated': {
       let detail = '';

@@ -8,8 +8,12 @@ import type { ErrorRenderContext, RenderedError } from '../rendered-error';
  * Generic package registry errors: plain text (as Gitea's generic registry answers curl), with the
  * field details of a validation failure after the message; 401 with a Basic challenge.
  */
-export function renderGenericError(error: AnyDomainError | InternalFailure, _context: ErrorRenderContext): RenderedError {
-  if (error instanceof InternalFailure) return { status: 500, body: `${error.publicMessage ?? 'Internal Server Error'}\n` };
+export function renderGenericError(
+  error: AnyDomainError | InternalFailure,
+  _context: ErrorRenderContext,
+): RenderedError {
+  if (error instanceof InternalFailure)
+    return { status: 500, body: `${error.publicMessage ?? 'Internal Server Error'}\n` };
   switch (error.kind) {
     case 'unauthenticated':
       return { status: 401, body: `${error.message}\n`, headers: basicChallenge() };

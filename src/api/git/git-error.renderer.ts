@@ -8,8 +8,12 @@ import type { ErrorRenderContext, RenderedError } from '../rendered-error';
  * git smart HTTP errors: a `text/plain` body with the message on one line (git prints it after
  * `remote:`/`fatal:`); 401 carries a Basic challenge so git asks for credentials (or its helper).
  */
-export function renderGitError(error: AnyDomainError | InternalFailure, _context: ErrorRenderContext): RenderedError {
-  if (error instanceof InternalFailure) return { status: 500, body: `${error.publicMessage ?? 'Internal Server Error'}\n` };
+export function renderGitError(
+  error: AnyDomainError | InternalFailure,
+  _context: ErrorRenderContext,
+): RenderedError {
+  if (error instanceof InternalFailure)
+    return { status: 500, body: `${error.publicMessage ?? 'Internal Server Error'}\n` };
   const text = `${error.message}\n`;
   switch (error.kind) {
     case 'unauthenticated':

@@ -8,14 +8,21 @@ import type { ErrorRenderContext, RenderedError } from '../rendered-error';
  * npm registry errors: `{"error": "<message>"}` (the npm CLI prints `error`); 401 carries a Basic
  * challenge too, so npm knows to send its configured credentials.
  */
-export function renderNpmError(error: AnyDomainError | InternalFailure, _context: ErrorRenderContext): RenderedError {
-  if (error instanceof InternalFailure) return { status: 500, body: { error: error.publicMessage ?? 'Internal Server Error' } };
+export function renderNpmError(
+  error: AnyDomainError | InternalFailure,
+  _context: ErrorRenderContext,
+): RenderedError {
+  if (error instanceof InternalFailure)
+    return { status: 500, body: { error: error.publicMessage ?? 'Internal Server Error' } };
   switch (error.kind) {
     case 'unauthenticated':
       return { status: 401, body: { error: error.message }, headers: basicChallenge() };
     case 'invalid': {
       const first = error.fields[0];
-      return { status: 400, body: { error: first ? `${error.message} ${first.field}: ${first.detail}` : error.message } };
+      return {
+        status: 400,
+        body: { error: first ? `${error.message} ${first.field}: ${first.detail}` : error.message },
+      };
     }
     case 'bad_request':
     case 'forbidden':

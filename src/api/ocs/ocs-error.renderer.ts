@@ -1,7 +1,9 @@
 import type { AnyDomainError } from '../../platform/errors/domain-error';
 import { InternalFailure } from '../internal-failure';
 import type { ErrorRenderContext, RenderedError } from '../rendered-error';
+import { DTO_VALIDATION } from '../validation';
 import { ocsEnvelope } from './ocs-envelope';
+import { ocsValidationMessage } from './ocs-validation';
 
 function failure(status: number, statuscode: number, message: string): RenderedError {
   return { status, body: ocsEnvelope('failure', statuscode, message, []) };
@@ -13,7 +15,7 @@ export function renderOcsError(error: AnyDomainError | InternalFailure, _context
   switch (error.kind) {
     case 'bad_request':
     case 'invalid':
-      return failure(400, 400, error.fields[0]?.detail && error.code === 'VALIDATION' ? error.fields[0].detail : error.message);
+      return failure(400, 400, error.code === DTO_VALIDATION ? ocsValidationMessage(error.fields) : error.message);
     case 'unauthenticated': {
       const missing = error.reason === 'missing';
       return {

@@ -1,4 +1,11 @@
-import { type CallHandler, type ExecutionContext, Inject, Injectable, type MessageEvent, type NestInterceptor } from '@nestjs/common';
+import {
+  type CallHandler,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  type MessageEvent,
+  type NestInterceptor,
+} from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { catchError, type Observable, of, throwError } from 'rxjs';
 import type { AppConfig } from '../../platform/config/app-config';

@@ -7,7 +7,7 @@ import type { RenderedError } from '../rendered-error';
 export function sseErrorFrame(rendered: RenderedError): string {
   const data = typeof rendered.body === 'string' ? rendered.body.trimEnd() : JSON.stringify(rendered.body);
   return `event: error\n${data
-    .split('\n')
+    .split(/\r\n|\r|\n/) // every line break SSE parsers know, so text cannot forge fields
     .map((line) => `data: ${line}`)
     .join('\n')}\n\n`;
 }

@@ -61,7 +61,8 @@ export class AuthGuard implements CanActivate {
       const coderOk = access.tokenScope !== undefined && keyGrants(principal, access.tokenScope);
       if (!giteaOk && !coderOk) {
         throw new ForbiddenError(problem ?? 'Forbidden.', 'scope', {
-          detail: access.tokenScope
+          // Coder answers its generic 403 (the renderer's default detail); the other dialects name the scope.
+          detail: access.tokenScope && dialect !== 'coder'
             ? `API key scopes do not allow ${access.tokenScope.action} on ${access.tokenScope.type}.`
             : undefined,
         });

@@ -13,6 +13,7 @@ import { CredentialResolver } from './credential-resolver.service';
 import { AUTH_ENTITIES } from './entities';
 import { OneTimePasscodesService } from './one-time-passcodes.service';
 import { PasswordStrengthService } from './password-strength.service';
+import { PasswordLoginEnabledGuard } from './password-login.guard';
 import { SessionsService } from './sessions.service';
 import { TargetUserResolver } from './target-user.service';
 
@@ -32,6 +33,7 @@ import { TargetUserResolver } from './target-user.service';
     AuthorizationService,
     PasswordStrengthService,
     SessionsService,
+    PasswordLoginEnabledGuard,
     OneTimePasscodesService,
     CoderTokensService,
     TargetUserResolver,

@@ -12,7 +12,7 @@ import { isOwner } from './access';
 import { NotificationPreferenceDto, UpdateUserNotificationPreferencesDto } from './dto/notifications.dto';
 import { parseUuid } from './inbox/uuid';
 import { NotificationPreferencesService } from './notification-preferences.service';
-import { badJson, or500 } from './notifications.controller';
+import { or500 } from './notifications.controller';
 
 /** Coder dialect: /api/v2/users/{user}/notifications/preferences (self, or owners for anyone). */
 // Listed above the dialect decorator so it is consulted before the dialect's catch-all filter.
@@ -32,7 +32,7 @@ export class NotificationPreferencesController {
   }
 
   @Get(':user/notifications/preferences')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'notification_preference', action: 'read' } })
   @ApiOperation({ summary: "A user's notification preferences (explicitly stored entries)" })
   @ApiOkResponse({ type: [NotificationPreferenceDto] })
   @ApiNotFoundResponse({ type: CoderResponseDto })
@@ -42,7 +42,7 @@ export class NotificationPreferencesController {
   }
 
   @Put(':user/notifications/preferences')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'notification_preference', action: 'update' } })
   @ApiOperation({ summary: "Update a user's notification preferences (template_disabled_map)" })
   @ApiBody({ type: UpdateUserNotificationPreferencesDto })
   @ApiOkResponse({ type: [NotificationPreferenceDto] })
@@ -51,24 +51,11 @@ export class NotificationPreferencesController {
   async put(
     @CurrentPrincipal() principal: Principal,
     @Param('user') ref: string,
-    @Body() body: unknown,
+    @Body() body: UpdateUserNotificationPreferencesDto,
   ): Promise<NotificationPreferenceDto[]> {
     const user = await this.target(ref, principal);
-    if (body === undefined) throw badJson('EOF');
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw badJson('json: cannot unmarshal into Go value of type codersdk.UpdateUserNotificationPreferences');
-    }
-    const map = (body as { template_disabled_map?: unknown }).template_disabled_map ?? {};
-    if (typeof map !== 'object' || map === null || Array.isArray(map)) {
-      throw badJson('json: cannot unmarshal into Go struct field template_disabled_map of type map[string]bool');
-    }
     const entries = new Map<string, boolean>();
-    for (const value of Object.values(map as Record<string, unknown>)) {
-      if (typeof value !== 'boolean') {
-        throw badJson('json: cannot unmarshal into Go struct field template_disabled_map of type bool');
-      }
-    }
-    for (const [key, value] of Object.entries(map as Record<string, boolean>)) {
+    for (const [key, value] of Object.entries(body.template_disabled_map ?? {})) {
       const parsed = parseUuid(key);
       if ('error' in parsed) {
         throw new BadRequestError('Unable to parse notification template UUID.', { code: 'INVALID_UUID', detail: parsed.error });

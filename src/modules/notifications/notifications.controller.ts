@@ -1,4 +1,4 @@
-import { Body, Get, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiForbiddenResponse,
@@ -7,10 +7,9 @@ import {
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiQuery,
   ApiResponse,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { CoderController } from '../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../api/coder/coder-response.dto';
 import { BadRequestError, DomainError, ForbiddenError } from '../../platform/errors/domain-error';
@@ -28,8 +27,9 @@ import {
   ReadStatusResponseDto,
   UpdateInboxNotificationReadStatusDto,
 } from './dto/notifications.dto';
+import { ListInboxQueryDto, WatchInboxQueryDto } from './dto/inbox-query.dto';
 import type { NotificationTemplate, TemplateKind } from './entities/notification-template.entity';
-import { parseInboxQuery, searchParamsOf } from './inbox/inbox-query';
+import type { InboxFilters } from './inbox/inbox-query';
 import { InboxService } from './inbox/inbox.service';
 import { parseUuid } from './inbox/uuid';
 import { NotificationSettingsService } from './notification-settings.service';
@@ -37,7 +37,6 @@ import { NotificationTemplatesService } from './notification-templates.service';
 import { OperationFailedError } from '../../platform/errors/operation-failed.error';
 import { NOTIFICATION_TEMPLATE_IDS } from './template-ids';
 
-export const BAD_JSON = 'Request body must be valid JSON.';
 
 /** Runs `work`; an unexpected (non-domain) error becomes the route's own 500. */
 export async function or500<T>(message: string, work: () => Promise<T>): Promise<T> {
@@ -47,14 +46,6 @@ export async function or500<T>(message: string, work: () => Promise<T>): Promise
     if (error instanceof DomainError) throw error;
     throw new OperationFailedError(message, { cause: error });
   }
-}
-
-export function badJson(detail: string): BadRequestError {
-  return new BadRequestError(BAD_JSON, { code: 'MALFORMED_JSON', detail });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function presentTemplate(template: NotificationTemplate): NotificationTemplateDto {
@@ -72,11 +63,6 @@ function presentTemplate(template: NotificationTemplate): NotificationTemplateDt
 }
 
 const ERROR = { type: CoderResponseDto };
-const INBOX_QUERY = [
-  ApiQuery({ name: 'targets', required: false, description: 'comma-separated target ids (all must match)' }),
-  ApiQuery({ name: 'templates', required: false, description: 'comma-separated template ids (any may match)' }),
-  ApiQuery({ name: 'read_status', required: false, enum: ['all', 'read', 'unread'] }),
-];
 
 /** Coder dialect: /api/v2/notifications (spec 2, table B). */
 // Listed above the dialect decorator so it is consulted before the dialect's catch-all filter.
@@ -90,7 +76,7 @@ export class NotificationsController {
   ) {}
 
   @Get('dispatch-methods')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'deployment_config', action: 'read' } })
   @ApiOperation({ summary: 'Delivery methods: available and the deployment default' })
   @ApiOkResponse({ type: [NotificationMethodsResponseDto] })
   @ApiResponse({ status: 401, ...ERROR })
@@ -99,7 +85,7 @@ export class NotificationsController {
   }
 
   @Get('templates/system')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'notification_template', action: 'read' } })
   @ApiOperation({ summary: 'System notification templates' })
   @ApiOkResponse({ type: [NotificationTemplateDto] })
   @ApiInternalServerErrorResponse(ERROR)
@@ -108,7 +94,7 @@ export class NotificationsController {
   }
 
   @Get('templates/custom')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'notification_template', action: 'read' } })
   @ApiOperation({ summary: 'Custom notification templates' })
   @ApiOkResponse({ type: [NotificationTemplateDto] })
   @ApiInternalServerErrorResponse(ERROR)
@@ -121,7 +107,7 @@ export class NotificationsController {
   }
 
   @Get('settings')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'deployment_config', action: 'read' } })
   @ApiOperation({ summary: 'Deployment notification settings' })
   @ApiOkResponse({ type: NotificationsSettingsDto })
   async getSettings(): Promise<NotificationsSettingsDto> {
@@ -134,7 +120,7 @@ export class NotificationsController {
   }
 
   @Put('settings')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'deployment_config', action: 'update' } })
   @ApiOperation({ summary: 'Pause or resume notification dispatch (owners); 304 when nothing changes' })
   @ApiBody({ type: NotificationsSettingsDto })
   @ApiOkResponse({ type: NotificationsSettingsDto })
@@ -143,15 +129,10 @@ export class NotificationsController {
   @ApiForbiddenResponse(ERROR)
   async putSettings(
     @CurrentPrincipal() principal: Principal,
-    @Body() body: unknown,
+    @Body() body: NotificationsSettingsDto,
     @Res() res: Response,
   ): Promise<void> {
-    if (body === undefined) throw badJson('EOF');
-    if (!isObject(body)) throw badJson('json: cannot unmarshal into Go value of type codersdk.NotificationsSettings');
     const value = body.notifier_paused ?? false;
-    if (typeof value !== 'boolean') {
-      throw badJson('json: cannot unmarshal into Go struct field NotificationsSettings.notifier_paused of type bool');
-    }
     const canonical = NotificationSettingsService.canonical(value);
     const stored = await or500('Failed to fetch notifications settings.', () => this.settings.raw());
     if (stored === canonical) {
@@ -166,7 +147,7 @@ export class NotificationsController {
 
   @Post('test')
   @HttpCode(200)
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'deployment_config', action: 'update' } })
   @ApiOperation({ summary: 'Send a test notification to the caller (owners)' })
   @ApiOkResponse({ description: 'Enqueued (empty body)' })
   @ApiForbiddenResponse(ERROR)
@@ -186,28 +167,20 @@ export class NotificationsController {
 
   @Post('custom')
   @HttpCode(204)
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'notification_message', action: 'create' } })
   @ApiOperation({ summary: 'Send a custom notification to oneself' })
   @ApiBody({ type: CustomNotificationRequestDto })
   @ApiNoContentResponse({ description: 'Enqueued' })
   @ApiResponse({ status: 400, ...ERROR })
   @ApiForbiddenResponse(ERROR)
   @ApiInternalServerErrorResponse(ERROR)
-  async custom(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<void> {
+  async custom(@CurrentPrincipal() principal: Principal, @Body() body: CustomNotificationRequestDto): Promise<void> {
     if (isSystemUser(principal.user)) {
       throw new ForbiddenError('Forbidden', 'permission', { detail: 'System users cannot send custom notifications.' });
     }
-    if (body === undefined) throw badJson('EOF');
-    if (!isObject(body)) throw badJson('json: cannot unmarshal into Go value of type codersdk.CustomNotificationRequest');
     const content = body.content;
-    if (content !== undefined && content !== null && !isObject(content)) {
-      throw badJson('json: cannot unmarshal into Go struct field CustomNotificationRequest.content');
-    }
     const title = content?.title ?? '';
     const message = content?.message ?? '';
-    if (typeof title !== 'string' || typeof message !== 'string') {
-      throw badJson('json: cannot unmarshal into Go struct field CustomNotificationContent of type string');
-    }
     const invalid = (detail: string) => new BadRequestError('Invalid request body', { code: 'INVALID_CUSTOM_NOTIFICATION', detail });
     if (content === undefined || content === null) throw invalid('content is required');
     if (title.trim() === '' && message.trim() === '') {
@@ -229,16 +202,17 @@ export class NotificationsController {
   }
 
   @Get('inbox')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'inbox_notification', action: 'read' } })
   @ApiOperation({ summary: "The caller's inbox: 25 newest first, filters, keyset paging" })
-  @ApiQuery({ name: 'starting_before', required: false, description: 'id of the last item of the current page' })
-  @(INBOX_QUERY[0]!)
-  @(INBOX_QUERY[1]!)
-  @(INBOX_QUERY[2]!)
   @ApiOkResponse({ type: ListInboxNotificationsResponseDto })
   @ApiResponse({ status: 400, ...ERROR })
-  async listInbox(@CurrentPrincipal() principal: Principal, @Req() req: Request): Promise<ListInboxNotificationsResponseDto> {
-    const filters = parseInboxQuery(searchParamsOf(req.originalUrl), 'list');
+  async listInbox(@CurrentPrincipal() principal: Principal, @Query() query: ListInboxQueryDto): Promise<ListInboxNotificationsResponseDto> {
+    const filters: InboxFilters = {
+      targets: query.targets ?? [],
+      templates: query.templates ?? [],
+      readStatus: query.read_status ?? 'all',
+      startingBefore: query.starting_before,
+    };
     const notifications = await or500('Failed to get filtered inbox notifications.', () =>
       this.inbox.list(principal.user.id, filters),
     );
@@ -247,28 +221,24 @@ export class NotificationsController {
   }
 
   @Get('inbox/watch')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'inbox_notification', action: 'read' } })
   @ApiOperation({
     summary: 'WebSocket: one JSON frame {notification, unread_count} per new inbox item',
     description:
       'Upgrade to WebSocket (credentials as header, cookie or query). Query: targets, templates, read_status, format (markdown|plaintext). A plain GET answers 426.',
   })
-  @(INBOX_QUERY[0]!)
-  @(INBOX_QUERY[1]!)
-  @(INBOX_QUERY[2]!)
-  @ApiQuery({ name: 'format', required: false, enum: ['markdown', 'plaintext'] })
   @ApiResponse({ status: 101, description: 'Switching protocols' })
   @ApiOkResponse({ type: GetInboxNotificationResponseDto, description: 'The JSON of each WebSocket text frame' })
   @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 426, ...ERROR })
-  watchWithoutUpgrade(@Req() req: Request, @Res() res: Response): void {
-    parseInboxQuery(searchParamsOf(req.originalUrl), 'watch');
+  // The query DTO is validated before the 426 (same answers as the gateway's check before an upgrade).
+  watchWithoutUpgrade(@Query() _query: WatchInboxQueryDto, @Res() res: Response): void {
     res.status(426).json({ message: 'Failed to upgrade connection to websocket.', detail: 'Expected a WebSocket upgrade request.' });
   }
 
   @Put('inbox/mark-all-as-read')
   @HttpCode(204)
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'inbox_notification', action: 'update' } })
   @ApiOperation({ summary: "Mark all of the caller's inbox items as read" })
   @ApiNoContentResponse({ description: 'Done' })
   async markAllRead(@CurrentPrincipal() principal: Principal): Promise<void> {
@@ -276,7 +246,7 @@ export class NotificationsController {
   }
 
   @Put('inbox/:id/read-status')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'inbox_notification', action: 'update' } })
   @ApiOperation({ summary: 'Mark one inbox item read or unread' })
   @ApiBody({ type: UpdateInboxNotificationReadStatusDto })
   @ApiOkResponse({ type: ReadStatusResponseDto })
@@ -285,14 +255,11 @@ export class NotificationsController {
   async readStatus(
     @CurrentPrincipal() principal: Principal,
     @Param('id') rawId: string,
-    @Body() body: unknown,
+    @Body() body: UpdateInboxNotificationReadStatusDto,
   ): Promise<ReadStatusResponseDto> {
     const parsed = parseUuid(rawId);
     if ('error' in parsed) throw new BadRequestError(`Invalid UUID "${rawId}".`, { code: 'INVALID_UUID', detail: parsed.error });
-    if (body === undefined) throw badJson('EOF');
-    if (!isObject(body)) throw badJson('json: cannot unmarshal into Go value of type codersdk.UpdateInboxNotificationReadStatusRequest');
     const isRead = body.is_read ?? false;
-    if (typeof isRead !== 'boolean') throw badJson('json: cannot unmarshal into Go struct field is_read of type bool');
     const notification = await or500('Failed to update inbox notification read status.', () =>
       this.inbox.setReadStatus(principal.user.id, parsed.uuid, isRead),
     );

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ForbiddenError } from '../../platform/errors/domain-error';
 import type { RequestSnapshot } from '../../platform/events/subject-events';
 import type { CheckSubject } from './checks/check.types';
-import { REGEX_BUDGET_PER_EVENT_MS } from './checks/php-regex';
+import { REGEX_STEPS_PER_EVENT } from './checks/php-regex';
 import { matchRules, scopeKey } from './engine/rule-snapshot';
 import { RuleStore } from './engine/rule-store.service';
 import { loadUserGroups } from './engine/user-groups';
@@ -54,7 +54,7 @@ export class WorkflowAccessControlService {
       request: file.request,
       file: { name: file.name, mimeType: file.mimeType ?? null, size: file.size ?? file.request?.declaredSize ?? null },
       now: Math.floor(Date.now() / 1000),
-      regexBudget: { remainingMs: REGEX_BUDGET_PER_EVENT_MS },
+      regexBudget: { remainingSteps: REGEX_STEPS_PER_EVENT },
     };
     const matches = await matchRules(snapshot, {
       operationClass: OPERATION_ACCESS_CONTROL,

@@ -1,7 +1,8 @@
-import ipaddr from 'ipaddr.js';
+import { isPrivateHost, isPublicAddress } from '../../platform/net/private-address';
 import type { SubjectEventName } from '../../platform/events/subject-events';
 import { CHECKS_BY_ID } from './checks/check-registry';
 import { CheckInvalidError } from './checks/check.types';
+import type { WorkflowCheckElement } from './workflow-rule.input';
 import {
   ENTITY_BRANCH,
   ENTITY_FILE,
@@ -102,7 +103,7 @@ export interface OperationDefinition {
   entity?: string;
   triggerHint?: string;
   operationFormat: string;
-  validate(operation: string, checks: unknown[], context: OperationValidationContext): void;
+  validate(operation: string, checks: readonly WorkflowCheckElement[], context: OperationValidationContext): void;
 }
 
 export interface WebhookConfig {
@@ -133,22 +134,8 @@ export function parseWebhookConfig(operation: string, allowPrivate: boolean): We
   return { url: config.url, secret: config.secret as string | undefined };
 }
 
-/** A literal non-unicast address or `localhost` (names are checked again at connect time). */
-export function isPrivateHost(hostname: string): boolean {
-  // Without the brackets of an IPv6 literal and the trailing dot of a fully qualified name (`localhost.`).
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.+$/, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (!ipaddr.isValid(host)) return false;
-  return !isPublicAddress(host);
-}
-
-export function isPublicAddress(address: string): boolean {
-  try {
-    return ipaddr.process(address).range() === 'unicast';
-  } catch {
-    return false;
-  }
-}
+/** The platform's private-range check (`platform/net/private-address.ts`), re-exported for this module's callers. */
+export { isPrivateHost, isPublicAddress };
 
 export const OPERATIONS: readonly OperationDefinition[] = [
   {

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { TransactionRunner, type Transaction } from '../../platform/database/transaction-runner.service';
-import { ForbiddenError, InvalidError } from '../../platform/errors/domain-error';
+import { ForbiddenError } from '../../platform/errors/domain-error';
 import { OnDomainEvent } from '../../platform/events/event-bus.service';
 import { CHECKS_BY_ID } from './checks/check-registry';
 import { CheckInvalidError, type CheckValidationDeps } from './checks/check.types';
@@ -10,6 +10,7 @@ import { scopeKey, type RuleCheck, type StoredRule } from './engine/rule-snapsho
 import { RuleStore } from './engine/rule-store.service';
 import { ENTITIES_BY_ID, isKnownClass, OPERATIONS_BY_ID } from './workflow-registry';
 import { SCOPE_ADMIN, type ScopeType } from './workflow.constants';
+import type { CreateWorkflowRuleInput, UpdateWorkflowRuleInput, WorkflowCheckElement } from './workflow-rule.input';
 import { WORKFLOWS_CONFIG, type WorkflowsConfig } from './workflows.config';
 
 /** Whose rules: the admin scope (`/global`) or one user's (`/user`). */
@@ -37,13 +38,8 @@ export interface ScopedRuleJson extends RuleJson {
   scope_actor_id: string;
 }
 
-interface RuleInput {
-  class: string;
-  name: string;
-  checks: unknown[];
-  operation: string;
-  entity: string;
-  events: string[];
+/** A rule body with its class (the stored one on update) and the description defaulted. */
+interface RuleInput extends CreateWorkflowRuleInput {
   description: string;
 }
 
@@ -63,32 +59,6 @@ function parseRuleId(id: string): number | null {
 
 function bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
-}
-
-function shapeError(field: string): InvalidError {
-  return new InvalidError(`Parameter "${field}" is missing or has the wrong type`, { code: 'WORKFLOW_BAD_PARAMETER' });
-}
-
-/** Step 5 of the error table: the body's fields and their JSON types (check elements are validated later, in order). */
-function readInput(body: unknown, withClass: boolean, storedClass = ''): RuleInput {
-  // Lone UTF-16 surrogates were already made U+FFFD at the edge (api/well-formed-strings.ts).
-  const b = (body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-  if (withClass && typeof b.class !== 'string') throw shapeError('class');
-  if (typeof b.name !== 'string') throw shapeError('name');
-  if (!Array.isArray(b.checks)) throw shapeError('checks');
-  if (typeof b.operation !== 'string') throw shapeError('operation');
-  if (typeof b.entity !== 'string') throw shapeError('entity');
-  if (!Array.isArray(b.events) || !b.events.every((event) => typeof event === 'string')) throw shapeError('events');
-  if (b.description !== undefined && b.description !== null && typeof b.description !== 'string') throw shapeError('description');
-  return {
-    class: withClass ? (b.class as string) : storedClass,
-    name: b.name,
-    checks: b.checks as unknown[],
-    operation: b.operation,
-    entity: b.entity,
-    events: b.events as string[],
-    description: typeof b.description === 'string' ? b.description : '',
-  };
 }
 
 export function toRuleJson(rule: StoredRule): RuleJson {
@@ -148,8 +118,9 @@ export class WorkflowRulesService {
     return rules.filter((rule) => rule.class === id).map(toScopedRuleJson);
   }
 
-  async create(scope: RuleScope, body: unknown): Promise<RuleJson> {
-    const input = readInput(body, true);
+  async create(scope: RuleScope, body: CreateWorkflowRuleInput): Promise<RuleJson> {
+    // Lone UTF-16 surrogates were already made U+FFFD at the edge (api/well-formed-strings.ts).
+    const input: RuleInput = { ...body, description: body.description ?? '' };
     await this.validate(scope, input);
     const checks = this.dedupeChecks(input.checks);
     const id = await this.transactions.run(async (tx) => {
@@ -171,13 +142,12 @@ export class WorkflowRulesService {
     return { id, class: input.class, name: input.name, checks, operation: input.operation, entity: input.entity, events: input.events, description: input.description };
   }
 
-  async update(scope: RuleScope, id: string, body: unknown): Promise<RuleJson> {
-    // Shape first (400), then scope (403), then Nextcloud's validation (400). The class is never changed.
-    const shaped = readInput(body, false);
+  async update(scope: RuleScope, id: string, body: UpdateWorkflowRuleInput): Promise<RuleJson> {
+    // Shape (400, the DTO at the edge), then scope (403), then Nextcloud's validation (400). The class is never changed.
     const ruleId = parseRuleId(id);
     const storedClass = ruleId === null ? null : await this.classInScope(this.dataSource.manager, scope, ruleId);
     if (ruleId === null || storedClass === null) throw new RuleScopeError();
-    const input = { ...shaped, class: storedClass };
+    const input: RuleInput = { ...body, class: storedClass, description: body.description ?? '' };
     await this.validate(scope, input);
     const checks = this.dedupeChecks(input.checks);
     await this.transactions.run(async (tx) => {
@@ -230,12 +200,12 @@ export class WorkflowRulesService {
     return rows[0]?.class ?? null;
   }
 
-  private dedupeChecks(checks: unknown[]): RuleCheck[] {
+  /** After validate(): every element is a check with an operator. */
+  private dedupeChecks(checks: WorkflowCheckElement[]): RuleCheck[] {
     const seen = new Set<string>();
     const result: RuleCheck[] = [];
-    for (const raw of checks) {
-      const check = raw as Record<string, string>;
-      const item = { class: check.class!, operator: check.operator!, value: check.value! };
+    for (const check of checks) {
+      const item = { class: check!.class, operator: check!.operator!, value: check!.value };
       const key = JSON.stringify([item.class, item.operator, item.value]);
       if (seen.has(key)) continue;
       seen.add(key);
@@ -294,10 +264,8 @@ export class WorkflowRulesService {
     }
     if (input.checks.length === 0) throw new CheckInvalidError('At least one check needs to be provided');
     operation.validate(input.operation, input.checks, { allowPrivateWebhooks: this.config.webhookAllowPrivate });
-    for (const raw of input.checks) {
-      if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new CheckInvalidError('Invalid check provided');
-      const check = raw as Record<string, unknown>;
-      if (typeof check.class !== 'string' || typeof check.value !== 'string') throw new CheckInvalidError('Invalid check provided');
+    for (const check of input.checks) {
+      if (check === null) throw new CheckInvalidError('Invalid check provided');
       if (bytes(check.value) > 2048) throw new CheckInvalidError('The provided check value is too long');
       const definition = CHECKS_BY_ID.get(check.class);
       if (!definition) {
@@ -306,7 +274,7 @@ export class WorkflowRulesService {
       if (definition.supportedEntities.length > 0 && !definition.supportedEntities.includes(input.entity)) {
         throw new CheckInvalidError(`Check ${check.class} is not allowed with this entity`);
       }
-      if (typeof check.operator !== 'string') throw new CheckInvalidError('The given operator is invalid');
+      if (check.operator === null) throw new CheckInvalidError('The given operator is invalid');
       await definition.validate(check.operator, check.value, this.validationDeps);
     }
   }

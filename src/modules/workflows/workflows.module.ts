@@ -6,6 +6,7 @@ import { WorkflowsController } from './controllers/workflows.controller';
 import { RuleStore } from './engine/rule-store.service';
 import { WorkflowEngine } from './engine/workflow-engine.service';
 import { WORKFLOWS_ENTITIES } from './entities';
+import { WebhookDeliveries } from './operations/webhook-deliveries.service';
 import { WebhookSender } from './operations/webhook-sender.service';
 import { PasswordConfirmationGuard } from './password-confirmation.guard';
 import { WorkflowAccessControlService } from './workflow-access-control.service';
@@ -28,6 +29,7 @@ import { loadWorkflowsConfig, WORKFLOWS_CONFIG } from './workflows.config';
     WorkflowRulesService,
     WorkflowEngine,
     WebhookSender,
+    WebhookDeliveries,
     WorkflowAccessControlService,
     PasswordConfirmationGuard,
   ],

@@ -10,7 +10,8 @@ import type { Type } from '@nestjs/common';
 export interface ModuleManifest {
   /** The folder under `src/modules/` (`npm run migration:generate -- <name> <Migration>`). */
   name: string;
-  module: Type<unknown>;
+  /** The Nest module; absent for the platform's own tables (its modules are imported by app.module). */
+  module?: Type<unknown>;
   entities: Function[];
   migrations: Function[];
 }

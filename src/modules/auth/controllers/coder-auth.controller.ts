@@ -1,4 +1,4 @@
-import { Body, Get, HttpCode, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Inject, Param, Post, Put, Req, Res, UseGuards } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -23,7 +23,6 @@ import { LoginRateLimit } from '../../../platform/http/rate-limit';
 import { LOGIN_TYPES, type LoginType } from '../../identity/entities/user.entity';
 import { Authenticated, CurrentPrincipal, Public } from '../access.decorators';
 import { type AuthcheckCheck, AuthorizationService } from '../authorization.service';
-import { boolField, bodyObject, CoderValidation, objectField, stringField } from '../coder-body';
 import { SESSION_COOKIE } from '../credential-resolver.service';
 import {
   AuthorizationCheckDto,
@@ -41,6 +40,7 @@ import {
   ValidateUserPasswordResponseDto,
 } from '../dto/coder-auth.dto';
 import { OneTimePasscodesService } from '../one-time-passcodes.service';
+import { PasswordLoginEnabledGuard } from '../password-login.guard';
 import { PasswordStrengthService } from '../password-strength.service';
 import type { Principal } from '../principal';
 import { EXTERNAL_SCOPES } from '../rbac/rbac-catalogue';
@@ -50,6 +50,13 @@ import { TargetUserResolver } from '../target-user.service';
 
 export const CONVERT_COOKIE = 'service_oauth_convert';
 const ONE_YEAR_MS = 365 * 86_400_000;
+
+/**
+ * authcheck is introspection: its answers already apply the key's scopes (a `workspace:read` key
+ * learns it may read its workspaces and nothing else), so every key may ask. Declared as an empty
+ * Gitea category list, which the guard treats as "no category required".
+ */
+const ANY_KEY = { scopes: [] as string[] };
 
 /** Coder authentication routes (spec 2 table A; reference A, B). */
 @CoderController('')
@@ -78,28 +85,26 @@ export class CoderAuthController {
 
   @Post('authcheck')
   @HttpCode(200)
-  @Authenticated()
+  @Authenticated(ANY_KEY)
   @ApiOperation({ summary: 'Check authorization of the caller for a set of objects and actions' })
   @ApiBody({ type: AuthorizationRequestDto })
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: { type: 'boolean' } } })
   @ApiBadRequestResponse({ type: CoderResponseDto })
   @ApiUnauthorizedResponse({ type: CoderResponseDto })
-  async authcheck(@CurrentPrincipal() principal: Principal, @Body() raw: unknown): Promise<Record<string, boolean>> {
-    const body = bodyObject(raw, 'AuthorizationRequest');
-    const checks = objectField(body, 'checks', 'AuthorizationRequest') ?? {};
-    const parsed: [string, AuthcheckCheck][] = Object.entries(checks).map(([key, value]) => {
-      const check = bodyObject(value, 'AuthorizationCheck');
-      const object = objectField(check, 'object', 'AuthorizationCheck') ?? {};
+  async authcheck(@CurrentPrincipal() principal: Principal, @Body() body: AuthorizationRequestDto): Promise<Record<string, boolean>> {
+    // Go zero values for what the JSON left out (a null check is a zero AuthorizationCheck).
+    const parsed: [string, AuthcheckCheck][] = [...(body.checks ?? new Map<string, AuthorizationCheckDto | null>())].map(([key, check]) => {
+      const object = check?.object;
       return [
         key,
         {
-          action: stringField(check, 'action', 'AuthorizationCheck'),
+          action: check?.action ?? '',
           object: {
-            resource_type: stringField(object, 'resource_type', 'AuthorizationObject'),
-            owner_id: stringField(object, 'owner_id', 'AuthorizationObject'),
-            organization_id: stringField(object, 'organization_id', 'AuthorizationObject'),
-            resource_id: stringField(object, 'resource_id', 'AuthorizationObject'),
-            any_org: boolField(object, 'any_org', 'AuthorizationObject'),
+            resource_type: object?.resource_type ?? '',
+            owner_id: object?.owner_id ?? '',
+            organization_id: object?.organization_id ?? '',
+            resource_id: object?.resource_id ?? '',
+            any_org: object?.any_org ?? false,
           },
         },
       ];
@@ -118,15 +123,11 @@ export class CoderAuthController {
   @ApiForbiddenResponse({ type: CoderResponseDto })
   @ApiTooManyRequestsResponse({ type: CoderResponseDto })
   async login(
-    @Body() raw: unknown,
+    @Body() body: LoginWithPasswordRequestDto,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<LoginWithPasswordResponseDto> {
-    const body = bodyObject(raw, 'LoginWithPasswordRequest');
-    const email = stringField(body, 'email', 'LoginWithPasswordRequest');
-    const password = stringField(body, 'password', 'LoginWithPasswordRequest');
-    new CoderValidation().email('email', email).required('password', password).throwIfAny();
-    const { key } = await this.sessions.login(email, password, req.ip ?? '');
+    const { key } = await this.sessions.login(body.email, body.password, req.ip ?? '');
     res.cookie(SESSION_COOKIE, key, {
       path: '/',
       httpOnly: true,
@@ -141,7 +142,7 @@ export class CoderAuthController {
 
   @Post('users/logout')
   @HttpCode(200)
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'api_key', action: 'delete' } })
   @ApiOperation({ summary: 'Log out: delete the session and clear the cookie' })
   @ApiOkResponse({ type: LogoutResponseDto })
   @ApiUnauthorizedResponse({ type: CoderResponseDto })
@@ -152,6 +153,7 @@ export class CoderAuthController {
   }
 
   @Post('users/otp/request')
+  @UseGuards(PasswordLoginEnabledGuard)
   @HttpCode(204)
   @Public()
   @LoginRateLimit()
@@ -160,16 +162,13 @@ export class CoderAuthController {
   @ApiNoContentResponse({ description: 'Always, whether or not the account exists' })
   @ApiBadRequestResponse({ type: CoderResponseDto })
   @ApiForbiddenResponse({ type: CoderResponseDto })
-  requestPasscode(@Body() raw: unknown): void {
-    this.sessions.assertPasswordLoginEnabled();
-    const body = bodyObject(raw, 'RequestOneTimePasscodeRequest');
-    const email = stringField(body, 'email', 'RequestOneTimePasscodeRequest');
-    new CoderValidation().email('email', email).throwIfAny();
+  requestPasscode(@Body() body: RequestOneTimePasscodeRequestDto): void {
     // 204 at once for every address: the work goes on after the answer (no timing oracle).
-    this.passcodes.requestDetached(email);
+    this.passcodes.requestDetached(body.email);
   }
 
   @Post('users/otp/change-password')
+  @UseGuards(PasswordLoginEnabledGuard)
   @HttpCode(204)
   @Public()
   @LoginRateLimit()
@@ -178,35 +177,25 @@ export class CoderAuthController {
   @ApiNoContentResponse({ description: 'Password changed; every session and token of the user deleted' })
   @ApiBadRequestResponse({ type: CoderResponseDto })
   @ApiForbiddenResponse({ type: CoderResponseDto })
-  async changePasswordWithPasscode(@Body() raw: unknown): Promise<void> {
-    this.sessions.assertPasswordLoginEnabled();
-    const struct = 'ChangePasswordWithOneTimePasscodeRequest';
-    const body = bodyObject(raw, struct);
-    const email = stringField(body, 'email', struct);
-    const password = stringField(body, 'password', struct);
-    const code = stringField(body, 'one_time_passcode', struct);
-    new CoderValidation().email('email', email).required('password', password).required('one_time_passcode', code).throwIfAny();
-    await this.passcodes.changePassword(email, code, password);
+  async changePasswordWithPasscode(@Body() body: ChangePasswordWithOneTimePasscodeRequestDto): Promise<void> {
+    await this.passcodes.changePassword(body.email, body.one_time_passcode, body.password);
   }
 
   @Post('users/validate-password')
   @HttpCode(200)
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'user', action: 'read_personal' } })
   @LoginRateLimit()
   @ApiOperation({ summary: 'Check a password against the password rule' })
   @ApiBody({ type: ValidateUserPasswordRequestDto })
   @ApiOkResponse({ type: ValidateUserPasswordResponseDto })
   @ApiBadRequestResponse({ type: CoderResponseDto })
   @ApiUnauthorizedResponse({ type: CoderResponseDto })
-  validatePassword(@Body() raw: unknown): ValidateUserPasswordResponseDto {
-    const body = bodyObject(raw, 'ValidateUserPasswordRequest');
-    const password = stringField(body, 'password', 'ValidateUserPasswordRequest');
-    new CoderValidation().required('password', password).throwIfAny();
-    return this.strength.check(password);
+  validatePassword(@Body() body: ValidateUserPasswordRequestDto): ValidateUserPasswordResponseDto {
+    return this.strength.check(body.password);
   }
 
   @Post('users/:user/convert-login')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'user', action: 'update_personal' } })
   @ApiOperation({ summary: 'Start converting a password account to GitHub or OIDC login' })
   @ApiParam({ name: 'user', description: 'user id (uuid), username, or `me`' })
   @ApiBody({ type: ConvertLoginRequestDto })
@@ -218,14 +207,11 @@ export class CoderAuthController {
   async convertLogin(
     @CurrentPrincipal() principal: Principal,
     @Param('user') ref: string,
-    @Body() raw: unknown,
+    @Body() body: ConvertLoginRequestDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<OAuthConversionResponseDto> {
     const target = await this.targets.resolve(ref, principal);
-    const body = bodyObject(raw, 'ConvertLoginRequest');
-    const toType = stringField(body, 'to_type', 'ConvertLoginRequest');
-    const password = stringField(body, 'password', 'ConvertLoginRequest');
-    new CoderValidation().required('to_type', toType).required('password', password).throwIfAny();
+    const { to_type: toType, password } = body;
     if (toType === 'none' || toType === 'password' || toType === 'token') {
       throw new BadRequestError(`Cannot convert to login type "${toType}".`);
     }
@@ -250,7 +236,7 @@ export class CoderAuthController {
 
   @Put('users/:user/password')
   @HttpCode(204)
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'user', action: 'update_personal' } })
   @LoginRateLimit()
   @ApiOperation({ summary: "Change a user's password (the password rule applies; every key of the user is deleted)" })
   @ApiParam({ name: 'user', description: 'user id (uuid), username, or `me`' })
@@ -260,12 +246,12 @@ export class CoderAuthController {
   @ApiUnauthorizedResponse({ type: CoderResponseDto })
   @ApiForbiddenResponse({ type: CoderResponseDto })
   @ApiResponse({ status: 404, type: CoderResponseDto })
-  async updatePassword(@CurrentPrincipal() principal: Principal, @Param('user') ref: string, @Body() raw: unknown): Promise<void> {
+  async updatePassword(
+    @CurrentPrincipal() principal: Principal,
+    @Param('user') ref: string,
+    @Body() body: UpdateUserPasswordRequestDto,
+  ): Promise<void> {
     const target = await this.targets.resolve(ref, principal);
-    const body = bodyObject(raw, 'UpdateUserPasswordRequest');
-    const oldPassword = stringField(body, 'old_password', 'UpdateUserPasswordRequest');
-    const password = stringField(body, 'password', 'UpdateUserPasswordRequest');
-    new CoderValidation().required('password', password).throwIfAny();
-    await this.sessions.changePassword(principal, target, oldPassword, password);
+    await this.sessions.changePassword(principal, target, body.old_password ?? '', body.password);
   }
 }

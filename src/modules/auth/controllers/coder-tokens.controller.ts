@@ -10,20 +10,18 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiQuery,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
-import { BadRequestError } from '../../../platform/errors/domain-error';
 import { Authenticated, CurrentPrincipal } from '../access.decorators';
-import { bodyObject, numberField, stringArrayField, stringField } from '../coder-body';
 import { CoderTokensService, type TokenView } from '../coder-tokens.service';
 import {
   ApiKeyDto,
   ApiKeyWithOwnerDto,
   CreateTokenRequestDto,
   GenerateApiKeyResponseDto,
+  ListTokensQueryDto,
   TokenConfigDto,
 } from '../dto/coder-auth.dto';
 import type { Principal } from '../principal';
@@ -51,15 +49,6 @@ export function presentApiKey(view: TokenView): ApiKeyDto {
   };
 }
 
-function queryBool(value: unknown, name: string): boolean {
-  if (value === undefined || value === '') return false;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  throw new BadRequestError('Query parameters have invalid values.', {
-    fields: [{ field: name, detail: `Query param "${name}" must be a valid boolean: invalid syntax` }],
-  });
-}
-
 const USER_PARAM = { name: 'user', description: 'user id (uuid), username, or `me`' };
 
 /** Coder's API key routes (`/api/v2/users/{user}/keys...`). */
@@ -71,7 +60,7 @@ export class CoderTokensController {
   ) {}
 
   @Post(':user/keys/tokens')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'api_key', action: 'create' } })
   @ApiOperation({ summary: 'Create a token API key' })
   @ApiParam(USER_PARAM)
   @ApiBody({ type: CreateTokenRequestDto })
@@ -84,56 +73,42 @@ export class CoderTokensController {
   async create(
     @CurrentPrincipal() principal: Principal,
     @Param('user') ref: string,
-    @Body() raw: unknown,
+    @Body() body: CreateTokenRequestDto,
   ): Promise<GenerateApiKeyResponseDto> {
     const target = await this.targets.resolve(ref, principal);
-    const struct = 'CreateTokenRequest';
-    const body = bodyObject(raw, struct);
-    const allowRaw = body.allow_list;
-    if (allowRaw !== undefined && allowRaw !== null && !Array.isArray(allowRaw)) {
-      throw new BadRequestError('Request body must be valid JSON.', {
-        detail: `json: cannot unmarshal ${typeof allowRaw} into Go struct field ${struct}.allow_list of type []codersdk.APIAllowListTarget`,
-      });
-    }
-    const allowList: AllowListEntry[] = ((allowRaw as unknown[] | null | undefined) ?? []).map((entry) => {
-      const item = bodyObject(entry, 'APIAllowListTarget');
-      return { type: stringField(item, 'type', 'APIAllowListTarget'), id: stringField(item, 'id', 'APIAllowListTarget') };
-    });
+    const allowList: AllowListEntry[] = (body.allow_list ?? []).map((entry) => ({ type: entry.type ?? '', id: entry.id ?? '' }));
     const key = await this.tokens.create(principal, target, {
-      tokenName: stringField(body, 'token_name', struct),
-      scopes: stringArrayField(body, 'scopes', struct),
-      scope: stringField(body, 'scope', struct),
-      lifetimeNs: numberField(body, 'lifetime', struct, 'time.Duration'),
+      tokenName: body.token_name ?? '',
+      scopes: body.scopes ?? [],
+      scope: body.scope ?? '',
+      lifetimeNs: body.lifetime ?? 0,
       allowList,
     });
     return { key };
   }
 
   @Get(':user/keys/tokens')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'api_key', action: 'read' } })
   @ApiOperation({ summary: "List a user's token API keys" })
   @ApiParam(USER_PARAM)
-  @ApiQuery({ name: 'include_expired', required: false, type: Boolean })
-  @ApiQuery({ name: 'include_all', required: false, type: Boolean })
   @ApiOkResponse({ type: [ApiKeyWithOwnerDto] })
   @ApiUnauthorizedResponse({ type: CoderResponseDto })
   @ApiNotFoundResponse({ type: CoderResponseDto })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Param('user') ref: string,
-    @Query('include_expired') includeExpired: unknown,
-    @Query('include_all') includeAll: unknown,
+    @Query() query: ListTokensQueryDto,
   ): Promise<ApiKeyWithOwnerDto[]> {
     const target = await this.targets.resolve(ref, principal);
     const views = await this.tokens.list(principal, target, {
-      includeExpired: queryBool(includeExpired, 'include_expired'),
-      includeAll: queryBool(includeAll, 'include_all'),
+      includeExpired: query.include_expired ?? false,
+      includeAll: query.include_all ?? false,
     });
     return views.map((view) => ({ ...presentApiKey(view), username: view.owner.name }));
   }
 
   @Get(':user/keys/tokens/tokenconfig')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'api_key', action: 'read' } })
   @ApiOperation({ summary: 'Token configuration (maximum lifetime) for a user' })
   @ApiParam(USER_PARAM)
   @ApiOkResponse({ type: TokenConfigDto })
@@ -144,7 +119,7 @@ export class CoderTokensController {
   }
 
   @Get(':user/keys/tokens/:keyname')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'api_key', action: 'read' } })
   @ApiOperation({ summary: 'Get a token API key by name' })
   @ApiParam(USER_PARAM)
   @ApiParam({ name: 'keyname', description: 'token name' })
@@ -161,7 +136,7 @@ export class CoderTokensController {
   }
 
   @Get(':user/keys/:keyid')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'api_key', action: 'read' } })
   @ApiOperation({ summary: 'Get an API key by id' })
   @ApiParam(USER_PARAM)
   @ApiParam({ name: 'keyid', description: 'key id (the part before "-")' })
@@ -175,7 +150,7 @@ export class CoderTokensController {
 
   @Delete(':user/keys/:keyid')
   @HttpCode(204)
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'api_key', action: 'delete' } })
   @ApiOperation({ summary: 'Delete an API key' })
   @ApiParam(USER_PARAM)
   @ApiParam({ name: 'keyid', description: 'key id (the part before "-")' })

@@ -1,31 +1,72 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsOptional, ValidateNested } from 'class-validator';
+import { GoStruct, GoType, GoValidate, QueryBool } from '../../../api/coder/coder-dto.decorators';
 
-/** Documentation shapes of the Coder auth routes; bodies are decoded by hand (coder-body.ts) for Coder's exact texts. */
+/**
+ * Request and response shapes of the Coder auth routes. Request DTOs are validated by the global
+ * ValidationPipe; `@GoStruct`/`@GoType`/`@GoValidate` carry Coder's naming for its texts (src/api/coder).
+ */
 export class ExternalApiKeyScopesDto {
   @ApiProperty({ type: [String] }) external: string[];
 }
 
+@GoStruct('AuthorizationObject')
 export class AuthorizationObjectDto {
-  @ApiProperty({ description: 'RBAC resource type, e.g. workspace' }) resource_type: string;
-  @ApiPropertyOptional({ description: 'user uuid, or "me"' }) owner_id?: string;
-  @ApiPropertyOptional({ format: 'uuid' }) organization_id?: string;
-  @ApiPropertyOptional({ format: 'uuid' }) resource_id?: string;
-  @ApiPropertyOptional() any_org?: boolean;
+  @ApiProperty({ description: 'RBAC resource type, e.g. workspace' }) @GoType('string') resource_type?: string;
+  @ApiPropertyOptional({ description: 'user uuid, or "me"' }) @GoType('string') owner_id?: string;
+  @ApiPropertyOptional({ format: 'uuid' }) @GoType('string') organization_id?: string;
+  @ApiPropertyOptional({ format: 'uuid' }) @GoType('string') resource_id?: string;
+  @ApiPropertyOptional() @GoType('bool') any_org?: boolean;
 }
 
+@GoStruct('AuthorizationCheck')
 export class AuthorizationCheckDto {
-  @ApiProperty({ type: AuthorizationObjectDto }) object: AuthorizationObjectDto;
-  @ApiProperty({ example: 'read' }) action: string;
+  @ApiProperty({ type: AuthorizationObjectDto })
+  @GoType('codersdk.AuthorizationObject')
+  @IsOptional() // null decodes to the zero value (Go); nested validation only for values
+  @ValidateNested()
+  @Type(() => AuthorizationObjectDto)
+  object?: AuthorizationObjectDto;
+
+  @ApiProperty({ example: 'read' }) @GoType('string') action?: string;
 }
 
+/** A JSON object of checks as a Map of DTO instances (so each value is validated); other kinds stay as they are for @GoType. */
+function checksMap({ value, obj }: { value: unknown; obj: Record<string, unknown> }): unknown {
+  // The raw JSON value (class-transformer has already converted it by the property's design type).
+  const raw = Object.hasOwn(obj, 'checks') ? obj.checks : value;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  return new Map(
+    Object.entries(raw as Record<string, unknown>).map(([key, check]) => [
+      key,
+      // null decodes to the zero AuthorizationCheck, as in Go.
+      check === null ? new AuthorizationCheckDto() : typeof check === 'object' && !Array.isArray(check) ? plainCheck(check) : check,
+    ]),
+  );
+}
+
+function plainCheck(check: object): AuthorizationCheckDto {
+  const dto = Object.assign(new AuthorizationCheckDto(), check);
+  const object: unknown = (check as { object?: unknown }).object;
+  if (typeof object === 'object' && object !== null && !Array.isArray(object)) dto.object = Object.assign(new AuthorizationObjectDto(), object);
+  return dto;
+}
+
+@GoStruct('AuthorizationRequest')
 export class AuthorizationRequestDto {
   @ApiProperty({ type: 'object', additionalProperties: { $ref: '#/components/schemas/AuthorizationCheckDto' } })
-  checks: Record<string, AuthorizationCheckDto>;
+  @Transform(checksMap)
+  @GoType('map[string]codersdk.AuthorizationCheck')
+  @IsOptional() // null decodes to the zero value (Go); nested validation only for values
+  @ValidateNested({ each: true })
+  checks?: Map<string, AuthorizationCheckDto>;
 }
 
+@GoStruct('LoginWithPasswordRequest')
 export class LoginWithPasswordRequestDto {
-  @ApiProperty({ format: 'email' }) email: string;
-  @ApiProperty() password: string;
+  @ApiProperty({ format: 'email' }) @GoType('string') @GoValidate('required', 'email') email: string;
+  @ApiProperty() @GoType('string') @GoValidate('required') password: string;
 }
 
 export class LoginWithPasswordResponseDto {
@@ -36,18 +77,21 @@ export class LogoutResponseDto {
   @ApiProperty({ example: 'Logged out!' }) message: string;
 }
 
+@GoStruct('RequestOneTimePasscodeRequest')
 export class RequestOneTimePasscodeRequestDto {
-  @ApiProperty({ format: 'email' }) email: string;
+  @ApiProperty({ format: 'email' }) @GoType('string') @GoValidate('required', 'email') email: string;
 }
 
+@GoStruct('ChangePasswordWithOneTimePasscodeRequest')
 export class ChangePasswordWithOneTimePasscodeRequestDto {
-  @ApiProperty({ format: 'email' }) email: string;
-  @ApiProperty() one_time_passcode: string;
-  @ApiProperty() password: string;
+  @ApiProperty({ format: 'email' }) @GoType('string') @GoValidate('required', 'email') email: string;
+  @ApiProperty() @GoType('string') @GoValidate('required') password: string;
+  @ApiProperty() @GoType('string') @GoValidate('required') one_time_passcode: string;
 }
 
+@GoStruct('ValidateUserPasswordRequest')
 export class ValidateUserPasswordRequestDto {
-  @ApiProperty() password: string;
+  @ApiProperty() @GoType('string') @GoValidate('required') password: string;
 }
 
 export class ValidateUserPasswordResponseDto {
@@ -55,9 +99,10 @@ export class ValidateUserPasswordResponseDto {
   @ApiProperty() details: string;
 }
 
+@GoStruct('ConvertLoginRequest')
 export class ConvertLoginRequestDto {
-  @ApiProperty({ enum: ['github', 'oidc'] }) to_type: string;
-  @ApiProperty() password: string;
+  @ApiProperty({ enum: ['github', 'oidc'] }) @GoType('string') @GoValidate('required') to_type: string;
+  @ApiProperty() @GoType('string') @GoValidate('required') password: string;
 }
 
 export class OAuthConversionResponseDto {
@@ -67,17 +112,30 @@ export class OAuthConversionResponseDto {
   @ApiProperty({ format: 'uuid' }) user_id: string;
 }
 
+@GoStruct('APIAllowListTarget')
 export class ApiAllowListTargetDto {
-  @ApiProperty({ description: 'RBAC resource type or *' }) type: string;
-  @ApiProperty({ description: 'uuid or *' }) id: string;
+  @ApiProperty({ description: 'RBAC resource type or *' }) @GoType('string') type: string;
+  @ApiProperty({ description: 'uuid or *' }) @GoType('string') id: string;
 }
 
+@GoStruct('CreateTokenRequest')
 export class CreateTokenRequestDto {
-  @ApiPropertyOptional() token_name?: string;
-  @ApiPropertyOptional({ type: [String] }) scopes?: string[];
-  @ApiPropertyOptional({ deprecated: true }) scope?: string;
-  @ApiPropertyOptional({ description: 'lifetime in nanoseconds (Go duration); 0 = default' }) lifetime?: number;
-  @ApiPropertyOptional({ type: [ApiAllowListTargetDto] }) allow_list?: ApiAllowListTargetDto[];
+  @ApiPropertyOptional() @GoType('string') token_name?: string;
+  @ApiPropertyOptional({ type: [String] }) @GoType('[]string') scopes?: string[];
+  @ApiPropertyOptional({ deprecated: true }) @GoType('string') scope?: string;
+  @ApiPropertyOptional({ description: 'lifetime in nanoseconds (Go duration); 0 = default' }) @GoType('time.Duration') lifetime?: number;
+  @ApiPropertyOptional({ type: [ApiAllowListTargetDto] })
+  @GoType('[]codersdk.APIAllowListTarget')
+  @IsOptional() // null decodes to the zero value (Go); nested validation only for values
+  @ValidateNested({ each: true })
+  @Type(() => ApiAllowListTargetDto)
+  allow_list?: ApiAllowListTargetDto[];
+}
+
+/** `GET /users/{user}/keys/tokens` query. */
+export class ListTokensQueryDto {
+  @ApiPropertyOptional({ type: Boolean }) @QueryBool() include_expired?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @QueryBool() include_all?: boolean;
 }
 
 export class GenerateApiKeyResponseDto {
@@ -107,7 +165,8 @@ export class TokenConfigDto {
   @ApiProperty({ description: 'nanoseconds' }) max_token_lifetime: number;
 }
 
+@GoStruct('UpdateUserPasswordRequest')
 export class UpdateUserPasswordRequestDto {
-  @ApiPropertyOptional({ description: 'required when changing your own password' }) old_password?: string;
-  @ApiProperty() password: string;
+  @ApiPropertyOptional({ description: 'required when changing your own password' }) @GoType('string') old_password?: string;
+  @ApiProperty() @GoType('string') @GoValidate('required') password: string;
 }

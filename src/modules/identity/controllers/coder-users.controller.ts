@@ -17,7 +17,7 @@ export class CoderUsersController {
   ) {}
 
   @Get(':user')
-  @Authenticated()
+  @Authenticated({ tokenScope: { type: 'user', action: 'read' } })
   @ApiOperation({ summary: 'Get a user by id, username or "me"' })
   @ApiParam({ name: 'user', description: 'user id (uuid), username, or `me`' })
   @ApiOkResponse({ type: CoderUserDto })

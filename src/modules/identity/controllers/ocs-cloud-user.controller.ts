@@ -12,7 +12,8 @@ export class OcsCloudUserController {
   constructor(private readonly organizations: OrganizationsService) {}
 
   @Get('user')
-  @Authenticated()
+  // The caller's own profile: Gitea `read:user` (as GET /api/v1/user), Coder `user` read (as GET /api/v2/users/me).
+  @Authenticated({ scopes: ['user'], tokenScope: { type: 'user', action: 'read' } })
   @ApiOperation({ summary: 'The signed-in user (Nextcloud provisioning shape), in the OCS envelope' })
   @ApiOcsOkResponse(OcsUserDto, 'The user in the OCS envelope')
   async current(@CurrentPrincipal() principal: Principal): Promise<OcsUserDto> {

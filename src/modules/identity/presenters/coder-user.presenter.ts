@@ -19,7 +19,8 @@ export class CoderSlimRoleDto {
 export class CoderUserDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty() username: string;
-  @ApiProperty() avatar_url: string;
+  /** Omitted when empty (Go `omitempty`; `""` would fail its `uri` format). */
+  @ApiPropertyOptional({ format: 'uri' }) avatar_url?: string;
   @ApiProperty() name: string;
   @ApiProperty({ format: 'email' }) email: string;
   @ApiProperty({ format: 'date-time' }) created_at: string;
@@ -45,7 +46,7 @@ export function presentCoderUser(user: User, memberships: Membership[], hasAiSea
   const dto: CoderUserDto = {
     id: user.uuid,
     username: user.name,
-    avatar_url: user.avatarUrl,
+    ...(user.avatarUrl ? { avatar_url: user.avatarUrl } : {}),
     name: user.fullName,
     email: user.email,
     created_at: user.createdAt.toISOString(),

@@ -63,9 +63,14 @@ export class NotificationEnqueuer {
     return undefined;
   }
 
+  /**
+   * Writes the rows of one request (one per method: e-mail or webhook, inbox) atomically: in the
+   * caller's transaction, or in one of its own (issue 11.8: never an e-mail row without its inbox row).
+   */
   async enqueue(request: EnqueueRequest, tx?: Transaction): Promise<string[]> {
-    const manager = tx?.manager ?? this.dataSource.manager;
-    const ids = await this.insert(request, manager);
+    const ids = tx
+      ? await this.insert(request, tx.manager)
+      : await this.dataSource.transaction((manager) => this.insert(request, manager));
     if (ids.length > 0) {
       const wake = () => this.wake();
       if (tx) tx.afterCommit(wake);

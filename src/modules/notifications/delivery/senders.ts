@@ -1,5 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { AppConfig } from '../../../platform/config/app-config';
+import { redactUrlIn } from '../../../platform/net/safe-url';
 import type { NotificationsConfig } from '../notifications.config';
 import { markdownToHtml } from '../rendering/markdown';
 import type { MessagePayload } from './payload';
@@ -123,7 +124,9 @@ export class WebhookSender {
         signal: AbortSignal.timeout(this.settings.dispatchTimeoutMs),
       });
     } catch (error) {
-      throw new SendError(`webhook request failed: ${error instanceof Error ? error.message : String(error)}`, true);
+      // fetch's messages may quote the URL (e.g. one with credentials): the reason is logged and stored, so origin + path only.
+      const text = redactUrlIn(error instanceof Error ? error.message : String(error), url);
+      throw new SendError(`webhook request failed: ${text}`, true);
     }
     const text = await response.text().catch(() => '');
     if (response.status < 200 || response.status >= 300) {

@@ -1,4 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsOptional, ValidateNested } from 'class-validator';
+import { GoStruct, GoType } from '../../../api/coder/coder-dto.decorators';
+
+// Request DTOs carry Coder's Go naming (src/api/coder): a wrong JSON type is Go's decoder text; an absent body is `EOF`.
 
 export class NotificationActionDto {
   @ApiProperty() label: string;
@@ -32,12 +37,15 @@ export class ReadStatusResponseDto extends GetInboxNotificationResponseDto {
   @ApiProperty({ example: 'Notification read status updated.' }) message: string;
 }
 
+@GoStruct('UpdateInboxNotificationReadStatusRequest', { absentBody: 'eof' })
 export class UpdateInboxNotificationReadStatusDto {
-  @ApiPropertyOptional() is_read?: boolean;
+  @ApiPropertyOptional() @GoType('bool') is_read?: boolean;
 }
 
+/** Request and response of the settings routes. */
+@GoStruct('NotificationsSettings', { absentBody: 'eof' })
 export class NotificationsSettingsDto {
-  @ApiProperty() notifier_paused: boolean;
+  @ApiProperty() @GoType('bool') notifier_paused: boolean;
 }
 
 export class NotificationTemplateDto {
@@ -58,9 +66,11 @@ export class NotificationPreferenceDto {
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
 
+@GoStruct('UpdateUserNotificationPreferences', { absentBody: 'eof' })
 export class UpdateUserNotificationPreferencesDto {
   @ApiProperty({ type: 'object', additionalProperties: { type: 'boolean' } })
-  template_disabled_map: Record<string, boolean>;
+  @GoType('map[string]bool')
+  template_disabled_map?: Record<string, boolean>;
 }
 
 export class NotificationMethodsResponseDto {
@@ -68,11 +78,18 @@ export class NotificationMethodsResponseDto {
   @ApiProperty() default: string;
 }
 
+@GoStruct('CustomNotificationContent')
 export class CustomNotificationContentDto {
-  @ApiProperty({ maxLength: 120 }) title: string;
-  @ApiProperty({ maxLength: 2000 }) message: string;
+  @ApiProperty({ maxLength: 120, description: 'bytes' }) @GoType('string') title?: string;
+  @ApiProperty({ maxLength: 2000, description: 'bytes' }) @GoType('string') message?: string;
 }
 
+@GoStruct('CustomNotificationRequest', { absentBody: 'eof' })
 export class CustomNotificationRequestDto {
-  @ApiProperty({ type: CustomNotificationContentDto }) content: CustomNotificationContentDto;
+  @ApiProperty({ type: CustomNotificationContentDto })
+  @GoType('codersdk.CustomNotificationContent')
+  @IsOptional() // null decodes to the zero value (Go); nested validation only for values
+  @ValidateNested()
+  @Type(() => CustomNotificationContentDto)
+  content?: CustomNotificationContentDto | null;
 }

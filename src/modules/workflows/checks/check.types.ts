@@ -12,7 +12,7 @@ export interface CheckSubject {
   groups?: Set<string>;
   /** Current time in unix seconds. */
   now: number;
-  /** Time-limited regex work left for this event (php-regex RegexBudget); none = unlimited (tests). */
+  /** Regex steps left for this event (php-regex RegexBudget); none = only the per-test limit (tests). */
   regexBudget?: RegexBudget;
 }
 

@@ -1,29 +1,36 @@
-import safeRegex from 'safe-regex2';
-import { Script, createContext } from 'node:vm';
+import { RE2JS } from 're2js';
 
 /**
- * PHP (PCRE) delimited regular expressions (`/.../i`, `#...#`, `{...}`) translated to JavaScript.
- * Parsing follows php-src `pcre_get_compiled_regex_cache`; the body is rewritten token by token and
- * always compiled with the JS `u` flag, so constructs JS does not know fail loudly instead of being
- * misread. What JS cannot express (possessive quantifiers, atomic groups, recursion, conditionals,
- * verbs, `\G \K \R \X \C`, inline flags after the start) is rejected as invalid.
+ * PHP (PCRE) delimited regular expressions (`/.../i`, `#...#`, `{...}`) run on RE2 (re2js: pure
+ * JavaScript, linear time in the subject for a given pattern, no backtracking). Parsing follows php-src
+ * `pcre_get_compiled_regex_cache`; the body is rewritten token by token into RE2 syntax, so a construct
+ * RE2 does not know fails loudly instead of being misread.
+ *
+ * Refused at create/update (what RE2 cannot run in linear time, a deviation from Nextcloud):
+ * look-around assertions and back-references (`unsupported` errors with a reason), repetition counts
+ * above 1000 (RE2's limit) and programs above {@link MAX_PROGRAM_SIZE} instructions. Refused as plain
+ * invalid (neither PCRE-compatible in JS before nor in RE2 now): possessive quantifiers, atomic groups,
+ * recursion, conditionals, backtracking verbs, `\G \K \R \X \C`, inline flags after the start, `(?i:…)`.
  *
  * Known gap: PHP without `/u` works on bytes (`.` = one byte); here `.` is one code point.
  */
-export class PhpRegexError extends Error {}
+export class PhpRegexError extends Error {
+  /** Set when the pattern is valid PCRE that RE2 cannot run (the reason is shown to the client). */
+  readonly unsupported: boolean;
+
+  constructor(message: string, unsupported = false) {
+    super(message);
+    this.unsupported = unsupported;
+  }
+}
 
 export interface CompiledPhpRegex {
-  /** The translated JavaScript source and flags. */
+  /** The translated RE2 source and the RE2JS flags. */
   source: string;
-  flags: string;
-  regex: RegExp;
-  /**
-   * Evaluated in a vm with a time limit (PHP's backtrack limit): flagged by safe-regex2, or a
-   * repeated group (`(a|a)*`, exponential), a back reference, or two unbounded quantifiers (polynomial).
-   */
-  risky: boolean;
-  /** Has an unbounded quantifier (`/a*b/` is quadratic on long subjects): long subjects go to the vm too. */
-  superlinear: boolean;
+  flags: number;
+  regex: RE2JS;
+  /** RE2's program size (instructions): the per-character cost bound of a match. */
+  programSize: number;
 }
 
 const WHITESPACE = new Set([' ', '\t', '\n', '\v', '\f', '\r']);
@@ -33,28 +40,40 @@ const POSIX: Record<string, string> = {
   alpha: 'A-Za-z',
   digit: '0-9',
   alnum: 'A-Za-z0-9',
-  space: '\\t\\n\\v\\f\\r ',
+  space: '\\t\\n\\x{0b}\\f\\r ',
   upper: 'A-Z',
   lower: 'a-z',
   xdigit: '0-9A-Fa-f',
   punct: '!-\\/:-@\\[-`{-~',
   word: 'A-Za-z0-9_',
   blank: ' \\t',
-  cntrl: '\\x00-\\x1F\\x7F',
+  cntrl: '\\x{00}-\\x{1f}\\x{7f}',
   print: ' -~',
   graph: '!-~',
-  ascii: '\\x00-\\x7F',
+  ascii: '\\x{00}-\\x{7f}',
 };
-const END_OF_SUBJECT = '(?![\\s\\S])';
-const START_OF_SUBJECT = '(?<![\\s\\S])';
-const DOLLAR = '(?=\\n?(?![\\s\\S]))';
+/** PCRE's `$` without /m or /D (and `\Z`): at the end, or before a final newline. Consumes that newline, which a boolean test cannot tell apart. */
+const DOLLAR = '(?:\\n?\\z)';
+/** PCRE2's `\s` (ASCII, with VT); RE2's lacks VT. */
+const SPACE = '\\t\\n\\x{0b}\\f\\r ';
 const MAX_SUBJECT = 64 * 1024;
-/** Subjects longer than this run in the vm when the pattern has an unbounded quantifier. */
-const LONG_SUBJECT = 1024;
 /** PCRE's limit on `{n,m}` ("number too big in {} quantifier"). */
 const MAX_REPEAT = 65535;
-/** `{n,m}` with m above this counts as unbounded for the cost screen. */
-const LARGE_REPEAT = 32;
+/** RE2's limit on `{n,m}`. */
+const RE2_MAX_REPEAT = 1000;
+/**
+ * Largest RE2 program accepted at create/update. A match costs at most (program size × subject length)
+ * steps, and compiling costs about 1.5 µs per instruction: 5,000 keeps both small (ordinary patterns
+ * are below 100; `/[a-z]{999}/` is about 1,000).
+ */
+export const MAX_PROGRAM_SIZE = 5000;
+/** Largest (program size × subject length) one test may cost; above, the test fails (both operators false, like PHP's backtrack limit). */
+export const MAX_STEPS_PER_TEST = 1 << 22;
+
+const LOOK_AROUND = 'look-around assertions cannot run in linear time (devplane runs regular expressions on RE2)';
+const BACK_REFERENCE = 'back-references cannot run in linear time (devplane runs regular expressions on RE2)';
+const BIG_REPEAT = `repetition counts above ${RE2_MAX_REPEAT} (nested repeats multiply) are not supported (devplane runs regular expressions on RE2)`;
+const TOO_LARGE = `the pattern is too large (more than ${MAX_PROGRAM_SIZE} RE2 instructions)`;
 
 interface Options {
   i: boolean;
@@ -71,8 +90,11 @@ function isAsciiPunct(c: string): boolean {
 }
 
 function hex(c: string): string {
-  const cp = c.codePointAt(0)!;
-  return cp <= 0xff ? `\\x${cp.toString(16).padStart(2, '0')}` : `\\u{${cp.toString(16)}}`;
+  return codePoint(c.codePointAt(0)!);
+}
+
+function codePoint(cp: number): string {
+  return `\\x{${cp.toString(16)}}`;
 }
 
 /** Splits `pattern` into body and modifiers as PHP does. */
@@ -119,12 +141,15 @@ class Translator {
   private out = '';
   /** Whether the last emitted token can take a quantifier. */
   private quantifiable = false;
-  /** Whether the last emitted token closed a group. */
-  private lastWasGroup = false;
-  /** Cost screen (see CompiledPhpRegex.risky): quantifiers that repeat without (a small) bound. */
-  unbounded = 0;
-  /** A group repeated more than once (`(…)*`, `(…)+`, `(…){2,}`), or a back reference. */
-  costly = false;
+  /**
+   * Estimated RE2 program size, so a pattern that expands hugely (`(?:a[ab]{999}c|b[ab]{998}c|…)`, about
+   * 150,000 instructions and 0.2 s of compiling) is refused before RE2 compiles it: one per token, a repeat
+   * multiplies the size of its item. The exact limit is checked on the compiled program.
+   */
+  private size = 0;
+  /** Estimated sizes of the open groups (innermost last) and of the last repeatable item. */
+  private readonly groups: number[] = [];
+  private lastItem = 0;
 
   constructor(
     private readonly src: string,
@@ -155,7 +180,7 @@ class Translator {
           break;
         case ')':
           this.emit(')', true);
-          this.lastWasGroup = true;
+          this.closeGroup();
           this.p++;
           break;
         case '*':
@@ -169,7 +194,8 @@ class Translator {
             const min = Number(m[1]);
             const max = m[2] === undefined ? min : m[3] ? Number(m[3]) : Infinity;
             if (min > MAX_REPEAT || (max !== Infinity && max > MAX_REPEAT)) throw new PhpRegexError('Number too big in {} quantifier');
-            this.repeated(max);
+            if (min > RE2_MAX_REPEAT || (max !== Infinity && max > RE2_MAX_REPEAT)) throw new PhpRegexError(BIG_REPEAT, true);
+            this.grow(this.lastItem * (Math.max(min, max === Infinity ? min + 1 : max) - 1) + 1);
             this.p += m[0].length;
             this.out += m[0];
             this.afterQuantifier();
@@ -185,7 +211,7 @@ class Translator {
           this.p++;
           break;
         case '$':
-          this.emit(this.o.m ? '$' : this.o.D ? END_OF_SUBJECT : DOLLAR, false);
+          this.emit(this.o.m ? '$' : this.o.D ? '\\z' : DOLLAR, false);
           this.p++;
           break;
         case '^':
@@ -193,7 +219,8 @@ class Translator {
           this.p++;
           break;
         case '.':
-          this.emit(this.o.s ? '[\\s\\S]' : '[^\\n]', true);
+          // RE2's `.` is PCRE's: any character but \n (DOTALL with /s).
+          this.emit('.', true);
           this.p++;
           break;
         case '|':
@@ -214,18 +241,31 @@ class Translator {
   private emit(text: string, quantifiable: boolean): void {
     this.out += text;
     this.quantifiable = quantifiable;
-    this.lastWasGroup = false;
+    this.grow(1);
+    this.lastItem = 1;
   }
 
-  /** Records the cost of a quantifier with this maximum applied to the last token. */
-  private repeated(max: number): void {
-    if (max > LARGE_REPEAT) this.unbounded++;
-    if (max > 1 && this.lastWasGroup) this.costly = true;
+  /** Adds to the estimate (and to every open group); refuses a pattern far above MAX_PROGRAM_SIZE. */
+  private grow(n: number): void {
+    this.size += n;
+    if (this.groups.length > 0) this.groups[this.groups.length - 1]! += n;
+    if (this.size > 4 * MAX_PROGRAM_SIZE) throw new PhpRegexError(TOO_LARGE, true);
+  }
+
+  private openGroup(): void {
+    this.groups.push(0);
+  }
+
+  /** The closed group becomes the repeatable item; its size counts in the enclosing group too. */
+  private closeGroup(): void {
+    const inner = this.groups.pop() ?? 0;
+    if (this.groups.length > 0) this.groups[this.groups.length - 1]! += inner;
+    this.lastItem = inner + 1;
   }
 
   private quantifier(c: string): void {
     if (!this.quantifiable) throw new PhpRegexError('Quantifier does not follow a repeatable item');
-    if (c !== '?') this.repeated(Infinity);
+    this.grow(1);
     this.out += c;
     this.p++;
     this.afterQuantifier();
@@ -239,7 +279,6 @@ class Translator {
       this.p++;
     }
     this.quantifiable = false;
-    this.lastWasGroup = false;
   }
 
   private group(): void {
@@ -248,6 +287,7 @@ class Translator {
     if (rest.startsWith('(*')) throw new PhpRegexError('Backtracking verbs are not supported');
     if (!rest.startsWith('(?')) {
       this.emit('(', false);
+      this.openGroup();
       this.p++;
       return;
     }
@@ -257,26 +297,22 @@ class Translator {
       this.p = close + 1;
       return;
     }
-    for (const keep of ['(?:', '(?=', '(?!', '(?<=', '(?<!']) {
-      if (rest.startsWith(keep)) {
-        this.emit(keep, false);
-        this.p += keep.length;
-        return;
-      }
+    if (rest.startsWith('(?:')) {
+      this.emit('(?:', false);
+      this.openGroup();
+      this.p += 3;
+      return;
     }
+    if (/^\(\?(?:=|!|<=|<!)/.test(rest)) throw new PhpRegexError(LOOK_AROUND, true);
     let m = /^\(\?(?:P?<|')([A-Za-z_][A-Za-z0-9_]*)[>']/.exec(rest);
     if (m) {
-      this.emit(`(?<${m[1]}>`, false);
+      this.emit(`(?P<${m[1]}>`, false);
+      this.openGroup();
       this.p += m[0].length;
       return;
     }
     m = /^\(\?P=([A-Za-z_][A-Za-z0-9_]*)\)/.exec(rest);
-    if (m) {
-      this.costly = true;
-      this.emit(`\\k<${m[1]}>`, true);
-      this.p += m[0].length;
-      return;
-    }
+    if (m) throw new PhpRegexError(BACK_REFERENCE, true);
     throw new PhpRegexError('Unsupported group construct');
   }
 
@@ -310,28 +346,24 @@ class Translator {
       if (braced) {
         const cp = parseInt(braced[1]!, 16);
         if (cp > 0x10ffff) throw new PhpRegexError('Character code point value is too large');
-        put(`\\u{${cp.toString(16)}}`);
+        put(codePoint(cp));
         this.p += braced[0].length;
         return;
       }
       const short = /^\\x([0-9A-Fa-f]{0,2})/.exec(s.slice(this.p))!;
-      put(`\\u{${parseInt(short[1] || '0', 16).toString(16)}}`);
+      put(codePoint(parseInt(short[1] || '0', 16)));
       this.p += short[0].length;
       return;
     }
     if (c === '0') {
       const oct = /^\\0([0-7]{0,2})/.exec(s.slice(this.p))!;
-      put(`\\u{${parseInt(oct[1] || '0', 8).toString(16)}}`);
+      put(codePoint(parseInt(oct[1] || '0', 8)));
       this.p += oct[0].length;
       return;
     }
     if (/[1-9]/.test(c)) {
       if (inClass) throw new PhpRegexError('Back references are not allowed in a class');
-      const ref = /^\\([1-9][0-9]?)/.exec(s.slice(this.p))!;
-      this.costly = true;
-      put(`\\${ref[1]}`);
-      this.p += ref[0].length;
-      return;
+      throw new PhpRegexError(BACK_REFERENCE, true);
     }
     if ((c === 'p' || c === 'P') && !inClass) {
       const m = /^\\[pP](\{\^?[A-Za-z_& ]+\}|[A-Za-z])/.exec(s.slice(this.p));
@@ -348,25 +380,15 @@ class Translator {
     }
     if (c === 'k' || c === 'g') {
       const m = /^\\[kg](?:<([A-Za-z_]\w*)>|\{([A-Za-z_]\w*)\}|'([A-Za-z_]\w*)')/.exec(s.slice(this.p));
-      if (m && !inClass) {
-        this.costly = true;
-        put(`\\k<${m[1] ?? m[2] ?? m[3]}>`);
-        this.p += m[0].length;
-        return;
-      }
+      if (m && !inClass) throw new PhpRegexError(BACK_REFERENCE, true);
       const n = /^\\g\{?([1-9][0-9]?)\}?/.exec(s.slice(this.p));
-      if (c === 'g' && n && !inClass) {
-        this.costly = true;
-        put(`\\${n[1]}`);
-        this.p += n[0].length;
-        return;
-      }
+      if (c === 'g' && n && !inClass) throw new PhpRegexError(BACK_REFERENCE, true);
       throw new PhpRegexError('Unsupported back reference');
     }
     if (c === 'c') {
       const ch = s[this.p + 2];
       if (!ch || !/[A-Za-z]/.test(ch)) throw new PhpRegexError('Unsupported \\c');
-      put(`\\c${ch}`);
+      put(codePoint(ch.toUpperCase().charCodeAt(0) ^ 0x40));
       this.p += 3;
       return;
     }
@@ -376,23 +398,23 @@ class Translator {
       D: ['\\D', '\\D'],
       w: ['\\w', '\\w'],
       W: ['\\W', '\\W'],
-      s: ['\\s', '\\s'],
-      S: ['\\S', '\\S'],
+      s: [`[${SPACE}]`, SPACE],
+      S: [`[^${SPACE}]`, '\\S'],
       n: ['\\n', '\\n'],
       r: ['\\r', '\\r'],
       t: ['\\t', '\\t'],
       f: ['\\f', '\\f'],
-      e: ['\\x1b', '\\x1b'],
-      a: ['\\x07', '\\x07'],
-      h: ['[\\t \\xa0]', '\\t \\xa0'],
-      v: ['[\\n\\x0b\\f\\r\\x85\\u2028\\u2029]', '\\n\\x0b\\f\\r\\x85\\u2028\\u2029'],
-      H: ['[^\\t \\xa0]', ''],
-      V: ['[^\\n\\x0b\\f\\r\\x85\\u2028\\u2029]', ''],
+      e: ['\\x{1b}', '\\x{1b}'],
+      a: ['\\x{07}', '\\x{07}'],
+      h: ['[\\t \\x{a0}]', '\\t \\x{a0}'],
+      v: ['[\\n\\x{0b}\\f\\r\\x{85}\\x{2028}\\x{2029}]', '\\n\\x{0b}\\f\\r\\x{85}\\x{2028}\\x{2029}'],
+      H: ['[^\\t \\x{a0}]', ''],
+      V: ['[^\\n\\x{0b}\\f\\r\\x{85}\\x{2028}\\x{2029}]', ''],
       N: ['[^\\n]', ''],
-      b: ['\\b', '\\x08'],
+      b: ['\\b', '\\x{08}'],
       B: ['\\B', ''],
-      A: [START_OF_SUBJECT, ''],
-      z: [END_OF_SUBJECT, ''],
+      A: ['\\A', ''],
+      z: ['\\z', ''],
       Z: [DOLLAR, ''],
     };
     const entry = simple[c];
@@ -454,7 +476,14 @@ class Translator {
 const cache = new Map<string, CompiledPhpRegex>();
 const CACHE_LIMIT = 2000;
 
-/** Parses, translates and compiles a PHP-delimited regex. Throws PhpRegexError when it is invalid. */
+/** RE2's own refusals of what PCRE accepts. */
+function re2Refusal(message: string): PhpRegexError {
+  if (/invalid repeat count/.test(message)) return new PhpRegexError(BIG_REPEAT, true);
+  if (/expression too large|nesting depth/.test(message)) return new PhpRegexError(TOO_LARGE, true);
+  return new PhpRegexError(message);
+}
+
+/** Parses, translates and compiles a PHP-delimited regex for RE2. Throws PhpRegexError when it is invalid or unsupported. */
 export function compilePhpRegex(pattern: string): CompiledPhpRegex {
   const cached = cache.get(pattern);
   if (cached) {
@@ -479,75 +508,65 @@ export function compilePhpRegex(pattern: string): CompiledPhpRegex {
   }
   const translator = new Translator(body, o);
   let source = translator.run();
-  if (o.A) source = `${START_OF_SUBJECT}(?:${source})`;
-  const flags = `u${o.i ? 'i' : ''}${o.m ? 'm' : ''}`;
-  let regex: RegExp;
+  if (o.A) source = `\\A(?:${source})`;
+  const flags = (o.i ? RE2JS.CASE_INSENSITIVE : 0) | (o.m ? RE2JS.MULTILINE : 0) | (o.s ? RE2JS.DOTALL : 0);
+  let regex: RE2JS;
   try {
-    regex = new RegExp(source, flags);
+    regex = RE2JS.compile(source, flags);
   } catch (error) {
-    throw new PhpRegexError((error as Error).message);
+    throw re2Refusal((error as Error).message);
   }
-  let risky = translator.costly || translator.unbounded >= 2;
-  if (!risky) {
-    try {
-      // safe-regex2's parser does not know lookbehinds and calls them unsafe: screen an equivalent
-      // source for the analysis (star height does not change), compile the real one.
-      const screened = source.split(START_OF_SUBJECT).join('^').replace(/\(\?<[=!]/g, '(?:');
-      risky = !safeRegex(new RegExp(screened, flags));
-    } catch {
-      risky = true;
-    }
-  }
-  const compiled = { source, flags, regex, risky, superlinear: translator.unbounded > 0 };
+  const programSize = regex.programSize();
+  if (programSize > MAX_PROGRAM_SIZE) throw new PhpRegexError(TOO_LARGE, true);
+  const compiled = { source, flags, regex, programSize };
   cache.set(pattern, compiled);
   if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   return compiled;
 }
 
-export function isValidPhpRegex(pattern: string): boolean {
+/** null when valid; else the error (invalid PCRE, or PCRE that RE2 cannot run). */
+export function phpRegexProblem(pattern: string): PhpRegexError | null {
   try {
     compilePhpRegex(pattern);
-    return true;
+    return null;
   } catch (error) {
-    if (error instanceof PhpRegexError) return false;
+    if (error instanceof PhpRegexError) return error;
     throw error;
   }
 }
 
-/**
- * Time-limited regex work one event may spend (shared by all its rules): without it, a user with many
- * rules of costly patterns could hold the event loop for (rules × limit). Once spent, the remaining
- * time-limited tests fail (both `matches` and `!matches` false); direct-path patterns are not affected.
- */
-export interface RegexBudget {
-  remainingMs: number;
+export function isValidPhpRegex(pattern: string): boolean {
+  return phpRegexProblem(pattern) === null;
 }
 
-/** Per event: the matcher's CheckSubject carries one. */
-export const REGEX_BUDGET_PER_EVENT_MS = 250;
+/**
+ * Regex work one event may spend across all its rules, in steps (program size × subject length; see
+ * {@link MAX_STEPS_PER_TEST}). Deterministic: once spent, the remaining tests fail (both `matches` and
+ * `!matches` false), so a user with thousands of rules cannot hold the event loop for long.
+ */
+export interface RegexBudget {
+  remainingSteps: number;
+}
 
-const sandbox = createContext({});
-const runner = new Script('re.test(subject)');
+/** Per event (and per access-control pre-check): about 0.1 s of the worst case on these machines. */
+export const REGEX_STEPS_PER_EVENT = 1 << 25;
 
 /**
- * `preg_match`: true/false, or null when the match fails at run time (PHP's backtrack limit; here
- * a 50 ms limit for patterns safe-regex2 flags, or a subject above 64 KiB). Never throws.
+ * `preg_match`: true/false, or null when the test is refused (subject above 64 KiB, more than
+ * {@link MAX_STEPS_PER_TEST} steps, or the event's budget spent), like PHP's backtrack-limit failure.
+ * RE2 never backtracks, so the time of a test is bounded by its steps. Never throws.
  */
-export function phpRegexTest(compiled: CompiledPhpRegex, subject: string, timeoutMs = 50, budget?: RegexBudget): boolean | null {
+export function phpRegexTest(compiled: CompiledPhpRegex, subject: string, budget?: RegexBudget): boolean | null {
   if (subject.length > MAX_SUBJECT) return null;
-  if (!compiled.risky && !(compiled.superlinear && subject.length > LONG_SUBJECT)) return compiled.regex.test(subject);
-  if (budget && budget.remainingMs <= 0) return null;
-  const started = performance.now();
+  const steps = compiled.programSize * Math.max(subject.length, 1);
+  if (steps > MAX_STEPS_PER_TEST) return null;
+  if (budget) {
+    if (budget.remainingSteps < steps) return null;
+    budget.remainingSteps -= steps;
+  }
   try {
-    if (budget) timeoutMs = Math.max(1, Math.min(timeoutMs, Math.ceil(budget.remainingMs)));
-    sandbox.re = compiled.regex;
-    sandbox.subject = subject;
-    return runner.runInContext(sandbox, { timeout: timeoutMs }) === true;
+    return compiled.regex.test(subject);
   } catch {
     return null;
-  } finally {
-    sandbox.re = undefined;
-    sandbox.subject = undefined;
-    if (budget) budget.remainingMs -= performance.now() - started;
   }
 }

@@ -2,7 +2,7 @@ import { lookup } from 'mime-types';
 import { isFileTransferPath } from '../../../platform/events/subject-events';
 import { CHECK_PREFIX, ENTITY_FILE, normalizeOperator, SCOPE_ADMIN, SCOPE_USER } from '../workflow.constants';
 import { CheckInvalidError, OPERATOR_INVALID, type CheckDefinition, type CheckSubject, type CompiledCheck } from './check.types';
-import { compilePhpRegex, isValidPhpRegex, phpRegexTest } from './php-regex';
+import { compilePhpRegex, phpRegexProblem, phpRegexTest } from './php-regex';
 
 const STRING_OPERATORS = ['is', '!is', 'matches', '!matches', 'match', '!match'];
 const REGEX_FORMAT = 'for is/!is: any string; for matches/!matches: a PHP-delimited regular expression such as /\\.pdf$/i';
@@ -10,8 +10,11 @@ const REGEX_FORMAT = 'for is/!is: any string; for matches/!matches: a PHP-delimi
 function validateString(operator: string, value: string): void {
   if (!STRING_OPERATORS.includes(operator)) throw new CheckInvalidError(OPERATOR_INVALID);
   const op = normalizeOperator(operator);
-  if ((op === 'matches' || op === '!matches') && !isValidPhpRegex(value)) {
-    throw new CheckInvalidError('The given regular expression is invalid');
+  if (op === 'matches' || op === '!matches') {
+    const problem = phpRegexProblem(value);
+    // Valid PCRE that RE2 cannot run (look-around, back-references, ...) is refused with the reason (a deviation from Nextcloud).
+    if (problem?.unsupported) throw new CheckInvalidError(`The given regular expression is not supported: ${problem.message}`);
+    if (problem) throw new CheckInvalidError('The given regular expression is invalid');
   }
 }
 
@@ -38,7 +41,7 @@ function compileString(operator: string, value: string, actual: (s: CheckSubject
     return (s) => {
       const a = actual(s);
       if (a === null) return false;
-      const result = phpRegexTest(compiled, a, undefined, s.regexBudget);
+      const result = phpRegexTest(compiled, a, s.regexBudget);
       return result === null ? false : result !== negate;
     };
   }

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Res, UseFilters } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { LoginRateLimit } from '../../../platform/http/rate-limit';
@@ -6,7 +6,9 @@ import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
 import { ApiTokensService } from '../../identity/api-tokens.service';
 import { UsersService } from '../../identity/users.service';
-import { ConfirmPasswordDto, ConfirmPasswordResponseDto } from '../dto/workflow.dto';
+import { ConfirmPasswordResponseDto } from '../dto/confirm-password-response.dto';
+import { ConfirmPasswordDto } from '../dto/confirm-password.dto';
+import { ConfirmPasswordFailureFilter } from './confirm-password-failure.filter';
 
 /**
  * Nextcloud's `POST /login/confirm` (LoginController::confirmPassword): renews the password
@@ -23,21 +25,21 @@ export class LoginConfirmController {
 
   @Post('confirm')
   @HttpCode(200)
-  @Authenticated()
+  // Renews the caller's own session confirmation: Gitea `write:user`, Coder `user` update_personal.
+  @Authenticated({ scopes: ['user'], tokenScope: { type: 'user', action: 'update_personal' } })
   @LoginRateLimit()
+  @UseFilters(ConfirmPasswordFailureFilter)
   @ApiOperation({ summary: 'Confirm the password of the signed-in user (renews the 30-minute password confirmation)' })
   @ApiBody({ type: ConfirmPasswordDto })
   @ApiOkResponse({ type: ConfirmPasswordResponseDto })
-  @ApiResponse({ status: 403, description: 'Wrong password: body []' })
+  @ApiResponse({ status: 403, description: 'Wrong, missing or ill-typed password: body []' })
   @ApiResponse({ status: 401, description: 'Not signed in' })
   async confirm(
     @CurrentPrincipal() principal: Principal,
-    @Body() body: unknown,
+    @Body() body: ConfirmPasswordDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ConfirmPasswordResponseDto | []> {
-    const password = (body as { password?: unknown } | null)?.password;
-    const ok = typeof password === 'string' && password !== '' && (await this.users.verifyPassword(principal.user, password));
-    if (!ok) {
+    if (!(await this.users.verifyPassword(principal.user, body.password))) {
       res.status(403);
       return [];
     }

@@ -39,7 +39,8 @@ const CATALOGUE_SCHEMA = {
 @OcsController('apps/workflowengine/api/v1')
 export class WorkflowCatalogueController {
   @Get('catalogue')
-  @Authenticated()
+  // Part of the caller's rule editor: the same scopes as reading the caller's rules (workflows README).
+  @Authenticated({ scopes: ['user'], tokenScope: { type: 'user', action: 'read_personal' } })
   @ApiOperation({ summary: 'Entities with their events, checks with operators and value formats, operations with their scopes' })
   @ApiOcsOkResponse(CATALOGUE_SCHEMA, 'The catalogue in the OCS envelope')
   @ApiResponse({ status: 401, description: 'Not logged in (statuscode 997)' })

@@ -6,13 +6,21 @@ import { EventBus, OnDomainEvent } from '../../../platform/events/event-bus.serv
 import type { DomainEventMap } from '../../../platform/events/event-map';
 import type { BranchEventPayload, FileEventPayload, PackageEventPayload, RequestSnapshot } from '../../../platform/events/subject-events';
 import type { CheckSubject } from '../checks/check.types';
-import { REGEX_BUDGET_PER_EVENT_MS } from '../checks/php-regex';
-import { WebhookSender } from '../operations/webhook-sender.service';
+import { REGEX_STEPS_PER_EVENT } from '../checks/php-regex';
+import { WebhookDeliveries } from '../operations/webhook-deliveries.service';
 import { EVENT_BY_DOMAIN_EVENT, OPERATIONS_BY_ID, parseWebhookConfig, type EngineEventName } from '../workflow-registry';
 import { OPERATION_NOTIFICATION, OPERATION_WEBHOOK, SCOPE_ADMIN, SCOPE_USER } from '../workflow.constants';
 import { matchRules, scopeKey, type ParsedRule } from './rule-snapshot';
 import { RuleStore } from './rule-store.service';
 import { loadUserGroups } from './user-groups';
+
+/** A webhook delivery of one matched rule, queued once all rules of the event ran. */
+interface WebhookDelivery {
+  ruleId: number;
+  url: string;
+  secret?: string;
+  body: unknown;
+}
 
 /** One event, normalized for the matcher and the operations. */
 export interface EngineEvent {
@@ -43,7 +51,7 @@ export class WorkflowEngine {
   constructor(
     private readonly store: RuleStore,
     private readonly events: EventBus,
-    private readonly webhooks: WebhookSender,
+    private readonly webhooks: WebhookDeliveries,
     private readonly users: UsersService,
     private readonly dataSource: DataSource,
     @Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig,
@@ -137,7 +145,7 @@ export class WorkflowEngine {
       request: event.request,
       file: event.file,
       now: Math.floor(Date.parse(event.occurredAt) / 1000),
-      regexBudget: { remainingMs: REGEX_BUDGET_PER_EVENT_MS },
+      regexBudget: { remainingSteps: REGEX_STEPS_PER_EVENT },
     };
     for (const operationClass of classes) {
       const operation = OPERATIONS_BY_ID.get(operationClass);
@@ -164,20 +172,39 @@ export class WorkflowEngine {
     const actor = event.actorUserId ? ((await this.users.findById(event.actorUserId))?.name ?? 'Someone') : 'Someone';
     // A replacer function: names may contain `$&`, `$'`… which a replacement string would expand.
     const displayText = text.replace('%actor', () => actor).replace('%subject', () => event.subject);
+    const deliveries: WebhookDelivery[] = [];
     for (const match of matches) {
       try {
-        await this.execute(match, { ...event, displayText });
+        const delivery = await this.execute(match, { ...event, displayText });
+        if (delivery) deliveries.push(delivery);
       } catch (error) {
         this.logger.error({ err: error, ruleId: match.rule.id }, 'workflow operation failed');
       }
     }
+    if (deliveries.length > 0) await this.enqueueDeliveries(deliveries);
   }
 
-  private async execute(match: ParsedRule, event: EngineEvent): Promise<void> {
+  /**
+   * The event's webhook deliveries as durable jobs, all in one transaction. Subject events are
+   * emitted after the causing write committed (house rule 5) and the emitter awaits this listener,
+   * so the jobs are committed before the causing request answers; from then on a crash cannot
+   * lose them (the job queue retries them after a restart).
+   */
+  private async enqueueDeliveries(deliveries: WebhookDelivery[]): Promise<void> {
+    try {
+      await this.dataSource.transaction(async (manager) => {
+        for (const delivery of deliveries) await this.webhooks.enqueue(manager, delivery);
+      });
+    } catch (error) {
+      this.logger.error({ err: error, ruleIds: deliveries.map((d) => d.ruleId) }, 'workflow webhook deliveries could not be queued');
+    }
+  }
+
+  private async execute(match: ParsedRule, event: EngineEvent): Promise<WebhookDelivery | undefined> {
     const rule = match.rule;
     if (rule.class === OPERATION_NOTIFICATION) {
       // Nextcloud's flow_notifications: the owner is not notified about their own action.
-      if (rule.scopeUserId === '' || rule.scopeUserId === event.actorUserId) return;
+      if (rule.scopeUserId === '' || rule.scopeUserId === event.actorUserId) return undefined;
       // Awaited: the inbox item exists when the subject event's handling is done (and errors are logged here).
       await this.events.emitAsync('workflow.notify_owner', {
         ruleId: String(rule.id),
@@ -191,7 +218,7 @@ export class WorkflowEngine {
         displayText: event.displayText,
         domainEvent: event.domainEvent,
       });
-      return;
+      return undefined;
     }
     if (rule.class === OPERATION_WEBHOOK) {
       let config: { url: string; secret?: string };
@@ -199,10 +226,11 @@ export class WorkflowEngine {
         // Private addresses are refused again at connect time by the sender.
         config = parseWebhookConfig(rule.operation, true);
       } catch {
-        return;
+        return undefined;
       }
       const { request: _request, ...subject } = (event.payload ?? {}) as Record<string, unknown>;
-      this.webhooks.enqueue({
+      return {
+        ruleId: rule.id,
         url: config.url,
         secret: config.secret,
         body: {
@@ -215,8 +243,9 @@ export class WorkflowEngine {
           actor: event.actorUserId ? { id: event.actorUserId } : null,
           occurredAt: event.occurredAt,
         },
-      });
+      };
     }
+    return undefined;
   }
 
   private async normalize(domainEvent: EngineEventName, payload: unknown, entity: string, eventName: string): Promise<Omit<EngineEvent, 'displayText'>> {
