@@ -1,4 +1,5 @@
 import {
+  applyDecorators,
   type CallHandler,
   createParamDecorator,
   type ExecutionContext,
@@ -6,6 +7,7 @@ import {
   type NestInterceptor,
   UseInterceptors,
 } from '@nestjs/common';
+import { ApiParam } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { Observable } from 'rxjs';
 import type { User } from '../identity/entities/user.entity';
@@ -32,8 +34,11 @@ export class AdminTargetInterceptor implements NestInterceptor {
 }
 
 /** The route resolves its `{username}` account first (404), before validation. */
-export function ResolvesAdminTarget(): MethodDecorator & ClassDecorator {
-  return UseInterceptors(AdminTargetInterceptor);
+export function ResolvesAdminTarget(): MethodDecorator {
+  return applyDecorators(
+    UseInterceptors(AdminTargetInterceptor),
+    ApiParam({ name: 'username', description: 'a user (organizations answer 422), case-insensitive' }),
+  );
 }
 
 /** The account resolved by `@ResolvesAdminTarget()`. */
