@@ -1,7 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { WsAdapter } from '@nestjs/platform-ws';
 import cookieParser from 'cookie-parser';
 import { json, urlencoded, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
@@ -14,6 +13,7 @@ import { sendError } from './api/send-error';
 import { setupOpenApi } from './api/openapi';
 import type { AppConfig } from './platform/config/app-config';
 import { APP_CONFIG } from './platform/config/config.token';
+import { RealtimeWsAdapter } from './platform/realtime/realtime-ws.adapter';
 import type { DatabaseRuntime } from './platform/database/database-runtime';
 
 export interface CreateAppOptions {
@@ -62,6 +62,6 @@ function configureApp(app: NestExpressApplication): void {
   }
   app.use(rejectNulBytes((error, req, res) => sendError(dialectOfPath(req.path), error, req, res, config)));
   app.use(wellFormedStrings());
-  app.useWebSocketAdapter(new WsAdapter(app));
+  app.useWebSocketAdapter(new RealtimeWsAdapter(app));
   setupOpenApi(app as INestApplication);
 }

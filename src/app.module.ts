@@ -18,6 +18,7 @@ import { APP_CONFIG } from './platform/config/config.token';
 import type { DatabaseRuntime } from './platform/database/database-runtime';
 import { DatabaseModule } from './platform/database/database.module';
 import { EventsModule } from './platform/events/events.module';
+import { RealtimeModule } from './platform/realtime/realtime.module';
 import { loggerOptions } from './platform/logging/logger-options';
 import { RateLimitStorageCloser, throttlerOptions } from './platform/http/rate-limit';
 import { SiteConfigModule } from './platform/site-config/site-config.module';
@@ -35,6 +36,7 @@ export class AppModule {
         LoggerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => loggerOptions(config) }),
         DatabaseModule.forRoot(runtime),
         EventsModule,
+        RealtimeModule,
         CacheModule,
         SiteConfigModule,
         ThrottlerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => throttlerOptions(config) }),

@@ -13,6 +13,8 @@ import { CredentialResolver } from './credential-resolver.service';
 import { AUTH_ENTITIES } from './entities';
 import { OneTimePasscodesService } from './one-time-passcodes.service';
 import { PasswordStrengthService } from './password-strength.service';
+import { RealtimeAccessService } from './realtime-access.service';
+import { RealtimeRevocationListener } from './realtime-revocation.listener';
 import { SessionsService } from './sessions.service';
 import { TargetUserResolver } from './target-user.service';
 
@@ -35,6 +37,8 @@ import { TargetUserResolver } from './target-user.service';
     OneTimePasscodesService,
     CoderTokensService,
     TargetUserResolver,
+    RealtimeAccessService,
+    RealtimeRevocationListener,
   ],
   exports: [CredentialResolver, AuthGuard, AuthorizationService, PasswordStrengthService, AUTH_CONFIG],
 })
