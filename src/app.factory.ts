@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
@@ -19,6 +19,8 @@ import type { DatabaseRuntime } from './platform/database/database-runtime';
 export interface CreateAppOptions {
   /** Buffer logs until the pino logger is ready (off in tests to keep failures visible). */
   bufferLogs?: boolean;
+  /** Extra modules beside AppModule (tests: probe gateways and routes). */
+  imports?: (Type | DynamicModule)[];
 }
 
 /**
@@ -30,7 +32,9 @@ export async function createApp(
   runtime: DatabaseRuntime,
   options: CreateAppOptions = {},
 ): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, runtime), {
+  const root = AppModule.forRoot(config, runtime);
+  const module: DynamicModule = options.imports?.length ? { ...root, imports: [...(root.imports ?? []), ...options.imports] } : root;
+  const app = await NestFactory.create<NestExpressApplication>(module, {
     bufferLogs: options.bufferLogs ?? true,
     bodyParser: false,
   });

@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { DataSource as DataSourceToken } from 'typeorm';
-import { createApp } from '../../src/app.factory';
+import { createApp, type CreateAppOptions } from '../../src/app.factory';
 import { loadConfig, type AppConfig } from '../../src/platform/config/app-config';
 import { openDatabase } from '../../src/platform/database/open-database';
 import { Factories } from './factories';
@@ -28,6 +28,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Reuse an existing schema (a second instance on the same data). */
   schema?: string;
+  /** Extra modules beside AppModule (probe gateways and routes). */
+  imports?: CreateAppOptions['imports'];
 }
 
 /**
@@ -49,7 +51,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     DATABASE_SCHEMA: schema,
   });
   const database = await openDatabase(config);
-  const app = await createApp(config, database);
+  const app = await createApp(config, database, { imports: options.imports });
   const dataSource = app.get<DataSource>(DataSourceToken);
   const testApp: TestApp = {
     app,
