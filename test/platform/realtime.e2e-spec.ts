@@ -95,7 +95,7 @@ describe('realtime layer (platform/realtime)', () => {
 
   describe('upgrades go through the guard and the access declarations', () => {
     it('an undeclared WebSocket route is refused before the upgrade, with or without credentials', async () => {
-      for (const headers of [{}, { 'Service-Session-Token': admin.token }]) {
+      for (const headers of [{}, { 'Service-Session-Token': admin.token }] as Record<string, string>[]) {
         const c = client('undeclared', headers);
         await expect(c.opened).rejects.toThrow(/unexpected response 403/);
         await waitFor(() => c.unexpected, 5_000, 'refusal');
