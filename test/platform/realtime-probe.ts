@@ -1,7 +1,7 @@
 import { Get, Module, Req, Res } from '@nestjs/common';
 import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { Request, Response } from 'express';
-import type { IncomingMessage } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { CoderController } from '../../src/api/coder/coder-controller.decorator';
 import { Authenticated, CurrentPrincipal, Public } from '../../src/modules/auth/access.decorators';
@@ -65,3 +65,54 @@ export class ProbeStreamController {
   providers: [UndeclaredGateway, PublicGateway, AdminGateway],
 })
 export class RealtimeProbeModule {}
+
+/** An SSE client: the raw text received so far, the response head, and a way to hang up. */
+export class SseClient {
+  text = '';
+  response: IncomingMessage | undefined;
+  ended = false;
+  readonly ready: Promise<IncomingMessage>;
+  private readonly req;
+
+  constructor(url: string, headers: Record<string, string> = {}) {
+    let resolve!: (res: IncomingMessage) => void;
+    let reject!: (error: Error) => void;
+    this.ready = new Promise((res, rej) => ((resolve = res), (reject = rej)));
+    this.req = httpRequest(url, { headers }, (res) => {
+      this.response = res;
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (this.text += chunk));
+      res.on('end', () => (this.ended = true));
+      res.on('close', () => (this.ended = true));
+      resolve(res);
+    });
+    this.req.on('error', (error) => {
+      this.ended = true;
+      reject(error);
+    });
+    this.req.end();
+  }
+
+  /** Events received (comment lines skipped), each as its fields. */
+  events(): Record<string, string>[] {
+    return this.text
+      .split('\n\n')
+      .slice(0, -1)
+      .map((block) => block.split('\n').filter((line) => !line.startsWith(':')))
+      .filter((lines) => lines.length > 0)
+      .map((lines) => {
+        const event: Record<string, string> = {};
+        for (const line of lines) {
+          const colon = line.indexOf(':');
+          const field = line.slice(0, colon);
+          const value = line.slice(colon + 2);
+          event[field] = field in event ? `${event[field]}\n${value}` : value;
+        }
+        return event;
+      });
+  }
+
+  close(): void {
+    this.req.destroy();
+  }
+}

@@ -1,62 +1,10 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import { RealtimeConnections } from '../../src/platform/realtime/realtime-connections.service';
 import { RealtimeHub } from '../../src/platform/realtime/realtime-hub.service';
 import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { EMBEDDED, sleep, waitFor, WatchClient } from '../notifications/helpers';
-import { AdminGateway, PROBE, ProbeStreamController, PublicGateway, RealtimeProbeModule, UndeclaredGateway } from './realtime-probe';
-
-/** An SSE client: the raw text received so far, the response head, and a way to hang up. */
-export class SseClient {
-  text = '';
-  response: IncomingMessage | undefined;
-  ended = false;
-  readonly ready: Promise<IncomingMessage>;
-  private readonly req;
-
-  constructor(url: string, headers: Record<string, string> = {}) {
-    let resolve!: (res: IncomingMessage) => void;
-    let reject!: (error: Error) => void;
-    this.ready = new Promise((res, rej) => ((resolve = res), (reject = rej)));
-    this.req = httpRequest(url, { headers }, (res) => {
-      this.response = res;
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (this.text += chunk));
-      res.on('end', () => (this.ended = true));
-      res.on('close', () => (this.ended = true));
-      resolve(res);
-    });
-    this.req.on('error', (error) => {
-      this.ended = true;
-      reject(error);
-    });
-    this.req.end();
-  }
-
-  /** Events received (comment lines skipped), each as its fields. */
-  events(): Record<string, string>[] {
-    return this.text
-      .split('\n\n')
-      .slice(0, -1)
-      .map((block) => block.split('\n').filter((line) => !line.startsWith(':')))
-      .filter((lines) => lines.length > 0)
-      .map((lines) => {
-        const event: Record<string, string> = {};
-        for (const line of lines) {
-          const colon = line.indexOf(':');
-          const field = line.slice(0, colon);
-          const value = line.slice(colon + 2);
-          event[field] = field in event ? `${event[field]}\n${value}` : value;
-        }
-        return event;
-      });
-  }
-
-  close(): void {
-    this.req.destroy();
-  }
-}
+import { AdminGateway, PROBE, ProbeStreamController, PublicGateway, RealtimeProbeModule, SseClient, UndeclaredGateway } from './realtime-probe';
 
 describe('realtime layer (platform/realtime)', () => {
   let t: TestApp;
