@@ -15,7 +15,8 @@ import { createTestApp, type TestApp } from '../test/helpers/test-app';
  *     half unread; 10k over 100 users): autocannon BENCH_SECONDS (default 10) × BENCH_CONNECTIONS
  *     (default 10) on the first page, a deep cursor, a templates filter and a targets filter,
  *     plus EXPLAIN ANALYZE of the list and unread-count queries.
- * Env: DATABASE_URL (default: embedded PGlite; then one database connection, see test/notifications/helpers.ts).
+ * Env: DATABASE_URL (default: embedded PGlite; then one database connection, see test/notifications/helpers.ts);
+ * BENCH_PHASES (default `1,2`): which phases to run (`1` = the watcher latency only).
  * Run: node -r @swc-node/register bench/notifications.bench.ts
  */
 interface LoadResult {
@@ -30,6 +31,7 @@ const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const PHASES = (process.env.BENCH_PHASES ?? '1,2').split(',').map((p) => p.trim());
 const embedded = !process.env.DATABASE_URL || process.env.DATABASE_EMBEDDED === 'true';
 
 function percentile(sorted: number[], p: number): number {
@@ -203,8 +205,8 @@ async function main(): Promise<void> {
     const base = await t.listen();
     process.stdout.write(`notifications benchmark on ${embedded ? 'embedded PGlite (1 connection)' : 'PostgreSQL (pool 10)'}\n`);
     const users = await seedUsers(t, Math.max(WATCHERS, 101));
-    await phaseOne(t, base, users.slice(0, WATCHERS));
-    await phaseTwo(t, base, users);
+    if (PHASES.includes('1')) await phaseOne(t, base, users.slice(0, WATCHERS));
+    if (PHASES.includes('2')) await phaseTwo(t, base, users);
   } finally {
     await new Promise((r) => setTimeout(r, 1000)); // let the last load's in-flight requests finish
     await t.close();

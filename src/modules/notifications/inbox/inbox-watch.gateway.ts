@@ -87,9 +87,17 @@ export class InboxWatchGateway implements OnGatewayConnection, OnModuleDestroy, 
     return count;
   }
 
-  /** Events of one event-loop turn are fanned out together: one unread-count query per batch. */
+  /**
+   * Items whose event carries the item and its unread count go out at once; the others (item too
+   * large to inline, or no count) are fanned out per event-loop turn with one unread-count query.
+   */
   private enqueueFanOut(event: InboxCreatedEvent): void {
     if (!this.watchers.has(event.userId)) return;
+    if (event.notification && event.unreadCount !== undefined) {
+      // Everything is in the event: send now, no query (the common case).
+      this.send(event.notification, event.unreadCount);
+      return;
+    }
     this.pending.push(event);
     if (this.pending.length === 1) {
       setImmediate(() => {

@@ -37,6 +37,8 @@ export interface InboxCreatedEvent {
   /** The recipient's uuid. */
   userId: string;
   notification?: InboxNotificationView;
+  /** The recipient's unread count as of this item, when the creator knew it (saves the watchers a query). */
+  unreadCount?: number;
 }
 
 const MAX_INLINE_BYTES = 6000;
@@ -165,8 +167,8 @@ export class InboxService {
   }
 
   /** Tells watchers on every instance about a new item. */
-  async announce(notification: InboxNotificationView): Promise<void> {
-    const event: InboxCreatedEvent = { notificationId: notification.id, userId: notification.user_id, notification };
+  async announce(notification: InboxNotificationView, unreadCount?: number): Promise<void> {
+    const event: InboxCreatedEvent = { notificationId: notification.id, userId: notification.user_id, notification, unreadCount };
     if (Buffer.byteLength(JSON.stringify(notification)) > MAX_INLINE_BYTES) delete event.notification;
     await this.hub
       .publish(inboxSubject(notification.user_id), event)
