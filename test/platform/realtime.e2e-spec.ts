@@ -1,4 +1,7 @@
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import WebSocket from 'ws';
+import { Public } from '../../src/modules/auth/access.decorators';
+import { AuthGuard } from '../../src/modules/auth/auth.guard';
 import { RealtimeConnections } from '../../src/platform/realtime/realtime-connections.service';
 import { RealtimeHub } from '../../src/platform/realtime/realtime-hub.service';
 import type { CreatedUser } from '../helpers/factories';
@@ -73,6 +76,24 @@ describe('realtime layer (platform/realtime)', () => {
       await waitFor(() => t.app.get(AdminGateway).connections.length > before, 5_000, 'connection');
       expect(t.app.get(AdminGateway).connections.at(-1)!.identity).toMatchObject({ userId: admin.user.id, viaCookie: false });
     });
+  });
+
+  it('the guard no longer waves non-HTTP contexts through: an undeclared message handler is refused', async () => {
+    const guard = t.app.get(AuthGuard);
+    class Undeclared {
+      handle(): void {}
+    }
+    @Public()
+    class Declared {
+      handle(): void {}
+    }
+    const wsContext = (target: new () => { handle(): void }) => {
+      const context = new ExecutionContextHost([{}, {}, undefined], target, target.prototype.handle);
+      context.setType('ws');
+      return context;
+    };
+    await expect(guard.canActivate(wsContext(Undeclared))).rejects.toThrow('Route declares no access rule.');
+    await expect(guard.canActivate(wsContext(Declared))).resolves.toBe(true);
   });
 
   describe('hub', () => {
