@@ -6,6 +6,7 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.token';
 import { DomainError, ForbiddenError } from '../errors/domain-error';
 import { allowedOrigins, originPermitted } from './origin';
+import { closeReason } from './realtime-connection';
 import { RealtimeConnections } from './realtime-connections.service';
 import { hasUpgradePrecheck, type UpgradeAuthorizer, type UpgradeDecision } from './realtime-ports';
 import { WsConnection } from './ws-connection';
@@ -86,7 +87,7 @@ export class RealtimeGateways {
       return false;
     }
     if (decision.kind === 'close') {
-      socket.close(decision.code, decision.reason);
+      socket.close(decision.code, closeReason(decision.reason));
       return false;
     }
     const connection = new WsConnection(socket, decision.identity, this.connections.settings.maxBufferedBytes, decision.context);
