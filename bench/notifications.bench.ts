@@ -15,7 +15,8 @@ import { createTestApp, type TestApp } from '../test/helpers/test-app';
  *     half unread; 10k over 100 users): autocannon BENCH_SECONDS (default 10) × BENCH_CONNECTIONS
  *     (default 10) on the first page, a deep cursor, a templates filter and a targets filter,
  *     plus EXPLAIN ANALYZE of the list and unread-count queries.
- * Env: DATABASE_URL (default: embedded PGlite; then one database connection, see test/notifications/helpers.ts).
+ * Env: DATABASE_URL (default: embedded PGlite; then one database connection, see test/notifications/helpers.ts);
+ * BENCH_PHASES (default `1,2`): which phases to run (`1` = the watcher latency only).
  * Run: node -r @swc-node/register bench/notifications.bench.ts
  */
 interface LoadResult {
@@ -30,6 +31,7 @@ const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const PHASES = (process.env.BENCH_PHASES ?? '1,2').split(',').map((p) => p.trim());
 const embedded = !process.env.DATABASE_URL || process.env.DATABASE_EMBEDDED === 'true';
 
 function percentile(sorted: number[], p: number): number {
@@ -58,6 +60,8 @@ async function seedUsers(t: TestApp, count: number): Promise<{ id: string; uuid:
 
 async function watchers(t: TestApp, base: string, users: { uuid: string; token: string }[]) {
   const received = new Map<string, number>();
+  /** Wall-clock ms from the item's created_at (database clock, same machine) to its frame: the fan-out alone. */
+  const fanOut = new Map<string, number>();
   const sockets: WebSocket[] = [];
   const wsBase = base.replace(/^http/, 'ws');
   const started = performance.now();
@@ -67,8 +71,11 @@ async function watchers(t: TestApp, base: string, users: { uuid: string; token: 
         (user) =>
           new Promise<void>((resolve, reject) => {
             const socket = new WebSocket(`${wsBase}/api/v2/notifications/inbox/watch`, { headers: { 'Service-Session-Token': user.token } });
-            socket.on('message', () => {
-              if (!received.has(user.uuid)) received.set(user.uuid, performance.now());
+            socket.on('message', (data: Buffer) => {
+              if (received.has(user.uuid)) return;
+              received.set(user.uuid, performance.now());
+              const createdAt = (JSON.parse(data.toString('utf8')) as { notification: { created_at: string } }).notification.created_at;
+              fanOut.set(user.uuid, Date.now() - Date.parse(createdAt));
             });
             socket.once('open', () => resolve());
             socket.once('error', reject);
@@ -79,11 +86,11 @@ async function watchers(t: TestApp, base: string, users: { uuid: string; token: 
   }
   const gateway = t.app.get(InboxWatchGateway);
   while (gateway.watcherCount() < users.length) await new Promise((r) => setTimeout(r, 20));
-  return { received, sockets, openMs: performance.now() - started };
+  return { received, fanOut, sockets, openMs: performance.now() - started };
 }
 
 async function phaseOne(t: TestApp, base: string, users: { id: string; uuid: string; token: string }[]): Promise<void> {
-  const { received, sockets, openMs } = await watchers(t, base, users);
+  const { received, fanOut, sockets, openMs } = await watchers(t, base, users);
   process.stdout.write(`${users.length} WebSocket watchers open in ${ms(openMs)}\n`);
   const sentAt = new Map<string, number>();
   const answered = new Map<string, number>();
@@ -111,6 +118,7 @@ async function phaseOne(t: TestApp, base: string, users: { id: string; uuid: str
   const wall = performance.now() - started;
   const latencies = users.filter((u) => received.has(u.uuid)).map((u) => received.get(u.uuid)! - sentAt.get(u.uuid)!).sort((a, b) => a - b);
   const posts = users.map((u) => answered.get(u.uuid)! - sentAt.get(u.uuid)!).sort((a, b) => a - b);
+  const created = [...fanOut.values()].sort((a, b) => a - b);
   const afterAnswer = users.filter((u) => received.has(u.uuid)).map((u) => received.get(u.uuid)! - answered.get(u.uuid)!).sort((a, b) => a - b);
   const queued: { p50: number; p99: number; max: number }[] = await t.dataSource.query(
     `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY queued_seconds) * 1000 AS p50,
@@ -126,6 +134,7 @@ async function phaseOne(t: TestApp, base: string, users: { id: string; uuid: str
       `  p50 ${ms(percentile(latencies, 50))}  p99 ${ms(percentile(latencies, 99))}  max ${ms(latencies[latencies.length - 1] ?? NaN)}`,
       `  of which the POST itself (sent → 204): p50 ${ms(percentile(posts, 50))}  p99 ${ms(percentile(posts, 99))}`,
       `  204 → frame: p50 ${ms(percentile(afterAnswer, 50))}  p99 ${ms(percentile(afterAnswer, 99))}`,
+      `  inbox item created (created_at) → frame, the fan-out alone: p50 ${ms(percentile(created, 50))}  p99 ${ms(percentile(created, 99))}`,
       `  enqueue → lease (queued_seconds): p50 ${ms(Number(queued[0]!.p50))}  p99 ${ms(Number(queued[0]!.p99))}  max ${ms(Number(queued[0]!.max))}`,
       '',
     ].join('\n'),
@@ -203,8 +212,8 @@ async function main(): Promise<void> {
     const base = await t.listen();
     process.stdout.write(`notifications benchmark on ${embedded ? 'embedded PGlite (1 connection)' : 'PostgreSQL (pool 10)'}\n`);
     const users = await seedUsers(t, Math.max(WATCHERS, 101));
-    await phaseOne(t, base, users.slice(0, WATCHERS));
-    await phaseTwo(t, base, users);
+    if (PHASES.includes('1')) await phaseOne(t, base, users.slice(0, WATCHERS));
+    if (PHASES.includes('2')) await phaseTwo(t, base, users);
   } finally {
     await new Promise((r) => setTimeout(r, 1000)); // let the last load's in-flight requests finish
     await t.close();

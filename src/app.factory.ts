@@ -1,7 +1,6 @@
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { WsAdapter } from '@nestjs/platform-ws';
 import cookieParser from 'cookie-parser';
 import express from 'express';
 import helmet from 'helmet';
@@ -13,6 +12,7 @@ import { sendError } from './api/send-error';
 import { setupOpenApi } from './api/openapi';
 import type { AppConfig } from './platform/config/app-config';
 import { APP_CONFIG } from './platform/config/config.token';
+import { RealtimeWsAdapter } from './platform/realtime/realtime-ws.adapter';
 import type { DatabaseRuntime } from './platform/database/database-runtime';
 
 export interface CreateAppOptions {
@@ -61,6 +61,6 @@ function configureApp(app: NestExpressApplication): void {
   // URL is checked here, before routing, so its failures take the dialect of the path.
   const config = app.get<AppConfig>(APP_CONFIG);
   app.use(rejectNulBytes((error, req, res) => sendError(dialectOfPath(req.path), error, req, res, config)));
-  app.useWebSocketAdapter(new WsAdapter(app));
+  app.useWebSocketAdapter(new RealtimeWsAdapter(app));
   setupOpenApi(app as INestApplication);
 }

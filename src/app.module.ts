@@ -15,6 +15,7 @@ import type { DatabaseRuntime } from './platform/database/database-runtime';
 import { DatabaseModule } from './platform/database/database.module';
 import { EventsModule } from './platform/events/events.module';
 import { JobsModule } from './platform/jobs/jobs.module';
+import { RealtimeModule } from './platform/realtime/realtime.module';
 import { loggerOptions } from './platform/logging/logger-options';
 import { RateLimitStorageCloser, throttlerOptions } from './platform/http/rate-limit';
 import { SiteConfigModule } from './platform/site-config/site-config.module';
@@ -32,6 +33,7 @@ export class AppModule {
         DatabaseModule.forRoot(runtime, { entities: APP_ENTITIES, migrations: APP_MIGRATIONS }),
         EventsModule,
         JobsModule,
+        RealtimeModule,
         CacheModule,
         SiteConfigModule,
         StorageModule,

@@ -180,7 +180,7 @@ async function main(argv: string[]): Promise<void> {
           const target = await users.requireByName(required(values, 'username'));
           const root = await users.findBootstrapAdmin();
           if (!root) throw new UsageError('no bootstrap administrator exists to act as');
-          await app.get(AdminUsersService).delete(root, target, values.purge === true ? 'true' : 'false');
+          await app.get(AdminUsersService).delete(root, target, values.purge === true);
           process.stdout.write(`Deleted user ${target.name}.\n`);
           break;
         }

@@ -612,7 +612,7 @@ describe('admin users: search, create, edit', () => {
           kind: 'bad_request',
           message: `can not delete the last admin user [uid: ${b.user.id}]`,
         });
-        await expect(service.delete(a.user, target, 'true')).rejects.toMatchObject({
+        await expect(service.delete(a.user, target, true)).rejects.toMatchObject({
           kind: 'invalid',
           message: `can not delete the last admin user [uid: ${b.user.id}]`,
         });
@@ -620,11 +620,11 @@ describe('admin users: search, create, edit', () => {
         // Spec order: what the user owns (422 unless purge) comes before the last administrator (422);
         // with purge the refusal rolls the purge back.
         const org = await t.factories.organization(undefined, b.user.id);
-        await expect(service.delete(a.user, target, '')).rejects.toMatchObject({
+        await expect(service.delete(a.user, target, false)).rejects.toMatchObject({
           kind: 'invalid',
           message: `user still has membership of organizations [uid: ${b.user.id}]`,
         });
-        await expect(service.delete(a.user, target, '1')).rejects.toMatchObject({
+        await expect(service.delete(a.user, target, true)).rejects.toMatchObject({
           kind: 'invalid',
           message: `can not delete the last admin user [uid: ${b.user.id}]`,
         });

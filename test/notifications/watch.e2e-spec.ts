@@ -135,6 +135,19 @@ describe('inbox watch (WebSocket)', () => {
     expect(unread.frames.map((f) => f.unread_count)).toEqual([1, 2, 3]);
   });
 
+  it('unread_count counts the unread items already there (read ones not)', async () => {
+    const user = await t.factories.user();
+    const h = { 'Service-Session-Token': user.token };
+    for (const title of ['one', 'two', 'three']) await notify(user, title);
+    const list = await t.http().get('/api/v2/notifications/inbox').set(h);
+    const read = await t.http().put(`/api/v2/notifications/inbox/${list.body.notifications[0].id}/read-status`).set(h).send({ is_read: true });
+    expect(read.status).toBe(200);
+    const client = await connect('', h);
+    await notify(user, 'four');
+    await waitFor(() => client.frames.length === 1, 15_000, 'frame');
+    expect(client.frames[0]!.unread_count).toBe(3);
+  });
+
   it('an item too large to travel inline in the fan-out event is loaded by id and sent whole', async () => {
     const user = await t.factories.user();
     const client = await connect('', { 'Service-Session-Token': user.token });

@@ -1,43 +1,8 @@
-import type { AnyDomainError, FieldError, ForbiddenError } from '../../platform/errors/domain-error';
+import type { AnyDomainError, ForbiddenError } from '../../platform/errors/domain-error';
+import { DTO_VALIDATION } from '../validation';
 import { InternalFailure } from '../internal-failure';
 import type { ErrorRenderContext, RenderedError } from '../rendered-error';
-
-/** Gitea names binding rules after its validators; class-validator constraint names map onto them. */
-const RULE_NAMES: Record<string, string> = {
-  required: 'Required',
-  isDefined: 'Required',
-  isNotEmpty: 'Required',
-  maxLength: 'MaxSize',
-  max_size: 'MaxSize',
-  minLength: 'MinSize',
-  isIn: 'In',
-  isEnum: 'In',
-  in: 'In',
-  isEmail: 'Email',
-  email: 'Email',
-  isUrl: 'ValidUrl',
-  matches: 'Regexp',
-  isInt: 'Int',
-  isBoolean: 'Bool',
-  isString: 'String',
-  whitelistValidation: 'Unknown',
-};
-
-function goFieldName(field: string): string {
-  return field
-    .split(/[_.]/)
-    .filter((part) => part !== '')
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
-}
-
-/** Gitea's binding message: only the first failure, `[GoFieldName]: Rule`. */
-export function giteaBindingMessage(fields: FieldError[], fallback: string): string {
-  const first = fields[0];
-  if (!first) return fallback;
-  const rule = first.rule ? (RULE_NAMES[first.rule] ?? first.rule) : first.detail;
-  return `[${goFieldName(first.field)}]: ${rule}`;
-}
+import { giteaValidationMessage } from './gitea-validation';
 
 /** Gitea's error body `{message, url}` (reference gitea.md §2.1). */
 export function renderGiteaError(error: AnyDomainError | InternalFailure, context: ErrorRenderContext): RenderedError {
@@ -50,7 +15,7 @@ export function renderGiteaError(error: AnyDomainError | InternalFailure, contex
     case 'bad_request':
       return { status: 400, body: withUrl(error.message) };
     case 'invalid':
-      return { status: 422, body: withUrl(error.code === 'VALIDATION' ? giteaBindingMessage(error.fields, error.message) : error.message) };
+      return { status: 422, body: withUrl(error.code === DTO_VALIDATION ? giteaValidationMessage(error.fields, error.message) : error.message) };
     case 'unauthenticated':
       if (error.reason === 'inactive') return { status: 403, body: { message: 'This account is not activated.' } };
       if (error.reason === 'login_prohibited') {

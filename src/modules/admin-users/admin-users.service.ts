@@ -11,9 +11,11 @@ import { User, type Visibility } from '../identity/entities/user.entity';
 import { PasswordHasher } from '../identity/password-hasher.service';
 import { UsersService } from '../identity/users.service';
 import { AdminPolicyService } from './admin-policy.service';
-import { bindCreateUser, bindEditUser, bindRenameUser } from './binding';
+import type { CreateUserOptionDto } from './dto/create-user-option.dto';
+import type { EditUserOptionDto } from './dto/edit-user-option.dto';
+import type { SearchUsersQueryDto } from './dto/search-users-query.dto';
 import { AdminGrantTombstone } from './entities/admin-grant-tombstone.entity';
-import { compileEmailDomainCheck, emailDomainMessage, emailProblem, parseGoBool, usernameProblem } from '../identity/gitea-rules';
+import { compileEmailDomainCheck, emailDomainMessage, emailProblem, usernameProblem } from '../identity/gitea-rules';
 import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
 import { GiteaPasswordPolicy } from './password-policy.service';
 
@@ -21,11 +23,6 @@ import { GiteaPasswordPolicy } from './password-policy.service';
 const ADMINS_LOCK = "SELECT pg_advisory_xact_lock(hashtext('devplane.admin-users.admins'))";
 
 const SORTS: Record<string, string> = { name: 'u.lower_name', created: 'u.created_at', updated: 'u.updated_at', id: 'u.id' };
-
-function firstString(value: unknown): string {
-  if (Array.isArray(value)) return firstString(value[0]);
-  return typeof value === 'string' ? value : '';
-}
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -48,6 +45,9 @@ function uniqueViolation(error: unknown): string | null {
   const driverError = error.driverError as { code?: string; constraint?: string };
   return driverError.code === '23505' ? (driverError.constraint ?? '') : null;
 }
+
+/** A validated create body; `createdAt` is `created_at` as an instant. */
+export type CreateUserInput = Omit<CreateUserOptionDto, 'created_at'> & { createdAt?: Date };
 
 export interface SearchResult {
   users: User[];
@@ -134,21 +134,14 @@ export class AdminUsersService implements OnModuleInit {
     return this.trigramIndexes;
   }
 
-  async search(query: Record<string, unknown>): Promise<SearchResult> {
-    const sort = firstString(query.sort);
-    const order = firstString(query.order) || 'asc';
-    if (sort !== '') {
-      if (order !== 'asc' && order !== 'desc') throw new InvalidError(`Invalid sort order: "${order}"`);
-      if (!(sort in SORTS)) throw new InvalidError(`Invalid sort mode: "${sort}"`);
-    }
-    const visibility = firstString(query.visibility);
-    if (visibility !== '' && !['public', 'limited', 'private'].includes(visibility)) {
-      throw new InvalidError(`Invalid visibility: "${visibility}"`);
-    }
-    const paging = giteaPaging({ page: firstString(query.page), limit: firstString(query.limit) });
+  /** `query` is validated: `sort`, `order` (with a sort) and `visibility` are known values. */
+  async search(query: SearchUsersQueryDto): Promise<SearchResult> {
+    const { sort, visibility } = query;
+    const order = query.order || 'asc';
+    const paging = giteaPaging(query);
 
     const qb = this.accounts.createQueryBuilder('u').where("u.type = 'individual'");
-    const q = firstString(query.q).trim().toLowerCase();
+    const q = query.q.trim().toLowerCase();
     if (q !== '') {
       const pattern = `%${escapeLike(q)}%`;
       // With the trigram indexes (migration UserSearchTrigramIndexes) the predicate must use their
@@ -160,25 +153,18 @@ export class AdminUsersService implements OnModuleInit {
         { pattern },
       );
     }
-    const sourceId = /^\d{1,18}$/.test(firstString(query.source_id)) ? firstString(query.source_id) : '0';
+    const sourceId = /^\d{1,18}$/.test(query.source_id) ? query.source_id : '0';
     if (sourceId !== '0' && !/^0+$/.test(sourceId)) qb.andWhere('u.login_source = :sourceId', { sourceId });
-    const loginName = firstString(query.login_name).trim();
+    const loginName = query.login_name.trim();
     if (loginName !== '') qb.andWhere('u.login_name = :loginName', { loginName });
     if (visibility !== '') qb.andWhere('u.visibility = :visibility', { visibility });
-    const flag = (name: string): boolean | null => {
-      const raw = firstString(query[name]);
-      return raw === '' ? null : (parseGoBool(raw) ?? false);
-    };
-    const active = flag('is_active');
-    if (active !== null) qb.andWhere(active ? "u.status = 'active'" : "u.status <> 'active'");
-    const admin = flag('is_admin');
-    if (admin !== null) qb.andWhere('u.is_admin = :admin', { admin });
-    const restricted = flag('is_restricted');
-    if (restricted !== null) qb.andWhere('u.restricted = :restricted', { restricted });
-    const prohibited = flag('is_prohibit_login');
-    if (prohibited !== null) qb.andWhere('u.prohibit_login = :prohibited', { prohibited });
+    const { is_active: active, is_admin: admin, is_restricted: restricted, is_prohibit_login: prohibited } = query;
+    if (active !== undefined) qb.andWhere(active ? "u.status = 'active'" : "u.status <> 'active'");
+    if (admin !== undefined) qb.andWhere('u.is_admin = :admin', { admin });
+    if (restricted !== undefined) qb.andWhere('u.restricted = :restricted', { restricted });
+    if (prohibited !== undefined) qb.andWhere('u.prohibit_login = :prohibited', { prohibited });
     // No second factor exists yet: nobody has 2FA enabled.
-    if (flag('is_2fa_enabled') === true) qb.andWhere('false');
+    if (query.is_2fa_enabled === true) qb.andWhere('false');
 
     const direction = sort !== '' && order === 'desc' ? 'DESC' : 'ASC';
     const column = SORTS[sort] ?? SORTS.name!;
@@ -201,8 +187,7 @@ export class AdminUsersService implements OnModuleInit {
   // ---------------------------------------------------------------------------------- create
 
   /** Creates a user; `warning` is the X-Service-Warning text when the email domain is not allowed. */
-  async create(caller: User, body: unknown): Promise<{ user: User; warning: string | null }> {
-    const input = bindCreateUser(body);
+  async create(caller: User, input: CreateUserInput): Promise<{ user: User; warning: string | null }> {
     const sourceId = input.source_id ?? 0;
     if (sourceId !== 0) throw sourceMissing(sourceId);
     const password = input.password ?? '';
@@ -262,17 +247,11 @@ export class AdminUsersService implements OnModuleInit {
 
   // ------------------------------------------------------------------------------------ edit
 
-  async edit(caller: User, target: User, body: unknown): Promise<User> {
-    const input = bindEditUser(body);
+  async edit(caller: User, target: User, body: EditUserOptionDto): Promise<User> {
     if (target.type === 'organization') throw organizationTarget(target);
-    const self = target.id === caller.id;
-    if (self) {
-      // Spec: one's own Admin, Active, Restricted and ProhibitLogin are ignored.
-      delete input.admin;
-      delete input.active;
-      delete input.restricted;
-      delete input.prohibit_login;
-    }
+    // Spec: one's own Admin, Active, Restricted and ProhibitLogin are ignored.
+    const input: EditUserOptionDto =
+      target.id === caller.id ? { ...body, admin: undefined, active: undefined, restricted: undefined, prohibit_login: undefined } : body;
     const policy = this.policy.for();
     const refusal = await policy.editRefusal(caller, target);
     if (refusal) throw new ForbiddenError(refusal, 'permission', { code: 'ADMIN_POLICY' });
@@ -373,8 +352,7 @@ export class AdminUsersService implements OnModuleInit {
 
   // ---------------------------------------------------------------------------------- delete
 
-  async delete(caller: User, target: User, purgeParam: unknown): Promise<void> {
-    const purge = parseGoBool(firstString(purgeParam)) ?? false;
+  async delete(caller: User, target: User, purge: boolean): Promise<void> {
     if (target.type === 'organization') throw organizationTarget(target);
     await this.transactions.run(async (tx) => {
       await tx.manager.query(ADMINS_LOCK);
@@ -417,8 +395,7 @@ export class AdminUsersService implements OnModuleInit {
 
   // ---------------------------------------------------------------------------------- rename
 
-  async rename(target: User, body: unknown): Promise<void> {
-    const { new_username: newName } = bindRenameUser(body);
+  async rename(target: User, newName: string): Promise<void> {
     if (target.type === 'organization') throw organizationTarget(target);
     if (newName === target.name) return;
     const problem = usernameProblem(newName);

@@ -1,4 +1,9 @@
-import { bindCreateUser, bindEditUser } from './binding';
+import type { Type } from '@nestjs/common';
+import { giteaValidationMessage } from '../../api/gitea/gitea-validation';
+import { createValidationPipe } from '../../api/validation';
+import { InvalidError } from '../../platform/errors/domain-error';
+import { CreateUserOptionDto } from './dto/create-user-option.dto';
+import { EditUserOptionDto } from './dto/edit-user-option.dto';
 import { compileEmailDomainCheck, emailProblem, isValidUsername, parseGoBool, usernameProblem } from '../identity/gitea-rules';
 
 describe('Gitea account rules', () => {
@@ -63,40 +68,61 @@ describe('Gitea account rules', () => {
   });
 });
 
-describe('Gitea binding', () => {
-  const message = (fn: () => unknown) => {
+describe('Gitea binding (DTOs through the global ValidationPipe and the Gitea formatter)', () => {
+  const pipe = createValidationPipe();
+  const bind = (dto: Type<unknown>) => async (body: unknown) => {
     try {
-      fn();
+      await pipe.transform(body, { type: 'body', metatype: dto });
     } catch (error) {
-      return (error as Error).message;
+      if (!(error instanceof InvalidError)) throw error;
+      return giteaValidationMessage(error.fields, error.message);
     }
     return null;
   };
+  const bindCreateUser = bind(CreateUserOptionDto);
+  const bindEditUser = bind(EditUserOptionDto);
 
-  it('reports the first failing field in declaration order', () => {
-    expect(message(() => bindCreateUser({ email: 'bad', username: '' }))).toBe('[Username]: Required');
-    expect(message(() => bindCreateUser({ username: 'ok', email: 'bad' }))).toBe('[Email]: Email');
-    expect(message(() => bindCreateUser({ username: 'ok', email: `${'a'.repeat(250)}@b.io` }))).toBe('[Email]: MaxSize');
-    expect(message(() => bindCreateUser({ username: 'ok', email: 'a@b.io', visibility: '' }))).toBeNull();
+  it('reports the first failing field in declaration order', async () => {
+    expect(await bindCreateUser({ email: 'bad', username: '' })).toBe('[Username]: Required');
+    expect(await bindCreateUser({ username: 'ok', email: 'bad' })).toBe('[Email]: Email');
+    expect(await bindCreateUser({ username: 'ok', email: `${'a'.repeat(250)}@b.io` })).toBe('[Email]: MaxSize');
+    expect(await bindCreateUser({ username: 'ok', email: 'a@b.io', visibility: '' })).toBeNull();
   });
 
-  it('type errors come from the decoder, before any rule', () => {
-    expect(message(() => bindCreateUser({ username: '', email: 'a@b.io', restricted: 'yes' }))).toBe(
+  it('rules of one field apply in the order of its binding tag', async () => {
+    expect(await bindCreateUser({ username: 'bad name'.repeat(6), email: 'a@b.io' })).toBe('[Username]: invalid username');
+    expect(await bindCreateUser({ username: 'ok', email: `bad${'a'.repeat(260)}` })).toBe('[Email]: Email');
+    expect(await bindEditUser({ login_name: 'x', website: `ftp://${'a'.repeat(260)}` })).toBe('[Website]: Url');
+    expect(await bindCreateUser({ username: 'ok', email: 'a@b.io', source_id: 0, created_at: undefined })).toBeNull();
+  });
+
+  it('type errors come from the decoder, before any rule', async () => {
+    expect(await bindCreateUser({ username: '', email: 'a@b.io', restricted: 'yes' })).toBe(
       '[]: json: cannot unmarshal string into Go struct field CreateUserOption.restricted of type bool',
     );
-    expect(message(() => bindCreateUser([]))).toBe('[]: json: cannot unmarshal array into Go value of type api.CreateUserOption');
-    expect(message(() => bindEditUser({ login_name: 'x', max_repo_creation: 1.5 }))).toMatch(/of type int64$/);
+    expect(await bindCreateUser([])).toBe('[]: json: cannot unmarshal array into Go value of type api.CreateUserOption');
+    expect(await bindCreateUser([{ username: 'ok', email: 'a@b.io' }])).toBe(
+      '[]: json: cannot unmarshal array into Go value of type api.CreateUserOption',
+    );
+    expect(await bindEditUser({ login_name: 'x', max_repo_creation: 1.5 })).toMatch(/of type int64$/);
   });
 
-  it('created_at must be RFC 3339', () => {
-    expect(message(() => bindCreateUser({ username: 'ok', email: 'a@b.io', created_at: 'yesterday' }))).toMatch(/^\[\]: parsing time/);
-    expect(message(() => bindCreateUser({ username: 'ok', email: 'a@b.io', created_at: '2020-01-02T03:04:05+02:00' }))).toBeNull();
+  it('JSON null leaves a field unset; unknown fields are dropped', async () => {
+    const dto = (await pipe.transform({ login_name: 'x', full_name: null, extra: 1 }, { type: 'body', metatype: EditUserOptionDto })) as EditUserOptionDto;
+    expect(dto.full_name).toBeUndefined();
+    expect(dto).not.toHaveProperty('extra');
+    expect(await bindEditUser({ login_name: null })).toBe('[LoginName]: Required');
   });
 
-  it('website must be http(s)', () => {
-    expect(message(() => bindEditUser({ login_name: 'x', website: 'javascript:alert(1)' }))).toBe('[Website]: Url');
-    expect(message(() => bindEditUser({ login_name: 'x', website: '' }))).toBeNull();
-    expect(message(() => bindEditUser({ login_name: 'x', website: 'https://a.b:8080/x' }))).toBeNull();
+  it('created_at must be RFC 3339', async () => {
+    expect(await bindCreateUser({ username: 'ok', email: 'a@b.io', created_at: 'yesterday' })).toMatch(/^\[\]: parsing time/);
+    expect(await bindCreateUser({ username: 'ok', email: 'a@b.io', created_at: '2020-01-02T03:04:05+02:00' })).toBeNull();
+  });
+
+  it('website must be http(s)', async () => {
+    expect(await bindEditUser({ login_name: 'x', website: 'javascript:alert(1)' })).toBe('[Website]: Url');
+    expect(await bindEditUser({ login_name: 'x', website: '' })).toBeNull();
+    expect(await bindEditUser({ login_name: 'x', website: 'https://a.b:8080/x' })).toBeNull();
   });
 });
 

@@ -1,5 +1,7 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, type Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import { dialectOfPath } from '../../api/dialect';
 import { BadRequestError, ForbiddenError, UnauthenticatedError } from '../../platform/errors/domain-error';
@@ -7,7 +9,8 @@ import { CSRF_FAILURE, csrfSatisfied } from './csrf';
 import { ACCESS_METADATA, type AccessDeclaration } from './access.decorators';
 import { AuthorizationService } from './authorization.service';
 import { CredentialResolver } from './credential-resolver.service';
-import { setRequestPrincipal, type Principal } from './principal';
+import { requestPrincipal, setRequestPrincipal, type Principal } from './principal';
+import { upgradeRequest } from './upgrade-request';
 import { keyGrants, missingGiteaScope } from './token-scopes';
 
 /**
@@ -23,7 +26,7 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (context.getType() !== 'http') return true; // WebSocket gateways authenticate the upgrade themselves.
+    if (context.getType() !== 'http') return this.canActivateNonHttp(context);
     const access = this.reflector.getAllAndOverride<AccessDeclaration | undefined>(ACCESS_METADATA, [
       context.getHandler(),
       context.getClass(),
@@ -80,4 +83,39 @@ export class AuthGuard implements CanActivate {
     if (access.rbac) await this.authz.require(principal, access.rbac.action, { type: access.rbac.type });
     return true;
   }
+
+  // ---------------------------------------------------------------- non-HTTP (realtime) ----
+  // WebSocket upgrades and SSE streams go through the same strategies and declarations as HTTP:
+  // RealtimeGateways (platform/realtime) calls authorizeUpgrade() through the auth module's
+  // UpgradeAuthorizer before every upgrade; message handlers of a gateway land in canActivateNonHttp.
+
+  /**
+   * The upgrade of a gateway: canActivate() on an HTTP-shaped copy of the upgrade request, with the
+   * gateway class as the "controller" (its @Public/@Authenticated applies; none = refused). Returns
+   * the caller (undefined on a public gateway called anonymously); throws like canActivate.
+   */
+  async authorizeUpgrade(gateway: Function, req: IncomingMessage): Promise<Principal | undefined> {
+    const shim = upgradeRequest(req);
+    const res = { setHeader: () => undefined, getHeader: () => undefined } as unknown as ServerResponse;
+    const context = new ExecutionContextHost([shim, res, undefined], gateway as Type, UPGRADE_HANDLER);
+    await this.canActivate(context);
+    return requestPrincipal(shim);
+  }
+
+  /**
+   * Message handlers of a WebSocket gateway: the socket was authenticated at the upgrade
+   * (authorizeUpgrade); a handler or gateway without an access declaration is still refused.
+   */
+  private canActivateNonHttp(context: ExecutionContext): boolean {
+    const access = this.reflector.getAllAndOverride<AccessDeclaration | undefined>(ACCESS_METADATA, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (!access) throw new ForbiddenError('Route declares no access rule.', 'permission', { code: 'UNDECLARED_ACCESS' });
+    return true;
+  }
 }
+
+/** Stand-in handler of an upgrade: it carries no metadata, so the gateway class's declaration applies. */
+function UPGRADE_HANDLER(): void {}
+

@@ -14,6 +14,8 @@ import { AUTH_ENTITIES } from './entities';
 import { OneTimePasscodesService } from './one-time-passcodes.service';
 import { PasswordStrengthService } from './password-strength.service';
 import { PasswordLoginEnabledGuard } from './password-login.guard';
+import { RealtimeAccessService } from './realtime-access.service';
+import { RealtimeRevocationListener } from './realtime-revocation.listener';
 import { SessionsService } from './sessions.service';
 import { TargetUserResolver } from './target-user.service';
 
@@ -37,6 +39,8 @@ import { TargetUserResolver } from './target-user.service';
     OneTimePasscodesService,
     CoderTokensService,
     TargetUserResolver,
+    RealtimeAccessService,
+    RealtimeRevocationListener,
   ],
   exports: [CredentialResolver, AuthGuard, AuthorizationService, PasswordStrengthService, AUTH_CONFIG],
 })

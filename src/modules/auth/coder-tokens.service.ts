@@ -173,7 +173,10 @@ export class CoderTokensService {
     if (!row || !(await this.authz.authorize(principal, 'delete', this.keyObject(row, row.user)))) {
       throw new NotFoundError(NOT_FOUND);
     }
-    await this.tokens.delete(row.id);
+    await this.transactions.run(async (tx) => {
+      await tx.manager.getRepository(ApiToken).delete({ id: row.id });
+      tx.emit('auth.token_revoked', { userId: row.userId, tokenId: row.id, reason: 'deleted' });
+    });
   }
 
   private async findOwned(target: User, id: string): Promise<ApiToken | null> {

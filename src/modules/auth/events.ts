@@ -9,6 +9,8 @@ export interface AuthEvents {
     expiresAt: string;
   };
   'auth.password_changed': { userId: string; via: 'one_time_passcode' | 'admin' | 'self' };
+  /** An API key or session was deleted (logout, key deletion); open sockets of it close (realtime). */
+  'auth.token_revoked': { userId: string; tokenId: string | null; reason: 'logout' | 'deleted' };
 }
 
 declare module '../../platform/events/event-map' {

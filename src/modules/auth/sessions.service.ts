@@ -126,6 +126,7 @@ export class SessionsService {
         `DELETE FROM api_tokens WHERE user_id = $1 AND ('coder:application_connect' = ANY(scopes) OR 'application_connect' = ANY(scopes))`,
         [principal.user.id],
       );
+      tx.emit('auth.token_revoked', { userId: principal.user.id, tokenId: principal.token?.id ?? null, reason: 'logout' });
     });
   }
 

@@ -1,4 +1,8 @@
 import picomatch from 'picomatch';
+import { isValidUsername } from '../../api/gitea/gitea-binding-rules';
+
+/** The binding rules live with the Gitea dialect (`api/gitea/gitea-binding-rules.ts`). */
+export { isValidUsername, parseGoBool } from '../../api/gitea/gitea-binding-rules';
 
 /**
  * Gitea's account-name and email rules (models/user, modules/validation), as pure functions.
@@ -13,14 +17,6 @@ export const RESERVED_USERNAMES: ReadonlySet<string> = new Set([
 
 export const RESERVED_USERNAME_PATTERNS: readonly string[] = ['*.keys', '*.gpg', '*.rss', '*.atom', '*.png'];
 
-const USERNAME_CHARS = /^[\da-zA-Z][-.\w]*$/;
-const USERNAME_BAD_SEQUENCE = /[-._]{2,}|[-._]$/;
-
-/** Gitea's `Username` binding rule (and `IsValidUsername`). */
-export function isValidUsername(name: string): boolean {
-  return USERNAME_CHARS.test(name) && !USERNAME_BAD_SEQUENCE.test(name);
-}
-
 /** Gitea `IsUsableUsername`: the first problem with a name as an account name, or null. */
 export function usernameProblem(name: string): string | null {
   if (!isValidUsername(name)) {
@@ -32,13 +28,6 @@ export function usernameProblem(name: string): string | null {
     if (lower.endsWith(pattern.slice(1))) return `name pattern is not allowed [pattern: ${pattern}]`;
   }
   return null;
-}
-
-/** go-chi binding's `Email` rule (unanchored: the pattern only has to occur in the value). */
-const BINDING_EMAIL = /[\w!#$%&'*+/=?^_`{|}~-]+(?:\.[\w!#$%&'*+/=?^_`{|}~-]+)*@(?:\w(?:[\w-]*\w)?\.)+[a-zA-Z0-9](?:[\w-]*\w)?/;
-
-export function bindingEmailOk(value: string): boolean {
-  return BINDING_EMAIL.test(value);
 }
 
 /** Gitea's `emailRegexp` of validateEmailBasic (note `+,-./` is a range in Go's class). */
@@ -83,17 +72,4 @@ export function compileEmailDomainCheck(allowlist: string[], blocklist: string[]
     if (allow.length > 0) return allow.some((matches) => matches(domain));
     return !block.some((matches) => matches(domain));
   };
-}
-
-/** Go's strconv.ParseBool: null when the text is not a boolean. */
-export function parseGoBool(value: unknown): boolean | null {
-  if (typeof value !== 'string') return null;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
-  return null;
-}
-
-/** Length in runes (Gitea's MaxSize counts Unicode code points). */
-export function runeLength(value: string): number {
-  return [...value].length;
 }

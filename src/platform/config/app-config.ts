@@ -44,6 +44,8 @@ export interface AppConfig {
   sessionDurationSeconds: number;
   /** Longest life of a cached credential lookup or RBAC subject (writes drop them at once); 0 = no cache. */
   identityCacheSeconds: number;
+  /** Extra browser origins allowed besides PUBLIC_URL's (`CORS_ORIGINS`, comma-separated); optional for merge with ops. */
+  corsOrigins?: string[];
   /** The environment this configuration was read from: module settings (src/modules/<m>/<m>.config.ts) read it too. */
   env: Readonly<Env>;
   /** Create the bootstrap administrator at start when there are no users (off for the CLI). */
@@ -203,6 +205,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     sessionDurationSeconds: int(env, 'SESSION_DURATION_SECONDS', 86_400, 60, 31_536_000),
     identityCacheSeconds: int(env, 'IDENTITY_CACHE_SECONDS', 10, 0, 3600),
+    corsOrigins: list(env, 'CORS_ORIGINS'),
     env: { ...env },
     bootstrapAdminOnStart: true,
   };

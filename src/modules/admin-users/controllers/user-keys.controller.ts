@@ -1,6 +1,7 @@
 import { Body, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
+import { GiteaErrorDto } from '../../../api/gitea/gitea-error.dto';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
 import { GiteaPage, giteaPaging } from '../../../api/gitea/gitea-page';
 import type { AppConfig } from '../../../platform/config/app-config';
@@ -8,8 +9,8 @@ import { APP_CONFIG } from '../../../platform/config/config.token';
 import { Authenticated, type AuthenticatedOptions, CurrentPrincipal } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
 import { UserDirectory } from '../../identity/user-directory.service';
-import { bindCreateKey } from '../binding';
-import { CreateKeyOptionDto, GiteaErrorDto } from '../dto/admin-users.dto';
+import { CreateKeyOptionDto } from '../dto/create-key-option.dto';
+import { ListPublicKeysQueryDto } from '../dto/list-public-keys-query.dto';
 import { GiteaPublicKeyDto, presentPublicKey } from '../public-key.presenter';
 import { PublicKeysService } from '../public-keys.service';
 
@@ -30,16 +31,13 @@ export class UserKeysController {
   @GiteaPaged()
   @Authenticated(USER)
   @ApiOperation({ summary: "List the authenticated user's public keys" })
-  @ApiQuery({ name: 'fingerprint', required: false })
-  @ApiQuery({ name: 'page', required: false, type: 'integer' })
-  @ApiQuery({ name: 'limit', required: false, type: 'integer' })
   @ApiOkResponse({ type: [GiteaPublicKeyDto] })
   async listOwn(
     @CurrentPrincipal() principal: Principal,
-    @Query() query: Record<string, unknown>,
+    @Query() query: ListPublicKeysQueryDto,
   ): Promise<GiteaPage<GiteaPublicKeyDto>> {
     const paging = giteaPaging(query);
-    const fingerprint = typeof query.fingerprint === 'string' && query.fingerprint !== '' ? query.fingerprint : undefined;
+    const fingerprint = query.fingerprint !== '' ? query.fingerprint : undefined;
     const [rows, total] = await this.keys.list(principal.user, fingerprint, paging.offset, paging.limit);
     return new GiteaPage(rows.map((key) => presentPublicKey(key, principal.user, this.config.publicUrl)), total, paging);
   }
@@ -47,12 +45,10 @@ export class UserKeysController {
   @Post('user/keys')
   @Authenticated(USER)
   @ApiOperation({ summary: 'Create a public key' })
-  @ApiBody({ type: CreateKeyOptionDto })
   @ApiCreatedResponse({ type: GiteaPublicKeyDto })
   @ApiResponse({ status: 422, type: GiteaErrorDto })
-  async addOwn(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<GiteaPublicKeyDto> {
-    const { title, key } = bindCreateKey(body);
-    const saved = await this.keys.add(principal.user, title, key);
+  async addOwn(@CurrentPrincipal() principal: Principal, @Body() body: CreateKeyOptionDto): Promise<GiteaPublicKeyDto> {
+    const saved = await this.keys.add(principal.user, body.title, body.key);
     return presentPublicKey(saved, principal.user, this.config.publicUrl);
   }
 
@@ -80,19 +76,16 @@ export class UserKeysController {
   @GiteaPaged()
   @Authenticated(USER)
   @ApiOperation({ summary: 'List the given user\'s public keys' })
-  @ApiQuery({ name: 'fingerprint', required: false })
-  @ApiQuery({ name: 'page', required: false, type: 'integer' })
-  @ApiQuery({ name: 'limit', required: false, type: 'integer' })
   @ApiOkResponse({ type: [GiteaPublicKeyDto] })
   @ApiResponse({ status: 404, type: GiteaErrorDto })
   async listOfUser(
     @CurrentPrincipal() principal: Principal,
     @Param('username') username: string,
-    @Query() query: Record<string, unknown>,
+    @Query() query: ListPublicKeysQueryDto,
   ): Promise<GiteaPage<GiteaPublicKeyDto>> {
     const owner = await this.directory.requireGiteaUser(username);
     const paging = giteaPaging(query);
-    const fingerprint = typeof query.fingerprint === 'string' && query.fingerprint !== '' ? query.fingerprint : undefined;
+    const fingerprint = query.fingerprint !== '' ? query.fingerprint : undefined;
     const [rows, total] = await this.keys.list(owner, fingerprint, paging.offset, paging.limit);
     return new GiteaPage(rows.map((key) => presentPublicKey(key, principal.user, this.config.publicUrl)), total, paging);
   }

@@ -260,7 +260,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
       actions: row.payload.actions ?? [],
       message,
     }));
-    const created: { id: string; created_at: Date }[] = await this.dataSource.query(
+    const created: { id: string; created_at: Date; unread_before: string }[] = await this.dataSource.query(
       `WITH input AS (
          SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
            AS t(id, user_id, template_id, targets, title, content, icon, actions)
@@ -269,7 +269,12 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
          SELECT id, user_id, template_id, ARRAY(SELECT jsonb_array_elements_text(targets::jsonb))::uuid[], title, content, icon,
                 actions::jsonb, now()
            FROM input
-         ON CONFLICT (id) DO NOTHING RETURNING id, created_at
+         ON CONFLICT (id) DO NOTHING RETURNING id, user_id, created_at
+       ), unread AS (
+         -- The statement's snapshot: unread items before this batch (for the watchers' unread_count).
+         SELECT user_id, count(*) AS n FROM inbox_notifications
+          WHERE user_id IN (SELECT DISTINCT user_id FROM input) AND read_at IS NULL
+          GROUP BY user_id
        ), marked AS (
          UPDATE notification_messages m
             SET status = 'sent', attempt_count = m.attempt_count + 1, updated_at = now(), leased_until = NULL,
@@ -278,7 +283,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
           WHERE m.id = input.id AND m.leased_by = $9
           RETURNING m.id
        )
-       SELECT id, created_at FROM created`,
+       SELECT c.id, c.created_at, COALESCE(u.n, 0) AS unread_before FROM created c LEFT JOIN unread u ON u.user_id = c.user_id`,
       [
         items.map((i) => i.row.id),
         items.map((i) => i.row.user_id),
@@ -292,9 +297,15 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
       ],
     );
     const createdAt = new Map(created.map((c) => [c.id, new Date(c.created_at).toISOString()]));
+    const unreadBefore = new Map(created.map((c) => [c.id, Number(c.unread_before)]));
+    const addedFor = new Map<string, number>();
     for (const item of items) {
       const at = createdAt.get(item.row.id);
       if (!at) continue; // delivered before (redelivery after a lost lease)
+      // Unread count as of this item: those before the batch plus this user's items of the batch so far.
+      const added = (addedFor.get(item.row.user_id) ?? 0) + 1;
+      addedFor.set(item.row.user_id, added);
+      const unreadCount = (unreadBefore.get(item.row.id) ?? 0) + added;
       // Local watchers get it synchronously inside announce(); the NOTIFY for other instances is not awaited.
       void this.inbox.announce({
         id: item.row.id,
@@ -307,7 +318,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
         actions: item.actions,
         read_at: null,
         created_at: at,
-      });
+      }, unreadCount);
     }
   }
 

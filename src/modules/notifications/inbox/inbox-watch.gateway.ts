@@ -1,181 +1,103 @@
-import { Inject, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { type OnGatewayConnection, type OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
+import { Logger, SetMetadata, type OnModuleDestroy } from '@nestjs/common';
+import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
-import type { Request, Response } from 'express';
-import type { WebSocket, WebSocketServer } from 'ws';
-import { renderCoderError } from '../../../api/coder/coder-error.renderer';
-import type { AppConfig } from '../../../platform/config/app-config';
-import { DomainError, type AnyDomainError, UnauthenticatedError } from '../../../platform/errors/domain-error';
-import { APP_CONFIG } from '../../../platform/config/config.token';
-import { ClusterBus } from '../../../platform/events/cluster-bus.service';
-import { CredentialResolver } from '../../auth/credential-resolver.service';
+import type { WebSocket } from 'ws';
+import { DIALECT_METADATA } from '../../../api/dialect';
+import { RealtimeHub } from '../../../platform/realtime/realtime-hub.service';
+import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
+import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
+import type { WsConnection } from '../../../platform/realtime/ws-connection';
+import { Authenticated } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
 import { markdownToPlaintext } from '../rendering/markdown';
 import { parseInboxQuery, type WatchFilters } from './inbox-query';
-import { INBOX_CREATED_TOPIC, type InboxCreatedEvent, InboxService, type InboxNotificationView } from './inbox.service';
+import { inboxSubject, type InboxCreatedEvent, InboxService, type InboxNotificationView } from './inbox.service';
 
 export const WATCH_PATH = '/api/v2/notifications/inbox/watch';
-const MAX_BUFFERED = 1024 * 1024;
-const HEARTBEAT_MS = 15_000;
 
 interface Watcher {
-  socket: WebSocket;
+  connection: WsConnection;
   userId: string;
   filters: WatchFilters;
-  alive: boolean;
-}
-
-interface UpgradeState {
-  principal?: Principal;
-  filters?: WatchFilters;
-  authError?: string;
-}
-
-const STATE = Symbol('devplane:inbox-watch');
-
-function parseCookies(header: string | undefined): Record<string, string> {
-  const cookies: Record<string, string> = {};
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq === -1) continue;
-    const name = part.slice(0, eq).trim();
-    if (!name || name in cookies) continue;
-    let value = part.slice(eq + 1).trim();
-    if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-    try {
-      cookies[name] = decodeURIComponent(value);
-    } catch {
-      cookies[name] = value;
-    }
-  }
-  return cookies;
-}
-
-/** WebSocket close reasons are limited to 123 bytes. */
-function closeReason(text: string): string {
-  let reason = text;
-  while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1);
-  return reason;
 }
 
 /**
- * GET /api/v2/notifications/inbox/watch over WebSocket. The upgrade is authenticated with the
- * same CredentialResolver as HTTP (every credential form); the query is validated before the
- * upgrade (400 with Coder's body). A bad credential upgrades and then closes with 4401 and the
- * reason. New items reach watchers of every instance through the cluster bus.
+ * GET /api/v2/notifications/inbox/watch over WebSocket, on the realtime layer
+ * (src/platform/realtime): the upgrade goes through the AuthGuard like any route (every
+ * credential form; bad or missing credentials upgrade and close 4401 with the reason; cookies need
+ * an allowed Origin), the query is validated before the upgrade (400 with Coder's body,
+ * `precheckUpgrade`), heartbeats, backpressure and revocation come with the connection. New
+ * items arrive on the hub subject `inbox:<user uuid>` from every instance.
  */
 @WebSocketGateway({ path: WATCH_PATH })
-export class InboxWatchGateway implements OnGatewayInit, OnGatewayConnection, OnModuleDestroy {
+@SetMetadata(DIALECT_METADATA, 'coder')
+@Authenticated({ tokenScope: { type: 'inbox_notification', action: 'read' } })
+export class InboxWatchGateway implements OnGatewayConnection, OnModuleDestroy, UpgradePrecheck {
   private readonly logger = new Logger(InboxWatchGateway.name);
-  private readonly watchers = new Map<string, Set<Watcher>>();
+  /** Watchers by user uuid; one hub subscription per user with watchers here. */
+  private readonly watchers = new Map<string, { set: Set<Watcher>; unsubscribe: () => void }>();
   private pending: InboxCreatedEvent[] = [];
-  private unsubscribe: (() => void) | undefined;
-  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly credentials: CredentialResolver,
     private readonly inbox: InboxService,
-    private readonly cluster: ClusterBus,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly hub: RealtimeHub,
   ) {}
 
-  afterInit(server: WebSocketServer): void {
-    (server.options as { verifyClient?: unknown }).verifyClient = (
-      info: { req: IncomingMessage },
-      callback: (ok: boolean, code?: number, message?: string, headers?: Record<string, string>) => void,
-    ) => {
-      void this.verify(info.req).then(
-        (refusal) => (refusal ? callback(false, refusal.status, refusal.body, refusal.headers) : callback(true)),
-        (error: unknown) => {
-          this.logger.error({ err: error }, 'inbox watch upgrade failed');
-          callback(false, 500);
-        },
-      );
-    };
-    this.unsubscribe = this.cluster.subscribe(INBOX_CREATED_TOPIC, (payload) => this.enqueueFanOut(payload as InboxCreatedEvent));
-    this.heartbeat = setInterval(() => this.ping(), HEARTBEAT_MS);
-    this.heartbeat.unref();
-  }
-
   onModuleDestroy(): void {
-    this.unsubscribe?.();
-    clearInterval(this.heartbeat);
-    for (const set of this.watchers.values()) {
-      for (const watcher of set) watcher.socket.close(1001, 'server shutting down');
-    }
+    for (const entry of this.watchers.values()) entry.unsubscribe();
     this.watchers.clear();
   }
 
-  /** Returns a refusal (HTTP status + body) or undefined to accept the upgrade. */
-  private async verify(req: IncomingMessage): Promise<{ status: number; body: string; headers: Record<string, string> } | undefined> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const query: Record<string, string> = {};
-    for (const [key, value] of url.searchParams) if (!(key in query)) query[key] = value;
-    const shim = {
-      headers: req.headers,
-      cookies: parseCookies(req.headers.cookie),
-      query,
-      ip: req.socket.remoteAddress ?? '',
-    } as unknown as Request;
-    const response = { setHeader: () => undefined } as unknown as Response;
-    const state: UpgradeState = {};
-    (req as unknown as Record<symbol, UpgradeState>)[STATE] = state;
-    try {
-      const principal = await this.credentials.resolve(shim, response);
-      if (!principal) throw new UnauthenticatedError('missing', 'Authentication required.');
-      state.principal = principal;
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      const rendered = renderCoderError(error as AnyDomainError, { req: shim, config: this.config, callerIsAdmin: false });
-      const body = rendered.body as { message?: string; detail?: string };
-      state.authError = body.detail || body.message || 'Unauthorized';
-      return undefined;
-    }
-    try {
-      state.filters = parseInboxQuery(url.searchParams, 'watch');
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      const rendered = renderCoderError(error as AnyDomainError, { req: shim, config: this.config, callerIsAdmin: false });
-      return {
-        status: rendered.status,
-        body: JSON.stringify(rendered.body),
-        headers: { 'Content-Type': 'application/json; charset=utf-8' },
-      };
-    }
-    return undefined;
+  /** Bad query values refuse the upgrade with HTTP 400 (a DomainError, rendered in Coder's shape). */
+  precheckUpgrade(_req: IncomingMessage, url: URL): void {
+    parseInboxQuery(url.searchParams, 'watch');
   }
 
-  handleConnection(socket: WebSocket, req: IncomingMessage): void {
-    const state = (req as unknown as Record<symbol, UpgradeState | undefined>)[STATE];
-    if (!state?.principal || !state.filters) {
-      socket.close(4401, closeReason(state?.authError ?? 'Unauthorized'));
+  handleConnection(_socket: WebSocket, req: IncomingMessage): void {
+    const connection = upgradedConnection(req);
+    const principal = connection?.context as Principal | undefined;
+    if (!connection || !principal) {
+      connection?.close(4401, 'Unauthorized');
       return;
     }
-    const watcher: Watcher = { socket, userId: state.principal.user.uuid, filters: state.filters, alive: true };
-    let set = this.watchers.get(watcher.userId);
-    if (!set) this.watchers.set(watcher.userId, (set = new Set()));
-    set.add(watcher);
-    socket.on('pong', () => {
-      watcher.alive = true;
-    });
-    socket.on('close', () => {
+    const filters = parseInboxQuery(new URL(req.url ?? '/', 'http://localhost').searchParams, 'watch');
+    const watcher: Watcher = { connection, userId: principal.user.uuid, filters };
+    let entry = this.watchers.get(watcher.userId);
+    if (!entry) {
+      const subject = inboxSubject(watcher.userId);
+      entry = { set: new Set(), unsubscribe: this.hub.subscribe(subject, (payload) => this.enqueueFanOut(payload as InboxCreatedEvent)) };
+      this.watchers.set(watcher.userId, entry);
+    }
+    entry.set.add(watcher);
+    connection.onClose(() => {
       const current = this.watchers.get(watcher.userId);
-      current?.delete(watcher);
-      if (current && current.size === 0) this.watchers.delete(watcher.userId);
+      if (!current) return;
+      current.set.delete(watcher);
+      if (current.set.size === 0) {
+        current.unsubscribe();
+        this.watchers.delete(watcher.userId);
+      }
     });
-    socket.on('error', () => socket.terminate());
   }
 
   /** Local watcher count (tests and the benchmark wait on it). */
   watcherCount(): number {
     let count = 0;
-    for (const set of this.watchers.values()) count += set.size;
+    for (const entry of this.watchers.values()) count += entry.set.size;
     return count;
   }
 
-  /** Events of one event-loop turn are fanned out together: one unread-count query per batch. */
+  /**
+   * Items whose event carries the item and its unread count go out at once; the others (item too
+   * large to inline, or no count) are fanned out per event-loop turn with one unread-count query.
+   */
   private enqueueFanOut(event: InboxCreatedEvent): void {
     if (!this.watchers.has(event.userId)) return;
+    if (event.notification && event.unreadCount !== undefined) {
+      // Everything is in the event: send now, no query (the common case).
+      this.send(event.notification, event.unreadCount);
+      return;
+    }
     this.pending.push(event);
     if (this.pending.length === 1) {
       setImmediate(() => {
@@ -207,13 +129,12 @@ export class InboxWatchGateway implements OnGatewayInit, OnGatewayConnection, On
   }
 
   private send(notification: InboxNotificationView, unreadCount: number): void {
-    const set = this.watchers.get(notification.user_id);
-    if (!set) return;
+    const entry = this.watchers.get(notification.user_id);
+    if (!entry) return;
     let markdownFrame: string | undefined;
     let plaintextFrame: string | undefined;
-    for (const watcher of set) {
+    for (const watcher of entry.set) {
       if (!this.matches(watcher.filters, notification)) continue;
-      if (watcher.socket.readyState !== watcher.socket.OPEN) continue;
       let frame: string;
       if (watcher.filters.format === 'plaintext') {
         plaintextFrame ??= `${JSON.stringify({
@@ -225,11 +146,10 @@ export class InboxWatchGateway implements OnGatewayInit, OnGatewayConnection, On
         markdownFrame ??= `${JSON.stringify({ notification, unread_count: unreadCount })}\n`;
         frame = markdownFrame;
       }
-      if (watcher.socket.bufferedAmount > MAX_BUFFERED) {
-        this.logger.warn({ userId: watcher.userId }, 'inbox watcher too slow, frame dropped');
-        continue;
+      // A client that does not read is dropped by the connection (bounded buffer), not fed forever.
+      if (!watcher.connection.send(frame) && watcher.connection.droppedAsSlow) {
+        this.logger.warn({ userId: watcher.userId }, 'inbox watcher too slow, dropped');
       }
-      watcher.socket.send(frame);
     }
   }
 
@@ -238,18 +158,5 @@ export class InboxWatchGateway implements OnGatewayInit, OnGatewayConnection, On
     if (filters.readStatus === 'unread' && notification.read_at !== null) return false;
     if (filters.templates.length > 0 && !filters.templates.includes(notification.template_id)) return false;
     return filters.targets.every((target) => notification.targets.includes(target));
-  }
-
-  private ping(): void {
-    for (const set of this.watchers.values()) {
-      for (const watcher of set) {
-        if (!watcher.alive) {
-          watcher.socket.terminate();
-          continue;
-        }
-        watcher.alive = false;
-        watcher.socket.ping();
-      }
-    }
   }
 }

@@ -3,12 +3,15 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { CODER_NOT_FOUND } from '../../../api/coder/coder-error.renderer';
 import { NotFoundError } from '../../../platform/errors/domain-error';
-import { ClusterBus } from '../../../platform/events/cluster-bus.service';
+import { RealtimeHub } from '../../../platform/realtime/realtime-hub.service';
 import type { TemplateAction } from '../entities/notification-template.entity';
 import { fallbackIcon } from '../template-ids';
 import type { InboxFilters } from './inbox-query';
 
-export const INBOX_CREATED_TOPIC = 'inbox.created';
+/** Realtime hub subject of a user's new inbox items (payload: InboxCreatedEvent). */
+export function inboxSubject(userUuid: string): string {
+  return `inbox:${userUuid}`;
+}
 export const INBOX_PAGE_SIZE = 25;
 
 /** Wire shape (codersdk.InboxNotification). */
@@ -34,6 +37,8 @@ export interface InboxCreatedEvent {
   /** The recipient's uuid. */
   userId: string;
   notification?: InboxNotificationView;
+  /** The recipient's unread count as of this item, when the creator knew it (saves the watchers a query). */
+  unreadCount?: number;
 }
 
 const MAX_INLINE_BYTES = 6000;
@@ -83,7 +88,7 @@ export class InboxService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly cluster: ClusterBus,
+    private readonly hub: RealtimeHub,
   ) {}
 
   async list(userId: string, filters: InboxFilters): Promise<InboxNotificationView[]> {
@@ -162,11 +167,11 @@ export class InboxService {
   }
 
   /** Tells watchers on every instance about a new item. */
-  async announce(notification: InboxNotificationView): Promise<void> {
-    const event: InboxCreatedEvent = { notificationId: notification.id, userId: notification.user_id, notification };
+  async announce(notification: InboxNotificationView, unreadCount?: number): Promise<void> {
+    const event: InboxCreatedEvent = { notificationId: notification.id, userId: notification.user_id, notification, unreadCount };
     if (Buffer.byteLength(JSON.stringify(notification)) > MAX_INLINE_BYTES) delete event.notification;
-    await this.cluster
-      .publish(INBOX_CREATED_TOPIC, event)
+    await this.hub
+      .publish(inboxSubject(notification.user_id), event)
       .catch((error: unknown) => this.logger.warn({ err: error }, 'inbox fan-out publish failed'));
   }
 }
