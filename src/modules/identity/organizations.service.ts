@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
+import { type EntityManager, In, Repository } from 'typeorm';
 import { VersionedCache } from '../../platform/cache/versioned-cache';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
@@ -297,6 +297,35 @@ export class OrganizationsService {
   /** An organization's team by name (case-insensitive). */
   findTeam(organizationId: string, name: string): Promise<Team | null> {
     return this.teams.findOneBy({ organizationId, lowerName: name.toLowerCase() });
+  }
+
+  /**
+   * The groups of a user, lower-cased, as every dialect names them (Nextcloud groups: the OCS
+   * `cloud/user` list and the workflow UserGroupMembership check): organization names, `org/team`
+   * for team memberships, and `admin` for site administrators. One query; pass a transaction's
+   * manager when inside one.
+   */
+  async groupsOf(userId: string, manager?: EntityManager): Promise<Set<string>> {
+    if (!/^\d{1,18}$/.test(userId)) return new Set();
+    const rows: { g: string }[] = await (manager ?? this.accounts.manager).query(
+      `SELECT o.lower_name AS g FROM organization_members m JOIN users o ON o.id = m.organization_id
+        WHERE m.user_id = $1 AND o.type = 'organization'
+       UNION SELECT o.lower_name || '/' || t.lower_name FROM team_members tm JOIN teams t ON t.id = tm.team_id
+         JOIN users o ON o.id = t.organization_id WHERE tm.user_id = $1
+       UNION SELECT 'admin' FROM users WHERE id = $1 AND is_admin`,
+      [userId],
+    );
+    return new Set(rows.map((row) => row.g));
+  }
+
+  /** Whether a group name of `groupsOf` exists: `admin`, an organization, or `org/team`. */
+  async groupExists(group: string): Promise<boolean> {
+    const lowered = group.toLowerCase();
+    if (lowered === 'admin') return true;
+    const slash = lowered.indexOf('/');
+    if (slash < 0) return this.accounts.existsBy({ lowerName: lowered, type: 'organization' });
+    const organization = await this.accounts.findOneBy({ lowerName: lowered.slice(0, slash), type: 'organization' });
+    return organization !== null && (await this.teams.existsBy({ organizationId: organization.id, lowerName: lowered.slice(slash + 1) }));
   }
 
   /** Names of the teams the user belongs to, as `org/team`. */

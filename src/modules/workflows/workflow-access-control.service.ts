@@ -5,9 +5,9 @@ import type { CheckSubject } from './checks/check.types';
 import { REGEX_STEPS_PER_EVENT } from './checks/php-regex';
 import { matchRules, scopeKey } from './engine/rule-snapshot';
 import { RuleStore } from './engine/rule-store.service';
-import { loadUserGroups } from './engine/user-groups';
 import { DataSource, type EntityManager } from 'typeorm';
 import { ENTITY_FILE, OPERATION_ACCESS_CONTROL, SCOPE_ADMIN } from './workflow.constants';
+import { OrganizationsService } from '../identity/organizations.service';
 
 /** What the module that stores or serves a file knows when it asks. */
 export interface FileAccessRequest {
@@ -40,6 +40,7 @@ export class WorkflowAccessControlService {
   constructor(
     private readonly store: RuleStore,
     private readonly dataSource: DataSource,
+    private readonly organizations: OrganizationsService,
   ) {}
 
   /**
@@ -62,7 +63,7 @@ export class WorkflowAccessControlService {
       scopes: [scopeKey(SCOPE_ADMIN, '')],
       subject,
       firstOnly: true,
-      loadGroups: (userId) => loadUserGroups(manager ?? this.dataSource.manager, userId),
+      loadGroups: (userId) => this.organizations.groupsOf(userId, manager),
     });
     return matches[0]?.rule.id ?? null;
   }

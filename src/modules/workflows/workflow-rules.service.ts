@@ -12,6 +12,7 @@ import { ENTITIES_BY_ID, isKnownClass, OPERATIONS_BY_ID } from './workflow-regis
 import { SCOPE_ADMIN, type ScopeType } from './workflow.constants';
 import type { CreateWorkflowRuleInput, UpdateWorkflowRuleInput, WorkflowCheckElement } from './workflow-rule.input';
 import { WORKFLOWS_CONFIG, type WorkflowsConfig } from './workflows.config';
+import { OrganizationsService } from '../identity/organizations.service';
 
 /** Whose rules: the admin scope (`/global`) or one user's (`/user`). */
 export interface RuleScope {
@@ -83,6 +84,7 @@ export function toScopedRuleJson(rule: StoredRule): ScopedRuleJson {
 export class WorkflowRulesService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly organizations: OrganizationsService,
     private readonly transactions: TransactionRunner,
     private readonly store: RuleStore,
     @Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig,
@@ -229,20 +231,7 @@ export class WorkflowRulesService {
   }
 
   private readonly validationDeps: CheckValidationDeps = {
-    groupExists: async (group: string) => {
-      const lowered = group.toLowerCase();
-      if (lowered === 'admin') return true;
-      const slash = lowered.indexOf('/');
-      if (slash < 0) {
-        const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM users WHERE lower_name = $1 AND type = 'organization'`, [lowered]);
-        return rows.length > 0;
-      }
-      const rows: unknown[] = await this.dataSource.query(
-        `SELECT 1 FROM teams t JOIN users o ON o.id = t.organization_id WHERE o.lower_name = $1 AND t.lower_name = $2`,
-        [lowered.slice(0, slash), lowered.slice(slash + 1)],
-      );
-      return rows.length > 0;
-    },
+    groupExists: (group: string) => this.organizations.groupExists(group),
   };
 
   /** Nextcloud's Manager::validateOperation, in its order and with its messages. */

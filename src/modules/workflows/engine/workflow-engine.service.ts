@@ -12,7 +12,7 @@ import { EVENT_BY_DOMAIN_EVENT, OPERATIONS_BY_ID, parseWebhookConfig, type Engin
 import { OPERATION_NOTIFICATION, OPERATION_WEBHOOK, SCOPE_ADMIN, SCOPE_USER } from '../workflow.constants';
 import { matchRules, scopeKey, type ParsedRule } from './rule-snapshot';
 import { RuleStore } from './rule-store.service';
-import { loadUserGroups } from './user-groups';
+import { OrganizationsService } from '../../identity/organizations.service';
 
 /** A webhook delivery of one matched rule, queued once all rules of the event ran. */
 interface WebhookDelivery {
@@ -53,12 +53,13 @@ export class WorkflowEngine {
     private readonly events: EventBus,
     private readonly webhooks: WebhookDeliveries,
     private readonly users: UsersService,
+    private readonly organizations: OrganizationsService,
     private readonly dataSource: DataSource,
     @Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig,
   ) {}
 
   /** The acting user's groups for UserGroupMembership: organizations, `org/team`, `admin`. */
-  readonly loadGroups = (userId: string): Promise<Set<string>> => loadUserGroups(this.dataSource.manager, userId);
+  readonly loadGroups = (userId: string): Promise<Set<string>> => this.organizations.groupsOf(userId);
 
   @OnDomainEvent('file.created')
   onFileCreated(p: FileEventPayload): Promise<void> {
