@@ -294,6 +294,11 @@ export class OrganizationsService {
     return (await this.members_.find({ where: { organizationId, isOwner: true }, select: { userId: true } })).map((row) => row.userId);
   }
 
+  /** Every team the user belongs to, in any organization (repository visibility). */
+  async allTeamsOf(userId: string): Promise<Team[]> {
+    return (await this.teamMembers_.find({ where: { userId }, relations: { team: true } })).map((row) => row.team);
+  }
+
   /** An organization's team by name (case-insensitive). */
   findTeam(organizationId: string, name: string): Promise<Team | null> {
     return this.teams.findOneBy({ organizationId, lowerName: name.toLowerCase() });

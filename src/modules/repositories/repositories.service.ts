@@ -179,7 +179,7 @@ export class RepositoriesService {
 
   /** `GET /repos/{o}/{r}/forks`: the forks the viewer may see. */
   async listForks(source: Repository, viewer: User | null, page: RepositoryListQuery): Promise<{ items: Repository[]; total: number }> {
-    const query = this.visibleTo(this.base().where('repo.fork_id = :sourceId', { sourceId: source.id }), viewer);
+    const query = await this.visibleTo(this.base().where('repo.fork_id = :sourceId', { sourceId: source.id }), viewer);
     const [items, total] = await query.orderBy('repo.id', 'ASC').skip(page.offset).take(page.limit).getManyAndCount();
     return { items, total };
   }
@@ -313,26 +313,34 @@ export class RepositoriesService {
 
   // ------------------------------------------------------------------------------- lists
 
+  /**
+   * What a user may reach beyond public repositories and their own, from identity's services:
+   * organizations they own or whose teams cover every repository, and the teams they are in.
+   */
+  private async reach(user: User): Promise<{ orgIds: string[]; teamIds: string[] }> {
+    const owned = (await this.organizations.membershipsOf(user.id)).filter((m) => m.isOwner).map((m) => m.organizationId);
+    const teams = await this.organizations.allTeamsOf(user.id);
+    const allRepos = teams.filter((team) => team.includesAllRepositories).map((team) => team.organizationId);
+    return { orgIds: [...new Set([...owned, ...allRepos])], teamIds: teams.map((team) => team.id) };
+  }
+
   /** Repositories the viewer may see: public ones, and private ones they have access to. */
-  private visibleTo(query: SelectQueryBuilder<Repository>, viewer: User | null): SelectQueryBuilder<Repository> {
+  private async visibleTo(query: SelectQueryBuilder<Repository>, viewer: User | null): Promise<SelectQueryBuilder<Repository>> {
     if (viewer?.isAdmin) return query;
     if (!viewer) return query.andWhere('repo.is_private = false');
+    const { orgIds, teamIds } = await this.reach(viewer);
     return query.andWhere(
       new Brackets((where) => {
         where
           .where('repo.is_private = false')
-          .orWhere('repo.owner_id = :viewerId')
+          .orWhere('repo.owner_id = :viewerId', { viewerId: viewer.id })
           .orWhere('EXISTS (SELECT 1 FROM repository_collaborators c WHERE c.repository_id = repo.id AND c.user_id = :viewerId)')
-          .orWhere(
-            'EXISTS (SELECT 1 FROM organization_members m WHERE m.organization_id = repo.owner_id AND m.user_id = :viewerId AND m.is_owner)',
-          )
-          .orWhere(
-            `EXISTS (SELECT 1 FROM team_members tm JOIN teams t ON t.id = tm.team_id
-                      WHERE tm.user_id = :viewerId AND t.organization_id = repo.owner_id
-                        AND (t.includes_all_repositories OR EXISTS (SELECT 1 FROM team_repositories tr WHERE tr.team_id = t.id AND tr.repository_id = repo.id)))`,
-          );
+          .orWhere('repo.owner_id = ANY(:viewerOrgIds::bigint[])', { viewerOrgIds: orgIds })
+          .orWhere('EXISTS (SELECT 1 FROM team_repositories tr WHERE tr.repository_id = repo.id AND tr.team_id = ANY(:viewerTeamIds::bigint[]))', {
+            viewerTeamIds: teamIds,
+          });
       }),
-    ).setParameter('viewerId', viewer.id);
+    );
   }
 
   private base(): SelectQueryBuilder<Repository> {
@@ -341,35 +349,30 @@ export class RepositoriesService {
 
   /** `GET /users/{u}/repos`, `GET /orgs/{org}/repos`: an owner's repositories the viewer may see. */
   async listOwnedBy(owner: User, viewer: User | null, page: RepositoryListQuery): Promise<{ items: Repository[]; total: number }> {
-    const query = this.visibleTo(this.base().where('repo.owner_id = :ownerId', { ownerId: owner.id }), viewer);
+    const query = await this.visibleTo(this.base().where('repo.owner_id = :ownerId', { ownerId: owner.id }), viewer);
     const [items, total] = await query.orderBy('repo.lower_name', 'ASC').addOrderBy('repo.id', 'ASC').skip(page.offset).take(page.limit).getManyAndCount();
     return { items, total };
   }
 
   /** `GET /user/repos`: what the user owns or may access (collaborations, organizations, teams). */
   async listAccessibleBy(user: User, page: RepositoryListQuery): Promise<{ items: Repository[]; total: number }> {
-    const query = this.base()
-      .where(
-        new Brackets((where) => {
-          where
-            .where('repo.owner_id = :userId')
-            .orWhere('EXISTS (SELECT 1 FROM repository_collaborators c WHERE c.repository_id = repo.id AND c.user_id = :userId)')
-            .orWhere('EXISTS (SELECT 1 FROM organization_members m WHERE m.organization_id = repo.owner_id AND m.user_id = :userId AND m.is_owner)')
-            .orWhere(
-              `EXISTS (SELECT 1 FROM team_members tm JOIN teams t ON t.id = tm.team_id
-                        WHERE tm.user_id = :userId AND t.organization_id = repo.owner_id
-                          AND (t.includes_all_repositories OR EXISTS (SELECT 1 FROM team_repositories tr WHERE tr.team_id = t.id AND tr.repository_id = repo.id)))`,
-            );
-        }),
-      )
-      .setParameter('userId', user.id);
+    const { orgIds, teamIds } = await this.reach(user);
+    const query = this.base().where(
+      new Brackets((where) => {
+        where
+          .where('repo.owner_id = :userId', { userId: user.id })
+          .orWhere('EXISTS (SELECT 1 FROM repository_collaborators c WHERE c.repository_id = repo.id AND c.user_id = :userId)')
+          .orWhere('repo.owner_id = ANY(:orgIds::bigint[])', { orgIds })
+          .orWhere('EXISTS (SELECT 1 FROM team_repositories tr WHERE tr.repository_id = repo.id AND tr.team_id = ANY(:teamIds::bigint[]))', { teamIds });
+      }),
+    );
     const [items, total] = await query.orderBy('repo.id', 'ASC').skip(page.offset).take(page.limit).getManyAndCount();
     return { items, total };
   }
 
   /** `GET /repos/search`. */
   async search(viewer: User | null, search: SearchRepositoriesQuery): Promise<{ items: Repository[]; total: number }> {
-    let query = this.visibleTo(this.base(), viewer);
+    let query = await this.visibleTo(this.base(), viewer);
     if (search.q) query = query.andWhere('repo.lower_name LIKE :q', { q: `%${search.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
     if (search.ownerId) query = query.andWhere('repo.owner_id = :ownerId', { ownerId: search.ownerId });
     if (search.isPrivate !== undefined) query = query.andWhere('repo.is_private = :isPrivate', { isPrivate: search.isPrivate });
