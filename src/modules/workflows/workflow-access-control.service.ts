@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { ForbiddenError } from '../../platform/errors/domain-error';
-import type { RequestSnapshot } from '../../platform/events/subject-events';
 import type { CheckSubject } from './checks/check.types';
 import { REGEX_STEPS_PER_EVENT } from './checks/php-regex';
 import { matchRules, scopeKey } from './engine/rule-snapshot';
@@ -8,20 +7,9 @@ import { RuleStore } from './engine/rule-store.service';
 import { DataSource, type EntityManager } from 'typeorm';
 import { ENTITY_FILE, OPERATION_ACCESS_CONTROL, SCOPE_ADMIN } from './workflow.constants';
 import { OrganizationsService } from '../identity/organizations.service';
+import { type FileAccessRequest, UploadPolicy } from '../../platform/uploads/upload-policy';
 
-/** What the module that stores or serves a file knows when it asks. */
-export interface FileAccessRequest {
-  /** File name (basename). */
-  name: string;
-  /** MIME type as declared or stored (null: guessed from the name). */
-  mimeType?: string | null;
-  /** Size in bytes; for uploads the declared size (`requestSnapshot()` fills `request.declaredSize`). */
-  size?: number | null;
-  /** Numeric id of the user who uploads or downloads, null when anonymous. */
-  actorUserId: string | null;
-  /** The request (for the request checks); null for background work. */
-  request: RequestSnapshot | null;
-}
+export type { FileAccessRequest };
 
 export class WorkflowAccessDeniedError extends ForbiddenError {
   constructor(readonly ruleId: number) {
@@ -36,12 +24,14 @@ export class WorkflowAccessDeniedError extends ForbiddenError {
  * operation that chooses its own trigger), the file is refused with a ForbiddenError (403 in each dialect).
  */
 @Injectable()
-export class WorkflowAccessControlService {
+export class WorkflowAccessControlService extends UploadPolicy {
   constructor(
     private readonly store: RuleStore,
     private readonly dataSource: DataSource,
     private readonly organizations: OrganizationsService,
-  ) {}
+  ) {
+    super();
+  }
 
   /**
    * The id of the first matching access-control rule, or null when the file is allowed.
@@ -73,7 +63,7 @@ export class WorkflowAccessControlService {
   }
 
   /** Throws WorkflowAccessDeniedError (a ForbiddenError) when an access-control rule matches. */
-  async assertFileAllowed(file: FileAccessRequest, manager?: EntityManager): Promise<void> {
+  override async assertFileAllowed(file: FileAccessRequest, manager?: EntityManager): Promise<void> {
     const ruleId = await this.deniedBy(file, manager);
     if (ruleId !== null) throw new WorkflowAccessDeniedError(ruleId);
   }

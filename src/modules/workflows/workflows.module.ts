@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { UploadPolicy } from '../../platform/uploads/upload-policy';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoginConfirmController } from './controllers/login-confirm.controller';
 import { WorkflowCatalogueController } from './controllers/workflow-catalogue.controller';
@@ -17,9 +18,11 @@ import { loadWorkflowsConfig, WORKFLOWS_CONFIG } from './workflows.config';
 
 /**
  * Workflow rules (spec 1): the OCS API, the rule matcher that runs rules on the platform's
- * subject events, and the operations (access control, notification, webhook). Other modules call
- * the exported WorkflowAccessControlService before they accept or serve a file.
+ * subject events, and the operations (access control, notification, webhook). It implements the
+ * platform's UploadPolicy port (global, so attachment and package modules inject it without
+ * importing this module) with the access-control rules.
  */
+@Global()
 @Module({
   imports: [TypeOrmModule.forFeature(WORKFLOWS_ENTITIES)],
   controllers: [WorkflowsController, WorkflowCatalogueController, LoginConfirmController],
@@ -31,8 +34,9 @@ import { loadWorkflowsConfig, WORKFLOWS_CONFIG } from './workflows.config';
     WebhookSender,
     WebhookDeliveries,
     WorkflowAccessControlService,
+    { provide: UploadPolicy, useExisting: WorkflowAccessControlService },
     PasswordConfirmationGuard,
   ],
-  exports: [WorkflowAccessControlService],
+  exports: [WorkflowAccessControlService, UploadPolicy],
 })
 export class WorkflowsModule {}
