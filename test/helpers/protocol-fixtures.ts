@@ -65,7 +65,7 @@ async function digest(stream: Readable): Promise<{ bytes: number; sha256: string
 /** Signals from stream handlers to the test (the handler saw bytes before the client finished). */
 export const fixtureSignals = new EventEmitter();
 
-@GitController('fixture-owner/fixture-repo.git')
+@GitController('fixtures/owner/fixture-repo.git')
 @Public()
 export class GitFixtureController {
   @Get('info/refs')

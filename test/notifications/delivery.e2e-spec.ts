@@ -67,6 +67,8 @@ describe('notification delivery', () => {
     expect(res.status).toBe(204);
     await waitFor(() => mailsTo(user.user.email).length === 1, 15_000, 'mail');
     await waitFor(async () => (await inboxCount(db.dataSource, user.user.id)) === 1, 15_000, 'inbox');
+    // The SMTP server has the mail before the dispatcher records it as sent: wait for that write too.
+    await waitFor(async () => (await messagesOf(db.dataSource, user.user.id)).every((r) => r.status === 'sent'), 15_000, 'sent');
     const rows = await messagesOf(db.dataSource, user.user.id);
     expect(rows.map((r) => [r.method, r.status, r.attempt_count]).sort()).toEqual([
       ['inbox', 'sent', 1],

@@ -16,7 +16,7 @@ describe('protocol dialects', () => {
   afterAll(() => t.close());
 
   describe('git smart HTTP', () => {
-    const base = '/fixture-owner/fixture-repo.git';
+    const base = '/fixtures/owner/fixture-repo.git';
 
     it('401 without credentials: plain text git prints, with a Basic challenge so git asks for credentials', async () => {
       const res = await t.http().get(`${base}/info/refs`).query({ service: 'git-upload-pack' });
@@ -47,7 +47,7 @@ describe('protocol dialects', () => {
     });
 
     it('an unknown route under a .git path is a plain-text 404 (dialect of the path before routing)', async () => {
-      const res = await t.http().get('/someone/else.git/info/refs');
+      const res = await t.http().get('/someone/else.git/objects/info/packs');
       expect(res.status).toBe(404);
       expect(res.headers['content-type']).toMatch(/^text\/plain/);
     });

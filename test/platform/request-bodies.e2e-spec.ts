@@ -88,7 +88,7 @@ describe('request bodies per route', () => {
       const payload = randomBytes(2 * 1024 * 1024);
       const res = await t
         .http()
-        .post('/fixture-owner/fixture-repo.git/git-upload-pack')
+        .post('/fixtures/owner/fixture-repo.git/git-upload-pack')
         .set({ 'Content-Type': 'application/x-git-upload-pack-request', 'Content-Encoding': 'gzip' })
         .send(gzipSync(payload));
       expect(res.status).toBe(200);
@@ -98,7 +98,7 @@ describe('request bodies per route', () => {
     it('a body that claims gzip but is not is a 400 in the dialect (git: plain text)', async () => {
       const res = await t
         .http()
-        .post('/fixture-owner/fixture-repo.git/git-upload-pack')
+        .post('/fixtures/owner/fixture-repo.git/git-upload-pack')
         .set({ 'Content-Type': 'application/x-git-upload-pack-request', 'Content-Encoding': 'gzip' })
         .send(Buffer.from('this is not gzip at all'));
       expect(res.status).toBe(400);
@@ -109,7 +109,7 @@ describe('request bodies per route', () => {
     it('an unknown content encoding is a 415', async () => {
       const res = await t
         .http()
-        .post('/fixture-owner/fixture-repo.git/git-upload-pack')
+        .post('/fixtures/owner/fixture-repo.git/git-upload-pack')
         .set({ 'Content-Type': 'application/x-git-upload-pack-request', 'Content-Encoding': 'compress' })
         .send(Buffer.from('abc'));
       expect(res.status).toBe(415);
@@ -434,7 +434,7 @@ describe('request bodies per route', () => {
       const payload = Buffer.from([0, 1, 0, 2, 0]);
       const res = await t
         .http()
-        .post('/fixture-owner/fixture-repo.git/git-upload-pack')
+        .post('/fixtures/owner/fixture-repo.git/git-upload-pack')
         .set('Content-Type', 'application/x-git-upload-pack-request')
         .send(payload);
       expect(res.status).toBe(200);
