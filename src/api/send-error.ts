@@ -9,7 +9,7 @@ import { normalizeException } from './normalize-exception';
 import { ocsToXml, ocsWantsJson, type OcsEnvelope } from './ocs/ocs-envelope';
 import { renderOcsError } from './ocs/ocs-error.renderer';
 import type { ErrorRenderContext, RenderedError } from './rendered-error';
-import { requestPrincipal } from '../modules/auth/principal';
+import { requestCaller } from '../platform/http/request-caller';
 
 const logger = new Logger('Errors');
 
@@ -43,7 +43,7 @@ export function sendError(dialect: Dialect, exception: unknown, req: Request, re
     res.end();
     return;
   }
-  const context: ErrorRenderContext = { req, config, callerIsAdmin: requestPrincipal(req)?.user.isAdmin === true };
+  const context: ErrorRenderContext = { req, config, callerIsAdmin: requestCaller(req)?.isAdmin === true };
   let rendered: RenderedError;
   switch (dialect) {
     case 'ocs':
