@@ -76,17 +76,18 @@ export class CredentialVerifier {
       }
     }
     const address = req.ip ?? '';
-    const wait = this.guesses.retryAfter(address, login);
+    const user = login === '' ? null : await this.users.findByLogin(login);
+    const account = PasswordGuessLimiter.accountKey(user?.id, login);
+    const wait = this.guesses.retryAfter(address, account);
     if (wait > 0) {
       res?.setHeader('Retry-After', String(wait));
       throw new RateLimitedError(this.guesses.message, { code: 'PASSWORD_GUESSES' });
     }
-    const user = login === '' ? null : await this.users.findByLogin(login);
     const matches = user?.passwordHash
       ? await this.users.verifyPassword(user, password)
       : (await this.hasher.verify(await this.dummy(), password), false);
     if (!user || !matches) {
-      await this.guesses.recordFailure(address, login);
+      await this.guesses.recordFailure(address, account);
       throw new UnauthenticatedError('bad_password', INVALID);
     }
     const principal: UserPrincipal = { kind: 'user', user, token: null, source: 'basic_password', scopes: ['all'] };

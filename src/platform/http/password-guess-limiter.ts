@@ -36,13 +36,19 @@ export class PasswordGuessLimiter {
     return `You've been rate limited for sending more than ${this.limit} requests in 1m0s.`;
   }
 
-  private keys(address: string, account: string): string[] {
-    const keys = [`address:${address}`];
-    if (account !== '') keys.push(`account:${account.toLowerCase()}`);
-    return keys;
+  /** The account key: the user's id when the account exists, else the name tried (lower case). */
+  static accountKey(userId: string | undefined, login: string): string {
+    return userId !== undefined ? `user:${userId}` : `login:${login.toLowerCase()}`;
   }
 
-  /** Seconds until a password may be tried again for this address or account, or 0 when it may now. */
+  private keys(address: string, account: string): string[] {
+    return [`address:${address}`, `account:${account}`];
+  }
+
+  /**
+   * Seconds until a password may be tried again for this address or account (see accountKey), or 0
+   * when it may now.
+   */
   retryAfter(address: string, account: string): number {
     if (!this.config.rateLimit.enabled) return 0;
     const now = Date.now();
