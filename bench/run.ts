@@ -32,7 +32,6 @@ interface LoadOptions {
   url: string;
   connections: number;
   duration: number;
-  headers?: Record<string, string>;
   requests?: { setupRequest: (request: { headers?: Record<string, string> }) => object }[];
 }
 interface LoadResult {
@@ -69,25 +68,25 @@ function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 60_000): 
   });
 }
 
-/** Loads `url` with the tokens in rotation (one request each, in turn, across all connections). */
+/**
+ * Loads `url` with the tokens in rotation (one request each, in turn, across all connections). Every
+ * target builds its requests the same way (setupRequest, even with one token), so the load generator,
+ * which shares the two cores with the servers, costs the same CPU for every row.
+ */
 async function load(name: string, url: string, tokens: string[], duration = seconds): Promise<Result> {
   let next = 0;
   const json = await autocannon({
     url,
     connections,
     duration,
-    headers: { authorization: `token ${tokens[0]!}` },
-    requests:
-      tokens.length > 1
-        ? [
-            {
-              setupRequest: (request) => ({
-                ...request,
-                headers: { ...request.headers, authorization: `token ${tokens[next++ % tokens.length]!}` },
-              }),
-            },
-          ]
-        : undefined,
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          headers: { ...request.headers, authorization: `token ${tokens[next++ % tokens.length]!}` },
+        }),
+      },
+    ],
   });
   return { name, rps: json.requests.average, p50: json.latency.p50, p99: json.latency.p99, non2xx: json.non2xx };
 }

@@ -25,16 +25,19 @@ export const QUERY_TOKEN_WARNING =
  * Authorization) and then Gitea's query forms, then provisioner keys. The first form present
  * decides: its strategy succeeds or errors (bad credentials are never skipped over).
  *
- * The request is parsed once (presentedCredential, in STRATEGY_ORDER) and passport runs the one
- * strategy of the form presented: the same outcome as passport trying the whole chain (every
- * earlier strategy would `fail`, every later one is never reached), without building a strategy
- * instance per skipped form. Measured in-process: the full chain cost ~80 µs per request for the
- * Authorization forms, the one strategy ~20 µs over calling the verifier directly. A token costs
- * one cached primary-key read; only Basic with a password hashes.
+ * The request is parsed once (presentedCredential, in STRATEGY_ORDER) and the one strategy of the
+ * form presented runs, through passport's strategy protocol (a per-request instance with success /
+ * fail / error): the same outcome as passport.authenticate trying the whole chain (every earlier
+ * strategy would `fail`, every later one is never reached), without building a strategy instance per
+ * skipped form (~80 µs per request measured in-process) and without passport's middleware adding
+ * login/logout helpers to every Express request. A token costs one cached primary-key read; only
+ * Basic with a password hashes.
  */
 @Injectable()
 export class CredentialResolver {
-  private readonly passport = new Passport();
+  /** The strategies by passport name, also registered on this app's own Passport instance. */
+  private readonly strategies: Record<StrategyName, Strategy>;
+  readonly passport = new Passport();
 
   constructor(
     sessionCookie: SessionCookieStrategy,
@@ -47,7 +50,7 @@ export class CredentialResolver {
     queryToken: QueryTokenStrategy,
     provisionerKey: ProvisionerKeyStrategy,
   ) {
-    const strategies: Record<StrategyName, Strategy> = {
+    const strategies: Record<StrategyName, Strategy> = (this.strategies = {
       'session-cookie': sessionCookie,
       'session-query': sessionQuery,
       'agent-token': agentToken,
@@ -57,7 +60,7 @@ export class CredentialResolver {
       basic,
       'query-token': queryToken,
       'provisioner-key': provisionerKey,
-    };
+    });
     for (const name of STRATEGY_ORDER) this.passport.use(name, strategies[name]);
   }
 
@@ -71,16 +74,24 @@ export class CredentialResolver {
     if (!presented) return Promise.resolve(undefined);
     if (presented.source === 'query_token') res.setHeader('X-Service-Warning', QUERY_TOKEN_WARNING);
     attachResponse(req, res);
+    const strategy = this.strategies[presented.strategy];
     return new Promise((resolve, reject) => {
-      const authenticate = this.passport.authenticate(
-        presented.strategy,
-        { session: false },
-        (error: unknown, principal: AnyPrincipal | false | undefined) => {
-          if (error) reject(error instanceof Error ? error : new Error(String(error)));
-          else resolve(principal || undefined);
-        },
-      ) as (req: Request, res: Response, next: (error?: unknown) => void) => void;
-      authenticate(req, res, (error?: unknown) => (error ? reject(error as Error) : resolve(undefined)));
+      // Passport's action protocol on a per-request instance of the strategy, as passport.authenticate
+      // does, without its middleware decorating every request with login/logout/isAuthenticated
+      // helpers nothing here uses (they reshape Express's request object on the hot path).
+      const instance = Object.create(strategy) as Strategy & {
+        success(user: unknown): void;
+        fail(): void;
+        error(error: unknown): void;
+        pass(): void;
+        redirect(): void;
+      };
+      instance.success = (principal) => resolve(principal as AnyPrincipal);
+      instance.fail = () => resolve(undefined);
+      instance.pass = () => resolve(undefined);
+      instance.error = (error) => reject(error instanceof Error ? error : new Error(String(error)));
+      instance.redirect = () => reject(new Error(`strategy ${presented.strategy} redirected`));
+      (instance.authenticate as (req: Request, options: object) => void)(req, {});
     });
   }
 
