@@ -1,8 +1,8 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { hashSecret, randomString } from '../src/modules/identity/api-token-codec';
 import { startEmbeddedPostgres } from '../src/platform/database/embedded-postgres';
@@ -12,12 +12,35 @@ import { startEmbeddedPostgres } from '../src/platform/database/embedded-postgre
  * this script hosts), loaded by autocannon on GET /api/v1/user and GET /api/v2/users/me with a token,
  * next to bench/bare-server.ts doing the same token lookup and user select with node:http + pg.
  * Prints requests/s, p50, p99 and the ratio devplane / bare. Loopback only, bounded in time.
- * Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 20).
+ * A further target rotates the tokens of BENCH_USERS (default 1,000) distinct users on
+ * GET /api/v1/user: the identity cache must keep it near the one-token figure (activity writes
+ * such as last_seen_at do not flush the cache). BENCH_COMPARE_DIST=<path to another build's
+ * main.js> also starts that build on the same data and measures its one-token and rotation
+ * targets in the same run (before/after comparisons).
+ * Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 20), BENCH_USERS (default 1000),
+ * BENCH_ROUNDS (default 1: rounds over all targets, interleaved, median reported), BENCH_COMPARE_DIST.
  */
-const execFileAsync = promisify(execFile);
 const root = path.join(__dirname, '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const userCount = Number(process.env.BENCH_USERS ?? 1000);
+const compareDist = process.env.BENCH_COMPARE_DIST;
+/** Rounds over all targets, interleaved; each target reports its median round (a busy machine moves figures a lot). */
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
+
+interface LoadOptions {
+  url: string;
+  connections: number;
+  duration: number;
+  requests?: { setupRequest: (request: { headers?: Record<string, string> }) => object }[];
+}
+interface LoadResult {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+}
+// autocannon ships no type declarations.
+const autocannon = createRequire(__filename)('autocannon') as (options: LoadOptions) => Promise<LoadResult>;
 
 interface Result {
   name: string;
@@ -45,15 +68,34 @@ function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 60_000): 
   });
 }
 
-async function load(name: string, url: string, token: string): Promise<Result> {
-  const bin = path.join(root, 'node_modules', '.bin', 'autocannon');
-  const { stdout } = await execFileAsync(
-    bin,
-    ['--json', '-c', String(connections), '-d', String(seconds), '-H', `Authorization=token ${token}`, url],
-    { maxBuffer: 64 * 1024 * 1024 },
-  );
-  const json = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number };
+/**
+ * Loads `url` with the tokens in rotation (one request each, in turn, across all connections). Every
+ * target builds its requests the same way (setupRequest, even with one token), so the load generator,
+ * which shares the two cores with the servers, costs the same CPU for every row.
+ */
+async function load(name: string, url: string, tokens: string[], duration = seconds): Promise<Result> {
+  let next = 0;
+  const json = await autocannon({
+    url,
+    connections,
+    duration,
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          headers: { ...request.headers, authorization: `token ${tokens[next++ % tokens.length]!}` },
+        }),
+      },
+    ],
+  });
   return { name, rps: json.requests.average, p50: json.latency.p50, p99: json.latency.p99, non2xx: json.non2xx };
+}
+
+async function startServer(mainJs: string, env: NodeJS.ProcessEnv, children: ChildProcess[]): Promise<number> {
+  const server = spawn(process.execPath, [mainJs], { env: { ...env, PORT: '0' }, stdio: 'pipe' });
+  children.push(server);
+  server.stdout.resume();
+  return Number((await waitForLine(server, /listening on port (\d+)/))[1] ?? '0');
 }
 
 async function main(): Promise<void> {
@@ -77,12 +119,9 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   const admin = new Client({ connectionString: url });
   try {
-    const server = spawn(process.execPath, [path.join(root, 'dist', 'main.js')], { env: { ...env, PORT: '0' }, stdio: 'pipe' });
-    children.push(server);
-    server.stdout.resume();
-    const port = Number(
-      (await waitForLine(server, /listening on port (\d+)/))[1] ?? '0',
-    );
+    const port = await startServer(path.join(root, 'dist', 'main.js'), env, children);
+    // The other build starts after this one has migrated the schema.
+    const comparePort = compareDist ? await startServer(path.resolve(compareDist), env, children) : undefined;
     const bare = spawn(process.execPath, ['-r', '@swc-node/register', path.join(root, 'bench', 'bare-server.ts')], {
       env: { ...env, PORT: '0' },
       stdio: 'pipe',
@@ -102,33 +141,58 @@ async function main(): Promise<void> {
     );
     const token = `${id}-${secret}`;
 
-    const results: Result[] = [];
-    // Warm up each target (2 s under the same load, so the JIT has compiled the hot path), then measure.
-    for (const [name, target] of [
-      ['bare node:http + pg', `http://127.0.0.1:${barePort}/`],
-      ['devplane GET /api/v1/user', `http://127.0.0.1:${port}/api/v1/user`],
-      ['devplane GET /api/v2/users/me', `http://127.0.0.1:${port}/api/v2/users/me`],
-    ] as const) {
-      await execFileAsync(path.join(root, 'node_modules', '.bin', 'autocannon'), [
-        '-c',
-        String(connections),
-        '-d',
-        '2',
-        '-H',
-        `Authorization=token ${token}`,
-        target,
-      ]);
-      results.push(await load(name, target, token));
+    // BENCH_USERS users with one token each, for the rotation target.
+    const prefix = `bench${randomBytes(3).toString('hex')}`;
+    const many = Array.from({ length: userCount }, (_, i) => ({ i, id: randomString(10), secret: randomString(22) }));
+    await admin.query(
+      `INSERT INTO "${schema}".users (uuid, name, lower_name, email, lower_email)
+       SELECT gen_random_uuid(), $1 || g, $1 || g, $1 || g || '@example.com', $1 || g || '@example.com' FROM generate_series(0, $2 - 1) g`,
+      [prefix, userCount],
+    );
+    await admin.query(
+      `INSERT INTO "${schema}".api_tokens (id, hashed_secret, user_id, name, scopes, login_type, lifetime_seconds, expires_at)
+       SELECT t.id, t.hashed, u.id, 'bench', '{all}', 'token', 86400, now() + interval '1 day'
+         FROM unnest($1::text[], $2::bytea[], $3::text[]) AS t(id, hashed, login) JOIN "${schema}".users u ON u.lower_name = t.login`,
+      [many.map((m) => m.id), many.map((m) => hashSecret(m.secret)), many.map((m) => `${prefix}${m.i}`)],
+    );
+    const rotation = many.map((m) => `${m.id}-${m.secret}`);
+
+    const targets: [string, string, string[]][] = [
+      ['bare node:http + pg', `http://127.0.0.1:${barePort}/`, [token]],
+      ['devplane GET /api/v1/user', `http://127.0.0.1:${port}/api/v1/user`, [token]],
+      [`devplane /api/v1/user, ${userCount} users`, `http://127.0.0.1:${port}/api/v1/user`, rotation],
+      ['devplane GET /api/v2/users/me', `http://127.0.0.1:${port}/api/v2/users/me`, [token]],
+    ];
+    if (comparePort) {
+      targets.push(
+        ['compare GET /api/v1/user', `http://127.0.0.1:${comparePort}/api/v1/user`, [token]],
+        [`compare /api/v1/user, ${userCount} users`, `http://127.0.0.1:${comparePort}/api/v1/user`, rotation],
+        ['compare GET /api/v2/users/me', `http://127.0.0.1:${comparePort}/api/v2/users/me`, [token]],
+      );
     }
+    // Warm up each target (2 s under the same load, so the JIT has compiled the hot path and every
+    // rotated token has been seen once), then measure, round after round.
+    for (const [name, target, tokens] of targets) await load(name, target, tokens, 2);
+    const measured: Result[][] = targets.map(() => []);
+    for (let round = 0; round < rounds; round++) {
+      for (const [index, [name, target, tokens]] of targets.entries()) measured[index]!.push(await load(name, target, tokens));
+    }
+    const results = measured.map((runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!);
     const baseline = results[0]!;
     process.stdout.write(
-      `\ndevplane benchmark (${embedded ? 'embedded PGlite' : 'PostgreSQL'}, ${connections} connections, ${seconds}s each)\n`,
+      `\ndevplane benchmark (${embedded ? 'embedded PGlite' : 'PostgreSQL'}, ${connections} connections, ${seconds}s each, median of ${rounds} round(s))\n`,
     );
-    process.stdout.write(`${'target'.padEnd(34)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'non-2xx'.padStart(8)} ${'ratio'.padStart(6)}\n`);
+    process.stdout.write(`${'target'.padEnd(40)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'non-2xx'.padStart(8)} ${'ratio'.padStart(6)}\n`);
     for (const r of results) {
       process.stdout.write(
-        `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.non2xx).padStart(8)} ${(r.rps / baseline.rps).toFixed(2).padStart(6)}\n`,
+        `${r.name.padEnd(40)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.non2xx).padStart(8)} ${(r.rps / baseline.rps).toFixed(2).padStart(6)}\n`,
       );
+    }
+    const ratio = (a: Result | undefined, b: Result | undefined) => (a && b ? (a.rps / b.rps).toFixed(2) : '-');
+    process.stdout.write(`\n${userCount} users in rotation / one token: ${ratio(results[2], results[1])}\n`);
+    if (comparePort) {
+      process.stdout.write(`compare build, ${userCount} users / one token: ${ratio(results[5], results[4])}\n`);
+      process.stdout.write(`this build / compare build: /api/v1/user ${ratio(results[1], results[4])}, rotation ${ratio(results[2], results[5])}, /api/v2/users/me ${ratio(results[3], results[6])}\n`);
     }
   } finally {
     for (const child of children) child.kill('SIGTERM');

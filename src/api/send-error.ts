@@ -14,7 +14,7 @@ import { protocolStatus } from './protocol-status';
 import { sseErrorFrame } from './sse/sse-error.renderer';
 import { renderOcsError } from './ocs/ocs-error.renderer';
 import type { ErrorRenderContext, RenderedError } from './rendered-error';
-import { requestPrincipal } from '../modules/auth/principal';
+import { requestCaller } from '../platform/http/request-caller';
 
 const logger = new Logger('Errors');
 
@@ -27,7 +27,7 @@ function renderPlain(error: NormalizedError): RenderedError {
 
 /** Renders a normalised error in a dialect's shape (an SSE route's errors: in its API's shape). */
 export function renderError(dialect: Dialect, error: NormalizedError, req: Request, config: AppConfig): RenderedError {
-  const context: ErrorRenderContext = { req, config, callerIsAdmin: requestPrincipal(req)?.user.isAdmin === true };
+  const context: ErrorRenderContext = { req, config, callerIsAdmin: requestCaller(req)?.isAdmin === true };
   switch (dialect) {
     case 'ocs':
       return renderOcsError(error, context);

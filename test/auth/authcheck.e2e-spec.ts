@@ -276,7 +276,7 @@ describe('auth: POST /api/v2/authcheck', () => {
   });
 
   describe('AuthorizationService for other modules', () => {
-    const principalOf = (user: CreatedUser): Principal => ({ user: user.user, token: null, source: 'basic_password', scopes: ['all'] });
+    const principalOf = (user: CreatedUser): Principal => ({ kind: 'user', user: user.user, token: null, source: 'basic_password', scopes: ['all'] });
 
     it('authorize / require / filter, with uuids or the numeric ids of the caller and its organizations', async () => {
       const authz = t.app.get(AuthorizationService);

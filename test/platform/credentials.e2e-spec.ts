@@ -1,3 +1,11 @@
+import type { ExecutionContext } from '@nestjs/common';
+import { CoderController } from '../../src/api/coder/coder-controller.decorator';
+import { Authenticated } from '../../src/modules/auth/access.decorators';
+import { AuthGuard } from '../../src/modules/auth/auth.guard';
+import { CredentialVerifier } from '../../src/modules/auth/credential-verifier.service';
+import { requestAnyPrincipal, requestPrincipal } from '../../src/modules/auth/principal';
+import type { ProvisionerKeyLookup, WorkspaceAgentLookup } from '../../src/modules/auth/principal-ports';
+import { UnauthenticatedError } from '../../src/platform/errors/domain-error';
 import { basic, BOOTSTRAP_ADMIN, createTestApp, type TestApp } from '../helpers/test-app';
 import type { CreatedUser } from '../helpers/factories';
 
@@ -263,5 +271,101 @@ describe('credentials and the three dialects', () => {
       const res = await t.http().get('/healthz').set('X-Request-Id', 'abc-123');
       expect(res.headers['x-request-id']).toBe('abc-123');
     });
+  });
+});
+
+/** Routes declared only for the principal tests (the workspaces module will declare the real ones). */
+@CoderController('principal-probe')
+class PrincipalProbe {
+  @Authenticated({ principals: ['agent'] })
+  agentOnly(): void {}
+
+  @Authenticated({ principals: ['user', 'provisioner'] })
+  userOrProvisioner(): void {}
+
+  @Authenticated()
+  userOnly(): void {}
+}
+
+/** Principals beyond users: workspace agents (agent token) and provisioner daemons (provisioner key). */
+describe('principals: users, workspace agents, provisioner daemons', () => {
+  let t: TestApp;
+  let alice: CreatedUser;
+  const AGENT_TOKEN = '0b0b3c1e-6f5a-4d2b-9a47-1c2d3e4f5a6b';
+  const PROVISIONER_KEY = 'provisioner-key-secret';
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    alice = await t.factories.user();
+  });
+  afterAll(() => t.close());
+
+  /** Registers port implementations the way the workspaces module will (here: on the live verifier). */
+  function registerLookups(): void {
+    const agents: WorkspaceAgentLookup = {
+      findByToken: (token) => Promise.resolve(token === AGENT_TOKEN ? { agentId: 'agent-1', workspaceId: 'ws-1', ownerId: alice.user.uuid } : null),
+    };
+    const provisioners: ProvisionerKeyLookup = {
+      findByKey: (key) => Promise.resolve(key === PROVISIONER_KEY ? { keyId: 'key-1', organizationId: 'org-1', name: 'default', tags: {} } : null),
+    };
+    Object.assign(t.app.get(CredentialVerifier), { agents, provisioners });
+  }
+
+  function unregisterLookups(): void {
+    Object.assign(t.app.get(CredentialVerifier), { agents: undefined, provisioners: undefined });
+  }
+
+  async function decide(handler: (...args: never[]) => unknown, headers: Record<string, string>) {
+    const req = { path: '/probe', url: '/probe', method: 'GET', query: {}, headers, cookies: {}, ip: '127.0.0.1' };
+    const context = {
+      getType: () => 'http',
+      getHandler: () => handler,
+      getClass: () => PrincipalProbe,
+      switchToHttp: () => ({ getRequest: () => req, getResponse: () => ({ setHeader: () => undefined }) }),
+    } as unknown as ExecutionContext;
+    try {
+      await t.app.get(AuthGuard).canActivate(context);
+      return { allowed: true, any: requestAnyPrincipal(req as never), user: requestPrincipal(req as never) };
+    } catch (error) {
+      if (error instanceof UnauthenticatedError) return { allowed: false, status: 401, message: error.message };
+      throw error;
+    }
+  }
+
+  it('without the workspaces ports, an agent token is refused like the malformed key it was, and the provisioner header is ignored', async () => {
+    unregisterLookups();
+    const res = await t.http().get('/api/v2/users/me').set('Service-Session-Token', AGENT_TOKEN);
+    expect(res.status).toBe(401);
+    expect((await decide(PrincipalProbe.prototype.agentOnly, { 'service-session-token': AGENT_TOKEN })).allowed).toBe(false);
+    const provisioner = await decide(PrincipalProbe.prototype.userOrProvisioner, { 'service-provisioner-key': PROVISIONER_KEY });
+    expect(provisioner).toMatchObject({ allowed: false, message: 'Authentication required.' });
+    const gitea = await t.http().get('/api/v1/version').set('Service-Provisioner-Key', PROVISIONER_KEY);
+    expect(gitea.status).toBe(200);
+  });
+
+  it('with the ports, each kind reaches only the routes that admit it; users stay the default', async () => {
+    registerLookups();
+    try {
+      const agent = await decide(PrincipalProbe.prototype.agentOnly, { 'service-session-token': AGENT_TOKEN });
+      expect(agent.allowed).toBe(true);
+      expect(agent.any).toMatchObject({ kind: 'agent', agent: { agentId: 'agent-1' } });
+      expect(agent.user).toBeUndefined();
+      expect(await decide(PrincipalProbe.prototype.userOnly, { 'service-session-token': AGENT_TOKEN })).toMatchObject({ allowed: false, status: 401 });
+      expect(await decide(PrincipalProbe.prototype.agentOnly, { 'service-session-token': alice.token })).toMatchObject({ allowed: false, status: 401 });
+      expect(await decide(PrincipalProbe.prototype.agentOnly, { 'service-session-token': '11111111-2222-4333-8444-555555555555' })).toMatchObject({ allowed: false, status: 401 });
+
+      const provisioner = await decide(PrincipalProbe.prototype.userOrProvisioner, { 'service-provisioner-key': PROVISIONER_KEY });
+      expect(provisioner.allowed).toBe(true);
+      expect(provisioner.any).toMatchObject({ kind: 'provisioner', provisioner: { keyId: 'key-1' } });
+      expect(await decide(PrincipalProbe.prototype.userOrProvisioner, { 'service-provisioner-key': 'wrong' })).toMatchObject({ allowed: false, status: 401 });
+      expect(await decide(PrincipalProbe.prototype.userOrProvisioner, { authorization: `Bearer ${alice.token}` })).toMatchObject({ allowed: true });
+      expect(await decide(PrincipalProbe.prototype.agentOnly, { 'service-provisioner-key': PROVISIONER_KEY })).toMatchObject({ allowed: false, status: 401 });
+
+      // Existing user routes refuse agents over HTTP too.
+      expect((await t.http().get('/api/v1/user').set('Service-Session-Token', AGENT_TOKEN)).status).toBe(401);
+      expect((await t.http().get('/api/v2/users/me').set('Service-Provisioner-Key', PROVISIONER_KEY)).status).toBe(401);
+    } finally {
+      unregisterLookups();
+    }
   });
 });

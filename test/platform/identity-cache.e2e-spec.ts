@@ -78,6 +78,30 @@ describe('identity read cache coherence', () => {
     expect(res.body.name).toBe('Bob In Transaction');
   });
 
+  it('activity writes (last_seen_at, token use) are recorded without moving any table version', async () => {
+    const carol = await t.factories.user();
+    expect((await me(bob.token)).status).toBe(200);
+    const version = tablesVersion(['users', 'api_tokens', 'organization_members']);
+    // Carol's first request writes her last_seen_at and her token's last use.
+    expect((await me(carol.token)).status).toBe(200);
+    expect(tablesVersion(['users', 'api_tokens', 'organization_members'])).toBe(version);
+    const [user] = (await t.dataSource.query('SELECT last_seen_at FROM users WHERE id = $1', [carol.user.id])) as { last_seen_at: Date | null }[];
+    expect(user!.last_seen_at).not.toBeNull();
+    const [token] = (await t.dataSource.query('SELECT last_used_at FROM api_tokens WHERE id = $1', [carol.token.split('-')[0]])) as { last_used_at: Date | null }[];
+    expect(token!.last_used_at).not.toBeNull();
+    // The activity is visible at once on this instance (the cached row was patched).
+    const again = await me(carol.token);
+    expect(new Date(again.body.last_seen_at as string).getTime()).toBe(user!.last_seen_at!.getTime());
+  });
+
+  it('a token whose use was an activity write is still refused at once when expired by hand', async () => {
+    const carol = await t.factories.user();
+    expect((await me(carol.token)).status).toBe(200);
+    expect((await me(carol.token)).status).toBe(200);
+    await t.dataSource.query("UPDATE api_tokens SET expires_at = now() - interval '1 minute' WHERE id = $1", [carol.token.split('-')[0]]);
+    expect((await me(carol.token)).status).toBe(401);
+  });
+
   it('reads do not invalidate', async () => {
     await me(bob.token);
     const version = tablesVersion(['users', 'api_tokens']);

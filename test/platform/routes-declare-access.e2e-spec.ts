@@ -1,10 +1,15 @@
 import { RequestMethod } from '@nestjs/common';
 import { PATH_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { ACCESS_METADATA } from '../../src/modules/auth/access.decorators';
+import { ACCESS_METADATA, type AccessDeclaration } from '../../src/modules/auth/access.decorators';
+import { PRINCIPAL_KINDS } from '../../src/modules/auth/principal';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 
-/** Deny by default: every registered HTTP route declares @Public() or @Authenticated(...). */
+/**
+ * Deny by default: every registered HTTP route declares @Public() or @Authenticated(...); every
+ * authenticated route declares the token scope it needs (Gitea `scopes`, Coder `tokenScope`, or
+ * `rbac`; administrator routes imply the `admin` category) and only known principal kinds.
+ */
 describe('every route declares who may call it', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -12,11 +17,15 @@ describe('every route declares who may call it', () => {
   });
   afterAll(() => t.close());
 
-  it('finds no undeclared route', () => {
+  let audit: { withoutScope: string[] } | undefined;
+
+  it('finds no undeclared route and no unknown principal kind', () => {
     const discovery = t.app.get(DiscoveryService);
     const scanner = new MetadataScanner();
     const reflector = t.app.get(Reflector);
     const undeclared: string[] = [];
+    const withoutScope: string[] = [];
+    const badKinds: string[] = [];
     let routes = 0;
     for (const wrapper of discovery.getControllers()) {
       const { instance, metatype } = wrapper;
@@ -26,14 +35,28 @@ describe('every route declares who may call it', () => {
         const handler = (prototype as Record<string, unknown>)[name] as () => unknown;
         if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
         routes++;
-        const access = reflector.getAllAndOverride(ACCESS_METADATA, [handler, metatype]);
+        const access = reflector.getAllAndOverride<AccessDeclaration | undefined>(ACCESS_METADATA, [handler, metatype]);
+        const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
+        const label = `${metatype.name}.${name} (${method} ${String(Reflect.getMetadata(PATH_METADATA, handler))})`;
         if (!access) {
-          const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
-          undeclared.push(`${metatype.name}.${name} (${method} ${String(Reflect.getMetadata(PATH_METADATA, handler))})`);
+          undeclared.push(label);
+          continue;
         }
+        if (access.kind !== 'authenticated') continue;
+        const declaresScope = (access.scopes?.length ?? 0) > 0 || access.tokenScope !== undefined || access.rbac !== undefined || access.admin === true;
+        if (!declaresScope) withoutScope.push(label);
+        const kinds = access.principals ?? ['user'];
+        if (kinds.length === 0 || kinds.some((kind) => !PRINCIPAL_KINDS.includes(kind))) badKinds.push(`${label}: ${kinds.join(',')}`);
       }
     }
     expect(routes).toBeGreaterThan(5);
     expect(undeclared).toEqual([]);
+    expect(badKinds).toEqual([]);
+    audit = { withoutScope };
+  });
+
+  it('finds no authenticated route without a token scope declaration (scopes, tokenScope, rbac or admin)', () => {
+    expect(audit).toBeDefined();
+    expect(audit!.withoutScope).toEqual([]);
   });
 });

@@ -1,6 +1,8 @@
 import { applyDecorators, Controller, SetMetadata, UseFilters, UseInterceptors } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
+import { CALLER_RULES } from '../../platform/http/request-caller';
 import { DIALECT_METADATA } from '../dialect';
+import { CODER_CSRF_RULE } from './coder-csrf.rule';
 import { CoderExceptionFilter } from '../dialect-exception.filter';
 import { CoderBodyInterceptor } from './coder-body.interceptor';
 import { CoderResponseDto } from './coder-response.dto';
@@ -13,6 +15,7 @@ export function CoderController(path: string, options: { experimental?: boolean 
   const prefix = options.experimental ? 'api/experimental' : 'api/v2';
   return applyDecorators(
     SetMetadata(DIALECT_METADATA, 'coder'),
+    SetMetadata(CALLER_RULES, [CODER_CSRF_RULE]),
     Controller(path === '' ? prefix : `${prefix}/${path}`),
     UseFilters(CoderExceptionFilter),
     // Body shape as Go's decoder sees it, for routes whose body DTO is a @GoStruct.

@@ -1,6 +1,8 @@
 import { applyDecorators, Controller, SetMetadata, UseFilters } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { CALLER_RULES } from '../../platform/http/request-caller';
 import { DIALECT_METADATA } from '../dialect';
+import { GITEA_MUST_CHANGE_PASSWORD_RULE } from './gitea-must-change-password.rule';
 import { GiteaExceptionFilter } from '../dialect-exception.filter';
 
 /**
@@ -10,6 +12,7 @@ import { GiteaExceptionFilter } from '../dialect-exception.filter';
 export function GiteaController(path: string): ClassDecorator {
   return applyDecorators(
     SetMetadata(DIALECT_METADATA, 'gitea'),
+    SetMetadata(CALLER_RULES, [GITEA_MUST_CHANGE_PASSWORD_RULE]),
     Controller(path === '' ? 'api/v1' : `api/v1/${path}`),
     UseFilters(GiteaExceptionFilter),
     ApiTags('gitea'),

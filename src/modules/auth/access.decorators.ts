@@ -1,11 +1,16 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { requestPrincipal, type Principal } from './principal';
+import { type AnyPrincipal, type PrincipalKind, requestAnyPrincipal, requestPrincipal, type UserPrincipal } from './principal';
 
 export const ACCESS_METADATA = 'devplane:access';
 
 export interface AuthenticatedOptions {
+  /**
+   * Which kinds of caller may call the route (default `['user']`): workspace agents (agent token)
+   * and provisioner daemons (provisioner key) only where a route admits them. Another kind is 401.
+   */
+  principals?: PrincipalKind[];
   /** Site administrators only (Gitea site admin, Coder owner). */
   admin?: boolean;
   /** Gitea token scope categories (`admin`, `user`, `repository`, ...): read for GET/HEAD, write otherwise. */
@@ -50,8 +55,22 @@ export function Authenticated(options: AuthenticatedOptions = {}): MethodDecorat
   );
 }
 
-/** The resolved caller (undefined on a public route called anonymously). */
+/**
+ * The resolved user (undefined on a public route called anonymously, and for agents and
+ * provisioners): what every user route takes.
+ */
 export const CurrentPrincipal = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): Principal | undefined =>
+  (_data: unknown, context: ExecutionContext): UserPrincipal | undefined =>
     requestPrincipal(context.switchToHttp().getRequest<Request>()),
 );
+
+/** The resolved caller of any kind (routes with `principals` beyond users). */
+export const CurrentCaller = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): AnyPrincipal | undefined =>
+    requestAnyPrincipal(context.switchToHttp().getRequest<Request>()),
+);
+
+/** The kinds a declaration admits. */
+export function admittedKinds(access: AccessDeclaration): readonly PrincipalKind[] {
+  return access.kind === 'authenticated' && access.principals && access.principals.length > 0 ? access.principals : ['user'];
+}

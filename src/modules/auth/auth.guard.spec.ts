@@ -1,7 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
 import { ForbiddenError } from '../../platform/errors/domain-error';
-import type { AccessDeclaration } from './access.decorators';
+import { ACCESS_METADATA, type AccessDeclaration } from './access.decorators';
 import { AuthGuard } from './auth.guard';
 import type { AuthorizationService } from './authorization.service';
 import type { CredentialResolver } from './credential-resolver.service';
@@ -9,7 +9,7 @@ import type { Principal } from './principal';
 
 /** The `rbac` option of @Authenticated routes a site-wide check through AuthorizationService. */
 describe('AuthGuard rbac option', () => {
-  const principal = { user: { isAdmin: false, mustChangePassword: false }, token: null, source: 'bearer', scopes: ['coder:all'] } as unknown as Principal;
+  const principal = { kind: 'user', user: { isAdmin: false, mustChangePassword: false }, token: null, source: 'bearer', scopes: ['coder:all'] } as unknown as Principal;
   const context = {
     getType: () => 'http',
     getHandler: () => undefined,
@@ -18,8 +18,8 @@ describe('AuthGuard rbac option', () => {
   } as unknown as ExecutionContext;
 
   function guard(access: AccessDeclaration, allowed: boolean, calls: unknown[]): AuthGuard {
-    const reflector = { getAllAndOverride: () => access } as unknown as Reflector;
-    const credentials = { resolve: () => Promise.resolve(principal) } as unknown as CredentialResolver;
+    const reflector = { getAllAndOverride: (key: string) => (key === ACCESS_METADATA ? access : undefined) } as unknown as Reflector;
+    const credentials = { resolveAny: () => Promise.resolve(principal) } as unknown as CredentialResolver;
     const authz = {
       require: (_p: Principal, action: string, object: unknown) => {
         calls.push([action, object]);

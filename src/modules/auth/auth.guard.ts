@@ -3,19 +3,43 @@ import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
-import { dialectOfPath } from '../../api/dialect';
-import { BadRequestError, ForbiddenError, UnauthenticatedError } from '../../platform/errors/domain-error';
-import { CSRF_FAILURE, csrfSatisfied } from './csrf';
-import { ACCESS_METADATA, type AccessDeclaration } from './access.decorators';
+import { routeDialect, setRequestDialect } from '../../api/dialect';
+import { ForbiddenError, UnauthenticatedError } from '../../platform/errors/domain-error';
+import {
+  CALLER_RULES,
+  type CallerRule,
+  type CallerRuleContext,
+  type RequestCaller,
+  setRequestCaller,
+} from '../../platform/http/request-caller';
+import { ACCESS_METADATA, type AccessDeclaration, admittedKinds } from './access.decorators';
 import { AuthorizationService } from './authorization.service';
 import { CredentialResolver } from './credential-resolver.service';
-import { requestPrincipal, setRequestPrincipal, type Principal } from './principal';
+import { type AnyPrincipal, requestPrincipal, setRequestPrincipal, type Principal } from './principal';
 import { upgradeRequest } from './upgrade-request';
 import { keyGrants, missingGiteaScope } from './token-scopes';
 
+function callerFacts(principal: AnyPrincipal): RequestCaller {
+  if (principal.kind !== 'user') {
+    return { kind: principal.kind, isAdmin: false, mustChangePassword: false, source: principal.source };
+  }
+  return {
+    kind: 'user',
+    userId: principal.user.id,
+    isAdmin: principal.user.isAdmin,
+    mustChangePassword: principal.user.mustChangePassword,
+    source: principal.source,
+  };
+}
+
 /**
  * Deny by default: every HTTP route must declare @Public() or @Authenticated(...). A route that
- * declares nothing is refused here, and test/routes-declare-access.e2e-spec.ts fails on it.
+ * declares nothing is refused here, and test/platform/routes-declare-access.e2e-spec.ts fails on it.
+ *
+ * Order: credentials (the Passport strategies, CredentialResolver) → the dialect's `identified`
+ * caller rules (Gitea: must change password) → public routes end here → a caller of an admitted
+ * kind → the dialect's `authenticated` rules (Coder: cookie CSRF) → token scopes (either declared
+ * vocabulary) → administrator → site-wide RBAC. The dialect comes from route metadata, never the path.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -26,36 +50,52 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    // WebSocket message handlers: the socket was authenticated at its upgrade (authorizeUpgrade below).
     if (context.getType() !== 'http') return this.canActivateNonHttp(context);
-    const access = this.reflector.getAllAndOverride<AccessDeclaration | undefined>(ACCESS_METADATA, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const targets = [context.getHandler(), context.getClass()];
+    const access = this.reflector.getAllAndOverride<AccessDeclaration | undefined>(ACCESS_METADATA, targets);
     if (!access) throw new ForbiddenError('Route declares no access rule.', 'permission', { code: 'UNDECLARED_ACCESS' });
     const req = context.switchToHttp().getRequest<Request>();
     const res = context.switchToHttp().getResponse<Response>();
-    const dialect = dialectOfPath(req.path);
+    const dialect = routeDialect(this.reflector, context);
+    setRequestDialect(req, dialect);
+    const rules = this.reflector.getAllAndOverride<CallerRule[] | undefined>(CALLER_RULES, targets) ?? [];
 
-    let principal: Principal | undefined;
+    let principal: AnyPrincipal | undefined;
     try {
-      principal = await this.credentials.resolve(req, res);
+      principal = await this.credentials.resolveAny(req, res);
     } catch (error) {
       // On public routes only Gitea refuses bad credentials; the other dialects go on anonymously.
       if (access.kind === 'public' && dialect !== 'gitea') return true;
       throw error;
     }
-    if (principal) setRequestPrincipal(req, principal);
-    // Gitea refuses every API call of a signed-in user who must change the password, public routes too.
-    const mayChangePassword = access.kind === 'authenticated' && access.allowMustChangePassword === true;
-    if (principal && dialect === 'gitea' && principal.user.mustChangePassword && !mayChangePassword) {
-      throw new ForbiddenError('You must change your password.', 'must_change_password');
+    const caller = principal ? callerFacts(principal) : undefined;
+    if (principal && caller) {
+      setRequestPrincipal(req, principal);
+      setRequestCaller(req, caller);
     }
+    const ruleContext: CallerRuleContext = {
+      req,
+      caller,
+      publicRoute: access.kind === 'public',
+      allowMustChangePassword: access.kind === 'authenticated' && access.allowMustChangePassword === true,
+    };
+    for (const rule of rules) if (rule.stage === 'identified') rule.check(ruleContext);
     if (access.kind === 'public') return true;
 
     if (!principal) throw new UnauthenticatedError('missing', 'Authentication required.');
-    if (dialect === 'coder' && principal.source === 'cookie' && !csrfSatisfied(req)) {
-      throw new BadRequestError(CSRF_FAILURE, { code: 'CSRF' });
+    if (!admittedKinds(access).includes(principal.kind)) {
+      throw new UnauthenticatedError('missing', 'Authentication required.', {
+        detail: `This route does not accept ${principal.kind} credentials.`,
+      });
     }
+    for (const rule of rules) if (rule.stage === 'authenticated') rule.check(ruleContext);
+    if (principal.kind !== 'user') {
+      // Agents and provisioners carry no user rights: administrator and site-wide RBAC routes are closed to them.
+      if (access.admin || access.rbac) throw new ForbiddenError('Forbidden.', 'permission');
+      return true;
+    }
+
     const giteaScopes = access.scopes && access.scopes.length > 0 ? access.scopes : undefined;
     if (giteaScopes || access.tokenScope) {
       // Either vocabulary the route declares may grant access (Gitea categories or a Coder resource/action).

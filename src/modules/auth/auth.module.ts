@@ -9,7 +9,10 @@ import { AuthorizationService } from './authorization.service';
 import { CoderTokensService } from './coder-tokens.service';
 import { CoderAuthController } from './controllers/coder-auth.controller';
 import { CoderTokensController } from './controllers/coder-tokens.controller';
+import { PasswordGuessLimiter } from '../../platform/http/password-guess-limiter';
 import { CredentialResolver } from './credential-resolver.service';
+import { CredentialVerifier } from './credential-verifier.service';
+import { CREDENTIAL_STRATEGIES } from './strategies';
 import { AUTH_ENTITIES } from './entities';
 import { OneTimePasscodesService } from './one-time-passcodes.service';
 import { PasswordStrengthService } from './password-strength.service';
@@ -30,6 +33,9 @@ import { TargetUserResolver } from './target-user.service';
   controllers: [CoderAuthController, CoderTokensController],
   providers: [
     { provide: AUTH_CONFIG, inject: [APP_CONFIG], useFactory: (config: AppConfig) => loadAuthConfig(config.env) },
+    PasswordGuessLimiter,
+    CredentialVerifier,
+    ...CREDENTIAL_STRATEGIES,
     CredentialResolver,
     AuthGuard,
     AuthorizationService,
@@ -42,6 +48,6 @@ import { TargetUserResolver } from './target-user.service';
     RealtimeAccessService,
     RealtimeRevocationListener,
   ],
-  exports: [CredentialResolver, AuthGuard, AuthorizationService, PasswordStrengthService, AUTH_CONFIG],
+  exports: [CredentialResolver, CredentialVerifier, PasswordGuessLimiter, AuthGuard, AuthorizationService, PasswordStrengthService, AUTH_CONFIG],
 })
 export class AuthModule {}

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { ApiToken } from '../identity/entities/api-token.entity';
 import type { User } from '../identity/entities/user.entity';
+import type { ProvisionerKeyIdentity, WorkspaceAgentIdentity } from './principal-ports';
 
 export type CredentialSource =
   | 'cookie'
@@ -12,8 +13,13 @@ export type CredentialSource =
   | 'basic_token'
   | 'query_token';
 
-/** Who is calling, and with what: resolved once per request by CredentialResolver. */
-export interface Principal {
+/** The kinds of caller a route may admit (`@Authenticated({ principals })`, default `['user']`). */
+export type PrincipalKind = 'user' | 'agent' | 'provisioner';
+export const PRINCIPAL_KINDS: readonly PrincipalKind[] = ['user', 'agent', 'provisioner'];
+
+/** A user, with the token or session used (or a password). */
+export interface UserPrincipal {
+  kind: 'user';
   user: User;
   /** The API key used, or null for Basic with a password. */
   token: ApiToken | null;
@@ -22,12 +28,42 @@ export interface Principal {
   scopes: string[];
 }
 
-const PRINCIPAL = Symbol('devplane:principal');
-
-export function requestPrincipal(req: Request): Principal | undefined {
-  return (req as unknown as Record<symbol, Principal | undefined>)[PRINCIPAL];
+/** A workspace agent, by its agent token (`Service-Session-Token: <agent uuid token>`). */
+export interface AgentPrincipal {
+  kind: 'agent';
+  agent: WorkspaceAgentIdentity;
+  source: 'agent_token';
 }
 
-export function setRequestPrincipal(req: Request, principal: Principal): void {
-  (req as unknown as Record<symbol, Principal>)[PRINCIPAL] = principal;
+/** A provisioner daemon, by its provisioner key (`Service-Provisioner-Key`). */
+export interface ProvisionerPrincipal {
+  kind: 'provisioner';
+  provisioner: ProvisionerKeyIdentity;
+  source: 'provisioner_key';
+}
+
+/** Who is calling: resolved once per request by the strategies the AuthGuard runs. */
+export type AnyPrincipal = UserPrincipal | AgentPrincipal | ProvisionerPrincipal;
+
+/**
+ * The user kind, under the name every existing controller and service uses: the routes that admit
+ * only users (the default) always see one. Code that serves agents or provisioners takes AnyPrincipal.
+ */
+export type Principal = UserPrincipal;
+
+const PRINCIPAL = Symbol('devplane:principal');
+
+/** The caller if it is a user (what every user route needs); undefined for anonymous, agents and provisioners. */
+export function requestPrincipal(req: Request): UserPrincipal | undefined {
+  const principal = requestAnyPrincipal(req);
+  return principal?.kind === 'user' ? principal : undefined;
+}
+
+/** The caller of any kind. */
+export function requestAnyPrincipal(req: Request): AnyPrincipal | undefined {
+  return (req as unknown as Record<symbol, AnyPrincipal | undefined>)[PRINCIPAL];
+}
+
+export function setRequestPrincipal(req: Request, principal: AnyPrincipal): void {
+  (req as unknown as Record<symbol, AnyPrincipal>)[PRINCIPAL] = principal;
 }

@@ -5,7 +5,8 @@ import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { EventBus } from '../../platform/events/event-bus.service';
-import { BadRequestError, ForbiddenError, NotFoundError, UnauthenticatedError } from '../../platform/errors/domain-error';
+import { BadRequestError, ForbiddenError, NotFoundError, RateLimitedError, UnauthenticatedError } from '../../platform/errors/domain-error';
+import { PasswordGuessLimiter } from '../../platform/http/password-guess-limiter';
 import { ApiTokensService } from '../identity/api-tokens.service';
 import { ApiToken } from '../identity/entities/api-token.entity';
 import { type LoginType, User } from '../identity/entities/user.entity';
@@ -50,6 +51,7 @@ export class SessionsService {
     private readonly strength: PasswordStrengthService,
     private readonly events: EventBus,
     private readonly dataSource: DataSource,
+    private readonly guesses: PasswordGuessLimiter,
   ) {}
 
   /** A hash to verify against when there is no user, so both paths cost one argon2 verify. */
@@ -94,7 +96,18 @@ export class SessionsService {
   }
 
   async login(email: string, password: string, ipAddress: string): Promise<LoginResult> {
-    const user = await this.checkPasswordLogin(await this.users.findByEmail(email), password);
+    // Failed passwords count per address and account with Basic's (PasswordGuessLimiter), before argon2 runs.
+    const found = await this.users.findByEmail(email);
+    const account = PasswordGuessLimiter.accountKey(found?.id, email);
+    if (this.guesses.retryAfter(ipAddress, account) > 0) {
+      throw new RateLimitedError(this.guesses.message, { code: 'PASSWORD_GUESSES' });
+    }
+    const user = await this.checkPasswordLogin(found, password).catch(async (error: unknown) => {
+      if (error instanceof UnauthenticatedError && error.reason === 'bad_password') {
+        await this.guesses.recordFailure(ipAddress, account);
+      }
+      throw error;
+    });
     // The session and the last-login time are written together.
     const now = new Date();
     const created = await this.transactions.run(async (tx) => {

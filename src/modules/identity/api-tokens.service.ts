@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Repository } from 'typeorm';
+import { ACTIVITY_WRITE } from '../../platform/cache/table-versions';
 import { VersionedCache } from '../../platform/cache/versioned-cache';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
@@ -137,7 +138,35 @@ export class ApiTokensService {
     }
     if (Object.keys(changes).length === 0) return;
     Object.assign(token, changes);
-    await this.tokens.update({ id: token.id }, changes);
+    // An activity write (ACTIVITY_WRITE): it bumps no table version, so it leaves every other cached
+    // credential in place; this token's cached row is patched instead. Only ever extends the expiry.
+    const updatedAt = new Date(now);
+    await this.tokens.query(
+      `${ACTIVITY_WRITE} UPDATE api_tokens SET last_used_at = $2, ip_address = $3, expires_at = $4, updated_at = $5 WHERE id = $1`,
+      [token.id, token.lastUsedAt, token.ipAddress, token.expiresAt, updatedAt],
+    );
+    token.updatedAt = updatedAt;
+    this.lookupCache.patchKey(token.id, (row) => {
+      if (!row) return;
+      row.t_last_used_at = token.lastUsedAt;
+      row.t_ip_address = token.ipAddress;
+      row.t_expires_at = token.expiresAt;
+      row.t_updated_at = updatedAt;
+    });
+  }
+
+  /**
+   * After UsersService.touchLastSeen wrote `users.last_seen_at` as an activity write: the cached
+   * rows of that user's tokens take the new time, so the next requests neither write again nor
+   * reload.
+   */
+  rememberLastSeen(userId: string, at: Date): void {
+    this.lookupCache.patch(
+      (_key, row) => row !== undefined && String(row.u_id) === userId,
+      (row) => {
+        if (row) row.u_last_seen_at = at;
+      },
+    );
   }
 }
 

@@ -1,3 +1,4 @@
+import { ACTIVITY_WRITE } from '../../platform/cache/table-versions';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Repository } from 'typeorm';
@@ -186,12 +187,17 @@ export class UsersService {
     user.status = 'active';
   }
 
-  /** Records activity at most once a minute per user, so reads stay cheap. */
-  async touchLastSeen(user: User): Promise<void> {
+  /**
+   * Records activity at most once a minute per user, so reads stay cheap. Returns whether it wrote.
+   * An activity write (ACTIVITY_WRITE): it bumps no table version, so the identity caches of every
+   * other user stay warm; the caller patches the cached rows of this user (ApiTokensService.rememberLastSeen).
+   */
+  async touchLastSeen(user: User): Promise<boolean> {
     const now = Date.now();
-    if (user.lastSeenAt && now - user.lastSeenAt.getTime() < 60_000) return;
+    if (user.lastSeenAt && now - user.lastSeenAt.getTime() < 60_000) return false;
     user.lastSeenAt = new Date(now);
     // Raw update: activity must not move updated_at.
-    await this.users.query('UPDATE users SET last_seen_at = $1 WHERE id = $2', [user.lastSeenAt, user.id]);
+    await this.users.query(`${ACTIVITY_WRITE} UPDATE users SET last_seen_at = $1 WHERE id = $2`, [user.lastSeenAt, user.id]);
+    return true;
   }
 }

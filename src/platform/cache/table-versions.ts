@@ -29,13 +29,22 @@ export function watchTables(tables: readonly string[]): void {
   watchedPattern = new RegExp(`\\b(${names})\\b`, 'gi');
 }
 
+/**
+ * Leading comment of an activity write: a statement that changes only columns no cache decides on
+ * (`users.last_seen_at`, a token's last use, address and sliding expiry). It does not bump any
+ * table version, so an active user's periodic activity write no longer empties every identity cache;
+ * the writer patches its own cached rows instead (VersionedCache.patch). Never use it for anything
+ * that decides access (status, roles, scopes, deletion, a shortened expiry).
+ */
+export const ACTIVITY_WRITE = '/* devplane:activity */';
+
 /** Statements that never write. Anything else (INSERT, UPDATE, DELETE, WITH, DDL, COPY...) may. */
 const READ_ONLY_STATEMENT =
   /^\s*(select|show|begin|start|commit|rollback|savepoint|release|set|listen|unlisten|explain)\b/i;
 
 /** The watched tables a statement may write (conservative: every watched name it mentions). */
 export function watchedTablesWrittenBy(sql: string): string[] {
-  if (!watchedPattern || READ_ONLY_STATEMENT.test(sql)) return [];
+  if (!watchedPattern || READ_ONLY_STATEMENT.test(sql) || sql.startsWith(ACTIVITY_WRITE)) return [];
   const found = new Set<string>();
   for (const match of sql.matchAll(watchedPattern)) found.add(match[1]!.toLowerCase());
   return [...found];

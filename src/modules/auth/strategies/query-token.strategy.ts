@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import type { Request } from 'express';
+import { Strategy } from 'passport';
+import { CredentialVerifier } from '../credential-verifier.service';
+import type { UserPrincipal } from '../principal';
+import { NO_GLOBAL_REGISTRY, presentedTo, settle } from './credential-strategy';
+
+/** Gitea's deprecated query forms `?access_token=` and `?token=` (the resolver adds the X-Service-Warning header). */
+@Injectable()
+export class QueryTokenStrategy extends PassportStrategy(Strategy, 'query-token') {
+  constructor(private readonly verifier: CredentialVerifier) {
+    super();
+  }
+
+  getPassportInstance(): typeof NO_GLOBAL_REGISTRY {
+    return NO_GLOBAL_REGISTRY;
+  }
+
+  override authenticate(req: Request): void {
+    const presented = presentedTo(req, 'query-token');
+    if (!presented) return this.fail();
+    settle(this, this.validate(req, presented.token ?? ''));
+  }
+
+  validate(req: Request, token: string): Promise<UserPrincipal> {
+    return this.verifier.userFromToken(token, 'query_token', req);
+  }
+}

@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import type { Request } from 'express';
+import { Strategy } from 'passport';
+import { CredentialVerifier } from '../credential-verifier.service';
+import type { UserPrincipal } from '../principal';
+import { NO_GLOBAL_REGISTRY, presentedTo, settle } from './credential-strategy';
+
+/** Coder's session cookie `service_session_token`. */
+@Injectable()
+export class SessionCookieStrategy extends PassportStrategy(Strategy, 'session-cookie') {
+  constructor(private readonly verifier: CredentialVerifier) {
+    super();
+  }
+
+  getPassportInstance(): typeof NO_GLOBAL_REGISTRY {
+    return NO_GLOBAL_REGISTRY;
+  }
+
+  override authenticate(req: Request): void {
+    const presented = presentedTo(req, 'session-cookie');
+    if (!presented) return this.fail();
+    settle(this, this.validate(req, presented.token ?? ''));
+  }
+
+  validate(req: Request, token: string): Promise<UserPrincipal> {
+    return this.verifier.userFromToken(token, 'cookie', req);
+  }
+}
