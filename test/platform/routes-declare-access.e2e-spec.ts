@@ -43,7 +43,8 @@ describe('every route declares who may call it', () => {
           continue;
         }
         if (access.kind !== 'authenticated') continue;
-        const declaresScope = (access.scopes?.length ?? 0) > 0 || access.tokenScope !== undefined || access.rbac !== undefined || access.admin === true;
+        const declaresScope =
+          (access.scopes?.length ?? 0) > 0 || access.tokenScope !== undefined || access.rbac !== undefined || access.admin === true || access.anyTokenScope === true;
         if (!declaresScope) withoutScope.push(label);
         const kinds = access.principals ?? ['user'];
         if (kinds.length === 0 || kinds.some((kind) => !PRINCIPAL_KINDS.includes(kind))) badKinds.push(`${label}: ${kinds.join(',')}`);
@@ -55,7 +56,7 @@ describe('every route declares who may call it', () => {
     audit = { withoutScope };
   });
 
-  it('finds no authenticated route without a token scope declaration (scopes, tokenScope, rbac or admin)', () => {
+  it('finds no authenticated route without a token scope declaration (scopes, tokenScope, rbac, admin or anyTokenScope)', () => {
     expect(audit).toBeDefined();
     expect(audit!.withoutScope).toEqual([]);
   });

@@ -142,7 +142,8 @@ describe('security 11.4: token scopes are enforced by the guard', () => {
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
         if (['GET', 'HEAD', 'OPTIONS', 'ALL'].includes(method)) continue;
         const access = reflector.getAllAndOverride<AccessDeclaration | undefined>(ACCESS_METADATA, [handler, metatype]);
-        if (access?.kind !== 'authenticated') continue;
+        // Introspection open to every key by declaration (authcheck) is not a write to refuse.
+        if (access?.kind !== 'authenticated' || access.anyTokenScope === true) continue;
         const path = `/${[base, Array.isArray(sub) ? sub[0]! : sub].filter((part) => part !== '' && part !== '/').join('/')}`
           .replace(/\/+/g, '/')
           .replace(/:(\w+)(\([^)]*\))?\??/g, (_m, param: string) => (param === 'user' ? 'me' : '1'));

@@ -21,6 +21,12 @@ export interface AuthenticatedOptions {
    * either vocabulary the route declares (`scopes` or `tokenScope`).
    */
   tokenScope?: { type: string; action: string };
+  /**
+   * Any API key may call the route, whatever its scopes: introspection whose answer itself applies
+   * the key's scopes (Coder's authcheck). An explicit declaration, so the route audit can tell it
+   * from a route that forgot its scope.
+   */
+  anyTokenScope?: true;
   /** Gitea: reachable while the user must change the password. */
   allowMustChangePassword?: boolean;
   /**

@@ -53,10 +53,9 @@ const ONE_YEAR_MS = 365 * 86_400_000;
 
 /**
  * authcheck is introspection: its answers already apply the key's scopes (a `workspace:read` key
- * learns it may read its workspaces and nothing else), so every key may ask. Declared as an empty
- * Gitea category list, which the guard treats as "no category required".
+ * learns it may read its workspaces and nothing else), so every key may ask (`anyTokenScope`).
  */
-const ANY_KEY = { scopes: [] as string[] };
+const ANY_KEY = { anyTokenScope: true } as const;
 
 /** Coder authentication routes (spec 2 table A; reference A, B). */
 @CoderController('')
