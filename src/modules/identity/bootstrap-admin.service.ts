@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { type AppConfig, ConfigError } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
+import { type Transaction, TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { validatePasswordStrength } from '../auth/password-strength';
 import { randomString } from './api-token-codec';
-import type { User } from './entities/user.entity';
+import { User } from './entities/user.entity';
 import { UsersService } from './users.service';
 
 export interface CreateAdminInput {
@@ -23,6 +24,7 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly users: UsersService,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -32,7 +34,15 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
       // The entropy rule guards every stored password; a weak ADMIN_PASSWORD stops the first start.
       throw new ConfigError('ADMIN_PASSWORD', `is too weak: ${weak.details}`);
     }
-    const { user, password, generated } = await this.createAdmin(this.config.admin);
+    // Instances started together on an empty database: one creates the administrator, under a
+    // transaction-scoped advisory lock; the others find it there and do nothing.
+    const created = await this.transactions.run(async (tx) => {
+      await tx.manager.query("SELECT pg_advisory_xact_lock(hashtext('devplane:bootstrap:' || current_schema()))");
+      if ((await tx.manager.getRepository(User).countBy({ type: 'individual' })) > 0) return null;
+      return this.createAdmin(this.config.admin, tx);
+    });
+    if (!created) return;
+    const { user, password, generated } = created;
     if (generated) {
       // Printed once, on stdout, so the operator can sign in; it is never stored in clear.
       process.stdout.write(
@@ -44,10 +54,12 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
     }
   }
 
-  async createAdmin(input: CreateAdminInput): Promise<{ user: User; password: string; generated: boolean }> {
+  async createAdmin(input: CreateAdminInput, tx?: Transaction): Promise<{ user: User; password: string; generated: boolean }> {
     const generated = input.password === undefined;
     const password = input.password ?? randomString(20);
-    const isFirstAdmin = (await this.users.countIndividuals()) === 0;
+    const isFirstAdmin = tx
+      ? (await tx.manager.getRepository(User).countBy({ type: 'individual' })) === 0
+      : (await this.users.countIndividuals()) === 0;
     const user = await this.users.create({
       username: input.username,
       email: input.email,
@@ -57,7 +69,7 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
       hasBootstrapGrant: isFirstAdmin,
       isSuperAdmin: isFirstAdmin && this.config.superAdminEnabled,
       mustChangePassword: false,
-    });
+    }, tx);
     return { user, password, generated };
   }
 }
