@@ -14,6 +14,7 @@ import type { AppConfig } from './platform/config/app-config';
 import { APP_CONFIG } from './platform/config/config.token';
 import { RealtimeWsAdapter } from './platform/realtime/realtime-ws.adapter';
 import type { DatabaseRuntime } from './platform/database/database-runtime';
+import { trustProxySetting } from './platform/http/trusted-proxies';
 
 export interface CreateAppOptions {
   /** Buffer logs until the pino logger is ready (off in tests to keep failures visible). */
@@ -48,7 +49,7 @@ export async function createApp(
 
 function configureApp(app: NestExpressApplication): void {
   app.useLogger(app.get(Logger));
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', trustProxySetting(app.get<AppConfig>(APP_CONFIG).trustedProxies));
   app.disable('x-powered-by');
   app.use(
     helmet({

@@ -17,12 +17,12 @@ describe('security 11.3: Basic password guessing is throttled', () => {
   const LIMIT = 3;
   const limited = `You've been rate limited for sending more than ${LIMIT} requests in 1m0s.`;
   let address = 0;
-  /** A fresh client address per test (the app trusts X-Forwarded-For from loopback). */
+  /** A fresh client address per test (the app trusts X-Forwarded-For from loopback here: TRUSTED_PROXIES). */
   const nextAddress = () => `198.51.100.${++address}`;
 
   beforeAll(async () => {
     t = await createTestApp({
-      env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_LOGIN_PER_MINUTE: String(LIMIT), RATE_LIMIT_API_PER_MINUTE: '10000' },
+      env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_LOGIN_PER_MINUTE: String(LIMIT), RATE_LIMIT_API_PER_MINUTE: '10000', TRUSTED_PROXIES: '127.0.0.1,::1' },
     });
     const hasher = t.app.get(PasswordHasher);
     const verify = hasher.verify.bind(hasher);

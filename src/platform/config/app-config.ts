@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import path from 'node:path';
 
 /**
@@ -44,6 +45,8 @@ export interface AppConfig {
   sessionDurationSeconds: number;
   /** Longest life of a cached credential lookup or RBAC subject (writes drop them at once); 0 = no cache. */
   identityCacheSeconds: number;
+  /** Addresses or CIDR ranges of reverse proxies whose `X-Forwarded-For` is believed (`TRUSTED_PROXIES`); none by default. */
+  trustedProxies: string[];
   /** Extra browser origins allowed besides PUBLIC_URL's (`CORS_ORIGINS`, comma-separated); optional for merge with ops. */
   corsOrigins?: string[];
   /** The environment this configuration was read from: module settings (src/modules/<m>/<m>.config.ts) read it too. */
@@ -122,6 +125,16 @@ export function list(env: Env, name: string): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
+}
+
+/** TRUSTED_PROXIES: IPv4/IPv6 addresses or CIDR ranges, comma-separated. */
+function trustedProxies(env: Env): string[] {
+  const entries = list(env, 'TRUSTED_PROXIES');
+  for (const entry of entries) {
+    const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
+    if (!valid) throw new ConfigError('TRUSTED_PROXIES', `has "${entry}", which is neither an IP address nor a CIDR range`);
+  }
+  return entries;
 }
 
 export function loadConfig(env: Env = process.env): AppConfig {
@@ -206,6 +219,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     sessionDurationSeconds: int(env, 'SESSION_DURATION_SECONDS', 86_400, 60, 31_536_000),
     identityCacheSeconds: int(env, 'IDENTITY_CACHE_SECONDS', 10, 0, 3600),
     corsOrigins: list(env, 'CORS_ORIGINS'),
+    trustedProxies: trustedProxies(env),
     env: { ...env },
     bootstrapAdminOnStart: true,
   };
