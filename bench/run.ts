@@ -6,11 +6,13 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { hashSecret, randomString } from '../src/modules/identity/api-token-codec';
 import { startEmbeddedPostgres } from '../src/platform/database/embedded-postgres';
+import { waitForLine } from './harness';
 
 /**
  * `npm run bench`: the built server (dist/main.js) against DATABASE_URL (or an embedded database
  * this script hosts), loaded by autocannon on GET /api/v1/user and GET /api/v2/users/me with a token,
- * next to bench/bare-server.ts doing the same token lookup and user select with node:http + pg.
+ * next to bench/bare-server.ts doing the same token lookup and user select with node:http + pg, and
+ * bench/floor-server.ts doing it on the framework floor (Express, helmet, cookie-parser, pino-http).
  * Prints requests/s, p50, p99 and the ratio devplane / bare. Loopback only, bounded in time.
  * A further target rotates the tokens of BENCH_USERS (default 1,000) distinct users on
  * GET /api/v1/user: the identity cache must keep it near the one-token figure (activity writes
@@ -50,29 +52,6 @@ interface Result {
   non2xx: number;
 }
 
-function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timeout waiting for ${pattern}`)), timeoutMs);
-    let buffer = '';
-    const onData = (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const match = buffer.match(pattern);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`process exited (${code}) before ${pattern}: ${buffer.slice(-2000)}`)));
-  });
-}
-
-/**
- * Loads `url` with the tokens in rotation (one request each, in turn, across all connections). Every
- * target builds its requests the same way (setupRequest, even with one token), so the load generator,
- * which shares the two cores with the servers, costs the same CPU for every row.
- */
 async function load(name: string, url: string, tokens: string[], duration = seconds): Promise<Result> {
   let next = 0;
   const json = await autocannon({
@@ -129,6 +108,14 @@ async function main(): Promise<void> {
     });
     children.push(bare);
     const barePort = Number((await waitForLine(bare, /bare listening (\d+)/))[1]);
+    // The framework floor the design card fixes: Express + helmet + cookie-parser + pino-http, same lookup.
+    const floor = spawn(process.execPath, ['-r', '@swc-node/register', path.join(root, 'bench', 'floor-server.ts')], {
+      env: { ...env, PORT: '0' },
+      stdio: 'pipe',
+      cwd: root,
+    });
+    children.push(floor);
+    const floorPort = Number((await waitForLine(floor, /floor listening (\d+)/))[1]);
 
     // A token for the bootstrap admin, written the way ApiTokensService writes it.
     await admin.connect();
@@ -159,6 +146,7 @@ async function main(): Promise<void> {
 
     const targets: [string, string, string[]][] = [
       ['bare node:http + pg', `http://127.0.0.1:${barePort}/`, [token]],
+      ['floor Express+helmet+pino', `http://127.0.0.1:${floorPort}/`, [token]],
       ['devplane GET /api/v1/user', `http://127.0.0.1:${port}/api/v1/user`, [token]],
       [`devplane /api/v1/user, ${userCount} users`, `http://127.0.0.1:${port}/api/v1/user`, rotation],
       ['devplane GET /api/v2/users/me', `http://127.0.0.1:${port}/api/v2/users/me`, [token]],
