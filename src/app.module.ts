@@ -20,6 +20,7 @@ import { loggerOptions } from './platform/logging/logger-options';
 import { RateLimitStorageCloser, throttlerOptions } from './platform/http/rate-limit';
 import { SiteConfigModule } from './platform/site-config/site-config.module';
 import { StorageModule } from './platform/storage/storage.module';
+import { SecretsModule } from './platform/crypto/secrets.module';
 
 /** Composes the platform and the modules; the modules come from the composition root (src/app.modules.ts). */
 @Module({})
@@ -37,6 +38,7 @@ export class AppModule {
         CacheModule,
         SiteConfigModule,
         StorageModule,
+        SecretsModule,
         ThrottlerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => throttlerOptions(config) }),
         ...APP_MODULES.flatMap((manifest) => (manifest.module ? [manifest.module] : [])),
       ],

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { BOOTSTRAP_ADMIN } from './test-app';
+import { BOOTSTRAP_ADMIN, TEST_SECRETS_KEY } from './test-app';
 
 export interface AppProcess {
   url: string;
@@ -27,6 +27,7 @@ export function startAppProcess(env: Record<string, string>, timeoutMs = 90_000)
       ADMIN_EMAIL: BOOTSTRAP_ADMIN.email,
       ADMIN_PASSWORD: BOOTSTRAP_ADMIN.password,
       DATA_DIR: `/tmp/devplane-test/child-${process.pid}-${Date.now()}`,
+      SECRETS_KEY: TEST_SECRETS_KEY,
       RATE_LIMIT_ENABLED: 'false',
       DATABASE_POOL_SIZE: '4',
       PORT: '0',

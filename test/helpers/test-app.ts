@@ -45,6 +45,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ADMIN_EMAIL: 'admin@example.com',
     ADMIN_PASSWORD: 'Bootstrap-Admin-Password-1',
     DATA_DIR: `/tmp/devplane-test/${schema}`,
+    SECRETS_KEY: TEST_SECRETS_KEY,
     RATE_LIMIT_ENABLED: 'false',
     DATABASE_POOL_SIZE: '4',
     ...options.env,
@@ -79,6 +80,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   };
   return testApp;
 }
+
+/**
+ * One secrets key for every test app and child process: processes that share a schema (restart
+ * tests) must open what the other sealed, whatever their DATA_DIR.
+ */
+export const TEST_SECRETS_KEY = '0'.repeat(64);
 
 export const BOOTSTRAP_ADMIN = { username: 'admin', email: 'admin@example.com', password: 'Bootstrap-Admin-Password-1' };
 
