@@ -31,5 +31,7 @@ export function protocolStatus(kind: DomainErrorKind): number {
       return 429;
     case 'unavailable':
       return 503;
+    case 'not_allowed':
+      return 405;
   }
 }

@@ -100,5 +100,7 @@ export function renderCoderError(error: AnyDomainError | InternalFailure, contex
       return { status: 429, body: body(error.message) };
     case 'unavailable':
       return { status: 503, body: body(error.message, error.detail) };
+    case 'not_allowed':
+      return { status: 405, body: body(error.message, error.detail) };
   }
 }

@@ -32,6 +32,7 @@ export function renderGenericError(
     case 'locked':
     case 'rate_limited':
     case 'unavailable':
+    case 'not_allowed':
       return { status: protocolStatus(error.kind), body: `${error.message}\n` };
   }
 }

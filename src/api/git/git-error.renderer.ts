@@ -30,6 +30,7 @@ export function renderGitError(
     case 'locked':
     case 'rate_limited':
     case 'unavailable':
+    case 'not_allowed':
       return { status: protocolStatus(error.kind), body: text };
   }
 }

@@ -51,6 +51,8 @@ export function renderGiteaError(error: AnyDomainError | InternalFailure, contex
       return { status: 429, body: withUrl(error.message) };
     case 'unavailable':
       return { status: 503, body: withUrl(error.message) };
+    case 'not_allowed':
+      return { status: 405, body: withUrl(error.message) };
   }
 }
 

@@ -35,6 +35,7 @@ export function renderNpmError(
     case 'locked':
     case 'rate_limited':
     case 'unavailable':
+    case 'not_allowed':
       return { status: protocolStatus(error.kind), body: { error: error.message } };
   }
 }

@@ -45,5 +45,7 @@ export function renderOcsError(error: AnyDomainError | InternalFailure, _context
       return failure(429, 429, error.message);
     case 'unavailable':
       return failure(503, 503, error.message);
+    case 'not_allowed':
+      return failure(405, 405, error.message);
   }
 }

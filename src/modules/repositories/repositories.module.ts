@@ -7,6 +7,14 @@ import { GitSmartHttpController } from './controllers/git-smart-http.controller'
 import { GiteaCollaboratorsController } from './controllers/gitea-collaborators.controller';
 import { GiteaRepositoriesController } from './controllers/gitea-repositories.controller';
 import { GiteaTeamRepositoriesController } from './controllers/gitea-team-repositories.controller';
+import { GiteaIssuesController } from './controllers/gitea-issues.controller';
+import { GiteaPullsController } from './controllers/gitea-pulls.controller';
+import { GiteaReleasesController } from './controllers/gitea-releases.controller';
+import { ContentDeletionHooks } from './content-deletion-hooks';
+import { IssueAssets } from './issues/issue-assets';
+import { IssuesService } from './issues/issues.service';
+import { PullsService } from './issues/pulls.service';
+import { ReleasesService } from './releases/releases.service';
 import { REPOSITORIES_ENTITIES } from './entities';
 import { Repository } from './entities/repository.entity';
 import { GitStorage } from './git/git-storage.service';
@@ -29,6 +37,9 @@ import { RepositoryPermissions } from './repository-permissions.service';
     GiteaTeamRepositoriesController,
     GitSmartHttpController,
     GitHooksController,
+    GiteaIssuesController,
+    GiteaPullsController,
+    GiteaReleasesController,
   ],
   providers: [
     RepositoriesService,
@@ -38,8 +49,13 @@ import { RepositoryPermissions } from './repository-permissions.service';
     SmartHttpService,
     PushSessions,
     PushHooksService,
+    ContentDeletionHooks,
+    IssueAssets,
+    IssuesService,
+    PullsService,
+    ReleasesService,
   ],
-  exports: [RepositoriesService, RepositoryPermissions],
+  exports: [RepositoriesService, RepositoryPermissions, ContentDeletionHooks, IssueAssets, IssuesService, PullsService, ReleasesService],
 })
 export class RepositoriesModule implements OnModuleInit, OnModuleDestroy {
   constructor(

@@ -10,6 +10,7 @@ import { OrganizationsService } from '../identity/organizations.service';
 import { UsersService } from '../identity/users.service';
 import { RepositoryRedirect } from './entities/repository-redirect.entity';
 import { Repository } from './entities/repository.entity';
+import { ContentDeletionHooks } from './content-deletion-hooks';
 import { GitStorage, type StagedMove } from './git/git-storage.service';
 import { isValidBranchName, repositoryNameProblem } from './repository-names';
 import { repositoryNotFound } from './repository-permissions.service';
@@ -64,6 +65,7 @@ export class RepositoriesService {
     private readonly organizations: OrganizationsService,
     private readonly storage: GitStorage,
     private readonly transactions: TransactionRunner,
+    private readonly deletionHooks: ContentDeletionHooks,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -265,6 +267,7 @@ export class RepositoriesService {
     let staged: StagedMove | undefined;
     try {
       await this.transactions.run(async (tx) => {
+        await this.deletionHooks.run(tx, { kind: 'repository', id: repo.id });
         await tx.manager.getRepository(Repository).delete({ id: repo.id });
         staged = await this.storage.stageDelete(owner.name, repo.name);
         tx.emit('repository.deleted', { repositoryId: repo.id, ownerId: owner.id, name: repo.name, actorId: actor?.id ?? null });
@@ -281,6 +284,7 @@ export class RepositoriesService {
    * the trash now, back if the transaction fails, away for good after the commit.
    */
   async deleteInTransaction(repo: Repository, tx: Transaction): Promise<void> {
+    await this.deletionHooks.run(tx, { kind: 'repository', id: repo.id });
     await tx.manager.getRepository(Repository).delete({ id: repo.id });
     const staged = await this.storage.stageDelete(repo.owner.name, repo.name);
     tx.afterCommit(() => staged.commit());

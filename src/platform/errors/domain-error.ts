@@ -16,7 +16,8 @@ export type DomainErrorKind =
   | 'unsupported_media_type'
   | 'locked'
   | 'rate_limited'
-  | 'unavailable';
+  | 'unavailable'
+  | 'not_allowed';
 
 export interface FieldError {
   /** Wire name of the field (JSON name). */
@@ -144,6 +145,11 @@ export class UnavailableError extends DomainError {
   readonly kind = 'unavailable' as const;
 }
 
+/** The operation exists but cannot be done in the resource's state (405: merging a merged pull request). */
+export class NotAllowedError extends DomainError {
+  readonly kind = 'not_allowed' as const;
+}
+
 /**
  * Every concrete kind, as a discriminated union on `kind`. Module errors extend one of these
  * classes (e.g. `class ScopeMismatchError extends ForbiddenError`), never DomainError directly.
@@ -161,4 +167,5 @@ export type AnyDomainError =
   | UnsupportedMediaTypeError
   | LockedError
   | RateLimitedError
-  | UnavailableError;
+  | UnavailableError
+  | NotAllowedError;

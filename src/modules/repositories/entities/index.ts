@@ -1,6 +1,10 @@
+import { Comment } from '../issues/comment.entity';
+import { Issue } from '../issues/issue.entity';
+import { PullRequest } from '../issues/pull-request.entity';
+import { Release } from '../releases/release.entity';
 import { Collaborator } from './collaborator.entity';
 import { RepositoryRedirect } from './repository-redirect.entity';
 import { Repository } from './repository.entity';
 import { TeamRepository } from './team-repository.entity';
 
-export const REPOSITORIES_ENTITIES: Function[] = [Repository, Collaborator, TeamRepository, RepositoryRedirect];
+export const REPOSITORIES_ENTITIES: Function[] = [Repository, Collaborator, TeamRepository, RepositoryRedirect, Issue, Comment, PullRequest, Release];

@@ -1,3 +1,4 @@
 import { Repositories1795473797497 } from './1795473797497-Repositories';
+import { IssuesReleasesPulls1795501354079 } from './1795501354079-IssuesReleasesPulls';
 
-export const REPOSITORIES_MIGRATIONS: Function[] = [Repositories1795473797497];
+export const REPOSITORIES_MIGRATIONS: Function[] = [Repositories1795473797497, IssuesReleasesPulls1795501354079];

@@ -1,0 +1,159 @@
+import { Body, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
+import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
+import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
+import { NotFoundError } from '../../../platform/errors/domain-error';
+import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decorators';
+import type { Principal } from '../../auth/principal';
+import { CreatePullRequestOptionDto, EditPullRequestOptionDto, MergePullRequestOptionDto, PullListQueryDto } from '../dto/issues.dto';
+import { GiteaPullRequestDto, presentGiteaPull } from '../issues/gitea-issue.presenter';
+import { type Pull, PullsService } from '../issues/pulls.service';
+import { presentGiteaRepository } from '../presenters/gitea-repository.presenter';
+import { RepositoriesService } from '../repositories.service';
+import { RepositoryPermissions } from '../repository-permissions.service';
+import { type RepositoryContext, repositoryContext } from './repository-context';
+
+const ERROR = { description: 'Gitea error `{message, url}`' };
+type PullParams = { owner: string; repo: string; index: string };
+
+/** Gitea's pull request routes (`/repos/{owner}/{repo}/pulls...`), token scope `repository`. */
+@GiteaController('repos/:owner/:repo/pulls')
+export class GiteaPullsController {
+  constructor(
+    private readonly repositories: RepositoriesService,
+    private readonly permissions: RepositoryPermissions,
+    private readonly pulls: PullsService,
+  ) {}
+
+  private async present(found: Pull, context: RepositoryContext, principal: Principal | undefined): Promise<GiteaPullRequestDto> {
+    const viewer = principal?.user;
+    const publicUrl = this.repositories.publicUrl;
+    const base = presentGiteaRepository(context.repo, context.owner, viewer, context.mode, publicUrl);
+    const headRepo = found.pull.headRepository;
+    let head: { repo: ReturnType<typeof presentGiteaRepository>; ownerName: string } | null = null;
+    if (headRepo) {
+      const mode = headRepo.id === context.repo.id ? context.mode : await this.permissions.modeOf(viewer ?? null, headRepo);
+      head = { repo: presentGiteaRepository(headRepo, headRepo.owner, viewer, mode, publicUrl), ownerName: headRepo.owner.name };
+    }
+    return presentGiteaPull({ ...found, base, head }, { repo: context.repo, owner: context.owner, viewer, publicUrl });
+  }
+
+  @Get()
+  @GiteaPaged()
+  @Public()
+  @ApiOperation({ summary: "List a repository's pull requests" })
+  @ApiOkResponse({ type: [GiteaPullRequestDto] })
+  @ApiResponse({ status: 404, ...ERROR })
+  async list(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: { owner: string; repo: string },
+    @Query() query: PullListQueryDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaPage<GiteaPullRequestDto> | undefined> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    if (!context) return undefined;
+    const paging = giteaPaging(query);
+    const state = query.state === 'closed' || query.state === 'all' ? query.state : 'open';
+    const { items, total } = await this.pulls.list(context.repo, { state, ...paging });
+    const presented = [];
+    for (const found of items) presented.push(await this.present(found, context, principal));
+    return new GiteaPage(presented, total, paging);
+  }
+
+  @Post()
+  @Authenticated({ scopes: ['repository'] })
+  @ApiOperation({ summary: 'Create a pull request (head: `branch`, `owner:branch` or `owner/repo:branch`)' })
+  @ApiCreatedResponse({ type: GiteaPullRequestDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 409, ...ERROR })
+  @ApiResponse({ status: 422, ...ERROR })
+  @ApiResponse({ status: 423, ...ERROR })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: { owner: string; repo: string },
+    @Body() body: CreatePullRequestOptionDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaPullRequestDto | undefined> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+    if (!context) return undefined;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
+    const created = await this.pulls.create(context.repo, principal.user, { head: body.head, base: body.base, title: body.title, body: body.body });
+    return this.present(created, context, principal);
+  }
+
+  @Get(':index')
+  @Public()
+  @ApiOperation({ summary: 'Get a pull request' })
+  @ApiOkResponse({ type: GiteaPullRequestDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  async get(@CurrentPrincipal() principal: Principal | undefined, @Param() params: PullParams, @Res({ passthrough: true }) res: Response): Promise<GiteaPullRequestDto | undefined> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    if (!context) return undefined;
+    return this.present(await this.pulls.require(context.repo, params.index), context, principal);
+  }
+
+  @Patch(':index')
+  @HttpCode(201)
+  @Authenticated({ scopes: ['repository'] })
+  @ApiOperation({ summary: 'Edit a pull request: title, body, state, base (answers 201 as Gitea does)' })
+  @ApiCreatedResponse({ type: GiteaPullRequestDto })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 409, ...ERROR })
+  @ApiResponse({ status: 422, ...ERROR })
+  async edit(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: PullParams,
+    @Body() body: EditPullRequestOptionDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaPullRequestDto | undefined> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+    if (!context) return undefined;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
+    const found = await this.pulls.require(context.repo, params.index);
+    return this.present(await this.pulls.edit(context.repo, found, principal.user, context.mode, body), context, principal);
+  }
+
+  @Get(':index/merge')
+  @HttpCode(204)
+  @Public()
+  @ApiOperation({ summary: 'Check whether a pull request was merged (204 merged, 404 not)' })
+  @ApiNoContentResponse({ description: 'merged' })
+  @ApiResponse({ status: 404, ...ERROR })
+  async isMerged(@CurrentPrincipal() principal: Principal | undefined, @Param() params: PullParams, @Res({ passthrough: true }) res: Response): Promise<void> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    if (!context) return;
+    if (!(await this.pulls.isMerged(context.repo, params.index))) throw new NotFoundError('pull request has not been merged', { code: 'PULL_NOT_MERGED' });
+  }
+
+  @Post(':index/merge')
+  @HttpCode(200)
+  @Authenticated({ scopes: ['repository'] })
+  @ApiOperation({ summary: 'Merge a pull request (Do: merge, rebase, rebase-merge, squash, fast-forward-only)' })
+  @ApiOkResponse({ description: 'merged' })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 405, ...ERROR })
+  @ApiResponse({ status: 409, ...ERROR })
+  @ApiResponse({ status: 422, ...ERROR })
+  @ApiResponse({ status: 423, ...ERROR })
+  async merge(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: PullParams,
+    @Body() body: MergePullRequestOptionDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+    if (!context) return;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
+    const found = await this.pulls.require(context.repo, params.index);
+    await this.pulls.merge(context.repo, found, principal.user, context.mode, {
+      style: body.Do,
+      title: body.MergeTitleField,
+      message: body.MergeMessageField,
+      headCommitId: body.head_commit_id,
+      deleteBranchAfterMerge: body.delete_branch_after_merge,
+    });
+  }
+}

@@ -1,0 +1,191 @@
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
+import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
+import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
+import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decorators';
+import type { Principal } from '../../auth/principal';
+import { CreateReleaseOptionDto, EditReleaseOptionDto, ReleaseListQueryDto } from '../dto/issues.dto';
+import { IssueAssets } from '../issues/issue-assets';
+import { GiteaReleaseDto, presentGiteaRelease } from '../releases/gitea-release.presenter';
+import type { Release } from '../releases/release.entity';
+import { ReleasesService } from '../releases/releases.service';
+import { RepositoriesService } from '../repositories.service';
+import { atLeast, RepositoryPermissions } from '../repository-permissions.service';
+import { type RepositoryContext, repositoryContext } from './repository-context';
+
+const ERROR = { description: 'Gitea error `{message, url}`' };
+type ReleaseParams = { owner: string; repo: string; id: string };
+type TagParams = { owner: string; repo: string; tag: string };
+
+function optionalBool(value: string | undefined): boolean | undefined {
+  return value === undefined ? undefined : value === 'true';
+}
+
+/** Gitea's release routes (`/repos/{owner}/{repo}/releases...`), token scope `repository`. */
+@GiteaController('repos/:owner/:repo/releases')
+export class GiteaReleasesController {
+  constructor(
+    private readonly repositories: RepositoriesService,
+    private readonly permissions: RepositoryPermissions,
+    private readonly releases: ReleasesService,
+    private readonly assets: IssueAssets,
+  ) {}
+
+  private async present(release: Release, context: RepositoryContext, principal: Principal | undefined): Promise<GiteaReleaseDto> {
+    return presentGiteaRelease(
+      release,
+      { repo: context.repo, owner: context.owner, viewer: principal?.user, publicUrl: this.repositories.publicUrl },
+      await this.assets.ofRelease(release),
+    );
+  }
+
+  @Get()
+  @GiteaPaged()
+  @Public()
+  @ApiOperation({ summary: "List a repository's releases (drafts only for writers)" })
+  @ApiOkResponse({ type: [GiteaReleaseDto] })
+  @ApiResponse({ status: 404, ...ERROR })
+  async list(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: { owner: string; repo: string },
+    @Query() query: ReleaseListQueryDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaPage<GiteaReleaseDto> | undefined> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    if (!context) return undefined;
+    const paging = giteaPaging(query);
+    const { items, total } = await this.releases.list(context.repo, {
+      includeDrafts: atLeast(context.mode, 'write'),
+      draft: optionalBool(query.draft),
+      prerelease: optionalBool(query['pre-release']),
+      ...paging,
+    });
+    const presented = [];
+    for (const release of items) presented.push(await this.present(release, context, principal));
+    return new GiteaPage(presented, total, paging);
+  }
+
+  @Post()
+  @Authenticated({ scopes: ['repository'] })
+  @ApiOperation({ summary: 'Create a release (a published one creates its tag at target_commitish when missing)' })
+  @ApiCreatedResponse({ type: GiteaReleaseDto })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 409, ...ERROR })
+  @ApiResponse({ status: 422, ...ERROR })
+  @ApiResponse({ status: 423, ...ERROR })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: { owner: string; repo: string },
+    @Body() body: CreateReleaseOptionDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaReleaseDto | undefined> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'write', res);
+    if (!context) return undefined;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
+    const release = await this.releases.create(context.repo, principal.user, {
+      tagName: body.tag_name,
+      target: body.target_commitish,
+      title: body.name,
+      note: body.body,
+      draft: body.draft,
+      prerelease: body.prerelease,
+    });
+    return this.present(release, context, principal);
+  }
+
+  @Get('latest')
+  @Public()
+  @ApiOperation({ summary: 'The newest published release that is not a pre-release' })
+  @ApiOkResponse({ type: GiteaReleaseDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  async latest(@CurrentPrincipal() principal: Principal | undefined, @Param() params: { owner: string; repo: string }, @Res({ passthrough: true }) res: Response): Promise<GiteaReleaseDto | undefined> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    if (!context) return undefined;
+    return this.present(await this.releases.latest(context.repo), context, principal);
+  }
+
+  @Get('tags/:tag')
+  @Public()
+  @ApiOperation({ summary: 'Get a release by its tag name' })
+  @ApiOkResponse({ type: GiteaReleaseDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  async getByTag(@CurrentPrincipal() principal: Principal | undefined, @Param() params: TagParams, @Res({ passthrough: true }) res: Response): Promise<GiteaReleaseDto | undefined> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    if (!context) return undefined;
+    return this.present(await this.releases.requireByTag(context.repo, params.tag, atLeast(context.mode, 'write')), context, principal);
+  }
+
+  @Delete('tags/:tag')
+  @HttpCode(204)
+  @Authenticated({ scopes: ['repository'] })
+  @ApiOperation({ summary: 'Delete a release by its tag name (the tag stays)' })
+  @ApiNoContentResponse({ description: 'deleted' })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 423, ...ERROR })
+  async deleteByTag(@CurrentPrincipal() principal: Principal, @Param() params: TagParams, @Res({ passthrough: true }) res: Response): Promise<void> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'write', res);
+    if (!context) return;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
+    await this.releases.delete(context.repo, await this.releases.requireByTag(context.repo, params.tag, true), principal.user);
+  }
+
+  @Get(':id')
+  @Public()
+  @ApiOperation({ summary: 'Get a release (a draft is 404 to those who may not write)' })
+  @ApiOkResponse({ type: GiteaReleaseDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  async get(@CurrentPrincipal() principal: Principal | undefined, @Param() params: ReleaseParams, @Res({ passthrough: true }) res: Response): Promise<GiteaReleaseDto | undefined> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    if (!context) return undefined;
+    return this.present(await this.releases.require(context.repo, params.id, atLeast(context.mode, 'write')), context, principal);
+  }
+
+  @Patch(':id')
+  @Authenticated({ scopes: ['repository'] })
+  @ApiOperation({ summary: 'Edit a release (publishing a draft creates its tag)' })
+  @ApiOkResponse({ type: GiteaReleaseDto })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 409, ...ERROR })
+  @ApiResponse({ status: 422, ...ERROR })
+  @ApiResponse({ status: 423, ...ERROR })
+  async edit(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: ReleaseParams,
+    @Body() body: EditReleaseOptionDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaReleaseDto | undefined> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'write', res);
+    if (!context) return undefined;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
+    const release = await this.releases.require(context.repo, params.id, true);
+    const edited = await this.releases.edit(context.repo, release, principal.user, {
+      tagName: body.tag_name,
+      target: body.target_commitish,
+      title: body.name,
+      note: body.body,
+      draft: body.draft,
+      prerelease: body.prerelease,
+    });
+    return this.present(edited, context, principal);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @Authenticated({ scopes: ['repository'] })
+  @ApiOperation({ summary: 'Delete a release (the tag stays, as in Gitea)' })
+  @ApiNoContentResponse({ description: 'deleted' })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 423, ...ERROR })
+  async delete(@CurrentPrincipal() principal: Principal, @Param() params: ReleaseParams, @Res({ passthrough: true }) res: Response): Promise<void> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'write', res);
+    if (!context) return;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
+    await this.releases.delete(context.repo, await this.releases.require(context.repo, params.id, true), principal.user);
+  }
+}

@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import type { GiteaAssetDto } from './gitea-issue.presenter';
+
+/** Where attachments plug into issue, comment and release JSON: a lister each, registered by the attachments code. */
+export interface AssetLister {
+  ofIssue(issueId: string): Promise<GiteaAssetDto[]>;
+  ofComment(commentId: string): Promise<GiteaAssetDto[]>;
+  ofRelease(releaseId: string): Promise<GiteaAssetDto[]>;
+}
+
+/** The `assets` of issues, comments and releases (empty until attachments register a lister). */
+@Injectable()
+export class IssueAssets {
+  private lister: AssetLister | null = null;
+
+  use(lister: AssetLister | null): void {
+    this.lister = lister;
+  }
+
+  async ofIssue(issue: { id: string }): Promise<GiteaAssetDto[]> {
+    return this.lister ? this.lister.ofIssue(issue.id) : [];
+  }
+
+  async ofComment(comment: { id: string }): Promise<GiteaAssetDto[]> {
+    return this.lister ? this.lister.ofComment(comment.id) : [];
+  }
+
+  async ofRelease(release: { id: string }): Promise<GiteaAssetDto[]> {
+    return this.lister ? this.lister.ofRelease(release.id) : [];
+  }
+}

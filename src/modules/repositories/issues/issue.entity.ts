@@ -1,0 +1,60 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn, type Relation } from 'typeorm';
+import { User } from '../../identity/entities/user.entity';
+import { Repository } from '../entities/repository.entity';
+
+/**
+ * An issue or a pull request (Gitea keeps both in one table so they share the per-repository
+ * `index`, the number users see). A pull request has a `PullRequest` row beside it.
+ */
+@Entity({ name: 'issues' })
+@Index('IDX_issues_repository_index', ['repositoryId', 'index'], { unique: true })
+export class Issue {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id: string;
+
+  @Column({ name: 'repository_id', type: 'bigint' })
+  repositoryId: string;
+
+  @ManyToOne(() => Repository, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'repository_id' })
+  repository: Relation<Repository>;
+
+  /** Per repository, from 1, shared by issues and pull requests. */
+  @Column({ type: 'bigint' })
+  index: string;
+
+  /** Null once the poster's account is deleted (shown as Gitea's "Ghost"). */
+  @Column({ name: 'poster_id', type: 'bigint', nullable: true })
+  posterId: string | null;
+
+  @ManyToOne(() => User, { onDelete: 'SET NULL', nullable: true })
+  @JoinColumn({ name: 'poster_id' })
+  poster: Relation<User> | null;
+
+  @Column({ type: 'varchar', length: 255 })
+  title: string;
+
+  @Column({ type: 'text', default: '' })
+  body: string;
+
+  @Column({ name: 'is_pull', type: 'boolean', default: false })
+  isPull: boolean;
+
+  @Column({ name: 'is_closed', type: 'boolean', default: false })
+  isClosed: boolean;
+
+  @Column({ name: 'is_locked', type: 'boolean', default: false })
+  isLocked: boolean;
+
+  @Column({ name: 'num_comments', type: 'integer', default: 0 })
+  numComments: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+
+  @Column({ name: 'closed_at', type: 'timestamptz', nullable: true })
+  closedAt: Date | null;
+}
