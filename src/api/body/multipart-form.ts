@@ -16,7 +16,10 @@ export interface MultipartFile {
   name: string;
   filename: string;
   mimeType: string;
-  /** The file's bytes as they arrive; read it (or skip it) before asking for the next part. */
+  /**
+   * The file's bytes as they arrive; read it (or skip it) before asking for the next part, and read it
+   * to the end before leaving the `parts()` loop: leaving the loop discards the rest of the body.
+   */
   stream: Readable;
 }
 

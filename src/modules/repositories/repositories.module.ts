@@ -11,6 +11,10 @@ import { GiteaIssuesController } from './controllers/gitea-issues.controller';
 import { GiteaPullsController } from './controllers/gitea-pulls.controller';
 import { GiteaReleasesController } from './controllers/gitea-releases.controller';
 import { ContentDeletionHooks } from './content-deletion-hooks';
+import { AttachmentsService } from './attachments/attachments.service';
+import { AttachmentDownloadsController } from './controllers/attachment-downloads.controller';
+import { GiteaIssueAssetsController } from './controllers/gitea-issue-assets.controller';
+import { GiteaReleaseAssetsController } from './controllers/gitea-release-assets.controller';
 import { IssueAssets } from './issues/issue-assets';
 import { IssuesService } from './issues/issues.service';
 import { PullsService } from './issues/pulls.service';
@@ -37,8 +41,11 @@ import { RepositoryPermissions } from './repository-permissions.service';
     GiteaTeamRepositoriesController,
     GitSmartHttpController,
     GitHooksController,
+    GiteaIssueAssetsController,
     GiteaIssuesController,
     GiteaPullsController,
+    GiteaReleaseAssetsController,
+    AttachmentDownloadsController,
     GiteaReleasesController,
   ],
   providers: [
@@ -54,6 +61,7 @@ import { RepositoryPermissions } from './repository-permissions.service';
     IssuesService,
     PullsService,
     ReleasesService,
+    AttachmentsService,
   ],
   exports: [RepositoriesService, RepositoryPermissions, ContentDeletionHooks, IssueAssets, IssuesService, PullsService, ReleasesService],
 })

@@ -1,3 +1,4 @@
+import { Attachment } from '../attachments/attachment.entity';
 import { Comment } from '../issues/comment.entity';
 import { Issue } from '../issues/issue.entity';
 import { PullRequest } from '../issues/pull-request.entity';
@@ -7,4 +8,4 @@ import { RepositoryRedirect } from './repository-redirect.entity';
 import { Repository } from './repository.entity';
 import { TeamRepository } from './team-repository.entity';
 
-export const REPOSITORIES_ENTITIES: Function[] = [Repository, Collaborator, TeamRepository, RepositoryRedirect, Issue, Comment, PullRequest, Release];
+export const REPOSITORIES_ENTITIES: Function[] = [Repository, Collaborator, TeamRepository, RepositoryRedirect, Issue, Comment, PullRequest, Release, Attachment];

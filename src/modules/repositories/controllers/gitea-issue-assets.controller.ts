@@ -1,0 +1,254 @@
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { StreamBody } from '../../../api/body/body.decorators';
+import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
+import { ForbiddenError, NotFoundError } from '../../../platform/errors/domain-error';
+import { requestSnapshot } from '../../../platform/events/subject-events';
+import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decorators';
+import type { Principal } from '../../auth/principal';
+import type { User } from '../../identity/entities/user.entity';
+import { withUploadedFile } from '../attachments/attachment-upload';
+import { type AttachmentTarget, AttachmentsService } from '../attachments/attachments.service';
+import { presentGiteaAttachment } from '../attachments/gitea-attachment.presenter';
+import { AttachmentNameQueryDto, EditAttachmentOptionsDto } from '../dto/attachments.dto';
+import { GiteaAssetDto } from '../issues/gitea-issue.presenter';
+import { COMMENT_EDIT_REFUSAL, ISSUE_WRITE_REFUSAL, IssuesService, mayWriteIssue } from '../issues/issues.service';
+import { RepositoriesService } from '../repositories.service';
+import { type AccessMode, atLeast, RepositoryPermissions } from '../repository-permissions.service';
+import { type RepositoryContext, repositoryContext } from './repository-context';
+
+const ERROR = { description: 'Gitea error `{message, url}`' };
+type IssueParams = { owner: string; repo: string; index: string };
+type CommentParams = { owner: string; repo: string; id: string };
+type Scope = 'issue' | 'comment';
+
+/**
+ * Gitea's issue and comment attachment routes (spec 3 "Issue attachments", "Comment attachments"):
+ * multipart only; 404 when attachments are disabled; token scope `issue`.
+ */
+@GiteaController('repos/:owner/:repo/issues')
+export class GiteaIssueAssetsController {
+  constructor(
+    private readonly repositories: RepositoriesService,
+    private readonly permissions: RepositoryPermissions,
+    private readonly issues: IssuesService,
+    private readonly attachments: AttachmentsService,
+  ) {}
+
+  private asset(row: Parameters<typeof presentGiteaAttachment>[0]): GiteaAssetDto {
+    return presentGiteaAttachment(row, this.repositories.publicUrl);
+  }
+
+  private async resolve(
+    scope: Scope,
+    params: IssueParams | CommentParams,
+    user: User | null,
+    res: Response,
+    write: boolean,
+  ): Promise<{ context: RepositoryContext; target: AttachmentTarget } | null> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, user, 'read', res);
+    if (!context) return null;
+    if (!this.attachments.settings.enabled) throw new NotFoundError('attachments are disabled', { code: 'ATTACHMENTS_DISABLED' });
+    if (write) this.permissions.assertNotArchived(context.repo, context.owner.name);
+    if (scope === 'issue') {
+      const issue = await this.issues.require(context.repo, (params as IssueParams).index);
+      if (write && !mayWriteIssue(user, issue, context.mode)) throw new ForbiddenError(ISSUE_WRITE_REFUSAL);
+      return { context, target: { kind: 'issue', issue } };
+    }
+    const { comment, issue } = await this.issues.requireComment(context.repo, (params as CommentParams).id);
+    if (write && !this.mayEditCommentAssets(user, comment.posterId, context.mode)) throw new ForbiddenError(COMMENT_EDIT_REFUSAL);
+    return { context, target: { kind: 'comment', comment, issue } };
+  }
+
+  /** Signed in and (the comment's poster, a repository administrator or a site administrator) and may write issues. */
+  private mayEditCommentAssets(user: User | null, posterId: string | null, mode: AccessMode): boolean {
+    if (!user || !atLeast(mode, 'write')) return false;
+    return posterId === user.id || atLeast(mode, 'admin') || user.isAdmin;
+  }
+
+  private async list(scope: Scope, params: IssueParams | CommentParams, principal: Principal | undefined, res: Response): Promise<GiteaAssetDto[] | undefined> {
+    const resolved = await this.resolve(scope, params, principal?.user ?? null, res, false);
+    if (!resolved) return undefined;
+    return (await this.attachments.listOf(resolved.target)).map((row) => this.asset(row));
+  }
+
+  private async getOne(scope: Scope, params: (IssueParams | CommentParams) & { attachment_id: string }, principal: Principal | undefined, res: Response): Promise<GiteaAssetDto | undefined> {
+    const resolved = await this.resolve(scope, params, principal?.user ?? null, res, false);
+    if (!resolved) return undefined;
+    return this.asset(await this.attachments.requireOf(resolved.context.repo, resolved.target, params.attachment_id));
+  }
+
+  private async create(scope: Scope, params: IssueParams | CommentParams, principal: Principal, name: string | undefined, req: Request, res: Response): Promise<GiteaAssetDto | undefined> {
+    const resolved = await this.resolve(scope, params, principal.user, res, true);
+    if (!resolved) return undefined;
+    const row = await withUploadedFile(req, res, { nameOverride: name, maxBytes: this.attachments.maxBytes(resolved.target.kind), allowRaw: false }, (fileName, body) =>
+      this.attachments.upload({ repo: resolved.context.repo, uploader: principal.user, target: resolved.target, name: fileName, body, request: requestSnapshot(req) }),
+    );
+    return this.asset(row);
+  }
+
+  private async edit(scope: Scope, params: (IssueParams | CommentParams) & { attachment_id: string }, principal: Principal, name: string | undefined, req: Request, res: Response): Promise<GiteaAssetDto | undefined> {
+    const resolved = await this.resolve(scope, params, principal.user, res, true);
+    if (!resolved) return undefined;
+    const row = await this.attachments.requireOf(resolved.context.repo, resolved.target, params.attachment_id);
+    return this.asset(await this.attachments.rename(resolved.context.repo, row, principal.user, name, requestSnapshot(req)));
+  }
+
+  private async remove(scope: Scope, params: (IssueParams | CommentParams) & { attachment_id: string }, principal: Principal, req: Request, res: Response): Promise<void> {
+    const resolved = await this.resolve(scope, params, principal.user, res, true);
+    if (!resolved) return;
+    const row = await this.attachments.requireOf(resolved.context.repo, resolved.target, params.attachment_id);
+    await this.attachments.remove(resolved.context.repo, row, principal.user, requestSnapshot(req));
+  }
+
+  // ---- comment attachments (declared first: `comments/...` must not be taken for an issue index) ----
+
+  @Get('comments/:id/assets')
+  @Public()
+  @ApiOperation({ summary: "List a comment's attachments" })
+  @ApiOkResponse({ type: [GiteaAssetDto] })
+  @ApiResponse({ status: 404, ...ERROR })
+  listCommentAssets(@CurrentPrincipal() principal: Principal | undefined, @Param() params: CommentParams, @Res({ passthrough: true }) res: Response) {
+    return this.list('comment', params, principal, res);
+  }
+
+  @Get('comments/:id/assets/:attachment_id')
+  @Public()
+  @ApiOperation({ summary: 'Get a comment attachment' })
+  @ApiOkResponse({ type: GiteaAssetDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  getCommentAsset(@CurrentPrincipal() principal: Principal | undefined, @Param() params: CommentParams & { attachment_id: string }, @Res({ passthrough: true }) res: Response) {
+    return this.getOne('comment', params, principal, res);
+  }
+
+  @Post('comments/:id/assets')
+  @StreamBody()
+  @Authenticated({ scopes: ['issue'] })
+  @ApiOperation({ summary: 'Upload a comment attachment (multipart field `attachment`)' })
+  @ApiConsumes('multipart/form-data')
+  @ApiQuery({ name: 'name', required: false })
+  @ApiBody({ schema: { type: 'object', properties: { attachment: { type: 'string', format: 'binary' } } } })
+  @ApiCreatedResponse({ type: GiteaAssetDto })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 413, ...ERROR })
+  @ApiResponse({ status: 422, ...ERROR })
+  @ApiResponse({ status: 423, ...ERROR })
+  createCommentAsset(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: CommentParams,
+    @Query() query: AttachmentNameQueryDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return this.create('comment', params, principal, query.name, req, res);
+  }
+
+  @Patch('comments/:id/assets/:attachment_id')
+  @HttpCode(201)
+  @Authenticated({ scopes: ['issue'] })
+  @ApiOperation({ summary: 'Rename a comment attachment (answers 201 as Gitea does)' })
+  @ApiCreatedResponse({ type: GiteaAssetDto })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 422, ...ERROR })
+  @ApiResponse({ status: 423, ...ERROR })
+  editCommentAsset(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: CommentParams & { attachment_id: string },
+    @Body() body: EditAttachmentOptionsDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return this.edit('comment', params, principal, body.name, req, res);
+  }
+
+  @Delete('comments/:id/assets/:attachment_id')
+  @HttpCode(204)
+  @Authenticated({ scopes: ['issue'] })
+  @ApiOperation({ summary: 'Delete a comment attachment' })
+  @ApiNoContentResponse({ description: 'deleted' })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 423, ...ERROR })
+  deleteCommentAsset(@CurrentPrincipal() principal: Principal, @Param() params: CommentParams & { attachment_id: string }, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    return this.remove('comment', params, principal, req, res);
+  }
+
+  // ---- issue attachments ----
+
+  @Get(':index/assets')
+  @Public()
+  @ApiOperation({ summary: "List an issue's attachments (not its comments')" })
+  @ApiOkResponse({ type: [GiteaAssetDto] })
+  @ApiResponse({ status: 404, ...ERROR })
+  listIssueAssets(@CurrentPrincipal() principal: Principal | undefined, @Param() params: IssueParams, @Res({ passthrough: true }) res: Response) {
+    return this.list('issue', params, principal, res);
+  }
+
+  @Get(':index/assets/:attachment_id')
+  @Public()
+  @ApiOperation({ summary: 'Get an issue attachment' })
+  @ApiOkResponse({ type: GiteaAssetDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  getIssueAsset(@CurrentPrincipal() principal: Principal | undefined, @Param() params: IssueParams & { attachment_id: string }, @Res({ passthrough: true }) res: Response) {
+    return this.getOne('issue', params, principal, res);
+  }
+
+  @Post(':index/assets')
+  @StreamBody()
+  @Authenticated({ scopes: ['issue'] })
+  @ApiOperation({ summary: 'Upload an issue attachment (multipart field `attachment`)' })
+  @ApiConsumes('multipart/form-data')
+  @ApiQuery({ name: 'name', required: false })
+  @ApiBody({ schema: { type: 'object', properties: { attachment: { type: 'string', format: 'binary' } } } })
+  @ApiCreatedResponse({ type: GiteaAssetDto })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 413, ...ERROR })
+  @ApiResponse({ status: 422, ...ERROR })
+  @ApiResponse({ status: 423, ...ERROR })
+  createIssueAsset(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: IssueParams,
+    @Query() query: AttachmentNameQueryDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return this.create('issue', params, principal, query.name, req, res);
+  }
+
+  @Patch(':index/assets/:attachment_id')
+  @HttpCode(201)
+  @Authenticated({ scopes: ['issue'] })
+  @ApiOperation({ summary: 'Rename an issue attachment (answers 201 as Gitea does)' })
+  @ApiCreatedResponse({ type: GiteaAssetDto })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 422, ...ERROR })
+  @ApiResponse({ status: 423, ...ERROR })
+  editIssueAsset(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: IssueParams & { attachment_id: string },
+    @Body() body: EditAttachmentOptionsDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return this.edit('issue', params, principal, body.name, req, res);
+  }
+
+  @Delete(':index/assets/:attachment_id')
+  @HttpCode(204)
+  @Authenticated({ scopes: ['issue'] })
+  @ApiOperation({ summary: 'Delete an issue attachment' })
+  @ApiNoContentResponse({ description: 'deleted' })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 423, ...ERROR })
+  deleteIssueAsset(@CurrentPrincipal() principal: Principal, @Param() params: IssueParams & { attachment_id: string }, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    return this.remove('issue', params, principal, req, res);
+  }
+}
