@@ -38,7 +38,8 @@ export class LocalBlobStore extends BlobStore {
     const temporary = path.join(this.tmp, randomUUID());
     const measure = new MeasuringStream(options.maxBytes);
     try {
-      await pipeline(body, measure, createWriteStream(temporary, { mode: 0o600, flags: 'wx' }));
+      // 1 MiB of buffering lets the write stream batch chunks (writev) instead of one system call per 64 KiB.
+      await pipeline(body, measure, createWriteStream(temporary, { mode: 0o600, flags: 'wx', highWaterMark: 1024 * 1024 }));
       await rename(temporary, target);
     } catch (error) {
       await rm(temporary, { force: true });
@@ -51,8 +52,9 @@ export class LocalBlobStore extends BlobStore {
     const found = await this.stat(key);
     if (!found) throw new NotFoundError('Blob not found.', { code: 'BLOB_NOT_FOUND' });
     const { start, end } = resolveRange(range, found.size);
-    // An empty blob has nothing to read (createReadStream with end -1 would read everything).
-    const stream = found.size === 0 ? Readable.from([]) : createReadStream(this.file(key), { start, end });
+    // An empty blob has nothing to read (createReadStream with end -1 would read everything). Read in
+    // 1 MiB chunks: a sixteenth of the system calls and socket writes of the 64 KiB default on large files.
+    const stream = found.size === 0 ? Readable.from([]) : createReadStream(this.file(key), { start, end, highWaterMark: 1024 * 1024 });
     return { stream, totalSize: found.size, start, end };
   }
 
