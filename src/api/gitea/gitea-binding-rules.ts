@@ -15,6 +15,21 @@ export function isValidUsername(name: string): boolean {
 /** go-chi binding's `Email` rule (unanchored: the pattern only has to occur in the value). */
 const BINDING_EMAIL = /[\w!#$%&'*+/=?^_`{|}~-]+(?:\.[\w!#$%&'*+/=?^_`{|}~-]+)*@(?:\w(?:[\w-]*\w)?\.)+[a-zA-Z0-9](?:[\w-]*\w)?/;
 
+/**
+ * Gitea's GitRefName binding (modules/git/ref.go, `git check-ref-format` approximated): no control
+ * characters, space, `\ ~ ^ : ? * [`; no leading `/` or `.`; no `/.`, `..`, `//`, `@{`; not ending
+ * with `/`, `.` or `.lock` (nor `.lock/` inside); not `@`.
+ */
+export function isValidGitRefName(name: string): boolean {
+  if (!name || name === '@') return false;
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x20\x7f\\~^:?*[]/.test(name)) return false;
+  if (name.startsWith('/') || name.startsWith('.')) return false;
+  if (name.includes('/.') || name.includes('..') || name.includes('//') || name.includes('@{')) return false;
+  if (name.endsWith('/') || name.endsWith('.') || name.endsWith('.lock') || name.includes('.lock/')) return false;
+  return true;
+}
+
 export function bindingEmailOk(value: string): boolean {
   return BINDING_EMAIL.test(value);
 }

@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { Allow, ValidateBy, type ValidationArguments } from 'class-validator';
-import { bindingEmailOk, bindingUrlOk, isValidUsername, jsonKind, parseGoBool, parseGoTime, runeLength } from './gitea-binding-rules';
+import { bindingEmailOk, bindingUrlOk, isValidGitRefName, isValidUsername, jsonKind, parseGoBool, parseGoTime, runeLength } from './gitea-binding-rules';
 
 /**
  * Gitea's request binding as class-validator constraints. Go's JSON decoder runs first (type
@@ -49,7 +49,7 @@ function context(value: GiteaRuleContext): { context: Record<string, unknown> } 
   return { context: { [GITEA_CONTEXT]: value } };
 }
 
-export type GoKind = 'string' | 'int64' | 'bool';
+export type GoKind = 'string' | 'int64' | 'bool' | '[]string' | '[]int64';
 
 function hasKind(kind: GoKind, value: unknown): boolean {
   switch (kind) {
@@ -59,6 +59,10 @@ function hasKind(kind: GoKind, value: unknown): boolean {
       return typeof value === 'boolean';
     case 'int64':
       return typeof value === 'number' && Number.isSafeInteger(value);
+    case '[]string':
+      return Array.isArray(value) && value.every((item) => typeof item === 'string');
+    case '[]int64':
+      return Array.isArray(value) && value.every((item) => typeof item === 'number' && Number.isSafeInteger(item));
   }
 }
 
@@ -140,6 +144,8 @@ function ruleSpec(rule: string, args: string[]): RuleSpec {
       return { test: onString((text) => text === '' || isValidUsername(text)), text: 'invalid username' };
     case 'In':
       return { test: onString((text) => args.includes(text)) };
+    case 'GitRefName':
+      return { test: onString((text) => text === '' || isValidGitRefName(text)) };
     default:
       throw new Error(`unknown Gitea binding rule ${rule}`);
   }

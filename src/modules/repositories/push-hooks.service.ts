@@ -3,6 +3,8 @@ import { TransactionRunner } from '../../platform/database/transaction-runner.se
 import type { PushedRef } from './events';
 import type { PushSession } from './git/push-sessions.service';
 import { OrganizationsService } from '../identity/organizations.service';
+import { UsersService } from '../identity/users.service';
+import { RefUpdateChecks } from './branches/ref-update-checks.service';
 import { runGit } from './git/run-git';
 import { RepositoriesService } from './repositories.service';
 
@@ -17,7 +19,9 @@ export interface QuarantineInfo {
 /**
  * What devplane does around a push: `preReceive` may refuse ref updates (the objects are still in
  * git's quarantine; branch protection hangs off here), `postReceive` records the push and emits
- * `repository.pushed` and one `branch.*` / `tag.*` event per ref, after the refs moved.
+ * `repository.pushed` and one `branch.*` / `tag.*` event per ref, after the refs moved. API writes
+ * that move branches (branches/branches.service.ts) report through `postReceive` too, so their events
+ * are the same as a push's.
  */
 @Injectable()
 export class PushHooksService {
@@ -27,6 +31,8 @@ export class PushHooksService {
     private readonly repositories: RepositoriesService,
     private readonly organizations: OrganizationsService,
     private readonly transactions: TransactionRunner,
+    private readonly users: UsersService,
+    private readonly refChecks: RefUpdateChecks,
   ) {}
 
   private async isAncestor(gitDir: string, ancestor: string, descendant: string): Promise<boolean> {
@@ -36,13 +42,20 @@ export class PushHooksService {
     );
   }
 
-  async preReceive(session: PushSession, refs: PushedRef[], _quarantine: QuarantineInfo): Promise<{ ok: boolean; message?: string }> {
+  async preReceive(session: PushSession, refs: PushedRef[], quarantine: QuarantineInfo): Promise<{ ok: boolean; message?: string }> {
     const repo = await this.repositories.findById(session.repositoryId);
     if (!repo) return { ok: false, message: 'devplane: the repository no longer exists' };
     if (repo.isArchived) return { ok: false, message: 'devplane: the repository is archived' };
     if (repo.isMirror) return { ok: false, message: 'devplane: mirror repository is read-only' };
     const bad = refs.find((ref) => !ref.ref.startsWith('refs/heads/') && !ref.ref.startsWith('refs/tags/'));
     if (bad) return { ok: false, message: `devplane: only branches and tags can be pushed (${bad.ref})` };
+    const pusher = await this.users.findById(session.pusherId);
+    const refusal = await this.refChecks.refusal(repo, pusher, refs, {
+      gitDir: this.repositories.gitDir(repo.owner, repo),
+      objectDirectory: quarantine.objectDirectory,
+      alternateObjectDirectories: quarantine.alternateObjectDirectories,
+    });
+    if (refusal) return { ok: false, message: refusal };
     return { ok: true };
   }
 

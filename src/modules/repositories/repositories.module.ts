@@ -12,6 +12,11 @@ import { GiteaPullsController } from './controllers/gitea-pulls.controller';
 import { GiteaReleasesController } from './controllers/gitea-releases.controller';
 import { ContentDeletionHooks } from './content-deletion-hooks';
 import { AttachmentsService } from './attachments/attachments.service';
+import { BranchProtectionsService } from './branches/branch-protections.service';
+import { BranchesService } from './branches/branches.service';
+import { RefUpdateChecks } from './branches/ref-update-checks.service';
+import { GiteaBranchProtectionsController } from './controllers/gitea-branch-protections.controller';
+import { GiteaBranchesController } from './controllers/gitea-branches.controller';
 import { AttachmentDownloadsController } from './controllers/attachment-downloads.controller';
 import { GiteaIssueAssetsController } from './controllers/gitea-issue-assets.controller';
 import { GiteaReleaseAssetsController } from './controllers/gitea-release-assets.controller';
@@ -41,6 +46,8 @@ import { RepositoryPermissions } from './repository-permissions.service';
     GiteaTeamRepositoriesController,
     GitSmartHttpController,
     GitHooksController,
+    GiteaBranchProtectionsController,
+    GiteaBranchesController,
     GiteaIssueAssetsController,
     GiteaIssuesController,
     GiteaPullsController,
@@ -62,6 +69,9 @@ import { RepositoryPermissions } from './repository-permissions.service';
     PullsService,
     ReleasesService,
     AttachmentsService,
+    BranchProtectionsService,
+    RefUpdateChecks,
+    BranchesService,
   ],
   exports: [RepositoriesService, RepositoryPermissions, ContentDeletionHooks, IssueAssets, IssuesService, PullsService, ReleasesService],
 })

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, Repository as OrmRepository, type SelectQueryBuilder } from 'typeorm';
+import { Brackets, In, Repository as OrmRepository, type SelectQueryBuilder } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { type Transaction, TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../../platform/errors/domain-error';
-import type { User } from '../identity/entities/user.entity';
+import { User } from '../identity/entities/user.entity';
 import { OrganizationsService } from '../identity/organizations.service';
 import { UsersService } from '../identity/users.service';
 import { RepositoryRedirect } from './entities/repository-redirect.entity';
@@ -313,6 +313,16 @@ export class RepositoriesService {
     }
     await this.repos.update({ id: repo.id }, changes);
     return (await this.findById(repo.id))!;
+  }
+
+  /** Account names by lower-cased e-mail address (Gitea resolves commit authors to accounts this way). */
+  async usernamesByEmail(emails: string[]): Promise<Map<string, string>> {
+    const wanted = [...new Set(emails.map((email) => email.toLowerCase()).filter(Boolean))];
+    const found = new Map<string, string>();
+    if (wanted.length === 0) return found;
+    const users = await this.repos.manager.getRepository(User).find({ where: { lowerEmail: In(wanted) }, select: { name: true, lowerEmail: true } });
+    for (const user of users) found.set(user.lowerEmail, user.name);
+    return found;
   }
 
   // ------------------------------------------------------------------------------- lists

@@ -1,3 +1,5 @@
+import { isValidGitRefName } from '../../api/gitea/gitea-binding-rules';
+
 /** Gitea's repository name rules (binding AlphaDashDot + MaxSize(100), reserved names and patterns). */
 const RESERVED = new Set(['.', '..', '-']);
 const RESERVED_SUFFIXES = ['.git', '.wiki', '.rss', '.atom'];
@@ -14,21 +16,7 @@ export function repositoryNameProblem(name: string, field = 'Name'): { text: str
   return null;
 }
 
-/** A git branch name git itself accepts for a default branch (check-ref-format rules, simplified). */
+/** A branch or tag name: Gitea's GitRefName rules, at most 255 characters, not starting with `-` (an option to git). */
 export function isValidBranchName(name: string): boolean {
-  return (
-    name.length > 0 &&
-    name.length <= 255 &&
-    ![...name].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f) &&
-    !/[\s~^:?*[\\]/.test(name) &&
-    !name.startsWith('/') &&
-    !name.endsWith('/') &&
-    !name.endsWith('.') &&
-    !name.endsWith('.lock') &&
-    !name.includes('..') &&
-    !name.includes('//') &&
-    !name.includes('@{') &&
-    !name.startsWith('-') &&
-    name !== '@'
-  );
+  return name.length <= 255 && !name.startsWith('-') && isValidGitRefName(name);
 }

@@ -1,4 +1,5 @@
 import { Attachment } from '../attachments/attachment.entity';
+import { BranchProtection } from '../branches/branch-protection.entity';
 import { Comment } from '../issues/comment.entity';
 import { Issue } from '../issues/issue.entity';
 import { PullRequest } from '../issues/pull-request.entity';
@@ -8,4 +9,4 @@ import { RepositoryRedirect } from './repository-redirect.entity';
 import { Repository } from './repository.entity';
 import { TeamRepository } from './team-repository.entity';
 
-export const REPOSITORIES_ENTITIES: Function[] = [Repository, Collaborator, TeamRepository, RepositoryRedirect, Issue, Comment, PullRequest, Release, Attachment];
+export const REPOSITORIES_ENTITIES: Function[] = [Repository, Collaborator, TeamRepository, RepositoryRedirect, Issue, Comment, PullRequest, Release, Attachment, BranchProtection];

@@ -13,6 +13,8 @@ export class GitCommandError extends Error {
     readonly args: string[],
     readonly code: number | null,
     readonly stderr: string,
+    /** What git printed on stdout before it failed (merge-tree lists conflicts there). */
+    readonly stdout = '',
   ) {
     super(`git ${args[0] ?? ''} failed (${code}): ${stderr.trim().split('\n').slice(-2).join(' ')}`);
   }
@@ -45,7 +47,7 @@ export function runGit(args: string[], options: RunGitOptions = {}): Promise<str
     child.on('error', reject);
     child.on('close', (code) => {
       if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
-      else reject(new GitCommandError(args, code, stderr));
+      else reject(new GitCommandError(args, code, stderr, Buffer.concat(out).toString('utf8')));
     });
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.input);

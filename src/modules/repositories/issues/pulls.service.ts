@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import path from 'node:path';
-import { Repository as OrmRepository } from 'typeorm';
+import { type EntityManager, Repository as OrmRepository } from 'typeorm';
 import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
 import { ConflictError, ForbiddenError, InvalidError, NotAllowedError, NotFoundError } from '../../../platform/errors/domain-error';
 import type { User } from '../../identity/entities/user.entity';
@@ -192,6 +192,54 @@ export class PullsService {
     const changes = { baseCommitId: baseSha, headCommitId: headSha, mergeBase: check.mergeBase, status: check.status };
     await this.pulls.update({ issueId: pull.issueId }, changes);
     return Object.assign(pull, changes);
+  }
+
+  /** Open pull requests into `repo` whose base branch satisfies `baseMatches`, rechecked from scratch. */
+  async recheckOpen(repo: Repository, baseMatches: (baseBranch: string) => boolean): Promise<number> {
+    const open = await this.pulls
+      .createQueryBuilder('pull')
+      .innerJoinAndSelect('pull.issue', 'issue')
+      .leftJoinAndSelect('pull.headRepository', 'head')
+      .leftJoinAndSelect('head.owner', 'headOwner')
+      .where('issue.repository_id = :repo', { repo: repo.id })
+      .andWhere('issue.is_closed = false')
+      .andWhere('pull.has_merged = false')
+      .getMany();
+    let rechecked = 0;
+    for (const pull of open.filter((row) => baseMatches(row.baseBranch))) {
+      pull.status = 'checking';
+      await this.refresh(repo, pull.issue, pull);
+      rechecked++;
+    }
+    return rechecked;
+  }
+
+  /** Whether an open pull request targets `branch` of `repo` (such a branch cannot be deleted). */
+  async isOpenTarget(repo: Repository, branch: string): Promise<boolean> {
+    return this.pulls
+      .createQueryBuilder('pull')
+      .innerJoin('pull.issue', 'issue')
+      .where('issue.repository_id = :repo', { repo: repo.id })
+      .andWhere('issue.is_closed = false')
+      .andWhere('pull.has_merged = false')
+      .andWhere('pull.base_branch = :branch', { branch })
+      .getExists();
+  }
+
+  /** A branch of `repo` was renamed: open pull requests follow it, as base (into `repo`) and as head (from `repo`). */
+  async followBranchRename(manager: EntityManager, repo: Repository, from: string, to: string): Promise<void> {
+    await manager
+      .createQueryBuilder()
+      .update(PullRequest)
+      .set({ baseBranch: to })
+      .where(`base_branch = :from AND issue_id IN (SELECT i.id FROM issues i WHERE i.repository_id = :repo AND i.is_closed = false) AND has_merged = false`, { from, repo: repo.id })
+      .execute();
+    await manager
+      .createQueryBuilder()
+      .update(PullRequest)
+      .set({ headBranch: to })
+      .where(`head_branch = :from AND head_repository_id = :repo AND has_merged = false AND issue_id IN (SELECT i.id FROM issues i WHERE i.is_closed = false)`, { from, repo: repo.id })
+      .execute();
   }
 
   async edit(repo: Repository, found: Pull, actor: User, mode: AccessMode, input: EditPullInput): Promise<Pull> {

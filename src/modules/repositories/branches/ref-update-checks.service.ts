@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import path from 'node:path';
+import type { User } from '../../identity/entities/user.entity';
+import type { Repository } from '../entities/repository.entity';
+import type { PushedRef } from '../events';
+import { BranchGit, type GitObjects, isZeroId } from './branch-git';
+import { BranchProtectionsService } from './branch-protections.service';
+import { compileFilePatterns } from './gitea-glob';
+import { canForcePush, canPush, type RuleSubject } from './protection-rules';
+
+/**
+ * Branch protection enforced on ref updates: git pushes (the pre-receive hook, objects still in
+ * quarantine) and every API write that moves a branch (create, update, delete, merge upstream) go
+ * through `refusal`, Gitea's pre-receive order (routers/private/hook_pre_receive.go): deletion,
+ * force push, signed commits, protected files, then the push whitelist (commits touching only
+ * unprotected files pass). The message is what git prints after `remote:`.
+ */
+@Injectable()
+export class RefUpdateChecks {
+  constructor(private readonly protections: BranchProtectionsService) {}
+
+  /** null when every update may go ahead, else the reason the first refused one is refused. */
+  async refusal(repo: Repository, pusher: User | null, updates: PushedRef[], objects: GitObjects): Promise<string | null> {
+    const branchUpdates = updates.filter((update) => update.ref.startsWith('refs/heads/'));
+    if (branchUpdates.length === 0) return null;
+    const rules = await this.protections.ruleSet(repo);
+    if (rules.rules.length === 0) return null;
+    const where = normaliseObjects(objects);
+    let subject: RuleSubject | undefined;
+    for (const update of branchUpdates) {
+      const branch = update.ref.slice('refs/heads/'.length);
+      const rule = rules.effective(branch);
+      if (!rule) continue;
+      if (isZeroId(update.newId)) return `branch ${branch} is protected from deletion`;
+      const isNew = isZeroId(update.oldId);
+      let force = false;
+      if (!isNew && !(await BranchGit.isAncestor(where, update.oldId, update.newId))) {
+        if (!rule.enableForcePush) return `branch ${branch} is protected from force push`;
+        force = true;
+      }
+      if (rule.requireSignedCommits) {
+        const unsigned = await BranchGit.unsignedCommits(where, await BranchGit.newCommits(where, update.oldId, update.newId));
+        if (unsigned.length > 0) return `branch ${branch} is protected from unverified commit ${unsigned[0]}`;
+      }
+      let changed: string[] | undefined;
+      let protectedFile: string | undefined;
+      const protectedFiles = compileFilePatterns(rule.protectedFilePatterns);
+      if (protectedFiles && !isNew) {
+        changed = await BranchGit.changedFiles(where, update.oldId, update.newId);
+        protectedFile = changed.find(protectedFiles);
+      }
+      subject ??= pusher ? await this.protections.subjectOf(pusher, repo) : { userId: '', canWrite: false, teamIds: new Set() };
+      if (!protectedFile && (force ? canForcePush(rule, subject) : canPush(rule, subject))) continue;
+      if (protectedFile) return `branch ${branch} is protected from changing file ${protectedFile}`;
+      const unprotectedFiles = compileFilePatterns(rule.unprotectedFilePatterns);
+      if (unprotectedFiles && !isNew) {
+        changed ??= await BranchGit.changedFiles(where, update.oldId, update.newId);
+        if (changed.every(unprotectedFiles)) continue;
+      }
+      return force ? `Not allowed to force-push to protected branch ${branch}` : `Not allowed to push to protected branch ${branch}`;
+    }
+    return null;
+  }
+}
+
+/** git gives hooks absolute quarantine paths; a relative one is relative to the repository. */
+function normaliseObjects(objects: GitObjects): GitObjects {
+  const resolve = (dir: string) => path.resolve(objects.gitDir, dir);
+  return {
+    gitDir: objects.gitDir,
+    objectDirectory: objects.objectDirectory ? resolve(objects.objectDirectory) : null,
+    alternateObjectDirectories: objects.alternateObjectDirectories
+      ? objects.alternateObjectDirectories
+          .split(path.delimiter)
+          .map((dir) => resolve(dir))
+          .join(path.delimiter)
+      : null,
+  };
+}
