@@ -4,7 +4,7 @@ import { MANIFEST_NAMES, manifestNamed } from '../src/app.modules';
 import { withMigratedScratchDatabase } from './scratch-database';
 
 /**
- * `npm run migration:generate -- <module> <Name>`: writes the SQL that brings the migrated schema
+ * `npm run migration:generate -- <module> <Name> [referenced modules...]`: writes the SQL that brings the migrated schema
  * to the module's entities into `src/modules/<module>/migrations/`, and rewrites that folder's
  * index.ts. Only the module's tables (plus identity, which everything references) are compared, so
  * modules developed side by side do not pick up each other's changes.
@@ -32,14 +32,17 @@ function writeIndex(folder: string, module: string): void {
 }
 
 async function main(): Promise<void> {
-  const [module, name] = process.argv.slice(2);
+  const [module, name, ...referenced] = process.argv.slice(2);
   if (!module || !name || !/^[A-Z][A-Za-z0-9]+$/.test(name) || !manifestNamed(module)) {
     process.stderr.write(
       `usage: npm run migration:generate -- <module> <PascalCaseName>\nmodules: ${MANIFEST_NAMES.join(', ')}\n`,
     );
     process.exit(2);
   }
-  const entities = [...new Set([...manifestNamed('identity')!.entities, ...manifestNamed(module)!.entities])];
+  // Modules whose tables this one references (packages → repositories) are loaded too; their
+  // migrations have run in the scratch database, so only this module's changes come out.
+  const others = referenced.map((other) => manifestNamed(other)?.entities ?? []).flat();
+  const entities = [...new Set([...manifestNamed('identity')!.entities, ...others, ...manifestNamed(module)!.entities])];
   const sql = await withMigratedScratchDatabase(entities, (dataSource) => dataSource.driver.createSchemaBuilder().log());
   if (sql.upQueries.length === 0) {
     process.stdout.write('No changes: entities and migrations agree.\n');

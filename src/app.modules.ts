@@ -2,6 +2,7 @@ import { ADMIN_USERS_MANIFEST } from './modules/admin-users/admin-users.manifest
 import { AUTH_MANIFEST } from './modules/auth/auth.manifest';
 import { IDENTITY_MANIFEST } from './modules/identity/identity.manifest';
 import { NOTIFICATIONS_MANIFEST } from './modules/notifications/notifications.manifest';
+import { PACKAGES_MANIFEST } from './modules/packages/packages.manifest';
 import { REPOSITORIES_MANIFEST } from './modules/repositories/repositories.manifest';
 import { SYSTEM_MANIFEST } from './modules/system/system.manifest';
 import { WORKFLOWS_MANIFEST } from './modules/workflows/workflows.manifest';
@@ -21,6 +22,7 @@ export const APP_MODULES: readonly ModuleManifest[] = [
   NOTIFICATIONS_MANIFEST,
   ADMIN_USERS_MANIFEST,
   REPOSITORIES_MANIFEST,
+  PACKAGES_MANIFEST,
 ];
 
 /** The platform's own tables first (durable jobs), then every module's. */

@@ -88,7 +88,8 @@ export class GitFixtureController {
   }
 }
 
-@NpmController('fixture-owner/npm')
+// Under /fixtures: the real registries own /api/packages/{owner}/npm and /generic.
+@NpmController('fixture-owner/npm', { root: 'fixtures/packages' })
 @Public()
 export class NpmFixtureController {
   @Get('private-package')
@@ -111,7 +112,7 @@ export class NpmFixtureController {
   }
 }
 
-@GenericController('fixture-owner/generic')
+@GenericController('fixture-owner/generic', { root: 'fixtures/packages' })
 @Public()
 export class GenericFixtureController {
   @Get('private/1.0/file.bin')

@@ -19,7 +19,8 @@ export interface TestApp {
   schema: string;
   /** Base URL once `listen()` was called (for real clients: WebSocket, git, fetch). */
   url?: string;
-  listen(): Promise<string>;
+  /** Listens on 127.0.0.1 (`port` 0: any free port; give one to match a PUBLIC_URL chosen before). */
+  listen(port?: number): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -61,8 +62,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     dataSource,
     http: () => request(app.getHttpServer()),
     factories: new Factories(app),
-    async listen() {
-      await app.listen(0, '127.0.0.1');
+    async listen(port = 0) {
+      await app.listen(port, '127.0.0.1');
       const address = app.getHttpServer().address() as { port: number };
       testApp.url = `http://127.0.0.1:${address.port}`;
       return testApp.url;
@@ -91,4 +92,17 @@ export const BOOTSTRAP_ADMIN = { username: 'admin', email: 'admin@example.com', 
 
 export function basic(login: string, password: string): string {
   return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
+}
+
+/** A TCP port free right now on 127.0.0.1 (for a PUBLIC_URL that must name the port the app will use). */
+export async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

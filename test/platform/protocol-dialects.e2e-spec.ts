@@ -54,7 +54,7 @@ describe('protocol dialects', () => {
   });
 
   describe('npm registry', () => {
-    const base = '/api/packages/fixture-owner/npm';
+    const base = '/fixtures/packages/fixture-owner/npm';
 
     it('401 is {"error"} with a Basic challenge', async () => {
       const res = await t.http().get(`${base}/private-package`);
@@ -94,7 +94,7 @@ describe('protocol dialects', () => {
   });
 
   describe('generic package registry', () => {
-    const base = '/api/packages/fixture-owner/generic';
+    const base = '/fixtures/packages/fixture-owner/generic';
 
     it('401 is plain text with a Basic challenge (curl -u retries)', async () => {
       const res = await t.http().get(`${base}/private/1.0/file.bin`);

@@ -62,7 +62,7 @@ describe('request bodies per route', () => {
       const chunk = randomBytes(1024 * 1024);
       const total = 20;
       const hash = createHash('sha256');
-      const req = open('PUT', '/api/packages/fixture-owner/generic/stream/1.0/file.bin', {
+      const req = open('PUT', '/fixtures/packages/fixture-owner/generic/stream/1.0/file.bin', {
         'Content-Type': 'application/json',
       });
       const response = once(req, 'response') as Promise<[http.IncomingMessage]>;
@@ -117,7 +117,7 @@ describe('request bodies per route', () => {
     });
 
     it('a raw body route buffers up to its limit and refuses more with 413', async () => {
-      const path = '/api/packages/fixture-owner/generic/raw/1.0/small.bin';
+      const path = '/fixtures/packages/fixture-owner/generic/raw/1.0/small.bin';
       const ok = await t
         .http()
         .put(path)
@@ -252,7 +252,7 @@ describe('request bodies per route', () => {
   });
 
   describe('npm publish (large JSON)', () => {
-    const path = '/api/packages/fixture-owner/npm/publish';
+    const path = '/fixtures/packages/fixture-owner/npm/publish';
     const document = (bytes: number) =>
       JSON.stringify({ name: 'pkg', _attachments: { 'pkg-1.0.0.tgz': { data: 'A'.repeat(bytes) } } });
 

@@ -7,10 +7,10 @@ import { GenericExceptionFilter } from '../dialect-exception.filter';
  * A generic package registry controller, mounted at `/api/packages/<path>` (e.g. `':owner/generic'`):
  * files go up as raw streams (`@StreamBody()`), errors are plain text, 401 with a Basic challenge.
  */
-export function GenericController(path: string): ClassDecorator {
+export function GenericController(path: string, options: { root?: string } = {}): ClassDecorator {
   return applyDecorators(
     SetMetadata(DIALECT_METADATA, 'generic'),
-    Controller(`api/packages/${path}`),
+    Controller(`${options.root ?? 'api/packages'}/${path}`),
     UseFilters(GenericExceptionFilter),
     ApiTags('generic registry'),
   );

@@ -7,10 +7,10 @@ import { NpmExceptionFilter } from '../dialect-exception.filter';
  * An npm registry controller, mounted at `/api/packages/<path>` (e.g. `':owner/npm'`): bare JSON
  * documents, errors as `{"error": "..."}`, 401 with a Basic challenge. Publish takes `@LargeJsonBody()`.
  */
-export function NpmController(path: string): ClassDecorator {
+export function NpmController(path: string, options: { root?: string } = {}): ClassDecorator {
   return applyDecorators(
     SetMetadata(DIALECT_METADATA, 'npm'),
-    Controller(`api/packages/${path}`),
+    Controller(`${options.root ?? 'api/packages'}/${path}`),
     UseFilters(NpmExceptionFilter),
     ApiTags('npm registry'),
   );

@@ -1,6 +1,8 @@
-import { Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Global, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { RepositoryLinks } from '../../platform/ports/repository-links';
 import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
+import { RepositoryLinksService } from './repository-links.service';
 import { CollaboratorsService } from './collaborators.service';
 import { GitHooksController } from './controllers/git-hooks.controller';
 import { GitSmartHttpController } from './controllers/git-smart-http.controller';
@@ -38,6 +40,8 @@ import { RepositoryPermissions } from './repository-permissions.service';
  * Gitea's repository and collaborator routes, git smart HTTP with devplane's push hooks, and the
  * one repository permission function every code-hosting module uses. See README.md.
  */
+/** Global for its port (RepositoryLinks); other modules cannot import its classes (lint layers). */
+@Global()
 @Module({
   imports: [TypeOrmModule.forFeature(REPOSITORIES_ENTITIES)],
   controllers: [
@@ -72,8 +76,10 @@ import { RepositoryPermissions } from './repository-permissions.service';
     BranchProtectionsService,
     RefUpdateChecks,
     BranchesService,
+    RepositoryLinksService,
+    { provide: RepositoryLinks, useExisting: RepositoryLinksService },
   ],
-  exports: [RepositoriesService, RepositoryPermissions, ContentDeletionHooks, IssueAssets, IssuesService, PullsService, ReleasesService],
+  exports: [RepositoryLinks, RepositoriesService, RepositoryPermissions, ContentDeletionHooks, IssueAssets, IssuesService, PullsService, ReleasesService],
 })
 export class RepositoriesModule implements OnModuleInit, OnModuleDestroy {
   constructor(

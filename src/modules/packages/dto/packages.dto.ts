@@ -1,0 +1,31 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString } from 'class-validator';
+import { GiteaCheck } from '../../../api/gitea/gitea-binding.decorators';
+import { PACKAGE_TYPES } from '../packages.service';
+
+/** `page` and `limit` of Gitea's lists. */
+export class PackageVersionsQueryDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
+  @IsOptional()
+  @IsString()
+  page?: string;
+
+  @ApiPropertyOptional({ type: 'integer', maximum: 50 })
+  @IsOptional()
+  @IsString()
+  limit?: string;
+}
+
+/** `GET /packages/{owner}`: Gitea's filters. */
+export class PackageListQueryDto extends PackageVersionsQueryDto {
+  @ApiPropertyOptional({ enum: ['all', ...PACKAGE_TYPES], description: 'package type (empty or `all`: every type)' })
+  @IsOptional()
+  @IsString()
+  @GiteaCheck((value) => value === undefined || value === '' || value === 'all' || (PACKAGE_TYPES as readonly string[]).includes(String(value)), (value) => `invalid package type "${String(value)}"`)
+  type?: string;
+
+  @ApiPropertyOptional({ description: 'case-insensitive substring of the package name' })
+  @IsOptional()
+  @IsString()
+  q?: string;
+}

@@ -1,0 +1,39 @@
+import { Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
+import { GenericRegistryController } from './controllers/generic-registry.controller';
+import { GiteaPackagesController } from './controllers/gitea-packages.controller';
+import { NpmRegistryController } from './controllers/npm-registry.controller';
+import { PACKAGES_ENTITIES } from './entities';
+import { Package } from './entities/package.entity';
+import { NpmRegistryService } from './npm/npm-registry.service';
+import { PackageBlobsService } from './package-blobs.service';
+import { PackagePermissions } from './package-permissions.service';
+import { PackagesService } from './packages.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature(PACKAGES_ENTITIES)],
+  controllers: [GiteaPackagesController, GenericRegistryController, NpmRegistryController],
+  providers: [PackagesService, PackageBlobsService, PackagePermissions, NpmRegistryService],
+  exports: [PackagesService, PackagePermissions],
+})
+export class PackagesModule implements OnModuleInit, OnModuleDestroy {
+  constructor(
+    private readonly owned: OwnedResourcesRegistry,
+    private readonly packages: PackagesService,
+  ) {}
+
+  /** An account that owns packages cannot be deleted (422) unless purged with them. */
+  onModuleInit(): void {
+    this.owned.register({
+      kind: 'packages',
+      message: (userId) => `user still has ownership of packages [uid: ${userId}]`,
+      count: (userId, manager) => manager.getRepository(Package).countBy({ ownerId: userId }),
+      purge: (userId, tx) => this.packages.purgeOwnedBy(userId, tx),
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.owned.unregister('packages');
+  }
+}
