@@ -3,6 +3,11 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { RepositoryLinks } from '../../platform/ports/repository-links';
 import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
 import { RepositoryLinksService } from './repository-links.service';
+import { GiteaMigrationsController } from './controllers/gitea-migrations.controller';
+import { MirrorsService } from './mirrors/mirrors.service';
+import { loadRepositoriesConfig, REPOSITORIES_CONFIG } from './repositories.config';
+import { APP_CONFIG } from '../../platform/config/config.token';
+import type { AppConfig } from '../../platform/config/app-config';
 import { CollaboratorsService } from './collaborators.service';
 import { GitHooksController } from './controllers/git-hooks.controller';
 import { GitSmartHttpController } from './controllers/git-smart-http.controller';
@@ -50,6 +55,7 @@ import { RepositoryPermissions } from './repository-permissions.service';
     GiteaTeamRepositoriesController,
     GitSmartHttpController,
     GitHooksController,
+    GiteaMigrationsController,
     GiteaBranchProtectionsController,
     GiteaBranchesController,
     GiteaIssueAssetsController,
@@ -77,6 +83,8 @@ import { RepositoryPermissions } from './repository-permissions.service';
     RefUpdateChecks,
     BranchesService,
     RepositoryLinksService,
+    MirrorsService,
+    { provide: REPOSITORIES_CONFIG, inject: [APP_CONFIG], useFactory: (config: AppConfig) => loadRepositoriesConfig(config.env) },
     { provide: RepositoryLinks, useExisting: RepositoryLinksService },
   ],
   exports: [RepositoryLinks, RepositoriesService, RepositoryPermissions, ContentDeletionHooks, IssueAssets, IssuesService, PullsService, ReleasesService],

@@ -12,6 +12,8 @@ import { RepositoryRedirect } from './entities/repository-redirect.entity';
 import { Repository } from './entities/repository.entity';
 import { ContentDeletionHooks } from './content-deletion-hooks';
 import { GitStorage, type StagedMove } from './git/git-storage.service';
+import { GitCommandError, runGit } from './git/run-git';
+import { redactUrlIn } from '../../platform/net/safe-url';
 import { isValidBranchName, repositoryNameProblem } from './repository-names';
 import { repositoryNotFound } from './repository-permissions.service';
 
@@ -177,6 +179,73 @@ export class RepositoriesService {
       throw error;
     });
     return (await this.findById(id))!;
+  }
+
+  /**
+   * A repository cloned from a remote (Gitea's migrate): the clone runs first (outside the database
+   * transaction), then the row and `within` (the mirror's row and jobs) commit together with the move
+   * of the directory into place.
+   */
+  async createFromRemote(
+    actor: User,
+    owner: User,
+    input: { name: string; description?: string; private?: boolean; mirror: boolean; remote: { url: string; env: NodeJS.ProcessEnv } },
+    within: (tx: Transaction, repo: Repository) => Promise<void>,
+  ): Promise<Repository> {
+    const problem = repositoryNameProblem(input.name);
+    if (problem) throw new InvalidError(problem.text, { code: 'REPOSITORY_NAME' });
+    if (owner.type === 'organization') await this.assertMayCreateIn(actor, owner);
+    if (await this.repos.existsBy({ ownerId: owner.id, lowerName: input.name.toLowerCase() })) throw new ConflictError(REPO_EXISTS, { code: 'REPOSITORY_EXISTS' });
+    let staged: StagedMove;
+    try {
+      staged = await this.storage.prepare(owner.name, input.name, { defaultBranch: 'main', cloneRemote: { ...input.remote, mirror: input.mirror } });
+    } catch (error) {
+      if (error instanceof GitCommandError) {
+        throw new InvalidError(`Migration failed: ${redactUrlIn(error.stderr.trim().split('\n').pop() ?? 'git clone failed', input.remote.url)}`, { code: 'MIGRATION_FAILED' });
+      }
+      throw error;
+    }
+    const id = await this.withStaged([staged], () =>
+      this.transactions.run(async (tx) => {
+        const table = tx.manager.getRepository(Repository);
+        const row = await table.save(
+          table.create({
+            ownerId: owner.id,
+            name: input.name,
+            lowerName: input.name.toLowerCase(),
+            description: input.description ?? '',
+            isPrivate: input.private === true,
+            isEmpty: true,
+            isMirror: input.mirror,
+          }),
+        );
+        await tx.manager.getRepository(RepositoryRedirect).delete({ ownerId: owner.id, lowerName: row.lowerName });
+        await within(tx, row);
+        await staged.commit();
+        tx.emit('repository.created', { repositoryId: row.id, ownerId: owner.id, name: row.name, actorId: actor.id });
+        return row.id;
+      }),
+    ).catch((error: unknown) => {
+      if (uniqueViolation(error)) throw new ConflictError(REPO_EXISTS, { code: 'REPOSITORY_EXISTS' });
+      throw error;
+    });
+    const created = (await this.findById(id))!;
+    return this.syncFromDisk(created);
+  }
+
+  /** Empty flag, default branch (the remote's HEAD when it has one) and size from what is on disk. */
+  async syncFromDisk(repo: Repository): Promise<Repository> {
+    const gitDir = this.gitDir(repo.owner, repo);
+    const branches = await this.storage.branches(gitDir);
+    const head = await runGit(['symbolic-ref', '--short', 'HEAD'], { env: { GIT_DIR: gitDir } }).then((out) => out.trim(), () => '');
+    const changes: Partial<Repository> = { isEmpty: branches.length === 0, sizeKib: String(await this.storage.sizeKib(gitDir)) };
+    if (branches.some((branch) => branch.name === head)) changes.defaultBranch = head;
+    else if (branches.length > 0 && !branches.some((branch) => branch.name === repo.defaultBranch)) {
+      changes.defaultBranch = branches[0]!.name;
+      await this.storage.setHead(gitDir, changes.defaultBranch);
+    }
+    await this.repos.update({ id: repo.id }, changes);
+    return (await this.findById(repo.id))!;
   }
 
   /** `GET /repos/{o}/{r}/forks`: the forks the viewer may see. */

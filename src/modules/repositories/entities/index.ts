@@ -1,5 +1,6 @@
 import { Attachment } from '../attachments/attachment.entity';
 import { BranchProtection } from '../branches/branch-protection.entity';
+import { RepositoryMirror } from '../mirrors/repository-mirror.entity';
 import { Comment } from '../issues/comment.entity';
 import { Issue } from '../issues/issue.entity';
 import { PullRequest } from '../issues/pull-request.entity';
@@ -9,4 +10,4 @@ import { RepositoryRedirect } from './repository-redirect.entity';
 import { Repository } from './repository.entity';
 import { TeamRepository } from './team-repository.entity';
 
-export const REPOSITORIES_ENTITIES: Function[] = [Repository, Collaborator, TeamRepository, RepositoryRedirect, Issue, Comment, PullRequest, Release, Attachment, BranchProtection];
+export const REPOSITORIES_ENTITIES: Function[] = [Repository, Collaborator, TeamRepository, RepositoryRedirect, Issue, Comment, PullRequest, Release, Attachment, BranchProtection, RepositoryMirror];

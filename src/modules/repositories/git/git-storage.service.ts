@@ -13,6 +13,8 @@ export interface InitOptions {
   cloneFrom?: string;
   /** A first commit with a README (Gitea's auto_init). */
   readme?: { content: string; authorName: string; authorEmail: string };
+  /** A remote to clone (migrations): `--mirror` keeps every ref as the remote has it; env carries git config (pin, credentials). */
+  cloneRemote?: { url: string; mirror: boolean; env: NodeJS.ProcessEnv };
 }
 
 /** A directory move that can be undone when the database transaction around it fails. */
@@ -69,7 +71,11 @@ export class GitStorage implements OnModuleInit {
     const temporary = path.join(this.root, '.tmp', `${randomUUID()}.git`);
     const target = this.pathOf(ownerName, repoName);
     try {
-      if (options.cloneFrom) {
+      if (options.cloneRemote) {
+        const { url, mirror, env } = options.cloneRemote;
+        await runGit(['clone', mirror ? '--mirror' : '--bare', '--quiet', '--', url, temporary], { env });
+        await runGit(['remote', 'remove', 'origin'], { env: { GIT_DIR: temporary } });
+      } else if (options.cloneFrom) {
         await runGit(['clone', '--bare', '--quiet', '--no-hardlinks', options.cloneFrom, temporary]);
         await runGit(['remote', 'remove', 'origin'], { env: { GIT_DIR: temporary } });
       } else {

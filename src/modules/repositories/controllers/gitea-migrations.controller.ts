@@ -1,0 +1,89 @@
+import { Body, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
+import { ForbiddenError, InvalidError } from '../../../platform/errors/domain-error';
+import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
+import type { Principal } from '../../auth/principal';
+import type { User } from '../../identity/entities/user.entity';
+import { UsersService } from '../../identity/users.service';
+import { MigrateRepoOptionsDto } from '../dto/mirrors.dto';
+import { formatGoDuration, MirrorsService, parseGoDuration } from '../mirrors/mirrors.service';
+import { GiteaRepositoryDto, presentGiteaRepository } from '../presenters/gitea-repository.presenter';
+import { RepositoriesService } from '../repositories.service';
+import { RepositoryPermissions } from '../repository-permissions.service';
+import { repositoryContext } from './repository-context';
+
+const ERROR = { description: 'Gitea error `{message, url}`' };
+
+/** Gitea's migrations (`POST /repos/migrate`) and mirror syncs (`POST /repos/{o}/{r}/mirror-sync`), scope `repository`. */
+@GiteaController('repos')
+export class GiteaMigrationsController {
+  constructor(
+    private readonly repositories: RepositoriesService,
+    private readonly permissions: RepositoryPermissions,
+    private readonly mirrors: MirrorsService,
+    private readonly users: UsersService,
+  ) {}
+
+  private async owner(actor: User, body: MigrateRepoOptionsDto): Promise<User> {
+    let owner: User | null = actor;
+    if (body.repo_owner) owner = await this.users.findAccountByName(body.repo_owner);
+    else if (body.uid) owner = await this.users.findById(String(body.uid));
+    if (!owner) throw new InvalidError(`user does not exist [uid: ${body.uid ?? 0}, name: ${body.repo_owner ?? ''}]`, { code: 'USER_NOT_FOUND' });
+    if (owner.id !== actor.id && owner.type !== 'organization' && !actor.isAdmin) {
+      throw new ForbiddenError('Given user is not an organization.', 'permission', { code: 'NOT_AN_ORG' });
+    }
+    return owner;
+  }
+
+  @Post('migrate')
+  @Authenticated({ scopes: ['repository'] })
+  @ApiOperation({ summary: 'Migrate (clone) a remote git repository, optionally as a mirror' })
+  @ApiCreatedResponse({ type: GiteaRepositoryDto })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 409, ...ERROR })
+  @ApiResponse({ status: 422, ...ERROR })
+  async migrate(@CurrentPrincipal() principal: Principal, @Body() body: MigrateRepoOptionsDto): Promise<GiteaRepositoryDto> {
+    const owner = await this.owner(principal.user, body);
+    let intervalSeconds: number | undefined;
+    if (body.mirror_interval !== undefined && body.mirror_interval !== '') {
+      const parsed = body.mirror_interval === '0' ? 0 : parseGoDuration(body.mirror_interval);
+      if (parsed === null) throw new InvalidError(`Invalid mirror interval: ${body.mirror_interval}`, { code: 'MIRROR_INTERVAL' });
+      intervalSeconds = parsed;
+    }
+    const { repo, mirror } = await this.mirrors.migrate(principal.user, owner, {
+      cloneAddr: body.clone_addr,
+      name: body.repo_name,
+      description: body.description,
+      private: body.private,
+      mirror: body.mirror,
+      intervalSeconds,
+      auth: { username: body.auth_username, password: body.auth_password, token: body.auth_token },
+    });
+    const mode = await this.permissions.modeOf(principal.user, repo);
+    const presented = presentGiteaRepository(repo, repo.owner, principal.user, mode, this.repositories.publicUrl);
+    if (mirror) {
+      presented.original_url = mirror.remoteUrl;
+      presented.mirror_interval = formatGoDuration(mirror.intervalSeconds);
+      if (mirror.updatedAt) presented.mirror_updated = mirror.updatedAt.toISOString();
+    } else {
+      presented.original_url = new URL(body.clone_addr).origin + new URL(body.clone_addr).pathname;
+    }
+    return presented;
+  }
+
+  @Post(':owner/:repo/mirror-sync')
+  @HttpCode(200)
+  @Authenticated({ scopes: ['repository'] })
+  @ApiOperation({ summary: 'Sync a mirror from its remote now (a durable job)' })
+  @ApiOkResponse({ description: 'queued' })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  async sync(@CurrentPrincipal() principal: Principal, @Param() params: { owner: string; repo: string }, @Res({ passthrough: true }) res: Response): Promise<void> {
+    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'write', res);
+    if (!context) return;
+    await this.mirrors.requestSync(context.repo);
+  }
+}

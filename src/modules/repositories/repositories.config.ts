@@ -1,0 +1,23 @@
+import { bool, int, type Env } from '../../platform/config/app-config';
+
+export const REPOSITORIES_CONFIG = Symbol('REPOSITORIES_CONFIG');
+
+export interface RepositoriesConfig {
+  /** MIGRATIONS_ALLOW_LOCAL_NETWORKS: allow `POST /repos/migrate` from private and loopback addresses (Gitea's [migrations] ALLOW_LOCALNETWORKS). */
+  migrationsAllowLocalNetworks: boolean;
+  /** MIRROR_DEFAULT_INTERVAL_SECONDS: how often a mirror fetches when the migration names no interval (Gitea: 8h). */
+  mirrorDefaultIntervalSeconds: number;
+  /** MIRROR_MIN_INTERVAL_SECONDS: the shortest interval a migration may ask for (Gitea: 10m). */
+  mirrorMinIntervalSeconds: number;
+  /** MIGRATIONS_STALL_SECONDS: a clone or fetch moving under 1 KB/s for this long is aborted. */
+  migrationsStallSeconds: number;
+}
+
+export function loadRepositoriesConfig(env: Env = process.env): RepositoriesConfig {
+  return {
+    migrationsAllowLocalNetworks: bool(env, 'MIGRATIONS_ALLOW_LOCAL_NETWORKS', false),
+    mirrorDefaultIntervalSeconds: int(env, 'MIRROR_DEFAULT_INTERVAL_SECONDS', 8 * 3600, 60, 365 * 86_400),
+    mirrorMinIntervalSeconds: int(env, 'MIRROR_MIN_INTERVAL_SECONDS', 600, 1, 86_400),
+    migrationsStallSeconds: int(env, 'MIGRATIONS_STALL_SECONDS', 60, 5, 3600),
+  };
+}
