@@ -71,11 +71,11 @@ export async function benchDatabase(extraEnv: Record<string, string> = {}): Prom
   };
 }
 
-/** Starts dist/main.js on a free port; resolves once it listens. */
-export async function startDevplane(env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<{ child: ChildProcess; port: number }> {
+/** Starts dist/main.js (on a free port unless `listenPort` is given); resolves once it listens. */
+export async function startDevplane(env: NodeJS.ProcessEnv, nodeArgs: string[] = [], listenPort = 0): Promise<{ child: ChildProcess; port: number }> {
   if (!existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('run `npm run build` first');
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist', 'main.js')], {
-    env: { ...env, PORT: '0' },
+    env: { ...env, PORT: String(listenPort) },
     stdio: 'pipe',
   });
   child.stdout?.resume();
@@ -99,4 +99,17 @@ export async function insertToken(db: BenchDatabase, username: string): Promise<
 export async function stopAll(children: ChildProcess[]): Promise<void> {
   for (const child of children) child.kill('SIGTERM');
   await new Promise((resolve) => setTimeout(resolve, 500));
+}
+
+/** A TCP port free right now on 127.0.0.1 (for a PUBLIC_URL that must name the port a server will use). */
+export async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

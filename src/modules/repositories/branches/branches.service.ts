@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import { randomBytes } from 'node:crypto';
 import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
 import { BadRequestError, ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
@@ -40,6 +41,9 @@ export interface UpdateBranchInput {
 
 export type MergeUpstreamResult = 'up-to-date' | 'fast-forward' | 'merge';
 
+const PACK_REFS_THRESHOLD = 500;
+const TIPS_CACHE_MS = 5_000;
+
 export const RENAME_ADMIN_ONLY = 'User must be a repo or site admin to rename default or protected branches.';
 export const RENAME_PROTECTED = 'Failed to rename branch due to branch protection rules.';
 
@@ -55,6 +59,8 @@ export function branchNotFound(name: string): NotFoundError {
  */
 @Injectable()
 export class BranchesService {
+  private readonly logger = new Logger(BranchesService.name);
+
   constructor(
     private readonly repositories: RepositoriesService,
     private readonly protections: BranchProtectionsService,
@@ -64,6 +70,63 @@ export class BranchesService {
     private readonly storage: GitStorage,
     private readonly transactions: TransactionRunner,
   ) {}
+
+  private readonly packedAt = new Map<string, number>();
+  private readonly tipsCache = new Map<string, { gitDir: string; at: number; tips: BranchTip[] }>();
+
+  /**
+   * The sorted branch list of a repository, kept for TIPS_CACHE_MS: every ref move in this instance
+   * (pushes, API writes, mirror syncs all end in `repository.pushed`) drops it at once; another
+   * instance's moves show within TIPS_CACHE_MS.
+   */
+  private async tips(repo: Repository): Promise<BranchTip[]> {
+    const gitDir = this.gitDir(repo);
+    const cached = this.tipsCache.get(repo.id);
+    if (cached && cached.gitDir === gitDir && Date.now() - cached.at < TIPS_CACHE_MS) return cached.tips;
+    const tips = await BranchGit.list(gitDir);
+    if (tips.length >= PACK_REFS_THRESHOLD) this.packRefsSoon(gitDir);
+    this.tipsCache.set(repo.id, { gitDir, at: Date.now(), tips });
+    if (this.tipsCache.size > 1_000) this.tipsCache.delete(this.tipsCache.keys().next().value!);
+    return tips;
+  }
+
+  /** Commits never change: their details are kept by id (bounded), so a branch page spawns git only for new tips. */
+  private readonly commitCache = new Map<string, CommitDetails>();
+
+  private async commitDetails(repo: Repository, ids: string[]): Promise<Map<string, CommitDetails>> {
+    const found = new Map<string, CommitDetails>();
+    const missing: string[] = [];
+    for (const id of new Set(ids)) {
+      const cached = this.commitCache.get(id);
+      if (cached) found.set(id, cached);
+      else missing.push(id);
+    }
+    if (missing.length > 0) {
+      for (const [id, details] of await BranchGit.commits(this.gitDir(repo), missing)) {
+        found.set(id, details);
+        this.commitCache.set(id, details);
+        if (this.commitCache.size > 20_000) this.commitCache.delete(this.commitCache.keys().next().value!);
+      }
+    }
+    return found;
+  }
+
+  @OnEvent('repository.pushed')
+  forgetTips(event: { repositoryId: string }): void {
+    this.tipsCache.delete(event.repositoryId);
+  }
+
+  /**
+   * Pushes leave one loose file per ref, and reading 10,000 loose refs costs four times the packed
+   * file: a repository with many branches gets `git pack-refs --all` (in the background, at most
+   * every ten minutes per repository; git locks make it safe beside pushes).
+   */
+  private packRefsSoon(gitDir: string): void {
+    const last = this.packedAt.get(gitDir) ?? 0;
+    if (Date.now() - last < 10 * 60_000) return;
+    this.packedAt.set(gitDir, Date.now());
+    BranchGit.packRefs(gitDir).catch((error: unknown) => this.logger.warn({ err: error, gitDir }, 'git pack-refs failed'));
+  }
 
   gitDir(repo: Repository): string {
     return this.repositories.gitDir(repo.owner, repo);
@@ -77,13 +140,13 @@ export class BranchesService {
 
   private async views(repo: Repository, viewer: User | null, tips: BranchTip[], rules: ProtectionRuleSet): Promise<BranchView[]> {
     const subject = viewer ? await this.protections.subjectOf(viewer, repo) : null;
-    const commits = await BranchGit.commits(this.gitDir(repo), tips.map((tip) => tip.commitId));
+    const commits = await this.commitDetails(repo, tips.map((tip) => tip.commitId));
     return tips.map((tip) => view(tip, rules.effective(tip.name), subject, commits.get(tip.commitId)));
   }
 
   async list(repo: Repository, viewer: User | null, page: { offset: number; limit: number }): Promise<{ items: BranchView[]; total: number }> {
     if (repo.isEmpty) return { items: [], total: 0 };
-    const tips = await BranchGit.list(this.gitDir(repo));
+    const tips = await this.tips(repo);
     const rules = await this.protections.ruleSet(repo);
     return { items: await this.views(repo, viewer, tips.slice(page.offset, page.offset + page.limit), rules), total: tips.length };
   }

@@ -74,7 +74,21 @@ export type BranchMatcher = (branch: string) => boolean;
  * case-insensitively; a glob matches as above; a malformed glob is taken literally. Globs run in RE2
  * (linear time), so no rule name can stall a push or a branch list.
  */
+const compiledRules = new Map<string, BranchMatcher>();
+const COMPILED_RULES_LIMIT = 5_000;
+
 export function compileRuleName(name: string): BranchMatcher {
+  // RE2JS compilation costs far more than a match: each distinct rule name is compiled once.
+  let matcher = compiledRules.get(name);
+  if (!matcher) {
+    matcher = compileRuleNameUncached(name);
+    if (compiledRules.size >= COMPILED_RULES_LIMIT) compiledRules.delete(compiledRules.keys().next().value!);
+    compiledRules.set(name, matcher);
+  }
+  return matcher;
+}
+
+function compileRuleNameUncached(name: string): BranchMatcher {
   if (!isGlobRuleName(name)) {
     const lower = name.toLowerCase();
     return (branch) => branch.toLowerCase() === lower;
@@ -95,7 +109,17 @@ export function compileRuleName(name: string): BranchMatcher {
  * matched against lower-cased paths with `.` and `/` as separators, as Gitea does. Malformed
  * patterns are dropped.
  */
+const compiledPatterns = new Map<string, BranchMatcher | null>();
+
 export function compileFilePatterns(patterns: string): BranchMatcher | null {
+  if (compiledPatterns.has(patterns)) return compiledPatterns.get(patterns)!;
+  const matcher = compileFilePatternsUncached(patterns);
+  if (compiledPatterns.size >= COMPILED_RULES_LIMIT) compiledPatterns.delete(compiledPatterns.keys().next().value!);
+  compiledPatterns.set(patterns, matcher);
+  return matcher;
+}
+
+function compileFilePatternsUncached(patterns: string): BranchMatcher | null {
   const sources = patterns
     .split(';')
     .map((pattern) => pattern.trim().toLowerCase())
