@@ -104,6 +104,55 @@ export class PackagesService {
     return this.versions.find({ where: { packageId: pkg.id, isInternal: false }, relations: { creator: true }, order: { id: 'ASC' } });
   }
 
+  /**
+   * Every version of a package with its files, in one SQL query without entity hydration (the npm
+   * packument is the registry's hottest read: `npm install` asks for one per dependency).
+   */
+  async versionsWithFiles(pkg: Package): Promise<{ version: PackageVersion; files: PackageFile[] }[]> {
+    const rows = (await this.versions.manager.query(
+      `SELECT v.id, v.version, v.lower_version, v.metadata, v.created_at, v.creator_id, v.download_count,
+              f.id AS file_id, f.name AS file_name, f.is_lead, f.created_at AS file_created_at,
+              b.id AS blob_id, b.size, b.md5, b.sha1, b.sha256, b.sha512, b.blob_key
+         FROM package_versions v
+         LEFT JOIN package_files f ON f.version_id = v.id
+         LEFT JOIN package_blobs b ON b.id = f.blob_id
+        WHERE v.package_id = $1 AND v.is_internal = false
+        ORDER BY v.id, f.id`,
+      [pkg.id],
+    )) as {
+      id: string; version: string; lower_version: string; metadata: Record<string, unknown>; created_at: Date; creator_id: string | null; download_count: string;
+      file_id: string | null; file_name: string; is_lead: boolean; file_created_at: Date;
+      blob_id: string; size: string; md5: string; sha1: string; sha256: string; sha512: string; blob_key: string;
+    }[];
+    const out: { version: PackageVersion; files: PackageFile[] }[] = [];
+    for (const row of rows) {
+      let entry = out[out.length - 1];
+      if (!entry || entry.version.id !== row.id) {
+        const version = Object.assign(new PackageVersion(), { id: row.id, packageId: pkg.id, version: row.version, lowerVersion: row.lower_version, metadata: row.metadata, createdAt: new Date(row.created_at), creatorId: row.creator_id, downloadCount: row.download_count, isInternal: false });
+        entry = { version, files: [] };
+        out.push(entry);
+      }
+      if (row.file_id) {
+        const blob = Object.assign(new PackageBlob(), { id: row.blob_id, size: row.size, md5: row.md5, sha1: row.sha1, sha256: row.sha256, sha512: row.sha512, blobKey: row.blob_key });
+        entry.files.push(Object.assign(new PackageFile(), { id: row.file_id, versionId: row.id, blobId: row.blob_id, name: row.file_name, lowerName: row.file_name.toLowerCase(), isLead: row.is_lead, createdAt: new Date(row.file_created_at), blob }));
+      }
+    }
+    return out;
+  }
+
+  /** A file by its path in a registry (owner, type, package name, version, file name), in one query. */
+  async findFileByPath(owner: User, type: string, name: string, version: string, fileName: string): Promise<PackageFile | null> {
+    return this.files
+      .createQueryBuilder('file')
+      .innerJoinAndSelect('file.blob', 'blob')
+      .innerJoinAndSelect('file.version', 'version')
+      .innerJoinAndSelect('version.package', 'package')
+      .where('package.owner_id = :owner AND package.type = :type AND package.lower_name = :name AND package.is_internal = false', { owner: owner.id, type, name: name.toLowerCase() })
+      .andWhere('version.lower_version = :version AND version.is_internal = false', { version: version.toLowerCase() })
+      .andWhere('file.lower_name = :file', { file: fileName.toLowerCase() })
+      .getOne();
+  }
+
   filesOf(version: PackageVersion): Promise<PackageFile[]> {
     return this.files.find({ where: { versionId: version.id }, relations: { blob: true }, order: { id: 'ASC' } });
   }

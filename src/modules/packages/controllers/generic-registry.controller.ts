@@ -99,10 +99,9 @@ export class GenericRegistryController {
   async download(@CurrentPrincipal() principal: Principal | undefined, @Param() params: FileParams, @Req() req: Request, @Res() res: Response): Promise<void> {
     const owner = await resolvePackageOwner(this.users, params.owner);
     await requireRegistryAccess(this.permissions, principal?.user ?? null, owner, 'read');
-    const pkg = await this.packages.requirePackage(owner, 'generic', params.name);
-    const version = await this.packages.requireVersion(pkg, params.version);
-    const file = await this.packages.findFile(version, params.filename);
+    const file = await this.packages.findFileByPath(owner, 'generic', params.name, params.version, params.filename);
     if (!file) throw new NotFoundError('package file does not exist', { code: 'PACKAGE_FILE_NOT_FOUND' });
+    const version = file.version;
     const sent = await sendBlobDownload(this.blobs, req, res, {
       key: file.blob.blobKey,
       size: Number(file.blob.size),

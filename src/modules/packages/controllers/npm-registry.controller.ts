@@ -240,10 +240,9 @@ export class NpmRegistryController {
   @ApiResponse({ status: 404, ...ERROR })
   async tarball(@CurrentPrincipal() principal: Principal | undefined, @Param() params: FileParams, @Req() req: Request, @Res() res: Response): Promise<void> {
     const owner = await this.readable(principal, params.owner);
-    const pkg = await this.requirePackage(owner, params.name);
-    const version = await this.packages.requireVersion(pkg, params.version);
-    const file = await this.packages.findFile(version, params.filename);
+    const file = await this.packages.findFileByPath(owner, 'npm', params.name, params.version, params.filename);
     if (!file) throw new NotFoundError('package file does not exist', { code: 'PACKAGE_FILE_NOT_FOUND' });
+    const version = file.version;
     const sent = await sendBlobDownload(this.blobs, req, res, {
       key: file.blob.blobKey,
       size: Number(file.blob.size),

@@ -136,8 +136,7 @@ export class NpmRegistryService {
 
   private async versionDocs(owner: User, pkg: Package): Promise<{ version: PackageVersion; doc: Record<string, unknown> }[]> {
     const out: { version: PackageVersion; doc: Record<string, unknown> }[] = [];
-    for (const version of await this.packages.versionsOf(pkg)) {
-      const files = await this.packages.filesOf(version);
+    for (const { version, files } of await this.packages.versionsWithFiles(pkg)) {
       const file = files.find((f) => f.isLead) ?? files[0];
       if (!file) continue;
       out.push({
