@@ -12,5 +12,7 @@ import { openDatabase } from './src/platform/database/open-database';
 export default (async () => {
   const config = loadConfig();
   const database = await openDatabase(config);
-  return new DataSource(dataSourceOptions(config, database.url, { entities: APP_ENTITIES, migrations: APP_MIGRATIONS }));
+  return new DataSource(
+    dataSourceOptions(config, database.url, { entities: APP_ENTITIES, migrations: APP_MIGRATIONS }),
+  );
 })();

@@ -32,10 +32,33 @@ const userCount = Number(process.env.BENCH_USERS ?? 100_000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
-const WORDS = ['amber', 'basil', 'cedar', 'delta', 'ember', 'fjord', 'gamma', 'haven', 'indigo', 'juniper', 'kestrel', 'lumen', 'maple', 'nectar', 'onyx', 'pepper', 'quartz', 'raven', 'sable', 'tundra'];
+const WORDS = [
+  'amber',
+  'basil',
+  'cedar',
+  'delta',
+  'ember',
+  'fjord',
+  'gamma',
+  'haven',
+  'indigo',
+  'juniper',
+  'kestrel',
+  'lumen',
+  'maple',
+  'nectar',
+  'onyx',
+  'pepper',
+  'quartz',
+  'raven',
+  'sable',
+  'tundra',
+];
 
 async function main(): Promise<void> {
-  const t = await createTestApp({ env: { LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '10', RATE_LIMIT_API_PER_MINUTE: '10000000' } });
+  const t = await createTestApp({
+    env: { LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '10', RATE_LIMIT_API_PER_MINUTE: '10000000' },
+  });
   try {
     const admin = (await t.app.get(UsersService).findByName('admin'))!;
     const token = await t.factories.token(admin);
@@ -65,7 +88,10 @@ async function main(): Promise<void> {
     const scenarios: [string, string][] = [
       ['baseline: GET /api/v1/user (auth only)', '@/api/v1/user'],
       ['first page, default sort', 'limit=50'],
-      ['q=ab (2 chars) + is_active + sort created desc', 'q=ab&is_active=true&sort=created&order=desc&limit=50'],
+      [
+        'q=ab (2 chars) + is_active + sort created desc',
+        'q=ab&is_active=true&sort=created&order=desc&limit=50',
+      ],
       ['q=bu4242 (name/email substring)', 'q=bu4242&limit=50'],
       ['q=juniper (full-name word) + visibility', 'q=juniper&visibility=public&limit=50'],
       ['q=e3b0c4 (md5 fragment, few hits)', 'q=e3b0c4&limit=50'],

@@ -50,7 +50,11 @@ async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ re
   }
 }
 
-function request(url: string, options: http.RequestOptions, body?: NodeJS.ReadableStream | string): Promise<http.IncomingMessage> {
+function request(
+  url: string,
+  options: http.RequestOptions,
+  body?: NodeJS.ReadableStream | string,
+): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, options, resolve);
     req.on('error', reject);
@@ -74,7 +78,10 @@ function rate(bytes: number, ms: number): string {
 
 async function main(): Promise<void> {
   const work = await mkdtemp(path.join(os.tmpdir(), 'devplane-attach-bench-'));
-  const db = await benchDatabase({ RELEASE_ATTACHMENT_MAX_SIZE_MB: String(sizeMib + 1), DATA_DIR: path.join(work, 'data') });
+  const db = await benchDatabase({
+    RELEASE_ATTACHMENT_MAX_SIZE_MB: String(sizeMib + 1),
+    DATA_DIR: path.join(work, 'data'),
+  });
   const children = [];
   try {
     const source = path.join(work, 'source.bin');
@@ -82,7 +89,8 @@ async function main(): Promise<void> {
     const block = Buffer.alloc(MIB);
     for (let i = 0; i < block.length; i++) block[i] = (i * 2654435761) >>> 24;
     const out = createWriteStream(source);
-    for (let i = 0; i < sizeMib; i++) if (!out.write(block)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    for (let i = 0; i < sizeMib; i++)
+      if (!out.write(block)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
     await new Promise<void>((resolve) => out.end(() => resolve()));
     const size = (await stat(source)).size;
 
@@ -99,8 +107,20 @@ async function main(): Promise<void> {
     children.push(child);
     const base = `http://127.0.0.1:${port}`;
     const auth = { Authorization: `token ${await insertToken(db, 'admin')}` };
-    await json(await request(`${base}/api/v1/user/repos`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' } }, JSON.stringify({ name: 'bench', auto_init: true })));
-    const release = await json(await request(`${base}/api/v1/repos/admin/bench/releases`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' } }, JSON.stringify({ tag_name: 'v1' })));
+    await json(
+      await request(
+        `${base}/api/v1/user/repos`,
+        { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' } },
+        JSON.stringify({ name: 'bench', auto_init: true }),
+      ),
+    );
+    const release = await json(
+      await request(
+        `${base}/api/v1/repos/admin/bench/releases`,
+        { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' } },
+        JSON.stringify({ tag_name: 'v1' }),
+      ),
+    );
 
     const uploads: number[] = [];
     const downloads: number[] = [];
@@ -112,14 +132,22 @@ async function main(): Promise<void> {
         json(
           await request(
             `${base}/api/v1/repos/admin/bench/releases/${String(release.id)}/assets?name=big-${round}.bin`,
-            { method: 'POST', headers: { ...auth, 'Content-Type': 'application/octet-stream', 'Content-Length': String(size) } },
+            {
+              method: 'POST',
+              headers: {
+                ...auth,
+                'Content-Type': 'application/octet-stream',
+                'Content-Length': String(size),
+              },
+            },
             createReadStream(source),
           ),
         ),
       );
       uploads.push(performance.now() - started);
       uploadGrowth = Math.max(uploadGrowth, upload.growth);
-      if (upload.result.size !== size) throw new Error(`uploaded ${String(upload.result.size)} bytes, expected ${size}`);
+      if (upload.result.size !== size)
+        throw new Error(`uploaded ${String(upload.result.size)} bytes, expected ${size}`);
 
       started = performance.now();
       const download = await withPeakRss(child.pid!, async () => {
@@ -129,7 +157,8 @@ async function main(): Promise<void> {
       });
       downloads.push(performance.now() - started);
       downloadGrowth = Math.max(downloadGrowth, download.growth);
-      if ((await stat(path.join(work, 'downloaded.bin'))).size !== size) throw new Error('download size differs');
+      if ((await stat(path.join(work, 'downloaded.bin'))).size !== size)
+        throw new Error('download size differs');
       await rm(path.join(work, 'downloaded.bin'));
     }
     const uploadMs = median(uploads);
@@ -144,7 +173,8 @@ async function main(): Promise<void> {
       `  download           ${downloadMs.toFixed(0)} ms  ${rate(size, downloadMs)}  ratio ${downloadRatio.toFixed(2)} (target >= 0.8)  peak RSS growth ${(downloadGrowth / MIB).toFixed(1)} MiB (target < 64)`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
-    if (process.env.BENCH_RESULTS) await writeFile(process.env.BENCH_RESULTS, `${lines.join('\n')}\n`, { flag: 'a' });
+    if (process.env.BENCH_RESULTS)
+      await writeFile(process.env.BENCH_RESULTS, `${lines.join('\n')}\n`, { flag: 'a' });
   } finally {
     await stopAll(children);
     await db.close();

@@ -68,7 +68,18 @@ async function main(): Promise<void> {
       'SELECT u.uuid FROM organizations o JOIN users u ON u.id = o.account_id WHERE o.is_default',
     );
     const orgId = org[0]!.uuid;
-    const types = ['workspace', 'template', 'user', 'organization_member', 'api_key', 'file', 'group', 'audit_log', 'task', 'chat'];
+    const types = [
+      'workspace',
+      'template',
+      'user',
+      'organization_member',
+      'api_key',
+      'file',
+      'group',
+      'audit_log',
+      'task',
+      'chat',
+    ];
     const actions = ['read', 'create', 'update', 'delete', 'ssh'];
     const checks: Record<string, unknown> = {};
     for (let i = 0; i < 50; i++) {
@@ -88,7 +99,8 @@ async function main(): Promise<void> {
       headers: { 'content-type': 'application/json', 'service-session-token': member.token },
       body: authcheckBody,
     });
-    if (sanity.status !== 200 || Object.keys((await sanity.json()) as object).length !== 50) throw new Error('authcheck sanity failed');
+    if (sanity.status !== 200 || Object.keys((await sanity.json()) as object).length !== 50)
+      throw new Error('authcheck sanity failed');
 
     // The password hash cost that bounds login throughput.
     const hasher = new PasswordHasher();
@@ -103,10 +115,18 @@ async function main(): Promise<void> {
 
     // The evaluator alone: compile a subject and answer the same 50 checks, in process.
     const objects: [string, RbacObject][] = Object.values(checks).map((raw) => {
-      const c = raw as { action: string; object: { resource_type: string; organization_id: string; owner_id: string; any_org: boolean } };
+      const c = raw as {
+        action: string;
+        object: { resource_type: string; organization_id: string; owner_id: string; any_org: boolean };
+      };
       return [
         c.action,
-        { type: c.object.resource_type, orgOwner: c.object.organization_id, owner: c.object.owner_id === 'me' ? member.user.uuid : '', anyOrg: c.object.any_org },
+        {
+          type: c.object.resource_type,
+          orgOwner: c.object.organization_id,
+          owner: c.object.owner_id === 'me' ? member.user.uuid : '',
+          anyOrg: c.object.any_org,
+        },
       ];
     });
     const rounds = 2000;
@@ -116,7 +136,13 @@ async function main(): Promise<void> {
         {
           id: member.user.uuid,
           siteRoles: [],
-          memberships: [{ orgId, roles: ['organization-member', 'organization-workspace-access'], sharingMode: 'everyone' }],
+          memberships: [
+            {
+              orgId,
+              roles: ['organization-member', 'organization-workspace-access'],
+              sharingMode: 'everyone',
+            },
+          ],
           scopes: ['coder:all'],
         },
         { ownerWorkspaceExec: true },

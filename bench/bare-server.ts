@@ -22,14 +22,32 @@ const server = createServer((req, res) => {
       [id],
     )
     .then(({ rows }) => {
-      const row = rows[0] as { hashed_secret: Buffer; expires_at: Date; id: string; name: string; full_name: string; email: string; created_at: Date; is_admin: boolean } | undefined;
+      const row = rows[0] as
+        | {
+            hashed_secret: Buffer;
+            expires_at: Date;
+            id: string;
+            name: string;
+            full_name: string;
+            email: string;
+            created_at: Date;
+            is_admin: boolean;
+          }
+        | undefined;
       const digest = createHash('sha256').update(secret).digest();
       if (!row || !timingSafeEqual(digest, row.hashed_secret) || row.expires_at.getTime() < Date.now()) {
         res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"token is required"}');
         return;
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id: Number(row.id), login: row.name, full_name: row.full_name, email: row.email, created: row.created_at, is_admin: row.is_admin }),
+        JSON.stringify({
+          id: Number(row.id),
+          login: row.name,
+          full_name: row.full_name,
+          email: row.email,
+          created: row.created_at,
+          is_admin: row.is_admin,
+        }),
       );
     })
     .catch(() => res.writeHead(500).end());

@@ -38,18 +38,37 @@ const pushes = Number(process.env.BENCH_PUSHES ?? 15);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, input?: string): Promise<string> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+  input?: string,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       cwd,
-      env: { PATH: process.env.PATH, HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com', ...env },
+      env: {
+        PATH: process.env.PATH,
+        HOME: cwd,
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_AUTHOR_NAME: 'Bench',
+        GIT_AUTHOR_EMAIL: 'bench@example.com',
+        GIT_COMMITTER_NAME: 'Bench',
+        GIT_COMMITTER_EMAIL: 'bench@example.com',
+        ...env,
+      },
     });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} failed (${code}): ${err}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} failed (${code}): ${err}`)),
+    );
     child.stdin.end(input);
   });
 }
@@ -71,7 +90,11 @@ async function main(): Promise<void> {
     const token = await insertToken(db, 'admin');
     const headers = { Authorization: `token ${token}`, 'Content-Type': 'application/json' };
     const api = async (method: string, url: string, body?: unknown) => {
-      const res = await fetch(`${base}/api/v1${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${base}/api/v1${url}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
       return res.status === 204 ? null : ((await res.json()) as Record<string, unknown>);
     };
@@ -80,12 +103,25 @@ async function main(): Promise<void> {
     await api('POST', '/user/repos', { name: 'many', auto_init: true });
     const manyDir = path.join(dataDir, 'repositories', 'admin', 'many.git');
     const tip = (await run('git', ['rev-parse', 'refs/heads/main'], manyDir, { GIT_DIR: manyDir })).trim();
-    const creates = Array.from({ length: branchCount }, (_, i) => `create refs/heads/feature/b-${String(i).padStart(5, '0')} ${tip}`).join('\n');
+    const creates = Array.from(
+      { length: branchCount },
+      (_, i) => `create refs/heads/feature/b-${String(i).padStart(5, '0')} ${tip}`,
+    ).join('\n');
     await run('git', ['update-ref', '--stdin'], manyDir, { GIT_DIR: manyDir }, `${creates}\n`);
-    for (let i = 0; i < 25; i++) await api('POST', '/repos/admin/many/branch_protections', { rule_name: `feature/b-${String(i * 400).padStart(5, '0')}`, enable_push: true });
-    for (let i = 0; i < 25; i++) await api('POST', '/repos/admin/many/branch_protections', { rule_name: `feature/b-${i}*`, enable_push: true });
+    for (let i = 0; i < 25; i++)
+      await api('POST', '/repos/admin/many/branch_protections', {
+        rule_name: `feature/b-${String(i * 400).padStart(5, '0')}`,
+        enable_push: true,
+      });
+    for (let i = 0; i < 25; i++)
+      await api('POST', '/repos/admin/many/branch_protections', {
+        rule_name: `feature/b-${i}*`,
+        enable_push: true,
+      });
     const pages = Math.ceil(branchCount / 50);
-    const requests = Array.from({ length: 20 }, (_, i) => ({ path: `/api/v1/repos/admin/many/branches?limit=50&page=${1 + Math.floor((i * pages) / 20)}` }));
+    const requests = Array.from({ length: 20 }, (_, i) => ({
+      path: `/api/v1/repos/admin/many/branches?limit=50&page=${1 + Math.floor((i * pages) / 20)}`,
+    }));
     const single = performance.now();
     const first = await fetch(`${base}${requests[0]!.path}`, { headers });
     if (first.status !== 200) throw new Error(`branch list: ${first.status} ${await first.text()}`);
@@ -94,14 +130,23 @@ async function main(): Promise<void> {
     const middle = `${base}${requests[10]!.path}`;
     await autocannon({ url: middle, connections: 2, duration: 1, headers }); // warm-up
     const list = await autocannon({ url: middle, connections, duration: seconds, headers });
-    if (list.non2xx || list.errors) throw new Error(`branch list: ${list.non2xx} non-2xx, ${list.errors} errors`);
+    if (list.non2xx || list.errors)
+      throw new Error(`branch list: ${list.non2xx} non-2xx, ${list.errors} errors`);
 
     // 2. Push latency with and without rules.
     const pushFor = async (repo: string, withRules: boolean): Promise<number[]> => {
       await api('POST', '/user/repos', { name: repo, auto_init: true });
       if (withRules) {
-        for (let i = 0; i < 49; i++) await api('POST', `/repos/admin/${repo}/branch_protections`, { rule_name: `release-${i}/**`, enable_push: false });
-        await api('POST', `/repos/admin/${repo}/branch_protections`, { rule_name: 'work/*', enable_push: true, protected_file_patterns: 'docs/**;*.lock' });
+        for (let i = 0; i < 49; i++)
+          await api('POST', `/repos/admin/${repo}/branch_protections`, {
+            rule_name: `release-${i}/**`,
+            enable_push: false,
+          });
+        await api('POST', `/repos/admin/${repo}/branch_protections`, {
+          rule_name: 'work/*',
+          enable_push: true,
+          protected_file_patterns: 'docs/**;*.lock',
+        });
       }
       const wc = path.join(work, `${repo}-wc`);
       const url = new URL(`${base}/admin/${repo}.git`);

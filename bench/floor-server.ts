@@ -36,13 +36,31 @@ app.get('/', (req, res) => {
       [id],
     )
     .then(({ rows }) => {
-      const row = rows[0] as { hashed_secret: Buffer; expires_at: Date; id: string; name: string; full_name: string; email: string; created_at: Date; is_admin: boolean } | undefined;
+      const row = rows[0] as
+        | {
+            hashed_secret: Buffer;
+            expires_at: Date;
+            id: string;
+            name: string;
+            full_name: string;
+            email: string;
+            created_at: Date;
+            is_admin: boolean;
+          }
+        | undefined;
       const digest = createHash('sha256').update(secret).digest();
       if (!row || !timingSafeEqual(digest, row.hashed_secret) || row.expires_at.getTime() < Date.now()) {
         res.status(401).json({ message: 'token is required' });
         return;
       }
-      res.json({ id: Number(row.id), login: row.name, full_name: row.full_name, email: row.email, created: row.created_at, is_admin: row.is_admin });
+      res.json({
+        id: Number(row.id),
+        login: row.name,
+        full_name: row.full_name,
+        email: row.email,
+        created: row.created_at,
+        is_admin: row.is_admin,
+      });
     })
     .catch(() => res.status(500).end());
 });

@@ -9,7 +9,11 @@ import { startEmbeddedPostgres } from '../src/platform/database/embedded-postgre
 /** Shared plumbing of the benchmarks that load the built server (dist/main.js) from another process. */
 export const ROOT = path.join(__dirname, '..');
 
-export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
+export function waitForLine(
+  child: ChildProcess,
+  pattern: RegExp,
+  timeoutMs = 60_000,
+): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`timeout waiting for ${pattern}`)), timeoutMs);
     let buffer = '';
@@ -23,7 +27,9 @@ export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 60
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`process exited (${code}) before ${pattern}: ${buffer.slice(-2000)}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`process exited (${code}) before ${pattern}: ${buffer.slice(-2000)}`)),
+    );
   });
 }
 
@@ -72,7 +78,11 @@ export async function benchDatabase(extraEnv: Record<string, string> = {}): Prom
 }
 
 /** Starts dist/main.js (on a free port unless `listenPort` is given); resolves once it listens. */
-export async function startDevplane(env: NodeJS.ProcessEnv, nodeArgs: string[] = [], listenPort = 0): Promise<{ child: ChildProcess; port: number }> {
+export async function startDevplane(
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[] = [],
+  listenPort = 0,
+): Promise<{ child: ChildProcess; port: number }> {
   if (!existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('run `npm run build` first');
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist', 'main.js')], {
     env: { ...env, PORT: String(listenPort) },

@@ -69,7 +69,12 @@ function mix(): MixRequest[] {
         events: ['OCP\\Files\\Events\\Node\\NodeCreatedEvent'],
       }),
     },
-    { kind: 'gitea admin user search', method: 'GET', path: '/api/v1/admin/users?q=bench&limit=10', admin: true },
+    {
+      kind: 'gitea admin user search',
+      method: 'GET',
+      path: '/api/v1/admin/users?q=bench&limit=10',
+      admin: true,
+    },
   ].map((request) => ({ ...request })) as MixRequest[];
 }
 
@@ -86,7 +91,9 @@ function send(agent: http.Agent, port: number, request: MixRequest, token: strin
         path: request.path,
         headers: {
           Authorization: `token ${token}`,
-          ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) } : {}),
+          ...(payload
+            ? { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) }
+            : {}),
           ...request.headers,
         },
       },
@@ -111,12 +118,22 @@ async function main(): Promise<void> {
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
     const tokens: string[] = [];
     for (let i = 0; i < USERS; i++) {
-      const status = await send(agent, port, {
-        kind: 'setup',
-        method: 'POST',
-        path: '/api/v1/admin/users',
-        body: { username: `bench${i}`, email: `bench${i}@example.com`, password: 'Bench-User-Password-1', must_change_password: false },
-      }, adminToken);
+      const status = await send(
+        agent,
+        port,
+        {
+          kind: 'setup',
+          method: 'POST',
+          path: '/api/v1/admin/users',
+          body: {
+            username: `bench${i}`,
+            email: `bench${i}@example.com`,
+            password: 'Bench-User-Password-1',
+            must_change_password: false,
+          },
+        },
+        adminToken,
+      );
       if (status !== 201) throw new Error(`creating bench${i}: HTTP ${status}`);
       tokens.push(await insertToken(db, `bench${i}`));
     }
@@ -137,7 +154,8 @@ async function main(): Promise<void> {
         if (!measuring) continue;
         histograms.get(request.kind)!.record(Math.max(1, micros));
         all.record(Math.max(1, micros));
-        if (status < 200 || status >= 300) failures.set(`${request.kind} ${status}`, (failures.get(`${request.kind} ${status}`) ?? 0) + 1);
+        if (status < 200 || status >= 300)
+          failures.set(`${request.kind} ${status}`, (failures.get(`${request.kind} ${status}`) ?? 0) + 1);
       }
     };
     const loops = Array.from({ length: CONNECTIONS }, (_, index) => connection(index));
@@ -152,11 +170,19 @@ async function main(): Promise<void> {
     process.stdout.write(
       `\nmixed load (${db.embedded ? 'embedded PGlite' : 'PostgreSQL'}, ${USERS} users, ${CONNECTIONS} connections, ${SECONDS}s after ${WARMUP_SECONDS}s warm-up)\n`,
     );
-    process.stdout.write(`${'request'.padEnd(28)} ${'count'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'max ms'.padStart(8)}\n`);
-    for (const [kind, h] of [...histograms, ['ALL (req/s ' + (all.count / SECONDS).toFixed(0) + ')', all] as const]) {
-      process.stdout.write(`${kind.padEnd(28)} ${String(h.count).padStart(7)} ${ms(h, 50).padStart(8)} ${ms(h, 99).padStart(8)} ${(h.max / 1000).toFixed(1).padStart(8)}\n`);
+    process.stdout.write(
+      `${'request'.padEnd(28)} ${'count'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'max ms'.padStart(8)}\n`,
+    );
+    for (const [kind, h] of [
+      ...histograms,
+      ['ALL (req/s ' + (all.count / SECONDS).toFixed(0) + ')', all] as const,
+    ]) {
+      process.stdout.write(
+        `${kind.padEnd(28)} ${String(h.count).padStart(7)} ${ms(h, 50).padStart(8)} ${ms(h, 99).padStart(8)} ${(h.max / 1000).toFixed(1).padStart(8)}\n`,
+      );
     }
-    if (failures.size > 0) process.stdout.write(`non-2xx: ${[...failures].map(([k, n]) => `${k} ×${n}`).join(', ')}\n`);
+    if (failures.size > 0)
+      process.stdout.write(`non-2xx: ${[...failures].map(([k, n]) => `${k} ×${n}`).join(', ')}\n`);
     process.stdout.write(`target: overall p99 < 250 ms → ${Number(ms(all, 99)) < 250 ? 'met' : 'NOT met'}\n`);
   } finally {
     await stopAll(children);

@@ -25,7 +25,9 @@ interface LoadResult {
   non2xx: number;
   errors: number;
 }
-const autocannon = createRequire(__filename)('autocannon') as (options: Record<string, unknown>) => Promise<LoadResult>;
+const autocannon = createRequire(__filename)('autocannon') as (
+  options: Record<string, unknown>,
+) => Promise<LoadResult>;
 
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
@@ -55,7 +57,11 @@ async function seedUsers(t: TestApp, count: number): Promise<{ id: string; uuid:
        FROM unnest($1::varchar[], $2::bytea[], $3::bigint[]) AS t(id, hashed, user_id)`,
     [tokens.map((k) => k.id), tokens.map((k) => hashSecret(k.secret)), users.map((u) => u.id)],
   );
-  return users.map((u, i) => ({ id: String(u.id), uuid: u.uuid, token: `${tokens[i]!.id}-${tokens[i]!.secret}` }));
+  return users.map((u, i) => ({
+    id: String(u.id),
+    uuid: u.uuid,
+    token: `${tokens[i]!.id}-${tokens[i]!.secret}`,
+  }));
 }
 
 async function watchers(t: TestApp, base: string, users: { uuid: string; token: string }[]) {
@@ -70,11 +76,15 @@ async function watchers(t: TestApp, base: string, users: { uuid: string; token: 
       users.slice(i, i + 100).map(
         (user) =>
           new Promise<void>((resolve, reject) => {
-            const socket = new WebSocket(`${wsBase}/api/v2/notifications/inbox/watch`, { headers: { 'Service-Session-Token': user.token } });
+            const socket = new WebSocket(`${wsBase}/api/v2/notifications/inbox/watch`, {
+              headers: { 'Service-Session-Token': user.token },
+            });
             socket.on('message', (data: Buffer) => {
               if (received.has(user.uuid)) return;
               received.set(user.uuid, performance.now());
-              const createdAt = (JSON.parse(data.toString('utf8')) as { notification: { created_at: string } }).notification.created_at;
+              const createdAt = (
+                JSON.parse(data.toString('utf8')) as { notification: { created_at: string } }
+              ).notification.created_at;
               fanOut.set(user.uuid, Date.now() - Date.parse(createdAt));
             });
             socket.once('open', () => resolve());
@@ -89,7 +99,11 @@ async function watchers(t: TestApp, base: string, users: { uuid: string; token: 
   return { received, fanOut, sockets, openMs: performance.now() - started };
 }
 
-async function phaseOne(t: TestApp, base: string, users: { id: string; uuid: string; token: string }[]): Promise<void> {
+async function phaseOne(
+  t: TestApp,
+  base: string,
+  users: { id: string; uuid: string; token: string }[],
+): Promise<void> {
   const { received, fanOut, sockets, openMs } = await watchers(t, base, users);
   process.stdout.write(`${users.length} WebSocket watchers open in ${ms(openMs)}\n`);
   const sentAt = new Map<string, number>();
@@ -105,7 +119,9 @@ async function phaseOne(t: TestApp, base: string, users: { id: string; uuid: str
         const res = await fetch(`${base}/api/v2/notifications/custom`, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json', 'Service-Session-Token': user.token },
-          body: JSON.stringify({ content: { title: `Bench for ${user.uuid}`, message: 'One **notification** each.' } }),
+          body: JSON.stringify({
+            content: { title: `Bench for ${user.uuid}`, message: 'One **notification** each.' },
+          }),
         });
         if (res.status !== 204) failures += 1;
         await res.arrayBuffer();
@@ -114,12 +130,19 @@ async function phaseOne(t: TestApp, base: string, users: { id: string; uuid: str
     }),
   );
   const deadline = performance.now() + 60_000;
-  while (received.size < users.length && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  while (received.size < users.length && performance.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
   const wall = performance.now() - started;
-  const latencies = users.filter((u) => received.has(u.uuid)).map((u) => received.get(u.uuid)! - sentAt.get(u.uuid)!).sort((a, b) => a - b);
+  const latencies = users
+    .filter((u) => received.has(u.uuid))
+    .map((u) => received.get(u.uuid)! - sentAt.get(u.uuid)!)
+    .sort((a, b) => a - b);
   const posts = users.map((u) => answered.get(u.uuid)! - sentAt.get(u.uuid)!).sort((a, b) => a - b);
   const created = [...fanOut.values()].sort((a, b) => a - b);
-  const afterAnswer = users.filter((u) => received.has(u.uuid)).map((u) => received.get(u.uuid)! - answered.get(u.uuid)!).sort((a, b) => a - b);
+  const afterAnswer = users
+    .filter((u) => received.has(u.uuid))
+    .map((u) => received.get(u.uuid)! - answered.get(u.uuid)!)
+    .sort((a, b) => a - b);
   const queued: { p50: number; p99: number; max: number }[] = await t.dataSource.query(
     `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY queued_seconds) * 1000 AS p50,
             percentile_cont(0.99) WITHIN GROUP (ORDER BY queued_seconds) * 1000 AS p99,
@@ -142,7 +165,11 @@ async function phaseOne(t: TestApp, base: string, users: { id: string; uuid: str
   for (const socket of sockets) socket.terminate();
 }
 
-async function phaseTwo(t: TestApp, base: string, users: { id: string; uuid: string; token: string }[]): Promise<void> {
+async function phaseTwo(
+  t: TestApp,
+  base: string,
+  users: { id: string; uuid: string; token: string }[],
+): Promise<void> {
   const heavy = users[0]!;
   const templates = [IDS.customNotification, IDS.testNotification, IDS.workflowRuleMatched];
   const targets = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
@@ -164,7 +191,9 @@ async function phaseTwo(t: TestApp, base: string, users: { id: string; uuid: str
   // Steady state: autovacuum would have set the visibility map (index-only unread counts).
   await t.dataSource.query('VACUUM ANALYZE inbox_notifications');
   const total: { n: string }[] = await t.dataSource.query('SELECT count(*) AS n FROM inbox_notifications');
-  process.stdout.write(`seeded inbox in ${ms(performance.now() - started)}; inbox_notifications holds ${total[0]!.n} rows\n`);
+  process.stdout.write(
+    `seeded inbox in ${ms(performance.now() - started)}; inbox_notifications holds ${total[0]!.n} rows\n`,
+  );
   const deep: { id: string }[] = await t.dataSource.query(
     'SELECT id FROM inbox_notifications WHERE user_id = $1 ORDER BY created_at DESC, id DESC OFFSET 80000 LIMIT 1',
     [heavy.id],
@@ -177,10 +206,17 @@ async function phaseTwo(t: TestApp, base: string, users: { id: string; uuid: str
     ['targets filter', `/api/v2/notifications/inbox?targets=${targets[1]}`],
   ];
   process.stdout.write(`GET /api/v2/notifications/inbox, ${CONNECTIONS} connections × ${SECONDS}s each\n`);
-  process.stdout.write(`${'case'.padEnd(40)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'non2xx'.padStart(7)}\n`);
+  process.stdout.write(
+    `${'case'.padEnd(40)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'non2xx'.padStart(7)}\n`,
+  );
   for (const [name, path] of targetsList) {
     await autocannon({ url: `${base}${path}`, headers, connections: 2, amount: 50 });
-    const r = await autocannon({ url: `${base}${path}`, headers, connections: CONNECTIONS, duration: SECONDS });
+    const r = await autocannon({
+      url: `${base}${path}`,
+      headers,
+      connections: CONNECTIONS,
+      duration: SECONDS,
+    });
     process.stdout.write(
       `${name.padEnd(40)} ${String(Math.round(r.requests.average)).padStart(7)} ${String(r.latency.p50).padStart(7)} ${String(r.latency.p99).padStart(7)} ${String(r.non2xx).padStart(7)}\n`,
     );
@@ -191,10 +227,15 @@ async function phaseTwo(t: TestApp, base: string, users: { id: string; uuid: str
       `EXPLAIN ANALYZE SELECT i.id, u.uuid, i.template_id, i.targets, i.title, i.content, i.icon, i.actions, i.read_at, i.created_at
          FROM inbox_notifications i JOIN users u ON u.id = i.user_id WHERE i.user_id = $1 ORDER BY i.created_at DESC, i.id DESC LIMIT 25`,
     ],
-    ['unread count', 'EXPLAIN ANALYZE SELECT count(*) FROM inbox_notifications WHERE user_id = $1 AND read_at IS NULL'],
+    [
+      'unread count',
+      'EXPLAIN ANALYZE SELECT count(*) FROM inbox_notifications WHERE user_id = $1 AND read_at IS NULL',
+    ],
   ] as const) {
     const plan: { 'QUERY PLAN': string }[] = await t.dataSource.query(sql, [heavy.id]);
-    process.stdout.write(`\nEXPLAIN ANALYZE (${name}):\n${plan.map((row) => `  ${row['QUERY PLAN']}`).join('\n')}\n`);
+    process.stdout.write(
+      `\nEXPLAIN ANALYZE (${name}):\n${plan.map((row) => `  ${row['QUERY PLAN']}`).join('\n')}\n`,
+    );
   }
 }
 
@@ -210,7 +251,9 @@ async function main(): Promise<void> {
   });
   try {
     const base = await t.listen();
-    process.stdout.write(`notifications benchmark on ${embedded ? 'embedded PGlite (1 connection)' : 'PostgreSQL (pool 10)'}\n`);
+    process.stdout.write(
+      `notifications benchmark on ${embedded ? 'embedded PGlite (1 connection)' : 'PostgreSQL (pool 10)'}\n`,
+    );
     const users = await seedUsers(t, Math.max(WATCHERS, 101));
     if (PHASES.includes('1')) await phaseOne(t, base, users.slice(0, WATCHERS));
     if (PHASES.includes('2')) await phaseTwo(t, base, users);

@@ -29,7 +29,12 @@ interface LoadResult {
   latency: { p50: number; p99: number };
   non2xx: number;
 }
-const autocannon = createRequire(__filename)('autocannon') as (options: { url: string; connections: number; duration: number; headers?: Record<string, string> }) => Promise<LoadResult>;
+const autocannon = createRequire(__filename)('autocannon') as (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  headers?: Record<string, string>;
+}) => Promise<LoadResult>;
 
 /** A minimal ustar archive with `package/package.json` and `package/index.js`, gzipped (what npm pack makes). */
 function tarball(files: Record<string, string>): Buffer {
@@ -56,9 +61,17 @@ function tarball(files: Record<string, string>): Buffer {
   return gzipSync(Buffer.concat(blocks));
 }
 
-function publishDocument(name: string, version: string, dependencies: Record<string, string>, registry: string): Record<string, unknown> {
+function publishDocument(
+  name: string,
+  version: string,
+  dependencies: Record<string, string>,
+  registry: string,
+): Record<string, unknown> {
   const manifest = { name, version, main: 'index.js', description: `bench package ${name}`, dependencies };
-  const tgz = tarball({ 'package.json': JSON.stringify(manifest, null, 2), 'index.js': `module.exports = ${JSON.stringify(name)};\n` });
+  const tgz = tarball({
+    'package.json': JSON.stringify(manifest, null, 2),
+    'index.js': `module.exports = ${JSON.stringify(name)};\n`,
+  });
   const file = `${name}-${version}.tgz`;
   return {
     _id: name,
@@ -68,42 +81,80 @@ function publishDocument(name: string, version: string, dependencies: Record<str
       [version]: {
         ...manifest,
         _id: `${name}@${version}`,
-        dist: { integrity: `sha512-${createHash('sha512').update(tgz).digest('base64')}`, shasum: createHash('sha1').update(tgz).digest('hex'), tarball: `${registry}${name}/-/${file}` },
+        dist: {
+          integrity: `sha512-${createHash('sha512').update(tgz).digest('base64')}`,
+          shasum: createHash('sha1').update(tgz).digest('hex'),
+          tarball: `${registry}${name}/-/${file}`,
+        },
       },
     },
-    _attachments: { [file]: { content_type: 'application/octet-stream', data: tgz.toString('base64'), length: tgz.length } },
+    _attachments: {
+      [file]: { content_type: 'application/octet-stream', data: tgz.toString('base64'), length: tgz.length },
+    },
   };
 }
 
 async function put(url: string, token: string, body: unknown): Promise<void> {
-  const res = await fetch(url, { method: 'PUT', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (res.status >= 300) throw new Error(`PUT ${url}: ${res.status} ${await res.text()}`);
 }
 
 function npmInstall(dir: string, registry: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'npm', 'bin', 'npm-cli.js'), 'install', '--no-audit', '--no-fund', '--prefer-online', `--registry=${registry}`], {
-      cwd: dir,
-      env: { PATH: process.env.PATH, HOME: dir, npm_config_cache: path.join(dir, '.cache'), npm_config_update_notifier: 'false', npm_config_userconfig: path.join(dir, '.npmrc') },
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(ROOT, 'node_modules', 'npm', 'bin', 'npm-cli.js'),
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-online',
+        `--registry=${registry}`,
+      ],
+      {
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH,
+          HOME: dir,
+          npm_config_cache: path.join(dir, '.cache'),
+          npm_config_update_notifier: 'false',
+          npm_config_userconfig: path.join(dir, '.npmrc'),
+        },
+      },
+    );
     let err = '';
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`npm install failed: ${err.slice(-1000)}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(performance.now() - started)
+        : reject(new Error(`npm install failed: ${err.slice(-1000)}`)),
+    );
   });
 }
 
 async function project(work: string, name: string): Promise<string> {
   const dir = path.join(work, name);
   await mkdir(dir, { recursive: true });
-  const dependencies = Object.fromEntries(Array.from({ length: depCount }, (_, i) => [`bench-dep-${i}`, '^1.0.0']));
-  await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: `project-${name}`, version: '0.0.0', private: true, dependencies }));
+  const dependencies = Object.fromEntries(
+    Array.from({ length: depCount }, (_, i) => [`bench-dep-${i}`, '^1.0.0']),
+  );
+  await writeFile(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: `project-${name}`, version: '0.0.0', private: true, dependencies }),
+  );
   await writeFile(path.join(dir, '.npmrc'), '');
   return dir;
 }
 
-async function startVerdaccio(work: string): Promise<{ child: ReturnType<typeof spawn>; url: string; token: string }> {
+async function startVerdaccio(
+  work: string,
+): Promise<{ child: ReturnType<typeof spawn>; url: string; token: string }> {
   const storage = path.join(work, 'verdaccio-storage');
   const config = path.join(work, 'verdaccio.yaml');
   await writeFile(
@@ -125,17 +176,34 @@ async function startVerdaccio(work: string): Promise<{ child: ReturnType<typeof 
     ].join('\n'),
   );
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'verdaccio', 'bin', 'verdaccio'), '--config', config, '--listen', `127.0.0.1:${port}`], { stdio: 'pipe' });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules', 'verdaccio', 'bin', 'verdaccio'),
+      '--config',
+      config,
+      '--listen',
+      `127.0.0.1:${port}`,
+    ],
+    { stdio: 'pipe' },
+  );
   child.stdout?.resume();
   child.stderr?.resume();
   const url = `http://127.0.0.1:${port}/`;
   for (let i = 0; ; i++) {
-    const ok = await fetch(`${url}-/ping`).then((res) => res.ok, () => false);
+    const ok = await fetch(`${url}-/ping`).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (ok) break;
     if (i > 300) throw new Error('verdaccio did not start');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  const res = await fetch(`${url}-/user/org.couchdb.user:bench`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'bench', password: 'bench-password-1' }) });
+  const res = await fetch(`${url}-/user/org.couchdb.user:bench`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', password: 'bench-password-1' }),
+  });
   const body = (await res.json()) as { token?: string };
   if (!body.token) throw new Error(`verdaccio user: ${res.status} ${JSON.stringify(body)}`);
   return { child, url, token: body.token };
@@ -183,14 +251,25 @@ async function main(): Promise<void> {
     for (let i = 0; i < depCount; i++) {
       const name = `bench-dep-${i}`;
       const dependencies = i > 0 && i % 10 !== 0 ? { [`bench-dep-${i - 1}`]: '^1.0.0' } : {};
-      await put(`${devplaneRegistry}${name}`, token, publishDocument(name, '1.0.0', dependencies, devplaneRegistry));
-      await put(`${verdaccio.url}${name}`, verdaccio.token, publishDocument(name, '1.0.0', dependencies, verdaccio.url));
+      await put(
+        `${devplaneRegistry}${name}`,
+        token,
+        publishDocument(name, '1.0.0', dependencies, devplaneRegistry),
+      );
+      await put(
+        `${verdaccio.url}${name}`,
+        verdaccio.token,
+        publishDocument(name, '1.0.0', dependencies, verdaccio.url),
+      );
     }
     const publishMs = performance.now() - published;
 
     const installs: { devplane: number[]; verdaccio: number[] } = { devplane: [], verdaccio: [] };
     for (let round = 0; round < 2; round++) {
-      for (const [name, registry] of [['verdaccio', verdaccio.url], ['devplane', devplaneRegistry]] as const) {
+      for (const [name, registry] of [
+        ['verdaccio', verdaccio.url],
+        ['devplane', devplaneRegistry],
+      ] as const) {
         const dir = await project(work, `${name}-${round}`);
         installs[name].push(await npmInstall(dir, registry));
         await rm(dir, { recursive: true, force: true });
@@ -198,39 +277,60 @@ async function main(): Promise<void> {
     }
     const devplaneInstall = Math.min(...installs.devplane);
     const verdaccioInstall = Math.min(...installs.verdaccio);
-    const packumentDevplane = await autocannon({ url: `${devplaneRegistry}bench-dep-100`, connections: 50, duration: 5 });
-    const packumentVerdaccio = await autocannon({ url: `${verdaccio.url}bench-dep-100`, connections: 50, duration: 5 });
+    const packumentDevplane = await autocannon({
+      url: `${devplaneRegistry}bench-dep-100`,
+      connections: 50,
+      duration: 5,
+    });
+    const packumentVerdaccio = await autocannon({
+      url: `${verdaccio.url}bench-dep-100`,
+      connections: 50,
+      duration: 5,
+    });
 
     // Generic registry: 200 MiB up and down against a disk copy.
     const source = path.join(work, 'big.bin');
     const block = randomBytes(MIB);
     const out = createWriteStream(source);
-    for (let i = 0; i < sizeMib; i++) if (!out.write(block)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    for (let i = 0; i < sizeMib; i++)
+      if (!out.write(block)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
     await new Promise<void>((resolve) => out.end(() => resolve()));
     let started = performance.now();
     await pipeline(createReadStream(source), createWriteStream(path.join(work, 'copy.bin')));
     const copyMs = performance.now() - started;
     await rm(path.join(work, 'copy.bin'));
     started = performance.now();
-    const upload = await withPeakRss(child.pid!, () =>
-      new Promise<number>((resolve, reject) => {
-        const req = http.request(`${base}/api/packages/admin/generic/big/1.0.0/big.bin`, { method: 'PUT', headers: { Authorization: `token ${token}`, 'Content-Length': String(sizeMib * MIB) } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
-        req.on('error', reject);
-        createReadStream(source).pipe(req);
-      }),
+    const upload = await withPeakRss(
+      child.pid!,
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const req = http.request(
+            `${base}/api/packages/admin/generic/big/1.0.0/big.bin`,
+            {
+              method: 'PUT',
+              headers: { Authorization: `token ${token}`, 'Content-Length': String(sizeMib * MIB) },
+            },
+            (res) => {
+              res.resume();
+              res.on('end', () => resolve(res.statusCode ?? 0));
+            },
+          );
+          req.on('error', reject);
+          createReadStream(source).pipe(req);
+        }),
     );
     const uploadMs = performance.now() - started;
     if (upload.result !== 201) throw new Error(`generic upload: ${upload.result}`);
     started = performance.now();
     const download = await withPeakRss(child.pid!, async () => {
-      const res = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${base}/api/packages/admin/generic/big/1.0.0/big.bin`, resolve).on('error', reject));
+      const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
+        http.get(`${base}/api/packages/admin/generic/big/1.0.0/big.bin`, resolve).on('error', reject),
+      );
       await pipeline(res, createWriteStream(path.join(work, 'down.bin')));
     });
     const downloadMs = performance.now() - started;
-    if ((await stat(path.join(work, 'down.bin'))).size !== sizeMib * MIB) throw new Error('download size differs');
+    if ((await stat(path.join(work, 'down.bin'))).size !== sizeMib * MIB)
+      throw new Error('download size differs');
     const rate = (ms: number) => `${((sizeMib * MIB) / MIB / (ms / 1000)).toFixed(0)} MiB/s`;
 
     const lines = [

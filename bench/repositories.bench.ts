@@ -24,14 +24,34 @@ const megabytes = Number(process.env.BENCH_MB ?? 50);
 const clones = Number(process.env.BENCH_CLONES ?? 10);
 const MIB = 1024 * 1024;
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, input?: NodeJS.ReadableStream | string): Promise<void> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+  input?: NodeJS.ReadableStream | string,
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { PATH: process.env.PATH, HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', ...env } });
+    const child = spawn(command, args, {
+      cwd,
+      env: {
+        PATH: process.env.PATH,
+        HOME: cwd,
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_TERMINAL_PROMPT: '0',
+        ...env,
+      },
+    });
     let err = '';
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.stdout.resume();
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (${code}): ${err.slice(-500)}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`${command} ${args.join(' ')} failed (${code}): ${err.slice(-500)}`)),
+    );
     if (typeof input === 'string') child.stdin.end(input);
     else if (input) input.pipe(child.stdin);
     else child.stdin.end();
@@ -72,7 +92,9 @@ function httpBackend(projectRoot: string): Promise<{ server: http.Server; url: s
         CONTENT_TYPE: req.headers['content-type'] ?? '',
         ...(req.headers['content-length'] ? { CONTENT_LENGTH: req.headers['content-length'] } : {}),
         ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
-        ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
+        ...(req.headers['content-encoding']
+          ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) }
+          : {}),
       },
     });
     req.pipe(child.stdin);
@@ -104,7 +126,11 @@ function httpBackend(projectRoot: string): Promise<{ server: http.Server; url: s
     child.stdout.on('end', () => res.end());
     child.on('error', () => res.destroy());
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
 }
 
 async function rssOf(pid: number): Promise<number> {
@@ -113,9 +139,17 @@ async function rssOf(pid: number): Promise<number> {
 
 async function concurrentClones(url: string, work: string, label: string): Promise<number> {
   const started = performance.now();
-  await Promise.all(Array.from({ length: clones }, (_, i) => run('git', ['clone', '--bare', '--quiet', url, path.join(work, `${label}-${i}.git`)], work)));
+  await Promise.all(
+    Array.from({ length: clones }, (_, i) =>
+      run('git', ['clone', '--bare', '--quiet', url, path.join(work, `${label}-${i}.git`)], work),
+    ),
+  );
   const ms = performance.now() - started;
-  await Promise.all(Array.from({ length: clones }, (_, i) => rm(path.join(work, `${label}-${i}.git`), { recursive: true, force: true })));
+  await Promise.all(
+    Array.from({ length: clones }, (_, i) =>
+      rm(path.join(work, `${label}-${i}.git`), { recursive: true, force: true }),
+    ),
+  );
   return ms;
 }
 
@@ -138,7 +172,11 @@ async function main(): Promise<void> {
     children.push(child);
     const base = `http://127.0.0.1:${port}`;
     const token = await insertToken(db, 'admin');
-    const created = await fetch(`${base}/api/v1/user/repos`, { method: 'POST', headers: { Authorization: `token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'big' }) });
+    const created = await fetch(`${base}/api/v1/user/repos`, {
+      method: 'POST',
+      headers: { Authorization: `token ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'big' }),
+    });
     if (created.status !== 201) throw new Error(`create: ${created.status}`);
     const pushUrl = new URL(`${base}/admin/big.git`);
     pushUrl.username = 'admin';

@@ -67,10 +67,20 @@ async function load(name: string, url: string, tokens: string[], duration = seco
       },
     ],
   });
-  return { name, rps: json.requests.average, p50: json.latency.p50, p99: json.latency.p99, non2xx: json.non2xx };
+  return {
+    name,
+    rps: json.requests.average,
+    p50: json.latency.p50,
+    p99: json.latency.p99,
+    non2xx: json.non2xx,
+  };
 }
 
-async function startServer(mainJs: string, env: NodeJS.ProcessEnv, children: ChildProcess[]): Promise<number> {
+async function startServer(
+  mainJs: string,
+  env: NodeJS.ProcessEnv,
+  children: ChildProcess[],
+): Promise<number> {
   const server = spawn(process.execPath, [mainJs], { env: { ...env, PORT: '0' }, stdio: 'pipe' });
   children.push(server);
   server.stdout.resume();
@@ -78,7 +88,8 @@ async function startServer(mainJs: string, env: NodeJS.ProcessEnv, children: Chi
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(path.join(root, 'dist', 'main.js'))) throw new Error('run `npm run build` first (npm run bench does)');
+  if (!existsSync(path.join(root, 'dist', 'main.js')))
+    throw new Error('run `npm run build` first (npm run bench does)');
   const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(undefined, 30);
   const url = process.env.DATABASE_URL ?? embedded!.url;
   // The embedded database has one shared session: use its public schema rather than a search_path.
@@ -101,19 +112,27 @@ async function main(): Promise<void> {
     const port = await startServer(path.join(root, 'dist', 'main.js'), env, children);
     // The other build starts after this one has migrated the schema.
     const comparePort = compareDist ? await startServer(path.resolve(compareDist), env, children) : undefined;
-    const bare = spawn(process.execPath, ['-r', '@swc-node/register', path.join(root, 'bench', 'bare-server.ts')], {
-      env: { ...env, PORT: '0' },
-      stdio: 'pipe',
-      cwd: root,
-    });
+    const bare = spawn(
+      process.execPath,
+      ['-r', '@swc-node/register', path.join(root, 'bench', 'bare-server.ts')],
+      {
+        env: { ...env, PORT: '0' },
+        stdio: 'pipe',
+        cwd: root,
+      },
+    );
     children.push(bare);
     const barePort = Number((await waitForLine(bare, /bare listening (\d+)/))[1]);
     // The framework floor the design card fixes: Express + helmet + cookie-parser + pino-http, same lookup.
-    const floor = spawn(process.execPath, ['-r', '@swc-node/register', path.join(root, 'bench', 'floor-server.ts')], {
-      env: { ...env, PORT: '0' },
-      stdio: 'pipe',
-      cwd: root,
-    });
+    const floor = spawn(
+      process.execPath,
+      ['-r', '@swc-node/register', path.join(root, 'bench', 'floor-server.ts')],
+      {
+        env: { ...env, PORT: '0' },
+        stdio: 'pipe',
+        cwd: root,
+      },
+    );
     children.push(floor);
     const floorPort = Number((await waitForLine(floor, /floor listening (\d+)/))[1]);
 
@@ -130,7 +149,11 @@ async function main(): Promise<void> {
 
     // BENCH_USERS users with one token each, for the rotation target.
     const prefix = `bench${randomBytes(3).toString('hex')}`;
-    const many = Array.from({ length: userCount }, (_, i) => ({ i, id: randomString(10), secret: randomString(22) }));
+    const many = Array.from({ length: userCount }, (_, i) => ({
+      i,
+      id: randomString(10),
+      secret: randomString(22),
+    }));
     await admin.query(
       `INSERT INTO "${schema}".users (uuid, name, lower_name, email, lower_email)
        SELECT gen_random_uuid(), $1 || g, $1 || g, $1 || g || '@example.com', $1 || g || '@example.com' FROM generate_series(0, $2 - 1) g`,
@@ -163,24 +186,34 @@ async function main(): Promise<void> {
     for (const [name, target, tokens] of targets) await load(name, target, tokens, 2);
     const measured: Result[][] = targets.map(() => []);
     for (let round = 0; round < rounds; round++) {
-      for (const [index, [name, target, tokens]] of targets.entries()) measured[index]!.push(await load(name, target, tokens));
+      for (const [index, [name, target, tokens]] of targets.entries())
+        measured[index]!.push(await load(name, target, tokens));
     }
-    const results = measured.map((runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!);
+    const results = measured.map(
+      (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!,
+    );
     const baseline = results[0]!;
     process.stdout.write(
       `\ndevplane benchmark (${embedded ? 'embedded PGlite' : 'PostgreSQL'}, ${connections} connections, ${seconds}s each, median of ${rounds} round(s))\n`,
     );
-    process.stdout.write(`${'target'.padEnd(40)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'non-2xx'.padStart(8)} ${'ratio'.padStart(6)}\n`);
+    process.stdout.write(
+      `${'target'.padEnd(40)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'non-2xx'.padStart(8)} ${'ratio'.padStart(6)}\n`,
+    );
     for (const r of results) {
       process.stdout.write(
         `${r.name.padEnd(40)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.non2xx).padStart(8)} ${(r.rps / baseline.rps).toFixed(2).padStart(6)}\n`,
       );
     }
-    const ratio = (a: Result | undefined, b: Result | undefined) => (a && b ? (a.rps / b.rps).toFixed(2) : '-');
+    const ratio = (a: Result | undefined, b: Result | undefined) =>
+      a && b ? (a.rps / b.rps).toFixed(2) : '-';
     process.stdout.write(`\n${userCount} users in rotation / one token: ${ratio(results[2], results[1])}\n`);
     if (comparePort) {
-      process.stdout.write(`compare build, ${userCount} users / one token: ${ratio(results[5], results[4])}\n`);
-      process.stdout.write(`this build / compare build: /api/v1/user ${ratio(results[1], results[4])}, rotation ${ratio(results[2], results[5])}, /api/v2/users/me ${ratio(results[3], results[6])}\n`);
+      process.stdout.write(
+        `compare build, ${userCount} users / one token: ${ratio(results[5], results[4])}\n`,
+      );
+      process.stdout.write(
+        `this build / compare build: /api/v1/user ${ratio(results[1], results[4])}, rotation ${ratio(results[2], results[5])}, /api/v2/users/me ${ratio(results[3], results[6])}\n`,
+      );
     }
   } finally {
     for (const child of children) child.kill('SIGTERM');

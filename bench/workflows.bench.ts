@@ -1,6 +1,11 @@
 import autocannon from 'autocannon';
 import { performance } from 'node:perf_hooks';
-import { matchRules, RuleSnapshot, scopeKey, type StoredRule } from '../src/modules/workflows/engine/rule-snapshot';
+import {
+  matchRules,
+  RuleSnapshot,
+  scopeKey,
+  type StoredRule,
+} from '../src/modules/workflows/engine/rule-snapshot';
 import { RuleStore } from '../src/modules/workflows/engine/rule-store.service';
 import { WorkflowRulesService } from '../src/modules/workflows/workflow-rules.service';
 import { WorkflowAccessControlService } from '../src/modules/workflows/workflow-access-control.service';
@@ -26,7 +31,11 @@ const FILE = 'OCA\\WorkflowEngine\\Entity\\File';
 const CREATED = 'OCP\\Files\\Events\\Node\\NodeCreatedEvent';
 const NOTIFY = 'OCA\\FlowNotifications\\Flow\\Operation';
 const ACCESS = 'OCA\\FilesAccessControl\\Operation';
-const C = (name: string, operator: string, value: string) => ({ class: `OCA\\WorkflowEngine\\Check\\${name}`, operator, value });
+const C = (name: string, operator: string, value: string) => ({
+  class: `OCA\\WorkflowEngine\\Check\\${name}`,
+  operator,
+  value,
+});
 
 /** Mixed checks; none of them matches the benchmark event, so every rule is evaluated (worst case). */
 function checksFor(i: number) {
@@ -40,7 +49,10 @@ function checksFor(i: number) {
     case 3:
       return [C('RequestRemoteAddress', 'matchesIPv4', `10.${i % 250}.0.0/16`)];
     case 4:
-      return [C('RequestUserAgent', 'matches', `/bench-client\\/${i}/`), C('RequestTime', 'in', '["00:00 Europe/Berlin","23:59 Europe/Berlin"]')];
+      return [
+        C('RequestUserAgent', 'matches', `/bench-client\\/${i}/`),
+        C('RequestTime', 'in', '["00:00 Europe/Berlin","23:59 Europe/Berlin"]'),
+      ];
     default:
       return [C('FileName', 'is', `exact-${i}.txt`), C('RequestURL', '!is', 'webdav')];
   }
@@ -71,11 +83,22 @@ async function matcherBench(): Promise<void> {
   const subject = (): CheckSubject => ({
     entity: FILE,
     actorUserId: '7',
-    request: { remoteAddress: '192.168.1.20', userAgent: 'curl/8.5.0', url: 'https://devplane.test/api/v1/repos/a/b/releases/1/assets', method: 'POST', fileTransfer: false },
+    request: {
+      remoteAddress: '192.168.1.20',
+      userAgent: 'curl/8.5.0',
+      url: 'https://devplane.test/api/v1/repos/a/b/releases/1/assets',
+      method: 'POST',
+      fileTransfer: false,
+    },
     file: { name: 'report.txt', mimeType: 'text/plain', size: 4096 },
     now: Math.floor(Date.now() / 1000),
   });
-  const request = () => ({ operationClass: NOTIFY, eventName: CREATED, scopes: [scopeKey(0, ''), scopeKey(1, '7'), scopeKey(1, '42')], subject: subject() });
+  const request = () => ({
+    operationClass: NOTIFY,
+    eventName: CREATED,
+    scopes: [scopeKey(0, ''), scopeKey(1, '7'), scopeKey(1, '42')],
+    subject: subject(),
+  });
   const t0 = performance.now();
   await matchRules(snapshot, request()); // compiles the 1,000 rules once (what the first event after a change pays)
   const compileMs = performance.now() - t0;
@@ -99,7 +122,9 @@ async function matcherBench(): Promise<void> {
   );
   const fast = process.hrtime.bigint();
   for (let i = 0; i < 100_000; i++) snapshot.eventClasses.get('OCP\\Files\\Events\\Node\\NodeDeletedEvent');
-  console.log(`  fast path (no rule lists the event): ${(Number(process.hrtime.bigint() - fast) / 100_000).toFixed(0)} ns/event`);
+  console.log(
+    `  fast path (no rule lists the event): ${(Number(process.hrtime.bigint() - fast) / 100_000).toFixed(0)} ns/event`,
+  );
 }
 
 async function httpBench(): Promise<void> {
@@ -111,17 +136,32 @@ async function httpBench(): Promise<void> {
     const scope = { type: 1 as const, userId: user.user.id };
     const seedStart = performance.now();
     for (let i = 1; i <= ruleCount; i++) {
-      await rulesService.create(scope, { class: NOTIFY, name: `rule ${i}`, checks: checksFor(i), operation: '{"inscription":"bench"}', entity: FILE, events: [CREATED] });
+      await rulesService.create(scope, {
+        class: NOTIFY,
+        name: `rule ${i}`,
+        checks: checksFor(i),
+        operation: '{"inscription":"bench"}',
+        entity: FILE,
+        events: [CREATED],
+      });
     }
-    console.log(`seeded ${ruleCount} rules through the service in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+    console.log(
+      `seeded ${ruleCount} rules through the service in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`,
+    );
 
     const path = '/ocs/v2.php/apps/workflowengine/api/v1/workflows/user?format=json';
     const headers = { Authorization: `Bearer ${user.token}`, 'OCS-APIRequest': 'true' };
     const sanity = await fetch(`${url}${path}`, { headers });
     const body = (await sanity.json()) as { ocs: { data: Record<string, unknown[]> } };
     const bytes = JSON.stringify(body).length;
-    if (sanity.status !== 200 || body.ocs.data[NOTIFY]?.length !== ruleCount) throw new Error(`index sanity failed: ${sanity.status}`);
-    const baseline = await autocannon({ url: `${url}/ocs/v2.php/cloud/user?format=json`, headers, connections, duration: seconds });
+    if (sanity.status !== 200 || body.ocs.data[NOTIFY]?.length !== ruleCount)
+      throw new Error(`index sanity failed: ${sanity.status}`);
+    const baseline = await autocannon({
+      url: `${url}/ocs/v2.php/cloud/user?format=json`,
+      headers,
+      connections,
+      duration: seconds,
+    });
     console.log(
       `baseline GET /ocs/v2.php/cloud/user (same auth + envelope, tiny body): ${Math.round(baseline.requests.average)} req/s, ` +
         `p50 ${baseline.latency.p50} ms, p99 ${baseline.latency.p99} ms`,
@@ -140,14 +180,23 @@ async function httpBench(): Promise<void> {
       const res = await fetch(`${url}${createPath}`, {
         method: 'POST',
         headers: { ...headers, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ class: NOTIFY, name: `new ${i}`, checks: checksFor(i), operation: '', entity: FILE, events: [CREATED] }),
+        body: JSON.stringify({
+          class: NOTIFY,
+          name: `new ${i}`,
+          checks: checksFor(i),
+          operation: '',
+          entity: FILE,
+          events: [CREATED],
+        }),
       });
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`create failed: ${res.status}`);
       latencies.push(performance.now() - s);
     }
     latencies.sort((a, b) => a - b);
-    console.log(`POST workflows/user (sequential, 200): p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`);
+    console.log(
+      `POST workflows/user (sequential, 200): p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`,
+    );
 
     // Engine end to end: the user owns the subject, so all their rules are considered.
     const store = t.app.get(RuleStore);
@@ -161,24 +210,42 @@ async function httpBench(): Promise<void> {
       mimeType: 'text/plain',
       actorUserId: null,
       ownerUserIds: [user.user.id],
-      request: { remoteAddress: '192.168.1.20', userAgent: 'curl/8.5.0', url: 'https://devplane.test/x', method: 'POST' },
+      request: {
+        remoteAddress: '192.168.1.20',
+        userAgent: 'curl/8.5.0',
+        url: 'https://devplane.test/x',
+        method: 'POST',
+      },
     };
     await events.emitAsync('file.created', payload);
     const n = 1000;
     const s = performance.now();
     for (let i = 0; i < n; i++) await events.emitAsync('file.created', payload);
-    console.log(`engine end to end (EventBus.emitAsync file.created, ${ruleCount + 200} rules in scope, no match): ${(((performance.now() - s) / n) * 1000).toFixed(0)} µs/event`);
+    console.log(
+      `engine end to end (EventBus.emitAsync file.created, ${ruleCount + 200} rules in scope, no match): ${(((performance.now() - s) / n) * 1000).toFixed(0)} µs/event`,
+    );
 
     // Access-control pre-check with 1,000 admin rules.
     for (let i = 1; i <= ruleCount; i++) {
-      await rulesService.create({ type: 0, userId: '' }, { class: ACCESS, name: `ac ${i}`, checks: checksFor(i), operation: 'deny', entity: FILE, events: [] });
+      await rulesService.create(
+        { type: 0, userId: '' },
+        { class: ACCESS, name: `ac ${i}`, checks: checksFor(i), operation: 'deny', entity: FILE, events: [] },
+      );
     }
     const access = t.app.get(WorkflowAccessControlService);
-    const file = { name: 'report.txt', size: 4096, mimeType: 'text/plain', actorUserId: null, request: payload.request };
+    const file = {
+      name: 'report.txt',
+      size: 4096,
+      mimeType: 'text/plain',
+      actorUserId: null,
+      request: payload.request,
+    };
     await access.isFileAllowed(file);
     const a = performance.now();
     for (let i = 0; i < n; i++) await access.isFileAllowed(file);
-    console.log(`access control pre-check (${ruleCount} admin rules, none matches): ${(((performance.now() - a) / n) * 1000).toFixed(0)} µs/file`);
+    console.log(
+      `access control pre-check (${ruleCount} admin rules, none matches): ${(((performance.now() - a) / n) * 1000).toFixed(0)} µs/file`,
+    );
   } finally {
     await t.close();
   }

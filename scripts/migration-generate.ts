@@ -12,7 +12,10 @@ import { withMigratedScratchDatabase } from './scratch-database';
 function escape(sql: string): string {
   // Everything lives in one schema chosen by search_path: drop TypeORM's "public". qualifiers.
   return sql
-    .replace(/"(public|scratch_[0-9a-f]+)"\./g, '').replace(/\\/g, '\\\\').replace(/`/g, '\\`').replace(/\$\{/g, '\\${');
+    .replace(/"(public|scratch_[0-9a-f]+)"\./g, '')
+    .replace(/\\/g, '\\\\')
+    .replace(/`/g, '\\`')
+    .replace(/\$\{/g, '\\${');
 }
 
 function writeIndex(folder: string, module: string): void {
@@ -42,8 +45,12 @@ async function main(): Promise<void> {
   // Modules whose tables this one references (packages → repositories) are loaded too; their
   // migrations have run in the scratch database, so only this module's changes come out.
   const others = referenced.map((other) => manifestNamed(other)?.entities ?? []).flat();
-  const entities = [...new Set([...manifestNamed('identity')!.entities, ...others, ...manifestNamed(module)!.entities])];
-  const sql = await withMigratedScratchDatabase(entities, (dataSource) => dataSource.driver.createSchemaBuilder().log());
+  const entities = [
+    ...new Set([...manifestNamed('identity')!.entities, ...others, ...manifestNamed(module)!.entities]),
+  ];
+  const sql = await withMigratedScratchDatabase(entities, (dataSource) =>
+    dataSource.driver.createSchemaBuilder().log(),
+  );
   if (sql.upQueries.length === 0) {
     process.stdout.write('No changes: entities and migrations agree.\n');
     return;
@@ -57,7 +64,9 @@ async function main(): Promise<void> {
     .join('\n');
   // The platform's own tables (jobs) are not a module's: their migrations live in src/platform/migrations/.
   const folder =
-    module === 'platform' ? path.join(__dirname, '..', 'src', 'platform', 'migrations') : path.join(__dirname, '..', 'src', 'modules', module, 'migrations');
+    module === 'platform'
+      ? path.join(__dirname, '..', 'src', 'platform', 'migrations')
+      : path.join(__dirname, '..', 'src', 'modules', module, 'migrations');
   mkdirSync(folder, { recursive: true });
   const file = path.join(folder, `${timestamp}-${name}.ts`);
   writeFileSync(

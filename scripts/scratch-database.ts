@@ -22,7 +22,10 @@ export async function withMigratedScratchDatabase<T>(
   await admin.connect();
   await admin.query(`CREATE SCHEMA "${schema}"`);
   const dataSource = new DataSource(
-    dataSourceOptions({ databaseSchema: schema, databasePoolSize: 2 }, url, { entities, migrations: APP_MIGRATIONS }),
+    dataSourceOptions({ databaseSchema: schema, databasePoolSize: 2 }, url, {
+      entities,
+      migrations: APP_MIGRATIONS,
+    }),
   );
   try {
     await dataSource.initialize();

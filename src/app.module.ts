@@ -30,7 +30,10 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => loggerOptions(config) }),
+        LoggerModule.forRootAsync({
+          inject: [APP_CONFIG],
+          useFactory: (config: AppConfig) => loggerOptions(config),
+        }),
         DatabaseModule.forRoot(runtime, { entities: APP_ENTITIES, migrations: APP_MIGRATIONS }),
         EventsModule,
         JobsModule,
@@ -39,7 +42,10 @@ export class AppModule {
         SiteConfigModule,
         StorageModule,
         SecretsModule,
-        ThrottlerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => throttlerOptions(config) }),
+        ThrottlerModule.forRootAsync({
+          inject: [APP_CONFIG],
+          useFactory: (config: AppConfig) => throttlerOptions(config),
+        }),
         ...APP_MODULES.flatMap((manifest) => (manifest.module ? [manifest.module] : [])),
       ],
       providers: [

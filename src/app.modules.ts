@@ -6,7 +6,11 @@ import { PACKAGES_MANIFEST } from './modules/packages/packages.manifest';
 import { REPOSITORIES_MANIFEST } from './modules/repositories/repositories.manifest';
 import { SYSTEM_MANIFEST } from './modules/system/system.manifest';
 import { WORKFLOWS_MANIFEST } from './modules/workflows/workflows.manifest';
-import { manifestEntities, manifestMigrations, type ModuleManifest } from './platform/modules/module-manifest';
+import {
+  manifestEntities,
+  manifestMigrations,
+  type ModuleManifest,
+} from './platform/modules/module-manifest';
 import { PLATFORM_MANIFEST } from './platform/platform.manifest';
 
 /**

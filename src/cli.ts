@@ -93,13 +93,19 @@ async function main(argv: string[]): Promise<void> {
   const database = await openDatabase(config);
   try {
     if (command === 'migrate') {
-      const dataSource = await new DataSource(dataSourceOptions(config, database.url, { entities: APP_ENTITIES, migrations: APP_MIGRATIONS })).initialize();
+      const dataSource = await new DataSource(
+        dataSourceOptions(config, database.url, { entities: APP_ENTITIES, migrations: APP_MIGRATIONS }),
+      ).initialize();
       const applied = await dataSource.runMigrations({ transaction: 'each' });
       await dataSource.destroy();
-      process.stdout.write(applied.length ? `Applied ${applied.map((m) => m.name).join(', ')}\n` : 'No pending migrations.\n');
+      process.stdout.write(
+        applied.length ? `Applied ${applied.map((m) => m.name).join(', ')}\n` : 'No pending migrations.\n',
+      );
       return;
     }
-    const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, database), { logger: ['error', 'warn'] });
+    const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, database), {
+      logger: ['error', 'warn'],
+    });
     try {
       switch (command) {
         case 'create-admin': {
@@ -130,11 +136,19 @@ async function main(argv: string[]): Promise<void> {
         case 'create-token': {
           const user = await app.get(UsersService).requireByName(required(values, 'username'));
           const days = Number(values['lifetime-days'] ?? 30);
-          if (!Number.isFinite(days) || days <= 0) throw new UsageError('--lifetime-days must be a positive number');
-          const scopes = (values.scopes ?? 'all').split(',').map((s) => s.trim()).filter(Boolean);
-          const unknown = scopes.filter((scope) => canonicalExternalScope(scope) === null && !isGiteaScope(scope));
+          if (!Number.isFinite(days) || days <= 0)
+            throw new UsageError('--lifetime-days must be a positive number');
+          const scopes = (values.scopes ?? 'all')
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean);
+          const unknown = scopes.filter(
+            (scope) => canonicalExternalScope(scope) === null && !isGiteaScope(scope),
+          );
           if (scopes.length === 0 || unknown.length > 0) {
-            throw new UsageError(`--scopes: unknown scope(s) ${unknown.join(', ') || '(none given)'}; see GET /api/v2/auth/scopes and Gitea's read:/write:<category>`);
+            throw new UsageError(
+              `--scopes: unknown scope(s) ${unknown.join(', ') || '(none given)'}; see GET /api/v2/auth/scopes and Gitea's read:/write:<category>`,
+            );
           }
           const { key, token } = await app.get(ApiTokensService).create({
             userId: user.id,
@@ -142,7 +156,9 @@ async function main(argv: string[]): Promise<void> {
             scopes,
             lifetimeSeconds: Math.round(days * 86_400),
           });
-          process.stdout.write(`Token "${token.name}" for ${user.name}, expires ${token.expiresAt.toISOString()}:\n${key}\n`);
+          process.stdout.write(
+            `Token "${token.name}" for ${user.name}, expires ${token.expiresAt.toISOString()}:\n${key}\n`,
+          );
           break;
         }
         case 'list-users': {
@@ -155,9 +171,16 @@ async function main(argv: string[]): Promise<void> {
             user.loginType,
           ]);
           const header = ['ID', 'USERNAME', 'EMAIL', 'ADMIN', 'STATUS', 'LOGIN TYPE'];
-          const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+          const widths = header.map((title, column) =>
+            Math.max(title.length, ...rows.map((row) => row[column]!.length)),
+          );
           for (const row of [header, ...rows]) {
-            process.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
+            process.stdout.write(
+              `${row
+                .map((cell, column) => cell.padEnd(widths[column]!))
+                .join('  ')
+                .trimEnd()}\n`,
+            );
           }
           break;
         }
@@ -197,7 +220,8 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) process.stderr.write(`${error.message}\n\n${USAGE}\n`);
-  else if (error instanceof ConfigError || error instanceof DataDirectoryLockedError) process.stderr.write(`${error.message}\n`);
+  else if (error instanceof ConfigError || error instanceof DataDirectoryLockedError)
+    process.stderr.write(`${error.message}\n`);
   else if (error instanceof Error) process.stderr.write(`${error.message}\n`);
   else process.stderr.write(`${String(error)}\n`);
   process.exit(1);

@@ -40,7 +40,9 @@ main().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof DataDirectoryLockedError) {
     process.stderr.write(`${error.message}\n`);
   } else {
-    process.stderr.write(`devplane failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `devplane failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
   }
   process.exit(1);
 });

@@ -21,8 +21,10 @@ export const DIALECT_METADATA = 'devplane:dialect';
  */
 export function routeDialect(reflector: Reflector, context: ExecutionContext): Dialect {
   return (
-    reflector.getAllAndOverride<Dialect | undefined>(DIALECT_METADATA, [context.getHandler(), context.getClass()]) ??
-    'plain'
+    reflector.getAllAndOverride<Dialect | undefined>(DIALECT_METADATA, [
+      context.getHandler(),
+      context.getClass(),
+    ]) ?? 'plain'
   );
 }
 
@@ -34,7 +36,8 @@ export function dialectOfPath(path: string): Dialect {
   if (path.startsWith('/ocs/')) return 'ocs';
   if (/^\/api\/packages\/[^/]+\/npm(\/|$)/.test(path)) return 'npm';
   if (/^\/api\/packages\/[^/]+\/generic(\/|$)/.test(path)) return 'generic';
-  if (path.startsWith('/api/v2/') || path === '/api/v2' || path.startsWith('/api/experimental')) return 'coder';
+  if (path.startsWith('/api/v2/') || path === '/api/v2' || path.startsWith('/api/experimental'))
+    return 'coder';
   if (path.startsWith('/api/v1/') || path === '/api/v1' || path.startsWith('/api/packages/')) return 'gitea';
   if (/^\/[^/]+\/[^/]+\.git(\/|$)/.test(path)) return 'git';
   return 'plain';

@@ -27,8 +27,12 @@ interface BodyParserError {
 }
 
 function isBodyParserError(value: unknown): value is BodyParserError {
-  return typeof value === 'object' && value !== null && typeof (value as BodyParserError).type === 'string'
-    && typeof (value as BodyParserError).status === 'number';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as BodyParserError).type === 'string' &&
+    typeof (value as BodyParserError).status === 'number'
+  );
 }
 
 function httpMessage(exception: HttpException): string {
@@ -46,14 +50,21 @@ function httpMessage(exception: HttpException): string {
  */
 export function normalizeException(exception: unknown): AnyDomainError | InternalFailure {
   if (exception instanceof DomainError) return exception as AnyDomainError;
-  if (exception instanceof OperationFailedError) return new InternalFailure(exception.cause ?? exception, exception.publicMessage);
+  if (exception instanceof OperationFailedError)
+    return new InternalFailure(exception.cause ?? exception, exception.publicMessage);
   if (isBodyParserError(exception)) {
     switch (exception.type) {
       case 'entity.parse.failed':
-        return new BadRequestError('Request body must be valid JSON.', { code: 'MALFORMED_JSON', detail: exception.message });
+        return new BadRequestError('Request body must be valid JSON.', {
+          code: 'MALFORMED_JSON',
+          detail: exception.message,
+        });
       case 'entity.too.large':
         return new TooLargeError('Request body too large.', {
-          detail: typeof exception.limit === 'number' ? `Maximum request body size is ${exception.limit} bytes.` : exception.message,
+          detail:
+            typeof exception.limit === 'number'
+              ? `Maximum request body size is ${exception.limit} bytes.`
+              : exception.message,
         });
       case 'encoding.unsupported':
       case 'charset.unsupported':

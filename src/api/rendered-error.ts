@@ -18,4 +18,7 @@ export interface ErrorRenderContext {
   callerIsAdmin: boolean;
 }
 
-export type ErrorRenderer = (error: AnyDomainError | InternalFailure, context: ErrorRenderContext) => RenderedError;
+export type ErrorRenderer = (
+  error: AnyDomainError | InternalFailure,
+  context: ErrorRenderContext,
+) => RenderedError;

@@ -26,7 +26,12 @@ function renderPlain(error: NormalizedError): RenderedError {
 }
 
 /** Renders a normalised error in a dialect's shape (an SSE route's errors: in its API's shape). */
-export function renderError(dialect: Dialect, error: NormalizedError, req: Request, config: AppConfig): RenderedError {
+export function renderError(
+  dialect: Dialect,
+  error: NormalizedError,
+  req: Request,
+  config: AppConfig,
+): RenderedError {
   const context: ErrorRenderContext = { req, config, callerIsAdmin: requestCaller(req)?.isAdmin === true };
   switch (dialect) {
     case 'ocs':
@@ -49,14 +54,24 @@ export function renderError(dialect: Dialect, error: NormalizedError, req: Reque
 }
 
 /** Renders any thrown value in the dialect's error shape and sends it. */
-export function sendError(dialect: Dialect, exception: unknown, req: Request, res: Response, config: AppConfig): void {
+export function sendError(
+  dialect: Dialect,
+  exception: unknown,
+  req: Request,
+  res: Response,
+  config: AppConfig,
+): void {
   const error = normalizeException(exception);
   if (error instanceof InternalFailure) {
     logger.error({ err: error.cause, reqId: (req as { id?: unknown }).id, path: req.path }, 'internal error');
   }
   if (res.headersSent) {
     // An event stream that already started reports the failure as its last frame (sse/README.md).
-    if (dialect === 'sse' && !res.writableEnded && String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) {
+    if (
+      dialect === 'sse' &&
+      !res.writableEnded &&
+      String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')
+    ) {
       res.end(sseErrorFrame(renderError(dialect, error, req, config)));
       return;
     }
@@ -66,7 +81,11 @@ export function sendError(dialect: Dialect, exception: unknown, req: Request, re
   const rendered = renderError(dialect, error, req, config);
   for (const [name, value] of Object.entries(rendered.headers ?? {})) res.setHeader(name, value);
   res.status(rendered.status);
-  if ((dialect === 'ocs' || (dialect === 'sse' && requestSseApi(req) === 'ocs')) && !rendered.bypassEnvelope && !ocsWantsJson(req)) {
+  if (
+    (dialect === 'ocs' || (dialect === 'sse' && requestSseApi(req) === 'ocs')) &&
+    !rendered.bypassEnvelope &&
+    !ocsWantsJson(req)
+  ) {
     res.type('application/xml; charset=utf-8').send(ocsToXml(rendered.body as OcsEnvelope));
     return;
   }

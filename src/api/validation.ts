@@ -16,7 +16,14 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
     const target = error.target?.constructor?.name;
     for (const [rule, detail] of Object.entries(error.constraints ?? {})) {
       const context = error.contexts?.[rule] as Record<string, unknown> | undefined;
-      fields.push({ field, detail, rule, value: error.value, ...(context ? { context } : {}), ...(target ? { target } : {}) });
+      fields.push({
+        field,
+        detail,
+        rule,
+        value: error.value,
+        ...(context ? { context } : {}),
+        ...(target ? { target } : {}),
+      });
     }
     if (error.children?.length) fields.push(...flattenValidationErrors(error.children, field));
   }
@@ -34,6 +41,9 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     transformOptions: { enableImplicitConversion: false },
     exceptionFactory: (errors) =>
-      new InvalidError('Validation failed.', { code: DTO_VALIDATION, fields: flattenValidationErrors(errors) }),
+      new InvalidError('Validation failed.', {
+        code: DTO_VALIDATION,
+        fields: flattenValidationErrors(errors),
+      }),
   });
 }

@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 function readVersion(): string {
-  for (const candidate of [path.join(__dirname, '..', '..', 'package.json'), path.join(process.cwd(), 'package.json')]) {
+  for (const candidate of [
+    path.join(__dirname, '..', '..', 'package.json'),
+    path.join(process.cwd(), 'package.json'),
+  ]) {
     try {
       return (JSON.parse(readFileSync(candidate, 'utf8')) as { version: string }).version;
     } catch {

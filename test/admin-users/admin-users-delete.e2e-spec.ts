@@ -21,7 +21,8 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
   let rootToken: string;
   let a: Actor;
   const events: { name: string; payload: unknown }[] = [];
-  const del = (name: string, token: string, query = '') => t.http().delete(`/api/v1/admin/users/${name}${query}`).set(auth(token));
+  const del = (name: string, token: string, query = '') =>
+    t.http().delete(`/api/v1/admin/users/${name}${query}`).set(auth(token));
   const exists = async (id: string) => (await t.app.get(UsersService).findById(id)) !== null;
 
   beforeAll(async () => {
@@ -30,7 +31,8 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
     rootToken = await t.factories.token(root);
     a = await t.factories.admin({ adminGrantedBy: root.id });
     const emitter = t.app.get(EventEmitter2);
-    for (const name of ['user.deleted', 'user.renamed']) emitter.on(name, (payload: unknown) => events.push({ name, payload }));
+    for (const name of ['user.deleted', 'user.renamed'])
+      emitter.on(name, (payload: unknown) => events.push({ name, payload }));
   });
   afterAll(() => t.close());
 
@@ -93,7 +95,13 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
     expect(await exists(u.user.id)).toBe(false);
     expect(events).toContainEqual({
       name: 'user.deleted',
-      payload: { userId: u.user.id, uuid: u.user.uuid, username: u.user.name, purge: false, actorId: a.user.id },
+      payload: {
+        userId: u.user.id,
+        uuid: u.user.uuid,
+        username: u.user.name,
+        purge: false,
+        actorId: a.user.id,
+      },
     });
     expect((await t.http().get(`/api/v1/users/${u.user.name}`).set(auth(rootToken))).status).toBe(404);
   });
@@ -114,7 +122,10 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
     // The organization it owned alone is gone; the one with another owner stays.
     expect(await t.app.get(OrganizationsService).findByName(owned.name)).toBeNull();
     expect(await t.app.get(OrganizationsService).findByName(shared.name)).not.toBeNull();
-    expect(events.find((e) => e.name === 'user.deleted')?.payload).toMatchObject({ purge: true, actorId: a.user.id });
+    expect(events.find((e) => e.name === 'user.deleted')?.payload).toMatchObject({
+      purge: true,
+      actorId: a.user.id,
+    });
 
     const member = await t.factories.user();
     await t.app.get(OrganizationsService).addMember(shared.id, member.user.id);
@@ -131,7 +142,9 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
   it('owned repositories and packages (registered by other modules) block in the spec order; purge asks them to purge', async () => {
     const registry = t.app.get(OwnedResourcesRegistry);
     // Stand-ins with chosen counts replace the real handlers (the repositories module registers one).
-    const real = registry.list().filter((handler) => handler.kind === 'repositories' || handler.kind === 'packages');
+    const real = registry
+      .list()
+      .filter((handler) => handler.kind === 'repositories' || handler.kind === 'packages');
     for (const handler of real) registry.unregister(handler.kind);
     const owned = new Map<string, { repositories: number; packages: number }>();
     const purged: string[] = [];
@@ -176,22 +189,45 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
     const b = await t.factories.admin({ adminGrantedBy: a.user.id });
     const c = await t.factories.admin({ adminGrantedBy: b.user.id });
     // a cannot act on c while b is a live administrator.
-    const blocked = await t.http().patch(`/api/v1/admin/users/${c.user.name}`).set(auth(a.token)).send({ login_name: 'x' });
+    const blocked = await t
+      .http()
+      .patch(`/api/v1/admin/users/${c.user.name}`)
+      .set(auth(a.token))
+      .send({ login_name: 'x' });
     expect(blocked.status).toBe(403);
     expect((await del(b.user.name, a.token)).status).toBe(204);
-    const tombstones = await t.dataSource.query('SELECT admin_granted_by FROM admin_grant_tombstones WHERE user_id = $1', [b.user.id]);
+    const tombstones = await t.dataSource.query(
+      'SELECT admin_granted_by FROM admin_grant_tombstones WHERE user_id = $1',
+      [b.user.id],
+    );
     expect(tombstones).toEqual([{ admin_granted_by: a.user.id }]);
-    const edit = await t.http().patch(`/api/v1/admin/users/${c.user.name}`).set(auth(a.token)).send({ login_name: 'x' });
+    const edit = await t
+      .http()
+      .patch(`/api/v1/admin/users/${c.user.name}`)
+      .set(auth(a.token))
+      .send({ login_name: 'x' });
     expect(edit.status).toBe(200);
     // root is c's effective grantor only through a: a live a keeps root out.
-    expect((await t.http().patch(`/api/v1/admin/users/${c.user.name}`).set(auth(rootToken)).send({ login_name: 'x' })).status).toBe(403);
+    expect(
+      (
+        await t
+          .http()
+          .patch(`/api/v1/admin/users/${c.user.name}`)
+          .set(auth(rootToken))
+          .send({ login_name: 'x' })
+      ).status,
+    ).toBe(403);
     expect((await del(c.user.name, a.token)).status).toBe(204);
   });
 
   it('grant chain: demoting b lets a manage c (inheritance)', async () => {
     const b = await t.factories.admin({ adminGrantedBy: a.user.id });
     const c = await t.factories.admin({ adminGrantedBy: b.user.id });
-    const demote = await t.http().patch(`/api/v1/admin/users/${b.user.name}`).set(auth(a.token)).send({ login_name: 'x', admin: false });
+    const demote = await t
+      .http()
+      .patch(`/api/v1/admin/users/${b.user.name}`)
+      .set(auth(a.token))
+      .send({ login_name: 'x', admin: false });
     expect(demote.status).toBe(200);
     expect(demote.body.is_admin).toBe(false);
     const stored = (await t.app.get(UsersService).findById(b.user.id))!;
@@ -213,7 +249,12 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
         [ids, templateId],
       );
     const preference = async (id: string) =>
-      ((await t.dataSource.query('SELECT disabled FROM notification_preferences WHERE user_id = $1 AND template_id = $2', [id, templateId])) as { disabled: boolean }[])[0]?.disabled;
+      (
+        (await t.dataSource.query(
+          'SELECT disabled FROM notification_preferences WHERE user_id = $1 AND template_id = $2',
+          [id, templateId],
+        )) as { disabled: boolean }[]
+      )[0]?.disabled;
     // Every administrator but b has the template disabled: deleting b leaves nobody, so a (the caller) is enabled again.
     const b = await t.factories.admin({ adminGrantedBy: a.user.id });
     await disable(recipients.map((r) => r.id));
@@ -231,7 +272,11 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
 
   describe('rename', () => {
     const rename = (name: string, body: unknown, token = rootToken) =>
-      t.http().post(`/api/v1/admin/users/${name}/rename`).set(auth(token)).send(body as object);
+      t
+        .http()
+        .post(`/api/v1/admin/users/${name}/rename`)
+        .set(auth(token))
+        .send(body as object);
 
     it('422 [NewName]: Required', async () => {
       const u = await t.factories.user();
@@ -246,7 +291,10 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
       const res = await rename(plain.user.name, { new_username: 'x2' }, plain.token);
       expect(res.status).toBe(403);
       expect(res.body.message).toBe('user should be the site admin');
-      expect((await t.http().post(`/api/v1/admin/users/${plain.user.name}/rename`).send({ new_username: 'x3' })).status).toBe(401);
+      expect(
+        (await t.http().post(`/api/v1/admin/users/${plain.user.name}/rename`).send({ new_username: 'x3' }))
+          .status,
+      ).toBe(401);
     });
 
     it('422 for an organization target', async () => {
@@ -259,7 +307,10 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
     it.each([
       ['user', 'name is reserved [name: user]'],
       ['x.atom', 'name pattern is not allowed [pattern: *.atom]'],
-      ['bad name', 'name is invalid [bad name]: must be valid alpha or numeric or dash(-_) or dot characters'],
+      [
+        'bad name',
+        'name is invalid [bad name]: must be valid alpha or numeric or dash(-_) or dot characters',
+      ],
       ['a--b', 'name is invalid [a--b]: must be valid alpha or numeric or dash(-_) or dot characters'],
     ])('422 for %s', async (newName, message) => {
       const u = await t.factories.user();
@@ -287,7 +338,10 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
       events.length = 0;
       const newName = `renamed-${u.user.id}`;
       expect((await rename(u.user.name, { new_username: newName })).status).toBe(204);
-      expect(events).toContainEqual({ name: 'user.renamed', payload: { userId: u.user.id, from: u.user.name.toUpperCase(), to: newName } });
+      expect(events).toContainEqual({
+        name: 'user.renamed',
+        payload: { userId: u.user.id, from: u.user.name.toUpperCase(), to: newName },
+      });
       expect((await t.http().get(`/api/v1/users/${u.user.name}`).set(auth(rootToken))).status).toBe(404);
       expect((await t.http().get(`/api/v1/users/${newName}`).set(auth(rootToken))).body.login).toBe(newName);
     });
@@ -302,97 +356,110 @@ describe('admin users: delete and rename (S off, grantor-inheritance)', () => {
 
 /** SUPER_ADMIN_ENABLED with the three policies: the flag decisions over HTTP and the super-admin delete rules. */
 describe('admin users: super administrators', () => {
-  describe.each(['grantor-inheritance', 'grantor-only', 'super-admins-only'] as const)('policy %s', (policy) => {
-    let t: TestApp;
-    let root: User;
-    let rootToken: string;
-    let a: Actor;
+  describe.each(['grantor-inheritance', 'grantor-only', 'super-admins-only'] as const)(
+    'policy %s',
+    (policy) => {
+      let t: TestApp;
+      let root: User;
+      let rootToken: string;
+      let a: Actor;
 
-    beforeAll(async () => {
-      t = await createAdminUsersTestApp({ SUPER_ADMIN_ENABLED: 'true', ADMIN_MANAGEMENT_POLICY: policy });
-      root = (await t.app.get(UsersService).findByName(BOOTSTRAP_ADMIN.username))!;
-      rootToken = await t.factories.token(root);
-      a = await t.factories.admin({ adminGrantedBy: root.id });
-    });
-    afterAll(() => t.close());
+      beforeAll(async () => {
+        t = await createAdminUsersTestApp({ SUPER_ADMIN_ENABLED: 'true', ADMIN_MANAGEMENT_POLICY: policy });
+        root = (await t.app.get(UsersService).findByName(BOOTSTRAP_ADMIN.username))!;
+        rootToken = await t.factories.token(root);
+        a = await t.factories.admin({ adminGrantedBy: root.id });
+      });
+      afterAll(() => t.close());
 
-    const patch = (name: string, body: object, token: string) =>
-      t.http().patch(`/api/v1/admin/users/${name}`).set(auth(token)).send({ login_name: 'x', ...body });
+      const patch = (name: string, body: object, token: string) =>
+        t
+          .http()
+          .patch(`/api/v1/admin/users/${name}`)
+          .set(auth(token))
+          .send({ login_name: 'x', ...body });
 
-    it('the bootstrap administrator is a super administrator', () => {
-      expect(root.isSuperAdmin).toBe(true);
-      expect(root.hasBootstrapGrant).toBe(true);
-    });
+      it('the bootstrap administrator is a super administrator', () => {
+        expect(root.isSuperAdmin).toBe(true);
+        expect(root.hasBootstrapGrant).toBe(true);
+      });
 
-    it('an administrator promotes a user: applied under the grantor policies, silently ignored otherwise', async () => {
-      const u = await t.factories.user();
-      const res = await patch(u.user.name, { admin: true }, a.token);
-      expect(res.status).toBe(200);
-      const stored = (await t.app.get(UsersService).findById(u.user.id))!;
-      if (policy === 'super-admins-only') {
-        expect(res.body.is_admin).toBe(false);
-        expect(stored.adminGrantedBy).toBeNull();
-      } else {
-        expect(res.body.is_admin).toBe(true);
-        expect(stored.adminGrantedBy).toBe(a.user.id);
-      }
-    });
+      it('an administrator promotes a user: applied under the grantor policies, silently ignored otherwise', async () => {
+        const u = await t.factories.user();
+        const res = await patch(u.user.name, { admin: true }, a.token);
+        expect(res.status).toBe(200);
+        const stored = (await t.app.get(UsersService).findById(u.user.id))!;
+        if (policy === 'super-admins-only') {
+          expect(res.body.is_admin).toBe(false);
+          expect(stored.adminGrantedBy).toBeNull();
+        } else {
+          expect(res.body.is_admin).toBe(true);
+          expect(stored.adminGrantedBy).toBe(a.user.id);
+        }
+      });
 
-    it('a super administrator always changes the flag', async () => {
-      const u = await t.factories.user();
-      expect((await patch(u.user.name, { admin: true }, rootToken)).body.is_admin).toBe(true);
-      expect((await patch(u.user.name, { admin: false }, rootToken)).body.is_admin).toBe(false);
-    });
+      it('a super administrator always changes the flag', async () => {
+        const u = await t.factories.user();
+        expect((await patch(u.user.name, { admin: true }, rootToken)).body.is_admin).toBe(true);
+        expect((await patch(u.user.name, { admin: false }, rootToken)).body.is_admin).toBe(false);
+      });
 
-    it('403 when a non-super edits a super administrator', async () => {
-      const s = await t.factories.admin({ adminGrantedBy: a.user.id, isSuperAdmin: true });
-      const res = await patch(s.user.name, {}, a.token);
-      expect(res.status).toBe(403);
-      expect(res.body.message).toBe('only a super administrator can change a super administrator');
-    });
+      it('403 when a non-super edits a super administrator', async () => {
+        const s = await t.factories.admin({ adminGrantedBy: a.user.id, isSuperAdmin: true });
+        const res = await patch(s.user.name, {}, a.token);
+        expect(res.status).toBe(403);
+        expect(res.body.message).toBe('only a super administrator can change a super administrator');
+      });
 
-    it('403 when deleting the administrator who granted the caller', async () => {
-      const tAdmin = await t.factories.admin({ adminGrantedBy: root.id });
-      const s2 = await t.factories.admin({ adminGrantedBy: tAdmin.user.id, isSuperAdmin: true });
-      const res = await t.http().delete(`/api/v1/admin/users/${tAdmin.user.name}`).set(auth(s2.token));
-      expect(res.status).toBe(403);
-      expect(res.body.message).toBe('you cannot delete the administrator who granted your privileges');
-    });
+      it('403 when deleting the administrator who granted the caller', async () => {
+        const tAdmin = await t.factories.admin({ adminGrantedBy: root.id });
+        const s2 = await t.factories.admin({ adminGrantedBy: tAdmin.user.id, isSuperAdmin: true });
+        const res = await t.http().delete(`/api/v1/admin/users/${tAdmin.user.name}`).set(auth(s2.token));
+        expect(res.status).toBe(403);
+        expect(res.body.message).toBe('you cannot delete the administrator who granted your privileges');
+      });
 
-    it('403 when a non-super deletes a super administrator it granted (D7), 204 for a super caller', async () => {
-      const q = await t.factories.admin({ adminGrantedBy: a.user.id, isSuperAdmin: true });
-      const res = await t.http().delete(`/api/v1/admin/users/${q.user.name}`).set(auth(a.token));
-      expect(res.status).toBe(403);
-      expect(res.body.message).toBe(
-        policy === 'super-admins-only' ? `administrator ${q.user.name} is outside your management chain` : 'only a super administrator can delete a super administrator',
-      );
-      expect((await t.http().delete(`/api/v1/admin/users/${q.user.name}`).set(auth(rootToken))).status).toBe(204);
-    });
-
-    it('403 for the last super administrator (seeded: root loses the flag)', async () => {
-      const q = await t.factories.admin({ adminGrantedBy: a.user.id, isSuperAdmin: true });
-      await t.dataSource.query('UPDATE users SET is_super_admin = false WHERE id <> $1', [q.user.id]);
-      try {
+      it('403 when a non-super deletes a super administrator it granted (D7), 204 for a super caller', async () => {
+        const q = await t.factories.admin({ adminGrantedBy: a.user.id, isSuperAdmin: true });
         const res = await t.http().delete(`/api/v1/admin/users/${q.user.name}`).set(auth(a.token));
         expect(res.status).toBe(403);
         expect(res.body.message).toBe(
-          policy === 'super-admins-only' ? `administrator ${q.user.name} is outside your management chain` : `can not delete the last super administrator [uid: ${q.user.id}]`,
+          policy === 'super-admins-only'
+            ? `administrator ${q.user.name} is outside your management chain`
+            : 'only a super administrator can delete a super administrator',
         );
-      } finally {
-        await t.dataSource.query('UPDATE users SET is_super_admin = true WHERE id = $1', [root.id]);
-        await t.dataSource.query('UPDATE users SET is_super_admin = false WHERE id = $1', [q.user.id]);
-      }
-    });
+        expect(
+          (await t.http().delete(`/api/v1/admin/users/${q.user.name}`).set(auth(rootToken))).status,
+        ).toBe(204);
+      });
 
-    it('demotion of a managed admin by a non-super: applied under the grantor policies, ignored otherwise', async () => {
-      const b = await t.factories.admin({ adminGrantedBy: a.user.id });
-      const res = await patch(b.user.name, { admin: false }, a.token);
-      if (policy === 'super-admins-only') {
-        expect(res.status).toBe(403); // rule 4: no administrator manages another under this policy
-      } else {
-        expect(res.status).toBe(200);
-        expect(res.body.is_admin).toBe(false);
-      }
-    });
-  });
+      it('403 for the last super administrator (seeded: root loses the flag)', async () => {
+        const q = await t.factories.admin({ adminGrantedBy: a.user.id, isSuperAdmin: true });
+        await t.dataSource.query('UPDATE users SET is_super_admin = false WHERE id <> $1', [q.user.id]);
+        try {
+          const res = await t.http().delete(`/api/v1/admin/users/${q.user.name}`).set(auth(a.token));
+          expect(res.status).toBe(403);
+          expect(res.body.message).toBe(
+            policy === 'super-admins-only'
+              ? `administrator ${q.user.name} is outside your management chain`
+              : `can not delete the last super administrator [uid: ${q.user.id}]`,
+          );
+        } finally {
+          await t.dataSource.query('UPDATE users SET is_super_admin = true WHERE id = $1', [root.id]);
+          await t.dataSource.query('UPDATE users SET is_super_admin = false WHERE id = $1', [q.user.id]);
+        }
+      });
+
+      it('demotion of a managed admin by a non-super: applied under the grantor policies, ignored otherwise', async () => {
+        const b = await t.factories.admin({ adminGrantedBy: a.user.id });
+        const res = await patch(b.user.name, { admin: false }, a.token);
+        if (policy === 'super-admins-only') {
+          expect(res.status).toBe(403); // rule 4: no administrator manages another under this policy
+        } else {
+          expect(res.status).toBe(200);
+          expect(res.body.is_admin).toBe(false);
+        }
+      });
+    },
+  );
 });

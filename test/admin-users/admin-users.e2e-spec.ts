@@ -42,14 +42,25 @@ describe('admin users: search, create, edit', () => {
       await t.factories.user({ username: 'malice' });
       await t.factories.user({ username: 'bob', fullName: 'Alicia B' });
       await t.factories.user({ username: 'carl', email: 'ali@x.io' });
-      await t.factories.user({ username: 'dora', restricted: true, visibility: 'private', loginName: 'ext1' });
+      await t.factories.user({
+        username: 'dora',
+        restricted: true,
+        visibility: 'private',
+        loginName: 'ext1',
+      });
       await t.factories.user({ username: 'sus', status: 'suspended' });
       await t.factories.user({ username: 'prohi' });
       await t.dataSource.query(`UPDATE users SET prohibit_login = true WHERE lower_name = 'prohi'`);
       // Distinct times, so that sorting by them is observable: carl is the oldest, alice the least recently updated.
-      await t.dataSource.query(`UPDATE users SET created_at = '1999-01-01T00:00:00Z' WHERE lower_name = 'carl'`);
-      await t.dataSource.query(`UPDATE users SET updated_at = '2001-01-01T00:00:00Z' WHERE lower_name = 'alice'`);
-      await t.dataSource.query(`UPDATE users SET updated_at = '2099-01-01T00:00:00Z' WHERE lower_name = 'bob'`);
+      await t.dataSource.query(
+        `UPDATE users SET created_at = '1999-01-01T00:00:00Z' WHERE lower_name = 'carl'`,
+      );
+      await t.dataSource.query(
+        `UPDATE users SET updated_at = '2001-01-01T00:00:00Z' WHERE lower_name = 'alice'`,
+      );
+      await t.dataSource.query(
+        `UPDATE users SET updated_at = '2099-01-01T00:00:00Z' WHERE lower_name = 'bob'`,
+      );
       await t.factories.organization('ali-org');
     });
 
@@ -72,7 +83,9 @@ describe('admin users: search, create, edit', () => {
       const token = await t.factories.token(a.user, { scopes: ['read:user'], name: 'readuser' });
       const res = await t.http().get('/api/v1/admin/users').set(auth(token));
       expect(res.status).toBe(403);
-      expect(res.body.message).toMatch(/^token does not have at least one of required scope\(s\), required=\[read:admin\]/);
+      expect(res.body.message).toMatch(
+        /^token does not have at least one of required scope\(s\), required=\[read:admin\]/,
+      );
     });
 
     it('200 with read:admin; only individuals, sorted by name, with paging headers', async () => {
@@ -107,7 +120,11 @@ describe('admin users: search, create, edit', () => {
     it('order without sort is ignored (even an invalid one): the default is name ascending', async () => {
       const res = await t.http().get('/api/v1/admin/users').query({ order: 'up' }).set(auth(rootToken));
       expect(res.status).toBe(200);
-      const desc = await t.http().get('/api/v1/admin/users').query({ order: 'desc', limit: 50 }).set(auth(rootToken));
+      const desc = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ order: 'desc', limit: 50 })
+        .set(auth(rootToken));
       expect(logins(desc)).toEqual([...logins(desc)].sort());
       expect(logins(desc)[0]).toBe('adm-a');
     });
@@ -120,7 +137,11 @@ describe('admin users: search, create, edit', () => {
       ['updated', 'asc', (l: string[]) => l[0] === 'alice' && l.at(-1) === 'bob'],
       ['updated', 'desc', (l: string[]) => l[0] === 'bob' && l.at(-1) === 'alice'],
     ])('sort=%s&order=%s', async (sort, order, check) => {
-      const res = await t.http().get('/api/v1/admin/users').query({ sort, order, limit: 50 }).set(auth(rootToken));
+      const res = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ sort, order, limit: 50 })
+        .set(auth(rootToken));
       expect(res.status).toBe(200);
       expect({ order: logins(res), ok: check(logins(res)) }).toEqual({ order: logins(res), ok: true });
       if (sort === 'name') {
@@ -130,17 +151,30 @@ describe('admin users: search, create, edit', () => {
     });
 
     it('sort=id follows creation order both ways', async () => {
-      const asc = await t.http().get('/api/v1/admin/users').query({ sort: 'id', limit: 50 }).set(auth(rootToken));
+      const asc = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ sort: 'id', limit: 50 })
+        .set(auth(rootToken));
       const ids = (asc.body as { id: number }[]).map((u) => u.id);
       expect(ids).toEqual([...ids].sort((x, y) => x - y));
-      const desc = await t.http().get('/api/v1/admin/users').query({ sort: 'id', order: 'desc', limit: 50 }).set(auth(rootToken));
+      const desc = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ sort: 'id', order: 'desc', limit: 50 })
+        .set(auth(rootToken));
       expect((desc.body as { id: number }[]).map((u) => u.id)).toEqual([...ids].reverse());
     });
 
     it('q matches username, full name and email, case-insensitively', async () => {
       const res = await t.http().get('/api/v1/admin/users').query({ q: ' ALI ' }).set(auth(rootToken));
       expect(res.status).toBe(200);
-      expect((res.body as { login: string }[]).map((u) => u.login).sort()).toEqual(['alice', 'bob', 'carl', 'malice']);
+      expect((res.body as { login: string }[]).map((u) => u.login).sort()).toEqual([
+        'alice',
+        'bob',
+        'carl',
+        'malice',
+      ]);
     });
 
     it.each(['%', '_', '\\', 'a%e'])('q treats %s literally', async (q) => {
@@ -158,58 +192,124 @@ describe('admin users: search, create, edit', () => {
     });
 
     it('boolean filters apply only when present', async () => {
-      const admins = await t.http().get('/api/v1/admin/users').query({ is_admin: 'true' }).set(auth(rootToken));
+      const admins = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ is_admin: 'true' })
+        .set(auth(rootToken));
       expect((admins.body as { is_admin: boolean }[]).every((u) => u.is_admin)).toBe(true);
       expect((admins.body as { login: string }[]).map((u) => u.login).sort()).toEqual(['adm-a', 'admin']);
-      const nonAdmins = await t.http().get('/api/v1/admin/users').query({ is_admin: 'false', limit: 50 }).set(auth(rootToken));
+      const nonAdmins = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ is_admin: 'false', limit: 50 })
+        .set(auth(rootToken));
       expect((nonAdmins.body as { is_admin: boolean }[]).some((u) => u.is_admin)).toBe(false);
       const everyone = await t.http().get('/api/v1/admin/users').query({ is_admin: '' }).set(auth(rootToken));
       expect(Number(everyone.headers['x-total-count'])).toBe(
         Number(admins.headers['x-total-count']) + Number(nonAdmins.headers['x-total-count']),
       );
-      const restricted = await t.http().get('/api/v1/admin/users').query({ is_restricted: 'true' }).set(auth(rootToken));
+      const restricted = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ is_restricted: 'true' })
+        .set(auth(rootToken));
       expect((restricted.body as { login: string }[]).map((u) => u.login)).toEqual(['dora']);
-      const priv = await t.http().get('/api/v1/admin/users').query({ visibility: 'private' }).set(auth(rootToken));
+      const priv = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ visibility: 'private' })
+        .set(auth(rootToken));
       expect((priv.body as { login: string }[]).map((u) => u.login)).toEqual(['dora']);
-      const twoFa = await t.http().get('/api/v1/admin/users').query({ is_2fa_enabled: 'true' }).set(auth(rootToken));
+      const twoFa = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ is_2fa_enabled: 'true' })
+        .set(auth(rootToken));
       expect(twoFa.body).toEqual([]);
-      const noTwoFa = await t.http().get('/api/v1/admin/users').query({ is_2fa_enabled: 'false' }).set(auth(rootToken));
+      const noTwoFa = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ is_2fa_enabled: 'false' })
+        .set(auth(rootToken));
       expect(noTwoFa.headers['x-total-count']).toBe(everyone.headers['x-total-count']);
-      const inactive = await t.http().get('/api/v1/admin/users').query({ is_active: 'false' }).set(auth(rootToken));
+      const inactive = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ is_active: 'false' })
+        .set(auth(rootToken));
       expect(logins(inactive)).toEqual(['sus']);
       expect(inactive.body[0].active).toBe(false);
-      const active = await t.http().get('/api/v1/admin/users').query({ is_active: 'true', limit: 50 }).set(auth(rootToken));
+      const active = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ is_active: 'true', limit: 50 })
+        .set(auth(rootToken));
       expect(logins(active)).not.toContain('sus');
       expect(Number(active.headers['x-total-count'])).toBe(Number(everyone.headers['x-total-count']) - 1);
-      const prohibited = await t.http().get('/api/v1/admin/users').query({ is_prohibit_login: 'true' }).set(auth(rootToken));
+      const prohibited = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ is_prohibit_login: 'true' })
+        .set(auth(rootToken));
       expect(logins(prohibited)).toEqual(['prohi']);
       expect(prohibited.body[0].prohibit_login).toBe(true);
-      const unrestricted = await t.http().get('/api/v1/admin/users').query({ is_restricted: 'false', limit: 50 }).set(auth(rootToken));
+      const unrestricted = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ is_restricted: 'false', limit: 50 })
+        .set(auth(rootToken));
       expect(logins(unrestricted)).not.toContain('dora');
       expect(logins(unrestricted)).toContain('alice');
       // Go's ParseBool: 1/t/T/TRUE/True are true; anything else present is false.
-      const one = await t.http().get('/api/v1/admin/users').query({ is_prohibit_login: '1' }).set(auth(rootToken));
+      const one = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ is_prohibit_login: '1' })
+        .set(auth(rootToken));
       expect(logins(one)).toEqual(['prohi']);
-      const junk = await t.http().get('/api/v1/admin/users').query({ is_prohibit_login: 'yes', limit: 50 }).set(auth(rootToken));
+      const junk = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ is_prohibit_login: 'yes', limit: 50 })
+        .set(auth(rootToken));
       expect(logins(junk)).not.toContain('prohi');
       expect(Number(junk.headers['x-total-count'])).toBe(Number(everyone.headers['x-total-count']) - 1);
-      const combined = await t.http().get('/api/v1/admin/users').query({ is_restricted: 'true', visibility: 'public' }).set(auth(rootToken));
+      const combined = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ is_restricted: 'true', visibility: 'public' })
+        .set(auth(rootToken));
       expect(combined.body).toEqual([]);
     });
 
     it('source_id and login_name filters', async () => {
       const none = await t.http().get('/api/v1/admin/users').query({ source_id: 7 }).set(auth(rootToken));
       expect(none.body).toEqual([]);
-      const ext = await t.http().get('/api/v1/admin/users').query({ login_name: 'ext1' }).set(auth(rootToken));
+      const ext = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ login_name: 'ext1' })
+        .set(auth(rootToken));
       expect((ext.body as { login: string }[]).map((u) => u.login)).toEqual(['dora']);
     });
 
     it('sort=created&order=desc pages newest first; limit clamps to 50', async () => {
-      const res = await t.http().get('/api/v1/admin/users').query({ sort: 'created', order: 'desc', limit: 2, page: 2 }).set(auth(rootToken));
+      const res = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ sort: 'created', order: 'desc', limit: 2, page: 2 })
+        .set(auth(rootToken));
       expect(res.status).toBe(200);
       expect(res.body).toHaveLength(2);
-      const first = await t.http().get('/api/v1/admin/users').query({ sort: 'created', order: 'desc', limit: 4 }).set(auth(rootToken));
-      expect((res.body as { id: number }[]).map((u) => u.id)).toEqual((first.body as { id: number }[]).slice(2, 4).map((u) => u.id));
+      const first = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ sort: 'created', order: 'desc', limit: 4 })
+        .set(auth(rootToken));
+      expect((res.body as { id: number }[]).map((u) => u.id)).toEqual(
+        (first.body as { id: number }[]).slice(2, 4).map((u) => u.id),
+      );
       const rels = (res.headers.link as string).split(',').map((part) => /rel="(\w+)"/.exec(part)![1]);
       expect(rels).toEqual(['next', 'last', 'first', 'prev']);
     });
@@ -219,29 +319,52 @@ describe('admin users: search, create, edit', () => {
         `INSERT INTO users (name, lower_name, email, lower_email)
          SELECT 'bulk' || g, 'bulk' || g, 'bulk' || g || '@example.com', 'bulk' || g || '@example.com' FROM generate_series(1, 60) g`,
       );
-      const [{ n }] = (await t.dataSource.query(`SELECT count(*)::int AS n FROM users WHERE type = 'individual'`)) as { n: number }[];
+      const [{ n }] = (await t.dataSource.query(
+        `SELECT count(*)::int AS n FROM users WHERE type = 'individual'`,
+      )) as { n: number }[];
       const big = await t.http().get('/api/v1/admin/users').query({ limit: 500 }).set(auth(rootToken));
       expect(big.body).toHaveLength(50);
       expect(Number(big.headers['x-total-count'])).toBe(n);
       const byDefault = await t.http().get('/api/v1/admin/users').set(auth(rootToken));
       expect(byDefault.body).toHaveLength(30);
-      const zero = await t.http().get('/api/v1/admin/users').query({ limit: 0, page: 0 }).set(auth(rootToken));
+      const zero = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ limit: 0, page: 0 })
+        .set(auth(rootToken));
       expect(logins(zero)).toEqual(logins(byDefault));
-      const last = await t.http().get('/api/v1/admin/users').query({ limit: 50, page: 2 }).set(auth(rootToken));
+      const last = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ limit: 50, page: 2 })
+        .set(auth(rootToken));
       expect(last.body).toHaveLength(n - 50);
       expect(Number(last.headers['x-total-count'])).toBe(n);
       expect(last.headers.link).not.toContain('rel="next"');
-      const beyond = await t.http().get('/api/v1/admin/users').query({ limit: 50, page: 9 }).set(auth(rootToken));
+      const beyond = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ limit: 50, page: 9 })
+        .set(auth(rootToken));
       expect(beyond.body).toEqual([]);
       expect(Number(beyond.headers['x-total-count'])).toBe(n);
-      const filtered = await t.http().get('/api/v1/admin/users').query({ q: 'bulk', limit: 7, page: 3 }).set(auth(rootToken));
+      const filtered = await t
+        .http()
+        .get('/api/v1/admin/users')
+        .query({ q: 'bulk', limit: 7, page: 3 })
+        .set(auth(rootToken));
       expect(filtered.body).toHaveLength(7);
       expect(filtered.headers['x-total-count']).toBe('60');
     });
   });
 
   describe('POST /api/v1/admin/users', () => {
-    const post = (body: unknown) => t.http().post('/api/v1/admin/users').set(auth(rootToken)).send(body as object);
+    const post = (body: unknown) =>
+      t
+        .http()
+        .post('/api/v1/admin/users')
+        .set(auth(rootToken))
+        .send(body as object);
     let n = 0;
     const valid = (extra: Record<string, unknown> = {}) => {
       n++;
@@ -253,7 +376,17 @@ describe('admin users: search, create, edit', () => {
       const body = valid({ full_name: 'New One', login_name: 'n1' });
       const res = await post(body);
       expect(res.status).toBe(201);
-      expect(res.body).toMatchObject({ login: body.username, username: body.username, email: body.email, full_name: 'New One', active: true, is_admin: false, login_name: 'n1', visibility: 'public', restricted: false });
+      expect(res.body).toMatchObject({
+        login: body.username,
+        username: body.username,
+        email: body.email,
+        full_name: 'New One',
+        active: true,
+        is_admin: false,
+        login_name: 'n1',
+        visibility: 'public',
+        restricted: false,
+      });
       expect(res.headers['x-service-warning']).toBeUndefined();
       const stored = (await t.app.get(UsersService).findByName(body.username))!;
       expect(stored.mustChangePassword).toBe(true);
@@ -271,9 +404,29 @@ describe('admin users: search, create, edit', () => {
       expect(res.status).toBe(201);
       expect(Object.keys(res.body).sort()).toEqual(
         [
-          'id', 'login', 'login_name', 'source_id', 'full_name', 'email', 'avatar_url', 'html_url', 'language', 'is_admin',
-          'last_login', 'created', 'restricted', 'active', 'prohibit_login', 'location', 'website', 'description',
-          'visibility', 'followers_count', 'following_count', 'starred_repos_count', 'username',
+          'id',
+          'login',
+          'login_name',
+          'source_id',
+          'full_name',
+          'email',
+          'avatar_url',
+          'html_url',
+          'language',
+          'is_admin',
+          'last_login',
+          'created',
+          'restricted',
+          'active',
+          'prohibit_login',
+          'location',
+          'website',
+          'description',
+          'visibility',
+          'followers_count',
+          'following_count',
+          'starred_repos_count',
+          'username',
         ].sort(),
       );
       const stored = (await t.app.get(UsersService).findByName(body.username))!;
@@ -307,7 +460,10 @@ describe('admin users: search, create, edit', () => {
     it('the created user must change the password before using the API (403), until cleared', async () => {
       const body = valid();
       expect((await post(body)).status).toBe(201);
-      const res = await t.http().get('/api/v1/user').set('Authorization', basic(body.username, body.password));
+      const res = await t
+        .http()
+        .get('/api/v1/user')
+        .set('Authorization', basic(body.username, body.password));
       expect(res.status).toBe(403);
       expect(res.body.message).toMatch(/^You must change your password\. Change it at: /);
       expect(res.body.url).toBeUndefined();
@@ -322,11 +478,22 @@ describe('admin users: search, create, edit', () => {
         expect({ path, status: publicRoute.status }).toEqual({ path, status: 403 });
       }
       expect((await t.http().get('/api/v1/version')).status).toBe(200);
-      const cleared = await t.http().patch(`/api/v1/admin/users/${body.username}`).set(auth(rootToken)).send({ login_name: '', source_id: 0, must_change_password: false });
+      const cleared = await t
+        .http()
+        .patch(`/api/v1/admin/users/${body.username}`)
+        .set(auth(rootToken))
+        .send({ login_name: '', source_id: 0, must_change_password: false });
       expect(cleared.status).toBe(422); // login_name is required
-      const ok = await t.http().patch(`/api/v1/admin/users/${body.username}`).set(auth(rootToken)).send({ login_name: body.username, source_id: 0, must_change_password: false });
+      const ok = await t
+        .http()
+        .patch(`/api/v1/admin/users/${body.username}`)
+        .set(auth(rootToken))
+        .send({ login_name: body.username, source_id: 0, must_change_password: false });
       expect(ok.status).toBe(200);
-      const after = await t.http().get('/api/v1/user').set('Authorization', basic(body.username, body.password));
+      const after = await t
+        .http()
+        .get('/api/v1/user')
+        .set('Authorization', basic(body.username, body.password));
       expect(after.status).toBe(200);
     });
 
@@ -335,19 +502,30 @@ describe('admin users: search, create, edit', () => {
       expect((await post(body)).status).toBe(201);
       const created = (await t.app.get(UsersService).findByName(body.username))!;
       // Another user sets the password (Coder administrator route): the flag stays.
-      const byAdmin = await t.http().put(`/api/v2/users/${body.username}/password`).set(auth(rootToken)).send({ password: 'Admin-Chosen-Password-42' });
+      const byAdmin = await t
+        .http()
+        .put(`/api/v2/users/${body.username}/password`)
+        .set(auth(rootToken))
+        .send({ password: 'Admin-Chosen-Password-42' });
       expect(byAdmin.status).toBe(204);
-      const stillLocked = await t.http().get('/api/v1/user').set('Authorization', basic(body.username, 'Admin-Chosen-Password-42'));
+      const stillLocked = await t
+        .http()
+        .get('/api/v1/user')
+        .set('Authorization', basic(body.username, 'Admin-Chosen-Password-42'));
       expect(stillLocked.status).toBe(403);
       expect(stillLocked.body.message).toMatch(/^You must change your password\. /);
       // The user changes it: the Gitea API opens.
-      const self = await t.http()
+      const self = await t
+        .http()
         .put('/api/v2/users/me/password')
         .set('Authorization', basic(body.username, 'Admin-Chosen-Password-42'))
         .send({ old_password: 'Admin-Chosen-Password-42', password: 'My-Own-New-Password-42' });
       expect(self.status).toBe(204);
       expect((await t.app.get(UsersService).findById(created.id))!.mustChangePassword).toBe(false);
-      const open = await t.http().get('/api/v1/user').set('Authorization', basic(body.username, 'My-Own-New-Password-42'));
+      const open = await t
+        .http()
+        .get('/api/v1/user')
+        .set('Authorization', basic(body.username, 'My-Own-New-Password-42'));
       expect(open.status).toBe(200);
       expect(open.body.login).toBe(body.username);
     });
@@ -362,17 +540,26 @@ describe('admin users: search, create, edit', () => {
       const emitter = t.app.get(EventEmitter2);
       emitter.on('auth.one_time_passcode_requested', listener);
       try {
-        expect((await t.http().post('/api/v2/users/otp/request').send({ email: body.email })).status).toBe(204);
+        expect((await t.http().post('/api/v2/users/otp/request').send({ email: body.email })).status).toBe(
+          204,
+        );
         // The request runs detached from the answer (no account enumeration by timing): wait for it.
         const deadline = Date.now() + 10_000;
-        while (passcode === '' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+        while (passcode === '' && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 20));
       } finally {
         emitter.off('auth.one_time_passcode_requested', listener);
       }
       expect(passcode).not.toBe('');
-      const reset = await t.http().post('/api/v2/users/otp/change-password').send({ email: body.email, one_time_passcode: passcode, password: 'Reset-By-Passcode-42' });
+      const reset = await t
+        .http()
+        .post('/api/v2/users/otp/change-password')
+        .send({ email: body.email, one_time_passcode: passcode, password: 'Reset-By-Passcode-42' });
       expect(reset.status).toBe(204);
-      const open = await t.http().get('/api/v1/user').set('Authorization', basic(body.username, 'Reset-By-Passcode-42'));
+      const open = await t
+        .http()
+        .get('/api/v1/user')
+        .set('Authorization', basic(body.username, 'Reset-By-Passcode-42'));
       expect(open.status).toBe(200);
     });
 
@@ -384,10 +571,19 @@ describe('admin users: search, create, edit', () => {
     });
 
     it('must_change_password false, restricted, visibility, created_at are applied', async () => {
-      const body = valid({ must_change_password: false, restricted: true, visibility: 'limited', created_at: '2020-01-02T03:04:05Z' });
+      const body = valid({
+        must_change_password: false,
+        restricted: true,
+        visibility: 'limited',
+        created_at: '2020-01-02T03:04:05Z',
+      });
       const res = await post(body);
       expect(res.status).toBe(201);
-      expect(res.body).toMatchObject({ restricted: true, visibility: 'limited', created: '2020-01-02T03:04:05.000Z' });
+      expect(res.body).toMatchObject({
+        restricted: true,
+        visibility: 'limited',
+        created: '2020-01-02T03:04:05.000Z',
+      });
       const stored = (await t.app.get(UsersService).findByName(body.username))!;
       expect(stored.mustChangePassword).toBe(false);
       expect(stored.updatedAt.toISOString()).toBe('2020-01-02T03:04:05.000Z');
@@ -397,7 +593,10 @@ describe('admin users: search, create, edit', () => {
       events.length = 0;
       const body = valid({ send_notify: true });
       expect((await post(body)).status).toBe(201);
-      expect(events.find((e) => e.name === 'user.created')?.payload).toMatchObject({ username: body.username, sendNotify: true });
+      expect(events.find((e) => e.name === 'user.created')?.payload).toMatchObject({
+        username: body.username,
+        sendNotify: true,
+      });
     });
 
     it.each([
@@ -408,12 +607,24 @@ describe('admin users: search, create, edit', () => {
       ['email without domain dot', { email: 'a@localhost' }, '[Email]: Email'],
       ['long full name', { full_name: 'é'.repeat(101) }, '[FullName]: MaxSize'],
       ['hidden visibility', { visibility: 'hidden' }, '[Visibility]: In'],
-      ['username of wrong type', { username: 5 }, '[]: json: cannot unmarshal number into Go struct field CreateUserOption.username of type string'],
+      [
+        'username of wrong type',
+        { username: 5 },
+        '[]: json: cannot unmarshal number into Go struct field CreateUserOption.username of type string',
+      ],
       ['source', { source_id: 5 }, 'login source does not exist [id: 5]'],
-      ['created_at not a time', { created_at: 'yesterday' }, '[]: parsing time "\\"yesterday\\"" as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse'],
+      [
+        'created_at not a time',
+        { created_at: 'yesterday' },
+        '[]: parsing time "\\"yesterday\\"" as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse',
+      ],
       ['reserved name', { username: 'Explore' }, 'name is reserved [name: explore]'],
       ['reserved pattern', { username: 'alice.keys' }, 'name pattern is not allowed [pattern: *.keys]'],
-      ['email charset', { email: 'x@y.com\r\n' }, 'e-mail address contains unsupported character [email: x@y.com\r\n]'],
+      [
+        'email charset',
+        { email: 'x@y.com\r\n' },
+        'e-mail address contains unsupported character [email: x@y.com\r\n]',
+      ],
       ['email leading dash', { email: '-x@y.com' }, 'e-mail invalid [email: -x@y.com]'],
       ['email double dot', { email: 'a..b@y.com' }, 'e-mail invalid [email: a..b@y.com]'],
     ])('422 %s', async (_label, extra, message) => {
@@ -460,14 +671,20 @@ describe('admin users: search, create, edit', () => {
 
     it('POST by a non-admin is 403, without credentials 401', async () => {
       const plain = await t.factories.user();
-      expect((await t.http().post('/api/v1/admin/users').set(auth(plain.token)).send(valid())).status).toBe(403);
+      expect((await t.http().post('/api/v1/admin/users').set(auth(plain.token)).send(valid())).status).toBe(
+        403,
+      );
       expect((await t.http().post('/api/v1/admin/users').send(valid())).status).toBe(401);
     });
   });
 
   describe('PATCH /api/v1/admin/users/{username}', () => {
     const patch = (name: string, body: unknown, token = rootToken) =>
-      t.http().patch(`/api/v1/admin/users/${name}`).set(auth(token)).send(body as object);
+      t
+        .http()
+        .patch(`/api/v1/admin/users/${name}`)
+        .set(auth(token))
+        .send(body as object);
 
     it('404 for an unknown user (before binding)', async () => {
       const res = await patch('nobody', { website: 'ftp://x' });
@@ -486,7 +703,10 @@ describe('admin users: search, create, edit', () => {
       [{ login_name: 'x', location: 'l'.repeat(51) }, '[Location]: MaxSize'],
       [{ login_name: 'x', visibility: 'secret' }, '[Visibility]: In'],
       [{ login_name: 'x', source_id: 9 }, 'login source does not exist [id: 9]'],
-      [{ login_name: 'x', admin: 'yes' }, '[]: json: cannot unmarshal string into Go struct field EditUserOption.admin of type bool'],
+      [
+        { login_name: 'x', admin: 'yes' },
+        '[]: json: cannot unmarshal string into Go struct field EditUserOption.admin of type bool',
+      ],
     ])('422 for %j', async (body, message) => {
       const user = await t.factories.user();
       const res = await patch(user.user.name, body);
@@ -542,14 +762,37 @@ describe('admin users: search, create, edit', () => {
         visibility: 'private',
       });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ login_name: 'ln', email: `changed-${user.user.name}@example.com`, full_name: 'Changed', website: 'https://example.com', location: 'Earth', description: 'desc', active: false, prohibit_login: true, restricted: true, visibility: 'private' });
+      expect(res.body).toMatchObject({
+        login_name: 'ln',
+        email: `changed-${user.user.name}@example.com`,
+        full_name: 'Changed',
+        website: 'https://example.com',
+        location: 'Earth',
+        description: 'desc',
+        active: false,
+        prohibit_login: true,
+        restricted: true,
+        visibility: 'private',
+      });
       const stored = (await t.app.get(UsersService).findByName(user.user.name))!;
-      expect(stored).toMatchObject({ status: 'suspended', allowGitHook: true, allowImportLocal: true, maxRepoCreation: -1, allowCreateOrganization: false, mustChangePassword: false });
+      expect(stored).toMatchObject({
+        status: 'suspended',
+        allowGitHook: true,
+        allowImportLocal: true,
+        maxRepoCreation: -1,
+        allowCreateOrganization: false,
+        mustChangePassword: false,
+      });
       expect(await t.app.get(UsersService).verifyPassword(stored, password)).toBe(true);
-      expect(events.find((e) => e.name === 'user.status_changed')?.payload).toMatchObject({ userId: stored.id, from: 'active', to: 'suspended', actorId: root.id });
-      expect((events.find((e) => e.name === 'user.updated')?.payload as { changed: string[] }).changed).toEqual(
-        expect.arrayContaining(['password', 'email', 'status', 'fullName']),
-      );
+      expect(events.find((e) => e.name === 'user.status_changed')?.payload).toMatchObject({
+        userId: stored.id,
+        from: 'active',
+        to: 'suspended',
+        actorId: root.id,
+      });
+      expect(
+        (events.find((e) => e.name === 'user.updated')?.payload as { changed: string[] }).changed,
+      ).toEqual(expect.arrayContaining(['password', 'email', 'status', 'fullName']));
     });
 
     it('a password change ends browser sessions but keeps API tokens', async () => {
@@ -563,9 +806,26 @@ describe('admin users: search, create, edit', () => {
     });
 
     it('editing oneself ignores admin, active, restricted and prohibit_login', async () => {
-      const res = await patch(a.user.name, { login_name: 'self', admin: false, active: false, restricted: true, prohibit_login: true, full_name: 'Me' }, a.token);
+      const res = await patch(
+        a.user.name,
+        {
+          login_name: 'self',
+          admin: false,
+          active: false,
+          restricted: true,
+          prohibit_login: true,
+          full_name: 'Me',
+        },
+        a.token,
+      );
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ is_admin: true, active: true, restricted: false, prohibit_login: false, full_name: 'Me' });
+      expect(res.body).toMatchObject({
+        is_admin: true,
+        active: true,
+        restricted: false,
+        prohibit_login: false,
+        full_name: 'Me',
+      });
     });
 
     it('403 when editing the bootstrap administrator', async () => {
@@ -598,13 +858,24 @@ describe('admin users: search, create, edit', () => {
 
     it('400 when demoting the last administrator (service level: unreachable over HTTP while the bootstrap admin exists)', async () => {
       const b = await t.factories.admin({ adminGrantedBy: a.user.id });
-      const others: { id: string }[] = await t.dataSource.query(`SELECT id FROM users WHERE is_admin AND id <> $1`, [b.user.id]);
-      await t.dataSource.query(`UPDATE users SET is_admin = false WHERE id = ANY($1)`, [others.map((r) => r.id)]);
+      const others: { id: string }[] = await t.dataSource.query(
+        `SELECT id FROM users WHERE is_admin AND id <> $1`,
+        [b.user.id],
+      );
+      await t.dataSource.query(`UPDATE users SET is_admin = false WHERE id = ANY($1)`, [
+        others.map((r) => r.id),
+      ]);
       // grantor-only decides from the recorded grantor alone, so the caller's (now cleared) flag is not re-read.
       const policies = t.app.get(AdminPolicyService);
       const spy = jest
         .spyOn(policies, 'for')
-        .mockImplementation((manager) => new AdminPolicy({ superAdminEnabled: false, policy: 'grantor-only' }, new DatabaseGrantGraph(manager ?? t.dataSource.manager)));
+        .mockImplementation(
+          (manager) =>
+            new AdminPolicy(
+              { superAdminEnabled: false, policy: 'grantor-only' },
+              new DatabaseGrantGraph(manager ?? t.dataSource.manager),
+            ),
+        );
       try {
         const service = t.app.get(AdminUsersService);
         const target = (await t.app.get(UsersService).findById(b.user.id))!;
@@ -632,7 +903,9 @@ describe('admin users: search, create, edit', () => {
         expect(await t.app.get(UsersService).findById(b.user.id)).not.toBeNull();
       } finally {
         spy.mockRestore();
-        await t.dataSource.query(`UPDATE users SET is_admin = true WHERE id = ANY($1)`, [others.map((r) => r.id)]);
+        await t.dataSource.query(`UPDATE users SET is_admin = true WHERE id = ANY($1)`, [
+          others.map((r) => r.id),
+        ]);
       }
     });
   });
@@ -669,14 +942,19 @@ describe('admin users: configured policies', () => {
       token = await t.factories.token((await t.app.get(UsersService).findByName('admin'))!);
     });
     afterAll(() => t.close());
-    const post = (body: Record<string, unknown>) => t.http().post('/api/v1/admin/users').set(auth(token)).send(body);
+    const post = (body: Record<string, unknown>) =>
+      t.http().post('/api/v1/admin/users').set(auth(token)).send(body);
 
     it('400 PasswordComplexity on create, "password not complex enough" on edit', async () => {
       const res = await post({ username: 'cx1', email: 'cx1@example.com', password: 'abcdefgh' });
       expect(res.status).toBe(400);
       expect(res.body.message).toBe('PasswordComplexity');
       const user = await t.factories.user();
-      const edit = await t.http().patch(`/api/v1/admin/users/${user.user.name}`).set(auth(token)).send({ login_name: 'x', password: 'abcdefgh' });
+      const edit = await t
+        .http()
+        .patch(`/api/v1/admin/users/${user.user.name}`)
+        .set(auth(token))
+        .send({ login_name: 'x', password: 'abcdefgh' });
       expect(edit.status).toBe(400);
       expect(edit.body.message).toBe('password not complex enough');
     });
@@ -693,7 +971,11 @@ describe('admin users: configured policies', () => {
       expect(res.status).toBe(400);
       expect(res.body.message).toBe('PasswordPwned');
       const user = await t.factories.user();
-      const edit = await t.http().patch(`/api/v1/admin/users/${user.user.name}`).set(auth(token)).send({ login_name: 'x', password });
+      const edit = await t
+        .http()
+        .patch(`/api/v1/admin/users/${user.user.name}`)
+        .set(auth(token))
+        .send({ login_name: 'x', password });
       expect(edit.status).toBe(400);
       expect(edit.body.message).toBe('password has been pwned');
     });
@@ -711,9 +993,15 @@ describe('admin users: configured policies', () => {
 
     it('edit enforces the domain list (400) and changes nothing', async () => {
       const user = await t.factories.user({ fullName: 'Before' });
-      const res = await t.http().patch(`/api/v1/admin/users/${user.user.name}`).set(auth(token)).send({ login_name: 'x', full_name: 'After', email: 'v@b.spam.io' });
+      const res = await t
+        .http()
+        .patch(`/api/v1/admin/users/${user.user.name}`)
+        .set(auth(token))
+        .send({ login_name: 'x', full_name: 'After', email: 'v@b.spam.io' });
       expect(res.status).toBe(400);
-      expect(res.body.message).toBe('the domain of user email v@b.spam.io conflicts with EMAIL_DOMAIN_ALLOWLIST or EMAIL_DOMAIN_BLOCKLIST');
+      expect(res.body.message).toBe(
+        'the domain of user email v@b.spam.io conflicts with EMAIL_DOMAIN_ALLOWLIST or EMAIL_DOMAIN_BLOCKLIST',
+      );
       expect((await t.app.get(UsersService).findByName(user.user.name))!.fullName).toBe('Before');
     });
   });
@@ -722,17 +1010,28 @@ describe('admin users: configured policies', () => {
     let t: TestApp;
     let token: string;
     beforeAll(async () => {
-      t = await createAdminUsersTestApp({ PASSWORD_CHECK_PWNED: 'http://127.0.0.1:1/range/', EMAIL_DOMAIN_ALLOWLIST: 'example.org' });
+      t = await createAdminUsersTestApp({
+        PASSWORD_CHECK_PWNED: 'http://127.0.0.1:1/range/',
+        EMAIL_DOMAIN_ALLOWLIST: 'example.org',
+      });
       token = await t.factories.token((await t.app.get(UsersService).findByName('admin'))!);
     });
     afterAll(() => t.close());
 
     it('create answers PasswordPwned, edit names the failure', async () => {
-      const res = await t.http().post('/api/v1/admin/users').set(auth(token)).send({ username: 'd1', email: 'd1@example.org', password: 'Strong Pass 1' });
+      const res = await t
+        .http()
+        .post('/api/v1/admin/users')
+        .set(auth(token))
+        .send({ username: 'd1', email: 'd1@example.org', password: 'Strong Pass 1' });
       expect(res.status).toBe(400);
       expect(res.body.message).toBe('PasswordPwned');
       const user = await t.factories.user();
-      const edit = await t.http().patch(`/api/v1/admin/users/${user.user.name}`).set(auth(token)).send({ login_name: 'x', password: 'Strong Pass 1' });
+      const edit = await t
+        .http()
+        .patch(`/api/v1/admin/users/${user.user.name}`)
+        .set(auth(token))
+        .send({ login_name: 'x', password: 'Strong Pass 1' });
       expect(edit.status).toBe(400);
       expect(edit.body.message).toMatch(/^using Have-I-Been-Pwned service failed: /);
     });
@@ -742,27 +1041,53 @@ describe('admin users: configured policies', () => {
     let t: TestApp;
     let token: string;
     beforeAll(async () => {
-      t = await createAdminUsersTestApp({ PASSWORD_CHECK_PWNED: 'off', EMAIL_DOMAIN_ALLOWLIST: 'example.org', PASSWORD_MIN_LENGTH: '12' });
+      t = await createAdminUsersTestApp({
+        PASSWORD_CHECK_PWNED: 'off',
+        EMAIL_DOMAIN_ALLOWLIST: 'example.org',
+        PASSWORD_MIN_LENGTH: '12',
+      });
       token = await t.factories.token((await t.app.get(UsersService).findByName('admin'))!);
     });
     afterAll(() => t.close());
 
     it('email outside the allowlist: created with the warning; common password accepted when the check is off', async () => {
-      const res = await t.http().post('/api/v1/admin/users').set(auth(token)).send({ username: 'e1', email: 'u@example1.org', password: 'password1234' });
+      const res = await t
+        .http()
+        .post('/api/v1/admin/users')
+        .set(auth(token))
+        .send({ username: 'e1', email: 'u@example1.org', password: 'password1234' });
       expect(res.status).toBe(201);
-      expect(res.headers['x-service-warning']).toBe('the domain of user email u@example1.org conflicts with EMAIL_DOMAIN_ALLOWLIST or EMAIL_DOMAIN_BLOCKLIST');
-      const inside = await t.http().post('/api/v1/admin/users').set(auth(token)).send({ username: 'e2', email: 'u@EXAMPLE.org', password: 'password1234' });
+      expect(res.headers['x-service-warning']).toBe(
+        'the domain of user email u@example1.org conflicts with EMAIL_DOMAIN_ALLOWLIST or EMAIL_DOMAIN_BLOCKLIST',
+      );
+      const inside = await t
+        .http()
+        .post('/api/v1/admin/users')
+        .set(auth(token))
+        .send({ username: 'e2', email: 'u@EXAMPLE.org', password: 'password1234' });
       expect(inside.status).toBe(201);
       expect(inside.headers['x-service-warning']).toBeUndefined();
     });
 
     it('PASSWORD_MIN_LENGTH counts bytes', async () => {
-      const short = await t.http().post('/api/v1/admin/users').set(auth(token)).send({ username: 'e3', email: 'e3@example.org', password: 'elevenchars' });
+      const short = await t
+        .http()
+        .post('/api/v1/admin/users')
+        .set(auth(token))
+        .send({ username: 'e3', email: 'e3@example.org', password: 'elevenchars' });
       expect(short.body.message).toBe('PasswordIsRequired');
-      const bytes = await t.http().post('/api/v1/admin/users').set(auth(token)).send({ username: 'e4', email: 'e4@example.org', password: 'ééééééé' });
+      const bytes = await t
+        .http()
+        .post('/api/v1/admin/users')
+        .set(auth(token))
+        .send({ username: 'e4', email: 'e4@example.org', password: 'ééééééé' });
       expect(bytes.status).toBe(201);
       const user = await t.factories.user({ email: 'e5@example.org' });
-      const edit = await t.http().patch(`/api/v1/admin/users/${user.user.name}`).set(auth(token)).send({ login_name: 'x', password: 'elevenchars' });
+      const edit = await t
+        .http()
+        .patch(`/api/v1/admin/users/${user.user.name}`)
+        .set(auth(token))
+        .send({ login_name: 'x', password: 'elevenchars' });
       expect(edit.body.message).toBe('password must be at least 12 characters');
     });
   });
@@ -784,13 +1109,20 @@ describe('admin users: send_notify with SMTP', () => {
   });
 
   const registrationRows = async (userId: string) =>
-    ((await t.dataSource.query('SELECT count(*)::int AS n FROM notification_messages WHERE user_id = $1 AND template_id = $2', [
-      userId,
-      NOTIFICATION_TEMPLATE_IDS.accountRegistration,
-    ])) as { n: number }[])[0]!.n;
+    (
+      (await t.dataSource.query(
+        'SELECT count(*)::int AS n FROM notification_messages WHERE user_id = $1 AND template_id = $2',
+        [userId, NOTIFICATION_TEMPLATE_IDS.accountRegistration],
+      )) as { n: number }[]
+    )[0]!.n;
 
   it('send_notify=true mails the registration message to the new user; without it nothing is queued', async () => {
-    const res = await t.http().post('/api/v1/admin/users').set(auth(token)).send({ username: 'welcome1', email: 'welcome1@example.com', password: 'Welcome Pass 1', send_notify: true });
+    const res = await t.http().post('/api/v1/admin/users').set(auth(token)).send({
+      username: 'welcome1',
+      email: 'welcome1@example.com',
+      password: 'Welcome Pass 1',
+      send_notify: true,
+    });
     expect(res.status).toBe(201);
     const user = (await t.app.get(UsersService).findByName('welcome1'))!;
     expect(await registrationRows(user.id)).toBe(1);
@@ -802,7 +1134,11 @@ describe('admin users: send_notify with SMTP', () => {
     expect(mail?.subject).toBe('Welcome to devplane');
     expect(mail?.raw).toContain('welcome1');
 
-    const silent = await t.http().post('/api/v1/admin/users').set(auth(token)).send({ username: 'welcome2', email: 'welcome2@example.com', password: 'Welcome Pass 2' });
+    const silent = await t
+      .http()
+      .post('/api/v1/admin/users')
+      .set(auth(token))
+      .send({ username: 'welcome2', email: 'welcome2@example.com', password: 'Welcome Pass 2' });
     expect(silent.status).toBe(201);
     expect(await registrationRows((await t.app.get(UsersService).findByName('welcome2'))!.id)).toBe(0);
   });

@@ -23,7 +23,9 @@ describe('auth: POST /api/v2/authcheck', () => {
 
   const authcheck = (as: string, checks: Checks | undefined, raw?: string) => {
     const req = t.http().post('/api/v2/authcheck').set('Service-Session-Token', as);
-    return raw !== undefined ? req.set('Content-Type', 'application/json').send(raw) : req.send(checks ? { checks } : {});
+    return raw !== undefined
+      ? req.set('Content-Type', 'application/json').send(raw)
+      : req.send(checks ? { checks } : {});
   };
   const answers = async (as: string, checks: Checks): Promise<Record<string, boolean>> => {
     const res = await authcheck(as, checks);
@@ -83,11 +85,16 @@ describe('auth: POST /api/v2/authcheck', () => {
 
     it('400 for more than 10 resource_id checks', async () => {
       const checks: Checks = {};
-      for (let i = 0; i < 11; i++) checks[`c${i}`] = { action: 'read', object: { resource_type: 'user', resource_id: member.user.uuid } };
+      for (let i = 0; i < 11; i++)
+        checks[`c${i}`] = {
+          action: 'read',
+          object: { resource_type: 'user', resource_id: member.user.uuid },
+        };
       const res = await authcheck(member.token, checks);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
-        message: 'Endpoint only supports using "resource_id" field 10 times, found 11 usages. Remove 1 objects with this field set.',
+        message:
+          'Endpoint only supports using "resource_id" field 10 times, found 11 usages. Remove 1 objects with this field set.',
       });
     });
 
@@ -95,7 +102,9 @@ describe('auth: POST /api/v2/authcheck', () => {
       const empty = await authcheck(member.token, { k: { action: 'read', object: { resource_type: '' } } });
       expect(empty.status).toBe(400);
       expect(empty.body).toEqual({ message: 'Object\'s "resource_type" field must be defined for key "k".' });
-      const badId = await authcheck(member.token, { k: { action: 'read', object: { resource_type: 'user', resource_id: 'abc' } } });
+      const badId = await authcheck(member.token, {
+        k: { action: 'read', object: { resource_type: 'user', resource_id: 'abc' } },
+      });
       expect(badId.status).toBe(400);
       expect(badId.body).toEqual({
         message: 'Object "abc" id is not a valid uuid.',
@@ -106,22 +115,37 @@ describe('auth: POST /api/v2/authcheck', () => {
       });
       expect(badType.status).toBe(400);
       const text = 'Object type "organization" does not support "resource_id" field.';
-      expect(badType.body).toEqual({ message: text, validations: [{ field: 'resource_type', detail: text }] });
+      expect(badType.body).toEqual({
+        message: text,
+        validations: [{ field: 'resource_type', detail: text }],
+      });
     });
   });
 
   describe('resource_id rows', () => {
     it('a member: unknown user false, another user false (not visible), self read true / update false', async () => {
       const res = await answers(member.token, {
-        unknown: { action: 'read', object: { resource_type: 'user', resource_id: '6b2f3e2c-1d4e-4a8b-9c7d-0e1f2a3b4c5d' } },
+        unknown: {
+          action: 'read',
+          object: { resource_type: 'user', resource_id: '6b2f3e2c-1d4e-4a8b-9c7d-0e1f2a3b4c5d' },
+        },
         other: { action: 'read', object: { resource_type: 'user', resource_id: other.user.uuid } },
         selfRead: { action: 'read', object: { resource_type: 'user', resource_id: member.user.uuid } },
         selfUpdate: { action: 'update', object: { resource_type: 'user', resource_id: member.user.uuid } },
         workspace: { action: 'read', object: { resource_type: 'workspace', resource_id: member.user.uuid } },
         template: { action: 'read', object: { resource_type: 'template', resource_id: member.user.uuid } },
       });
-      expect(res).toEqual({ unknown: false, other: false, selfRead: true, selfUpdate: false, workspace: false, template: false });
-      expect(await one(owner.token, 'update', { resource_type: 'user', resource_id: other.user.uuid })).toBe(true);
+      expect(res).toEqual({
+        unknown: false,
+        other: false,
+        selfRead: true,
+        selfUpdate: false,
+        workspace: false,
+        template: false,
+      });
+      expect(await one(owner.token, 'update', { resource_type: 'user', resource_id: other.user.uuid })).toBe(
+        true,
+      );
     });
   });
 
@@ -130,7 +154,10 @@ describe('auth: POST /api/v2/authcheck', () => {
       'read-all-users': { action: 'read', object: { resource_type: 'user' } },
       'read-org-workspaces': { action: 'read', object: { resource_type: 'workspace', organization_id: org } },
       'read-myself': { action: 'read', object: { resource_type: 'user', owner_id: 'me' } },
-      'read-own-workspaces': { action: 'read', object: { resource_type: 'workspace', organization_id: org, owner_id: 'me' } },
+      'read-own-workspaces': {
+        action: 'read',
+        object: { resource_type: 'workspace', organization_id: org, owner_id: 'me' },
+      },
     });
 
     it('owner: all true; org admin: all true; member: false,false,true,true', async () => {
@@ -154,7 +181,10 @@ describe('auth: POST /api/v2/authcheck', () => {
     it('55 organization_member checks: read true for a member, update false; owner update true', async () => {
       const build = (action: string): Checks =>
         Object.fromEntries(
-          Array.from({ length: 55 }, (_, i) => [`m${i}`, { action, object: { resource_type: 'organization_member', organization_id: org } }]),
+          Array.from({ length: 55 }, (_, i) => [
+            `m${i}`,
+            { action, object: { resource_type: 'organization_member', organization_id: org } },
+          ]),
         );
       expect(Object.values(await answers(member.token, build('read'))).every(Boolean)).toBe(true);
       expect(Object.values(await answers(member.token, build('update'))).some(Boolean)).toBe(false);
@@ -164,7 +194,9 @@ describe('auth: POST /api/v2/authcheck', () => {
     it('any_org workspace create for me: true for a member (also 55 times), false with no organization', async () => {
       const object = { resource_type: 'workspace', owner_id: 'me', any_org: true };
       expect(await one(member.token, 'create', object)).toBe(true);
-      const many: Checks = Object.fromEntries(Array.from({ length: 55 }, (_, i) => [`w${i}`, { action: 'create', object }]));
+      const many: Checks = Object.fromEntries(
+        Array.from({ length: 55 }, (_, i) => [`w${i}`, { action: 'create', object }]),
+      );
       expect(Object.values(await answers(member.token, many)).every(Boolean)).toBe(true);
       const loner = await t.factories.user();
       await t.dataSource.query('DELETE FROM organization_members WHERE user_id = $1', [loner.user.id]);
@@ -180,7 +212,9 @@ describe('auth: POST /api/v2/authcheck', () => {
         await setSharing('none');
         expect(await one(member.token, 'share', own)).toBe(false);
         expect(await one(owner.token, 'share', own)).toBe(true);
-        const members: Checks = { k: { action: 'read', object: { resource_type: 'organization_member', organization_id: org } } };
+        const members: Checks = {
+          k: { action: 'read', object: { resource_type: 'organization_member', organization_id: org } },
+        };
         expect((await answers(member.token, members)).k).toBe(false);
       } finally {
         await setSharing('everyone');
@@ -194,34 +228,58 @@ describe('auth: POST /api/v2/authcheck', () => {
     it('organization-workspace-creation-ban denies create in that org', async () => {
       const banned = await t.factories.user();
       await setOrgRoles(banned, ['organization-workspace-creation-ban']);
-      expect(await one(banned.token, 'create', { resource_type: 'workspace', owner_id: 'me', organization_id: org })).toBe(false);
-      expect(await one(banned.token, 'read', { resource_type: 'workspace', owner_id: 'me', organization_id: org })).toBe(true);
+      expect(
+        await one(banned.token, 'create', {
+          resource_type: 'workspace',
+          owner_id: 'me',
+          organization_id: org,
+        }),
+      ).toBe(false);
+      expect(
+        await one(banned.token, 'read', { resource_type: 'workspace', owner_id: 'me', organization_id: org }),
+      ).toBe(true);
     });
 
     it('site roles: auditor, template-admin, user-admin', async () => {
       const auditor = await t.factories.user();
       await setSiteRoles(auditor, ['auditor']);
       expect(await one(auditor.token, 'read', { resource_type: 'audit_log' })).toBe(true);
-      expect(await one(auditor.token, 'update', { resource_type: 'user', owner_id: other.user.uuid })).toBe(false);
+      expect(await one(auditor.token, 'update', { resource_type: 'user', owner_id: other.user.uuid })).toBe(
+        false,
+      );
       const templateAdmin = await t.factories.user();
       await setSiteRoles(templateAdmin, ['template-admin']);
-      expect(await one(templateAdmin.token, 'create', { resource_type: 'template', organization_id: org })).toBe(true);
-      expect(await one(templateAdmin.token, 'update', { resource_type: 'workspace', organization_id: org, owner_id: other.user.uuid })).toBe(false);
+      expect(
+        await one(templateAdmin.token, 'create', { resource_type: 'template', organization_id: org }),
+      ).toBe(true);
+      expect(
+        await one(templateAdmin.token, 'update', {
+          resource_type: 'workspace',
+          organization_id: org,
+          owner_id: other.user.uuid,
+        }),
+      ).toBe(false);
       const userAdmin = await t.factories.user();
       await setSiteRoles(userAdmin, ['user-admin']);
       expect(await one(userAdmin.token, 'create', { resource_type: 'user' })).toBe(true);
-      expect(await one(userAdmin.token, 'delete', { resource_type: 'organization_member', organization_id: org })).toBe(true);
+      expect(
+        await one(userAdmin.token, 'delete', { resource_type: 'organization_member', organization_id: org }),
+      ).toBe(true);
     });
 
     it('organization roles: user-admin, template-admin, auditor', async () => {
       const ua = await t.factories.user();
       await setOrgRoles(ua, ['organization-user-admin']);
-      expect(await one(ua.token, 'create', { resource_type: 'organization_member', organization_id: org })).toBe(true);
+      expect(
+        await one(ua.token, 'create', { resource_type: 'organization_member', organization_id: org }),
+      ).toBe(true);
       expect(await one(ua.token, 'create', { resource_type: 'template', organization_id: org })).toBe(false);
       const ta = await t.factories.user();
       await setOrgRoles(ta, ['organization-template-admin']);
       expect(await one(ta.token, 'create', { resource_type: 'template', organization_id: org })).toBe(true);
-      expect(await one(ta.token, 'delete', { resource_type: 'organization_member', organization_id: org })).toBe(false);
+      expect(
+        await one(ta.token, 'delete', { resource_type: 'organization_member', organization_id: org }),
+      ).toBe(false);
       const oa = await t.factories.user();
       await setOrgRoles(oa, ['organization-auditor']);
       expect(await one(oa.token, 'read', { resource_type: 'audit_log', organization_id: org })).toBe(true);
@@ -231,7 +289,9 @@ describe('auth: POST /api/v2/authcheck', () => {
     it('unknown types and actions are false; the owner holds user:* so any action on user is true', async () => {
       expect(await one(owner.token, 'read', { resource_type: 'nope' })).toBe(false);
       expect(await one(owner.token, 'read', { resource_type: '*' })).toBe(false);
-      expect(await one(owner.token, 'frobnicate', { resource_type: 'workspace', organization_id: org })).toBe(false);
+      expect(await one(owner.token, 'frobnicate', { resource_type: 'workspace', organization_id: org })).toBe(
+        false,
+      );
       expect(await one(owner.token, 'frobnicate', { resource_type: 'user' })).toBe(true);
     });
   });
@@ -270,27 +330,51 @@ describe('auth: POST /api/v2/authcheck', () => {
         .send({ token_name: 'only-me', allow_list: [{ type: 'user', id: member.user.uuid }] });
       expect(res.status).toBe(201);
       const key = res.body.key as string;
-      expect(await one(key, 'read', { resource_type: 'workspace', owner_id: 'me', organization_id: org })).toBe(false);
+      expect(
+        await one(key, 'read', { resource_type: 'workspace', owner_id: 'me', organization_id: org }),
+      ).toBe(false);
       expect(await one(key, 'read', { resource_type: 'user', resource_id: member.user.uuid })).toBe(true);
     });
   });
 
   describe('AuthorizationService for other modules', () => {
-    const principalOf = (user: CreatedUser): Principal => ({ kind: 'user', user: user.user, token: null, source: 'basic_password', scopes: ['all'] });
+    const principalOf = (user: CreatedUser): Principal => ({
+      kind: 'user',
+      user: user.user,
+      token: null,
+      source: 'basic_password',
+      scopes: ['all'],
+    });
 
     it('authorize / require / filter, with uuids or the numeric ids of the caller and its organizations', async () => {
       const authz = t.app.get(AuthorizationService);
-      const orgRow: { account_id: string }[] = await t.dataSource.query('SELECT account_id FROM organizations WHERE is_default');
+      const orgRow: { account_id: string }[] = await t.dataSource.query(
+        'SELECT account_id FROM organizations WHERE is_default',
+      );
       const numericOrg = String(orgRow[0]!.account_id);
       const p = principalOf(member);
-      expect(await authz.authorize(p, 'read', { type: 'workspace', ownerId: member.user.uuid, orgId: org })).toBe(true);
-      expect(await authz.authorize(p, 'read', { type: 'workspace', ownerId: member.user.id, orgId: numericOrg })).toBe(true);
-      expect(await authz.authorize(p, 'read', { type: 'workspace', ownerId: other.user.id, orgId: numericOrg })).toBe(false);
-      await expect(authz.require(p, 'update', AuthorizationService.userObject(other.user))).rejects.toMatchObject({ kind: 'forbidden' });
-      await expect(authz.require(p, 'read', AuthorizationService.userObject(other.user), { notFound: true })).rejects.toMatchObject({ kind: 'not_found' });
+      expect(
+        await authz.authorize(p, 'read', { type: 'workspace', ownerId: member.user.uuid, orgId: org }),
+      ).toBe(true);
+      expect(
+        await authz.authorize(p, 'read', { type: 'workspace', ownerId: member.user.id, orgId: numericOrg }),
+      ).toBe(true);
+      expect(
+        await authz.authorize(p, 'read', { type: 'workspace', ownerId: other.user.id, orgId: numericOrg }),
+      ).toBe(false);
+      await expect(
+        authz.require(p, 'update', AuthorizationService.userObject(other.user)),
+      ).rejects.toMatchObject({ kind: 'forbidden' });
+      await expect(
+        authz.require(p, 'read', AuthorizationService.userObject(other.user), { notFound: true }),
+      ).rejects.toMatchObject({ kind: 'not_found' });
       const rows = [member.user, other.user];
-      expect(await authz.filter(p, 'read', rows, (u) => AuthorizationService.userObject(u))).toEqual([member.user]);
-      expect(await authz.filter(principalOf(owner), 'read', rows, (u) => AuthorizationService.userObject(u))).toEqual(rows);
+      expect(await authz.filter(p, 'read', rows, (u) => AuthorizationService.userObject(u))).toEqual([
+        member.user,
+      ]);
+      expect(
+        await authz.filter(principalOf(owner), 'read', rows, (u) => AuthorizationService.userObject(u)),
+      ).toEqual(rows);
     });
   });
 });

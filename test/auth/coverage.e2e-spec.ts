@@ -26,7 +26,9 @@ describe('auth: credential coverage of the auth routes', () => {
     ['delete', '/api/v2/users/me/keys/abcdefghij', undefined],
   ];
   const call = (method: string, path: string, body: object | undefined, headers: Record<string, string>) => {
-    const req = (t.http() as unknown as Record<string, (p: string) => ReturnType<ReturnType<TestApp['http']>['get']>>)[method]!(path).set(headers);
+    const req = (
+      t.http() as unknown as Record<string, (p: string) => ReturnType<ReturnType<TestApp['http']>['get']>>
+    )[method]!(path).set(headers);
     return body === undefined ? req : req.send(body);
   };
 
@@ -36,37 +38,52 @@ describe('auth: credential coverage of the auth routes', () => {
   });
   afterAll(() => t.close());
 
-  it.each(routes)('%s %s: 401 for no, malformed, unknown, wrong-secret and expired credentials', async (method, path, body) => {
-    const [id] = alice.token.split('-');
-    const expired = await t.factories.token(alice.user, { lifetimeSeconds: -60 });
-    const cases: [Record<string, string>, string | RegExp][] = [
-      [{}, 'Cookie "service_session_token" or query parameter must be provided.'],
-      [{ 'Service-Session-Token': 'not-a-key' }, /^Invalid API key format/],
-      [{ 'Service-Session-Token': `zzzzzzzzzz-${'a'.repeat(22)}` }, 'API key is invalid.'],
-      [{ 'Service-Session-Token': `${id}-${'a'.repeat(22)}` }, 'API key secret is invalid.'],
-      [{ Authorization: `Bearer ${expired}` }, /^API key expired at ".+"\.$/],
-    ];
-    for (const [headers, detail] of cases) {
-      const res = await call(method, path, body, headers);
-      expect({ headers, status: res.status, message: res.body.message }).toEqual({ headers, status: 401, message: SIGNED_OUT });
-      expect(res.body.detail).toMatch(detail);
-    }
-  });
+  it.each(routes)(
+    '%s %s: 401 for no, malformed, unknown, wrong-secret and expired credentials',
+    async (method, path, body) => {
+      const [id] = alice.token.split('-');
+      const expired = await t.factories.token(alice.user, { lifetimeSeconds: -60 });
+      const cases: [Record<string, string>, string | RegExp][] = [
+        [{}, 'Cookie "service_session_token" or query parameter must be provided.'],
+        [{ 'Service-Session-Token': 'not-a-key' }, /^Invalid API key format/],
+        [{ 'Service-Session-Token': `zzzzzzzzzz-${'a'.repeat(22)}` }, 'API key is invalid.'],
+        [{ 'Service-Session-Token': `${id}-${'a'.repeat(22)}` }, 'API key secret is invalid.'],
+        [{ Authorization: `Bearer ${expired}` }, /^API key expired at ".+"\.$/],
+      ];
+      for (const [headers, detail] of cases) {
+        const res = await call(method, path, body, headers);
+        expect({ headers, status: res.status, message: res.body.message }).toEqual({
+          headers,
+          status: 401,
+          message: SIGNED_OUT,
+        });
+        expect(res.body.detail).toMatch(detail);
+      }
+    },
+  );
 
   it.each(routes)('%s %s: 401 for a suspended user', async (method, path, body) => {
     const suspended = await t.factories.user();
     await t.dataSource.query(`UPDATE users SET status = 'suspended' WHERE id = $1`, [suspended.user.id]);
     const res = await call(method, path, body, { 'Service-Session-Token': suspended.token });
     expect(res.status).toBe(401);
-    expect(res.body.message).toBe('User is not active (status = "suspended"). Contact an admin to reactivate your account.');
+    expect(res.body.message).toBe(
+      'User is not active (status = "suspended"). Contact an admin to reactivate your account.',
+    );
   });
 
   it('public routes ignore bad credentials (Coder dialect): scopes 200, login 201, OTP request 204', async () => {
     const bad = { 'Service-Session-Token': `zzzzzzzzzz-${'a'.repeat(22)}` };
     expect((await t.http().get('/api/v2/auth/scopes').set(bad)).status).toBe(200);
-    const login = await t.http().post('/api/v2/users/login').set(bad).send({ email: alice.user.email, password: alice.password });
+    const login = await t
+      .http()
+      .post('/api/v2/users/login')
+      .set(bad)
+      .send({ email: alice.user.email, password: alice.password });
     expect(login.status).toBe(201);
-    expect((await t.http().post('/api/v2/users/otp/request').set(bad).send({ email: alice.user.email })).status).toBe(204);
+    expect(
+      (await t.http().post('/api/v2/users/otp/request').set(bad).send({ email: alice.user.email })).status,
+    ).toBe(204);
   });
 
   it('login: 413 for a body over 4 MiB', async () => {
@@ -83,10 +100,15 @@ describe('auth: credential coverage of the auth routes', () => {
   it('login: 401 for a deleted user, and the deleted user keys stop working', async () => {
     const gone = await t.factories.user();
     await t.dataSource.query('DELETE FROM users WHERE id = $1', [gone.user.id]);
-    const res = await t.http().post('/api/v2/users/login').send({ email: gone.user.email, password: gone.password });
+    const res = await t
+      .http()
+      .post('/api/v2/users/login')
+      .send({ email: gone.user.email, password: gone.password });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ message: 'Incorrect email or password.' });
-    expect((await t.http().get('/api/v2/users/me').set('Service-Session-Token', gone.token)).status).toBe(401);
+    expect((await t.http().get('/api/v2/users/me').set('Service-Session-Token', gone.token)).status).toBe(
+      401,
+    );
   });
 
   it('convert-login: 403 for another login type, 401 for a suspended target (checked against the target user)', async () => {
@@ -97,10 +119,16 @@ describe('auth: credential coverage of the auth routes', () => {
       .set('Service-Session-Token', github.token)
       .send({ to_type: 'oidc', password: github.password });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ message: 'Incorrect login type, attempting to use "password" but user is of login type "github"' });
+    expect(res.body).toEqual({
+      message: 'Incorrect login type, attempting to use "password" but user is of login type "github"',
+    });
 
-    const admin = (await t.http().post('/api/v2/users/login').send({ email: BOOTSTRAP_ADMIN.email, password: BOOTSTRAP_ADMIN.password }))
-      .body.session_token as string;
+    const admin = (
+      await t
+        .http()
+        .post('/api/v2/users/login')
+        .send({ email: BOOTSTRAP_ADMIN.email, password: BOOTSTRAP_ADMIN.password })
+    ).body.session_token as string;
     const sleeper = await t.factories.user();
     await t.dataSource.query(`UPDATE users SET status = 'suspended' WHERE id = $1`, [sleeper.user.id]);
     const suspended = await t
@@ -109,6 +137,8 @@ describe('auth: credential coverage of the auth routes', () => {
       .set('Service-Session-Token', admin)
       .send({ to_type: 'github', password: sleeper.password });
     expect(suspended.status).toBe(401);
-    expect(suspended.body).toEqual({ message: 'Your account is suspended. Contact an admin to reactivate your account.' });
+    expect(suspended.body).toEqual({
+      message: 'Your account is suspended. Contact an admin to reactivate your account.',
+    });
   });
 });

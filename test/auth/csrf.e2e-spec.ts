@@ -20,7 +20,11 @@ describe('auth: CSRF rule for cookie sessions', () => {
     const res = await t.http().post('/api/v2/users/login').send({ email, password });
     expect(res.status).toBe(201);
     const cookies = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
-    const value = (name: string) => cookies.find((c) => c.startsWith(`${name}=`))?.split(';')[0]?.slice(name.length + 1) ?? '';
+    const value = (name: string) =>
+      cookies
+        .find((c) => c.startsWith(`${name}=`))
+        ?.split(';')[0]
+        ?.slice(name.length + 1) ?? '';
     const csrfCookie = cookies.find((c) => c.startsWith('csrf_token='));
     expect(csrfCookie).toBeDefined();
     expect(csrfCookie).not.toMatch(/HttpOnly/i);
@@ -39,11 +43,34 @@ describe('auth: CSRF rule for cookie sessions', () => {
   });
 
   it.each<[string, (s: { session: string; csrf: string }) => Record<string, string>, number]>([
-    ['X-CSRF-Token equal to the csrf_token cookie', (s) => ({ Cookie: `service_session_token=${s.session}; csrf_token=${s.csrf}`, 'X-CSRF-Token': s.csrf }), 204],
-    ['X-CSRF-Token without the cookie', (s) => ({ Cookie: `service_session_token=${s.session}`, 'X-CSRF-Token': s.csrf }), 400],
-    ['X-CSRF-Token that differs', (s) => ({ Cookie: `service_session_token=${s.session}; csrf_token=${s.csrf}`, 'X-CSRF-Token': `${s.csrf}x` }), 400],
-    ['the session also in Service-Session-Token', (s) => ({ Cookie: `service_session_token=${s.session}`, 'Service-Session-Token': s.session }), 204],
-    ['a Bearer header', (s) => ({ Cookie: `service_session_token=${s.session}`, Authorization: `Bearer ${s.session}` }), 204],
+    [
+      'X-CSRF-Token equal to the csrf_token cookie',
+      (s) => ({ Cookie: `service_session_token=${s.session}; csrf_token=${s.csrf}`, 'X-CSRF-Token': s.csrf }),
+      204,
+    ],
+    [
+      'X-CSRF-Token without the cookie',
+      (s) => ({ Cookie: `service_session_token=${s.session}`, 'X-CSRF-Token': s.csrf }),
+      400,
+    ],
+    [
+      'X-CSRF-Token that differs',
+      (s) => ({
+        Cookie: `service_session_token=${s.session}; csrf_token=${s.csrf}`,
+        'X-CSRF-Token': `${s.csrf}x`,
+      }),
+      400,
+    ],
+    [
+      'the session also in Service-Session-Token',
+      (s) => ({ Cookie: `service_session_token=${s.session}`, 'Service-Session-Token': s.session }),
+      204,
+    ],
+    [
+      'a Bearer header',
+      (s) => ({ Cookie: `service_session_token=${s.session}`, Authorization: `Bearer ${s.session}` }),
+      204,
+    ],
   ])('cookie write with %s', async (_name, headers, status) => {
     const signedIn = await signIn();
     const res = await t.http().put(markAllRead).set(headers(signedIn));
@@ -53,19 +80,26 @@ describe('auth: CSRF rule for cookie sessions', () => {
 
   it('the session in the query next to the cookie passes', async () => {
     const { session } = await signIn();
-    const res = await t.http().put(markAllRead).query({ service_session_token: session }).set('Cookie', `service_session_token=${session}`);
+    const res = await t
+      .http()
+      .put(markAllRead)
+      .query({ service_session_token: session })
+      .set('Cookie', `service_session_token=${session}`);
     expect(res.status).toBe(204);
   });
 
   it('reads with the cookie alone and header-token writes are not affected', async () => {
     const { session } = await signIn();
-    expect((await t.http().get('/api/v2/users/me').set('Cookie', `service_session_token=${session}`)).status).toBe(200);
+    expect(
+      (await t.http().get('/api/v2/users/me').set('Cookie', `service_session_token=${session}`)).status,
+    ).toBe(200);
     expect((await t.http().put(markAllRead).set('Service-Session-Token', session)).status).toBe(204);
   });
 
   it('logout with the CSRF header ends the session', async () => {
     const { session, csrf } = await signIn();
-    const res = await t.http()
+    const res = await t
+      .http()
       .post('/api/v2/users/logout')
       .set({ Cookie: `service_session_token=${session}; csrf_token=${csrf}`, 'X-CSRF-Token': csrf });
     expect(res.status).toBe(200);

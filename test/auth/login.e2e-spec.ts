@@ -15,8 +15,10 @@ describe('auth: login, sessions, password rule, login conversion', () => {
   let t: TestApp;
   let alice: CreatedUser;
   let bob: CreatedUser;
-  const tokenRow = (key: string) => t.dataSource.getRepository(ApiToken).findOneByOrFail({ id: key.split('-')[0]! });
-  const login = (email: string, password: string) => t.http().post('/api/v2/users/login').send({ email, password });
+  const tokenRow = (key: string) =>
+    t.dataSource.getRepository(ApiToken).findOneByOrFail({ id: key.split('-')[0]! });
+  const login = (email: string, password: string) =>
+    t.http().post('/api/v2/users/login').send({ email, password });
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -45,7 +47,9 @@ describe('auth: login, sessions, password rule, login conversion', () => {
       const res = await login(alice.user.email.toUpperCase(), alice.password);
       expect(res.status).toBe(201);
       expect(res.body.session_token).toMatch(KEY);
-      const cookie = (res.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('service_session_token='))!;
+      const cookie = (res.headers['set-cookie'] as unknown as string[]).find((c) =>
+        c.startsWith('service_session_token='),
+      )!;
       expect(cookie).toContain(`service_session_token=${res.body.session_token}`);
       expect(cookie).toMatch(/Path=\//);
       expect(cookie).toMatch(/HttpOnly/);
@@ -61,7 +65,10 @@ describe('auth: login, sessions, password rule, login conversion', () => {
       const me = await t.http().get('/api/v2/users/me').set('Service-Session-Token', res.body.session_token);
       expect(me.status).toBe(200);
       expect(me.body.id).toBe(alice.user.uuid);
-      const viaCookie = await t.http().get('/api/v2/users/me').set('Cookie', `service_session_token=${res.body.session_token}`);
+      const viaCookie = await t
+        .http()
+        .get('/api/v2/users/me')
+        .set('Cookie', `service_session_token=${res.body.session_token}`);
       expect(viaCookie.status).toBe(200);
     });
 
@@ -94,11 +101,17 @@ describe('auth: login, sessions, password rule, login conversion', () => {
       });
       const bad = await login('x', 'p');
       expect(bad.status).toBe(400);
-      expect(bad.body.validations).toEqual([{ field: 'email', detail: 'Validation failed for tag "email" with value: "x"' }]);
+      expect(bad.body.validations).toEqual([
+        { field: 'email', detail: 'Validation failed for tag "email" with value: "x"' },
+      ]);
     });
 
     it('400 Request body must be valid JSON. for malformed JSON and wrong types', async () => {
-      const malformed = await t.http().post('/api/v2/users/login').set('Content-Type', 'application/json').send('{');
+      const malformed = await t
+        .http()
+        .post('/api/v2/users/login')
+        .set('Content-Type', 'application/json')
+        .send('{');
       expect(malformed.status).toBe(400);
       expect(malformed.body.message).toBe('Request body must be valid JSON.');
       const wrongType = await t.http().post('/api/v2/users/login').send({ email: 5, password: 'x' });
@@ -123,7 +136,12 @@ describe('auth: login, sessions, password rule, login conversion', () => {
       expect(res.status).toBe(201);
       const user = await t.dataSource.getRepository(User).findOneByOrFail({ id: dormant.user.id });
       expect(user.status).toBe('active');
-      expect(changes).toContainEqual({ userId: dormant.user.id, from: 'dormant', to: 'active', actorId: null });
+      expect(changes).toContainEqual({
+        userId: dormant.user.id,
+        from: 'dormant',
+        to: 'active',
+        actorId: null,
+      });
     });
 
     it('a dormant user is reactivated on any authenticated use too', async () => {
@@ -134,7 +152,12 @@ describe('auth: login, sessions, password rule, login conversion', () => {
       const me = await t.http().get('/api/v2/users/me').set('Service-Session-Token', sleeper.token);
       expect(me.status).toBe(200);
       expect(me.body.status).toBe('active');
-      expect(changes).toContainEqual({ userId: sleeper.user.id, from: 'dormant', to: 'active', actorId: null });
+      expect(changes).toContainEqual({
+        userId: sleeper.user.id,
+        from: 'dormant',
+        to: 'active',
+        actorId: null,
+      });
     });
 
     it('401 for a suspended user (after the password check), and existing sessions stop working', async () => {
@@ -143,7 +166,9 @@ describe('auth: login, sessions, password rule, login conversion', () => {
       await t.dataSource.query(`UPDATE users SET status = 'suspended' WHERE id = $1`, [carol.user.id]);
       const right = await login(carol.user.email, carol.password);
       expect(right.status).toBe(401);
-      expect(right.body).toEqual({ message: 'Your account is suspended. Contact an admin to reactivate your account.' });
+      expect(right.body).toEqual({
+        message: 'Your account is suspended. Contact an admin to reactivate your account.',
+      });
       const wrong = await login(carol.user.email, 'Wrong-Password-123');
       expect(wrong.status).toBe(401);
       expect(wrong.body.message).toBe('Incorrect email or password.');
@@ -186,21 +211,31 @@ describe('auth: login, sessions, password rule, login conversion', () => {
       const res = await t.http().post('/api/v2/users/logout').set('Service-Session-Token', session);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ message: 'Logged out!' });
-      const cookie = (res.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('service_session_token='))!;
+      const cookie = (res.headers['set-cookie'] as unknown as string[]).find((c) =>
+        c.startsWith('service_session_token='),
+      )!;
       expect(cookie).toMatch(/^service_session_token=;/);
       expect(cookie).toMatch(/Max-Age=0/);
       const after = await t.http().get('/api/v2/users/me').set('Service-Session-Token', session);
       expect(after.status).toBe(401);
       expect(after.body.detail).toBe('API key is invalid.');
-      expect((await t.http().get('/api/v2/users/me').set('Service-Session-Token', appConnect)).status).toBe(401);
+      expect((await t.http().get('/api/v2/users/me').set('Service-Session-Token', appConnect)).status).toBe(
+        401,
+      );
       // Other tokens of the user survive.
-      expect((await t.http().get('/api/v2/users/me').set('Service-Session-Token', alice.token)).status).toBe(200);
+      expect((await t.http().get('/api/v2/users/me').set('Service-Session-Token', alice.token)).status).toBe(
+        200,
+      );
     });
   });
 
   describe('POST /api/v2/users/validate-password', () => {
     const validate = (password: unknown) =>
-      t.http().post('/api/v2/users/validate-password').set('Service-Session-Token', alice.token).send({ password });
+      t
+        .http()
+        .post('/api/v2/users/validate-password')
+        .set('Service-Session-Token', alice.token)
+        .send({ password });
 
     it('401 without a credential (spec: session token)', async () => {
       const res = await t.http().post('/api/v2/users/validate-password').send({ password: 'x' });
@@ -208,12 +243,28 @@ describe('auth: login, sessions, password rule, login conversion', () => {
     });
 
     it.each([
-      ['notstrong', false, 'insecure password, try including more special characters, using uppercase letters, using numbers or using a longer password'],
+      [
+        'notstrong',
+        false,
+        'insecure password, try including more special characters, using uppercase letters, using numbers or using a longer password',
+      ],
       ['SomeSecurePassword!', true, ''],
       ['MySecurePassword!', true, ''],
-      ['12345678', false, 'insecure password, try including more special characters, using lowercase letters, using uppercase letters or using a longer password'],
-      ['Qwerty123!', false, 'insecure password, try including more special characters or using a longer password'],
-      ['password1234', false, 'insecure password, try including more special characters, using uppercase letters or using a longer password'],
+      [
+        '12345678',
+        false,
+        'insecure password, try including more special characters, using lowercase letters, using uppercase letters or using a longer password',
+      ],
+      [
+        'Qwerty123!',
+        false,
+        'insecure password, try including more special characters or using a longer password',
+      ],
+      [
+        'password1234',
+        false,
+        'insecure password, try including more special characters, using uppercase letters or using a longer password',
+      ],
       ['&1&1&1&1&1&é', true, ''],
       ['Aa1!'.repeat(16) + 'x', false, 'password must be no more than 64 characters'],
     ])('%j → valid %s', async (password, valid, details) => {
@@ -243,9 +294,13 @@ describe('auth: login, sessions, password rule, login conversion', () => {
       expect(res.body.to_type).toBe('oidc');
       expect(res.body.user_id).toBe(alice.user.uuid);
       expect(Math.abs(new Date(res.body.expires_at).getTime() - Date.now() - 300_000)).toBeLessThan(30_000);
-      const row = await t.dataSource.getRepository(OAuthConvertState).findOneByOrFail({ state: res.body.state_string });
+      const row = await t.dataSource
+        .getRepository(OAuthConvertState)
+        .findOneByOrFail({ state: res.body.state_string });
       expect(row).toMatchObject({ userId: alice.user.id, fromLoginType: 'password', toLoginType: 'oidc' });
-      const cookie = (res.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('service_oauth_convert='))!;
+      const cookie = (res.headers['set-cookie'] as unknown as string[]).find((c) =>
+        c.startsWith('service_oauth_convert='),
+      )!;
       expect(cookie).toMatch(/HttpOnly/);
       // The login type itself only changes when the OAuth callback completes.
       const user = await t.dataSource.getRepository(User).findOneByOrFail({ id: alice.user.id });
@@ -264,22 +319,35 @@ describe('auth: login, sessions, password rule, login conversion', () => {
       expect(unknown.body).toEqual({ message: 'Unknown login type "saml".' });
       const missing = await convert(alice.token, 'me', { password: alice.password });
       expect(missing.status).toBe(400);
-      expect(missing.body.validations).toEqual([{ field: 'to_type', detail: 'Validation failed for tag "required" with value: ""' }]);
+      expect(missing.body.validations).toEqual([
+        { field: 'to_type', detail: 'Validation failed for tag "required" with value: ""' },
+      ]);
       const wrong = await convert(alice.token, 'me', { to_type: 'github', password: 'Wrong-Password-1' });
       expect(wrong.status).toBe(401);
       expect(wrong.body.message).toBe('Incorrect email or password.');
     });
 
     it('401 without a credential; 404 for an unknown or unreadable user; owners may convert others', async () => {
-      expect((await t.http().post('/api/v2/users/me/convert-login').send({ to_type: 'oidc', password: 'x' })).status).toBe(401);
+      expect(
+        (await t.http().post('/api/v2/users/me/convert-login').send({ to_type: 'oidc', password: 'x' }))
+          .status,
+      ).toBe(401);
       const unknown = await convert(alice.token, 'nosuchuser', { to_type: 'oidc', password: 'x' });
       expect(unknown.status).toBe(404);
-      expect(unknown.body).toEqual({ message: 'Resource not found or you do not have access to this resource' });
+      expect(unknown.body).toEqual({
+        message: 'Resource not found or you do not have access to this resource',
+      });
       const other = await convert(alice.token, bob.user.name, { to_type: 'oidc', password: bob.password });
       expect(other.status).toBe(404);
-      const adminToken = (await login(BOOTSTRAP_ADMIN.email, BOOTSTRAP_ADMIN.password)).body.session_token as string;
-      expect((await convert(adminToken, bob.user.uuid, { to_type: 'oidc', password: bob.password })).status).toBe(201);
-      expect((await convert(adminToken, bob.user.uuid, { to_type: 'oidc', password: BOOTSTRAP_ADMIN.password })).status).toBe(401);
+      const adminToken = (await login(BOOTSTRAP_ADMIN.email, BOOTSTRAP_ADMIN.password)).body
+        .session_token as string;
+      expect(
+        (await convert(adminToken, bob.user.uuid, { to_type: 'oidc', password: bob.password })).status,
+      ).toBe(201);
+      expect(
+        (await convert(adminToken, bob.user.uuid, { to_type: 'oidc', password: BOOTSTRAP_ADMIN.password }))
+          .status,
+      ).toBe(401);
     });
   });
 
@@ -292,10 +360,16 @@ describe('auth: login, sessions, password rule, login conversion', () => {
 
     it('login: 403 with the right password, 401 with a wrong one', async () => {
       const u = await d.factories.user();
-      const right = await d.http().post('/api/v2/users/login').send({ email: u.user.email, password: u.password });
+      const right = await d
+        .http()
+        .post('/api/v2/users/login')
+        .send({ email: u.user.email, password: u.password });
       expect(right.status).toBe(403);
       expect(right.body).toEqual({ message: 'Password authentication is disabled.' });
-      const wrong = await d.http().post('/api/v2/users/login').send({ email: u.user.email, password: 'Nope-Nope-123' });
+      const wrong = await d
+        .http()
+        .post('/api/v2/users/login')
+        .send({ email: u.user.email, password: 'Nope-Nope-123' });
       expect(wrong.status).toBe(401);
       const convert = await d
         .http()

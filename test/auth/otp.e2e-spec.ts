@@ -13,7 +13,9 @@ const NEW_PASSWORD = 'Brand-New-Password-42!';
 /** Captures `auth.one_time_passcode_requested` in the test: proves the auth side independently of delivery. */
 function captureEvents(t: TestApp): PasscodeEvent[] {
   const events: PasscodeEvent[] = [];
-  t.app.get(EventEmitter2).on('auth.one_time_passcode_requested', (payload: PasscodeEvent) => events.push(payload));
+  t.app
+    .get(EventEmitter2)
+    .on('auth.one_time_passcode_requested', (payload: PasscodeEvent) => events.push(payload));
   return events;
 }
 
@@ -81,7 +83,11 @@ describe('auth: one-time passcodes (event level)', () => {
     expect(missing.body.validations).toEqual([
       { field: 'one_time_passcode', detail: 'Validation failed for tag "required" with value: ""' },
     ]);
-    const weak = await change({ email: alice.user.email, one_time_passcode: 'whatever', password: 'password' });
+    const weak = await change({
+      email: alice.user.email,
+      one_time_passcode: 'whatever',
+      password: 'password',
+    });
     expect(weak.status).toBe(400);
     expect(weak.body).toEqual({
       message: 'Invalid password.',
@@ -99,7 +105,11 @@ describe('auth: one-time passcodes (event level)', () => {
     const aliceCode = await requestCode(alice);
     const carol = await t.factories.user();
     for (const body of [
-      { email: alice.user.email, one_time_passcode: '00000000-0000-4000-8000-000000000000', password: NEW_PASSWORD },
+      {
+        email: alice.user.email,
+        one_time_passcode: '00000000-0000-4000-8000-000000000000',
+        password: NEW_PASSWORD,
+      },
       { email: bob.user.email, one_time_passcode: aliceCode, password: NEW_PASSWORD },
       { email: carol.user.email, one_time_passcode: aliceCode, password: NEW_PASSWORD },
       { email: 'nobody@example.com', one_time_passcode: aliceCode, password: NEW_PASSWORD },
@@ -108,8 +118,14 @@ describe('auth: one-time passcodes (event level)', () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual(INCORRECT);
     }
-    await t.dataSource.getRepository(OneTimePasscode).update({ userId: alice.user.id }, { expiresAt: new Date(Date.now() - 1000) });
-    const expired = await change({ email: alice.user.email, one_time_passcode: aliceCode, password: NEW_PASSWORD });
+    await t.dataSource
+      .getRepository(OneTimePasscode)
+      .update({ userId: alice.user.id }, { expiresAt: new Date(Date.now() - 1000) });
+    const expired = await change({
+      email: alice.user.email,
+      one_time_passcode: aliceCode,
+      password: NEW_PASSWORD,
+    });
     expect(expired.status).toBe(400);
     expect(expired.body).toEqual(INCORRECT);
   });
@@ -120,21 +136,28 @@ describe('auth: one-time passcodes (event level)', () => {
     expect(second).not.toBe(first);
     const old = await change({ email: bob.user.email, one_time_passcode: first, password: NEW_PASSWORD });
     expect(old.status).toBe(400);
-    expect((await change({ email: bob.user.email, one_time_passcode: second, password: NEW_PASSWORD })).status).toBe(204);
+    expect(
+      (await change({ email: bob.user.email, one_time_passcode: second, password: NEW_PASSWORD })).status,
+    ).toBe(204);
   });
 
   it('the same password as now: 400 New password cannot match old password.', async () => {
     const dave = await t.factories.user({ password: 'Dave-Old-Password-7!' });
     const code = await requestCode(dave);
-    const res = await change({ email: dave.user.email, one_time_passcode: code, password: 'Dave-Old-Password-7!' });
+    const res = await change({
+      email: dave.user.email,
+      one_time_passcode: code,
+      password: 'Dave-Old-Password-7!',
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: 'New password cannot match old password.' });
   });
 
   it('success: 204, new password works, old does not, every session and token is gone, the code works once', async () => {
     const erin = await t.factories.user();
-    const session = (await t.http().post('/api/v2/users/login').send({ email: erin.user.email, password: erin.password }))
-      .body.session_token as string;
+    const session = (
+      await t.http().post('/api/v2/users/login').send({ email: erin.user.email, password: erin.password })
+    ).body.session_token as string;
     const code = await requestCode(erin);
     const changed: unknown[] = [];
     t.app.get(EventEmitter2).on('auth.password_changed', (payload: unknown) => changed.push(payload));
@@ -147,9 +170,19 @@ describe('auth: one-time passcodes (event level)', () => {
       expect(me.status).toBe(401);
       expect(me.body.detail).toBe('API key is invalid.');
     }
-    expect((await t.http().post('/api/v2/users/login').send({ email: erin.user.email, password: erin.password })).status).toBe(401);
-    expect((await t.http().post('/api/v2/users/login').send({ email: erin.user.email, password: NEW_PASSWORD })).status).toBe(201);
-    const reuse = await change({ email: erin.user.email, one_time_passcode: code, password: 'Another-New-Password-9!' });
+    expect(
+      (await t.http().post('/api/v2/users/login').send({ email: erin.user.email, password: erin.password }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await t.http().post('/api/v2/users/login').send({ email: erin.user.email, password: NEW_PASSWORD }))
+        .status,
+    ).toBe(201);
+    const reuse = await change({
+      email: erin.user.email,
+      one_time_passcode: code,
+      password: 'Another-New-Password-9!',
+    });
     expect(reuse.status).toBe(400);
     expect(reuse.body).toEqual(INCORRECT);
   });
@@ -173,7 +206,10 @@ describe('auth: one-time passcode by email (real SMTP)', () => {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
-          mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
+          mails.push({
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw: Buffer.concat(chunks).toString('utf8'),
+          });
           callback();
         });
       },
@@ -189,13 +225,19 @@ describe('auth: one-time passcode by email (real SMTP)', () => {
 
   /** Quoted-printable soft breaks and escapes, enough to read the link. */
   function decode(raw: string): string {
-    return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    return raw
+      .replace(/=\r?\n/g, '')
+      .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   }
 
   it('the email arrives, the code works once, old tokens stop working, nothing in the inbox', async () => {
     const frank = await t.factories.user();
-    expect((await t.http().post('/api/v2/users/otp/request').send({ email: 'nobody@example.com' })).status).toBe(204);
-    expect((await t.http().post('/api/v2/users/otp/request').send({ email: frank.user.email })).status).toBe(204);
+    expect(
+      (await t.http().post('/api/v2/users/otp/request').send({ email: 'nobody@example.com' })).status,
+    ).toBe(204);
+    expect((await t.http().post('/api/v2/users/otp/request').send({ email: frank.user.email })).status).toBe(
+      204,
+    );
     const mail = await waitFor(() => mails.find((m) => m.to.includes(frank.user.email)), 15_000);
     const text = decode(mail.raw);
     expect(text).toMatch(/Subject: .*Reset your password/);
@@ -206,7 +248,11 @@ describe('auth: one-time passcode by email (real SMTP)', () => {
 
     // Once sent, the queue row no longer holds the code (it stays until the retention purge).
     let stored: { status: string; payload: unknown } | undefined;
-    for (const started = Date.now(); !stored && Date.now() - started < 15_000; await new Promise((r) => setTimeout(r, 50))) {
+    for (
+      const started = Date.now();
+      !stored && Date.now() - started < 15_000;
+      await new Promise((r) => setTimeout(r, 50))
+    ) {
       const rows: { status: string; payload: unknown }[] = await t.dataSource.query(
         `SELECT status, payload FROM notification_messages WHERE user_id = $1 AND template_id = '62f86a30-2330-4b61-a26d-311ff3b608cf'`,
         [frank.user.id],
@@ -224,8 +270,13 @@ describe('auth: one-time passcode by email (real SMTP)', () => {
 
     const body = { email: frank.user.email, one_time_passcode: code, password: NEW_PASSWORD };
     expect((await t.http().post('/api/v2/users/otp/change-password').send(body)).status).toBe(204);
-    expect((await t.http().get('/api/v2/users/me').set('Service-Session-Token', frank.token)).status).toBe(401);
-    const again = await t.http().post('/api/v2/users/otp/change-password').send({ ...body, password: 'Other-New-Password-3!' });
+    expect((await t.http().get('/api/v2/users/me').set('Service-Session-Token', frank.token)).status).toBe(
+      401,
+    );
+    const again = await t
+      .http()
+      .post('/api/v2/users/otp/change-password')
+      .send({ ...body, password: 'Other-New-Password-3!' });
     expect(again.status).toBe(400);
     expect(again.body).toEqual(INCORRECT);
   });

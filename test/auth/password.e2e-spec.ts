@@ -19,7 +19,9 @@ describe('auth: PUT /api/v2/users/{user}/password', () => {
   afterAll(() => t.close());
 
   it('401 without a credential', async () => {
-    expect((await t.http().put('/api/v2/users/me/password').send({ password: NEW_PASSWORD })).status).toBe(401);
+    expect((await t.http().put('/api/v2/users/me/password').send({ password: NEW_PASSWORD })).status).toBe(
+      401,
+    );
   });
 
   it('self: old password required and checked, rule applied, not the same; success deletes every key', async () => {
@@ -37,7 +39,8 @@ describe('auth: PUT /api/v2/users/{user}/password', () => {
       validations: [
         {
           field: 'password',
-          detail: 'insecure password, try including more special characters, using uppercase letters, using numbers or using a longer password',
+          detail:
+            'insecure password, try including more special characters, using uppercase letters, using numbers or using a longer password',
         },
       ],
     });
@@ -64,7 +67,9 @@ describe('auth: PUT /api/v2/users/{user}/password', () => {
 
   it("only owners change an owner's password; non-password accounts get 400", async () => {
     const userAdmin = await t.factories.user();
-    await t.dataSource.query(`UPDATE users SET site_roles = '{user-admin}' WHERE id = $1`, [userAdmin.user.id]);
+    await t.dataSource.query(`UPDATE users SET site_roles = '{user-admin}' WHERE id = $1`, [
+      userAdmin.user.id,
+    ]);
     const res = await put(userAdmin.token, owner.user.name, { password: NEW_PASSWORD });
     expect(res.status).toBe(403);
     expect(res.body.message).toBe('Forbidden.');

@@ -15,7 +15,11 @@ describe('auth: login rate limit', () => {
   const routes: [string, () => object, boolean][] = [
     ['/api/v2/users/login', () => ({ email: 'nobody@example.com', password: 'x' }), false],
     ['/api/v2/users/otp/request', () => ({ email: 'nobody@example.com' }), false],
-    ['/api/v2/users/otp/change-password', () => ({ email: 'nobody@example.com', one_time_passcode: 'x', password: 'x' }), false],
+    [
+      '/api/v2/users/otp/change-password',
+      () => ({ email: 'nobody@example.com', one_time_passcode: 'x', password: 'x' }),
+      false,
+    ],
     ['/api/v2/users/validate-password', () => ({ password: 'x' }), true],
     ['/api/v2/users/me/password', () => ({ old_password: 'x', password: 'x' }), true],
   ];
@@ -30,7 +34,9 @@ describe('auth: login rate limit', () => {
     if (authenticated) req.set('Service-Session-Token', user.token);
     const res = await req.send(body());
     expect(res.status).toBe(429);
-    expect(res.body).toEqual({ message: "You've been rate limited for sending more than 3 requests in 1m0s." });
+    expect(res.body).toEqual({
+      message: "You've been rate limited for sending more than 3 requests in 1m0s.",
+    });
   });
 
   it('routes outside the login group are not affected', async () => {

@@ -18,7 +18,8 @@ describe('auth: API tokens (Coder routes)', () => {
   let owner: CreatedUser;
   const create = (as: string, ref: string, body: object) =>
     t.http().post(`/api/v2/users/${ref}/keys/tokens`).set('Service-Session-Token', as).send(body);
-  const get = (as: string, path: string) => t.http().get(`/api/v2/users/${path}`).set('Service-Session-Token', as);
+  const get = (as: string, path: string) =>
+    t.http().get(`/api/v2/users/${path}`).set('Service-Session-Token', as);
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -52,7 +53,9 @@ describe('auth: API tokens (Coder routes)', () => {
       lifetime_seconds: 604_800,
       allow_list: [{ type: '*', id: '*' }],
     });
-    expect((await t.http().get('/api/v2/users/me').set('Service-Session-Token', res.body.key)).status).toBe(200);
+    expect((await t.http().get('/api/v2/users/me').set('Service-Session-Token', res.body.key)).status).toBe(
+      200,
+    );
   });
 
   it('a generated name when none is given; scopes canonical, deduplicated, in order', async () => {
@@ -60,7 +63,9 @@ describe('auth: API tokens (Coder routes)', () => {
       scopes: ['workspace:read', 'coder:workspaces.access', 'workspace:read'],
     });
     expect(res.status).toBe(201);
-    const row = await t.dataSource.getRepository(ApiToken).findOneByOrFail({ id: res.body.key.split('-')[0] });
+    const row = await t.dataSource
+      .getRepository(ApiToken)
+      .findOneByOrFail({ id: res.body.key.split('-')[0] });
     expect(row.name).not.toBe('');
     expect(row.scopes).toEqual(['workspace:read', 'coder:workspaces.access']);
     const legacy = await create(member.token, 'me', { token_name: 'legacy', scopes: ['all'] });
@@ -75,7 +80,10 @@ describe('auth: API tokens (Coder routes)', () => {
   it.each(['debug_info:read', 'bogus', 'workspace:frobnicate'])('400 for the scope %j', async (scope) => {
     const res = await create(member.token, 'me', { scopes: [scope] });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: 'Failed to create API key.', detail: `invalid or unsupported API key scope: "${scope}"` });
+    expect(res.body).toEqual({
+      message: 'Failed to create API key.',
+      detail: `invalid or unsupported API key scope: "${scope}"`,
+    });
   });
 
   it('lifetime rules: negative, above the maximum, owner maximum 168h', async () => {
@@ -102,13 +110,17 @@ describe('auth: API tokens (Coder routes)', () => {
   it('client mistakes are 400, never 500: long names, fractional lifetimes, prototype names', async () => {
     const long = await create(member.token, 'me', { token_name: 'x'.repeat(256) });
     expect(long.status).toBe(400);
-    expect(long.body).toEqual({ message: 'Failed to create API key.', detail: 'token name must be at most 255 characters' });
+    expect(long.body).toEqual({
+      message: 'Failed to create API key.',
+      detail: 'token name must be at most 255 characters',
+    });
     expect((await create(member.token, 'me', { token_name: 'y'.repeat(255) })).status).toBe(201);
     const fraction = await create(member.token, 'me', { lifetime: 1.5 });
     expect(fraction.status).toBe(400);
     expect(fraction.body).toEqual({
       message: 'Request body must be valid JSON.',
-      detail: 'json: cannot unmarshal number into Go struct field CreateTokenRequest.lifetime of type time.Duration',
+      detail:
+        'json: cannot unmarshal number into Go struct field CreateTokenRequest.lifetime of type time.Duration',
     });
     for (const type of ['constructor', 'toString', '__proto__']) {
       const res = await create(member.token, 'me', { allow_list: [{ type, id: '*' }] });
@@ -123,7 +135,9 @@ describe('auth: API tokens (Coder routes)', () => {
   });
 
   it('two concurrent creates with one name: one 201, one 409', async () => {
-    const results = await Promise.all([1, 2, 3].map(() => create(member.token, 'me', { token_name: 'racy' })));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => create(member.token, 'me', { token_name: 'racy' })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
   });
 
@@ -142,9 +156,14 @@ describe('auth: API tokens (Coder routes)', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe('Failed to create API key.');
     const id = '6b2f3e2c-1d4e-4a8b-9c7d-0e1f2a3b4c5d';
-    const ok = await create(member.token, 'me', { token_name: 'narrow', allow_list: [{ type: 'workspace', id }] });
+    const ok = await create(member.token, 'me', {
+      token_name: 'narrow',
+      allow_list: [{ type: 'workspace', id }],
+    });
     expect(ok.status).toBe(201);
-    expect((await get(member.token, 'me/keys/tokens/narrow')).body.allow_list).toEqual([{ type: 'workspace', id }]);
+    expect((await get(member.token, 'me/keys/tokens/narrow')).body.allow_list).toEqual([
+      { type: 'workspace', id },
+    ]);
   });
 
   it('other users: a member cannot see or mint for them (404); an owner can (201)', async () => {
@@ -161,8 +180,12 @@ describe('auth: API tokens (Coder routes)', () => {
     const res = await create(scoped, 'me', {});
     expect(res.status).toBe(403);
     expect(res.body).toEqual(FORBIDDEN);
-    const manager = await t.factories.token(member.user, { scopes: ['coder:apikeys.manage_self', 'workspace:read'] });
-    expect((await create(manager, 'me', { token_name: 'narrower', scopes: ['workspace:read'] })).status).toBe(201);
+    const manager = await t.factories.token(member.user, {
+      scopes: ['coder:apikeys.manage_self', 'workspace:read'],
+    });
+    expect((await create(manager, 'me', { token_name: 'narrower', scopes: ['workspace:read'] })).status).toBe(
+      201,
+    );
     const wider = await create(manager, 'me', { scopes: ['coder:all'] });
     expect(wider.status).toBe(400);
     expect(wider.body.detail).toBe('invalid or unsupported API key scope: "coder:all"');
@@ -173,13 +196,22 @@ describe('auth: API tokens (Coder routes)', () => {
     await create(lister.token, 'me', { token_name: 'a' });
     await create(lister.token, 'me', { token_name: 'b' });
     await t.factories.token(lister.user, { name: 'expired', lifetimeSeconds: -60 });
-    await t.http().post('/api/v2/users/login').send({ email: lister.user.email, password: lister.password }).expect(201);
+    await t
+      .http()
+      .post('/api/v2/users/login')
+      .send({ email: lister.user.email, password: lister.password })
+      .expect(201);
     const res = await get(lister.token, 'me/keys/tokens');
     expect(res.status).toBe(200);
     const names = (res.body as { token_name: string; username: string }[]).map((k) => k.token_name);
     expect(names).toEqual(expect.arrayContaining(['a', 'b']));
     expect(names).not.toContain('expired');
-    expect(res.body.every((k: { username: string; login_type: string }) => k.username === lister.user.name && k.login_type === 'token')).toBe(true);
+    expect(
+      res.body.every(
+        (k: { username: string; login_type: string }) =>
+          k.username === lister.user.name && k.login_type === 'token',
+      ),
+    ).toBe(true);
     const all = await get(lister.token, 'me/keys/tokens?include_expired=true');
     expect(all.body.map((k: { token_name: string }) => k.token_name)).toContain('expired');
     expect(all.body).toHaveLength(res.body.length + 1);
@@ -201,16 +233,25 @@ describe('auth: API tokens (Coder routes)', () => {
   it('delete: 204, then the key is invalid, deleting again 404; foreign keys 404; owners may delete others', async () => {
     const key = (await create(member.token, 'me', { token_name: 'doomed' })).body.key as string;
     const id = key.split('-')[0]!;
-    const res = await t.http().delete(`/api/v2/users/me/keys/${id}`).set('Service-Session-Token', member.token);
+    const res = await t
+      .http()
+      .delete(`/api/v2/users/me/keys/${id}`)
+      .set('Service-Session-Token', member.token);
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
     const after = await t.http().get('/api/v2/users/me').set('Service-Session-Token', key);
     expect(after.status).toBe(401);
     expect(after.body.detail).toBe('API key is invalid.');
-    expect((await t.http().delete(`/api/v2/users/me/keys/${id}`).set('Service-Session-Token', member.token)).status).toBe(404);
+    expect(
+      (await t.http().delete(`/api/v2/users/me/keys/${id}`).set('Service-Session-Token', member.token))
+        .status,
+    ).toBe(404);
 
     const ownerKeyId = owner.token.split('-')[0]!;
-    const foreign = await t.http().delete(`/api/v2/users/me/keys/${ownerKeyId}`).set('Service-Session-Token', member.token);
+    const foreign = await t
+      .http()
+      .delete(`/api/v2/users/me/keys/${ownerKeyId}`)
+      .set('Service-Session-Token', member.token);
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual(NOT_FOUND);
 

@@ -33,14 +33,32 @@ const STRONG = 'Correct-Horse-Battery-Staple-42';
 
 /** The account commands, against whatever database `env` selects. */
 async function accountLifecycle(env: Record<string, string | undefined>): Promise<void> {
-  expect((await cli(env, 'create-admin', '--username', 'root', '--email', 'root@example.com', '--password', STRONG)).code).toBe(0);
-  expect((await cli(env, 'create-user', '--username', 'bob', '--email', 'bob@example.com', '--password', STRONG)).code).toBe(0);
+  expect(
+    (
+      await cli(
+        env,
+        'create-admin',
+        '--username',
+        'root',
+        '--email',
+        'root@example.com',
+        '--password',
+        STRONG,
+      )
+    ).code,
+  ).toBe(0);
+  expect(
+    (await cli(env, 'create-user', '--username', 'bob', '--email', 'bob@example.com', '--password', STRONG))
+      .code,
+  ).toBe(0);
 
   const listed = await cli(env, 'list-users');
   expect(listed.code).toBe(0);
   const lines = listed.stdout.trim().split('\n');
   expect(lines[0]).toMatch(/^ID\s+USERNAME\s+EMAIL\s+ADMIN\s+STATUS\s+LOGIN TYPE$/);
-  expect(lines.find((line) => line.includes(' root '))).toMatch(/root@example\.com\s+admin\s+active\s+password/);
+  expect(lines.find((line) => line.includes(' root '))).toMatch(
+    /root@example\.com\s+admin\s+active\s+password/,
+  );
   expect(lines.find((line) => line.includes(' bob '))).toMatch(/bob@example\.com\s+active\s+password/);
 
   const weak = await cli(env, 'reset-password', '--username', 'bob', '--password', 'short');
@@ -84,45 +102,67 @@ describe('admin CLI on PostgreSQL', () => {
   // there the embedded suite below covers the same commands.
   const serverOnly = embeddedTestDatabase ? it.skip : it;
 
-  serverOnly('creates, lists, resets and deletes accounts', async () => {
-    await accountLifecycle(env());
-  }, 120_000);
+  serverOnly(
+    'creates, lists, resets and deletes accounts',
+    async () => {
+      await accountLifecycle(env());
+    },
+    120_000,
+  );
 
-  serverOnly('dumps the schema as pg_dump SQL and restores it into another database', async () => {
-    const file = path.join(tmp, 'dump.sql');
-    const dumped = await cli(env(), 'dump', '--output', file);
-    expect(dumped).toMatchObject({ code: 0, stdout: `Wrote an SQL dump to ${file}.\n` });
-    const sql = await readFile(file, 'utf8');
-    expect(sql).toContain('PostgreSQL database dump');
-    expect(sql).toContain(`CREATE TABLE "${schema}".users`.replace(/"/g, '')); // pg_dump quotes only when needed
-    expect(sql).not.toMatch(/OWNER TO/);
+  serverOnly(
+    'dumps the schema as pg_dump SQL and restores it into another database',
+    async () => {
+      const file = path.join(tmp, 'dump.sql');
+      const dumped = await cli(env(), 'dump', '--output', file);
+      expect(dumped).toMatchObject({ code: 0, stdout: `Wrote an SQL dump to ${file}.\n` });
+      const sql = await readFile(file, 'utf8');
+      expect(sql).toContain('PostgreSQL database dump');
+      expect(sql).toContain(`CREATE TABLE "${schema}".users`.replace(/"/g, '')); // pg_dump quotes only when needed
+      expect(sql).not.toMatch(/OWNER TO/);
 
-    const admin = new Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${restoredDb}"`);
-    await admin.end();
-    const target = new URL(process.env.DATABASE_URL!);
-    target.pathname = `/${restoredDb}`;
-    const restored = await cli({ DATABASE_URL: target.toString(), DATABASE_SCHEMA: schema, DATA_DIR: tmp }, 'restore', '--input', file);
-    expect(restored).toMatchObject({ code: 0, stderr: '' });
-    const check = new Client({ connectionString: target.toString() });
-    await check.connect();
-    const { rows } = await check.query(`SELECT name FROM "${schema}".users WHERE type = 'individual' ORDER BY id`);
-    await check.end();
-    expect(rows.map((row: { name: string }) => row.name)).toEqual(['root']);
+      const admin = new Client({ connectionString: process.env.DATABASE_URL });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE "${restoredDb}"`);
+      await admin.end();
+      const target = new URL(process.env.DATABASE_URL!);
+      target.pathname = `/${restoredDb}`;
+      const restored = await cli(
+        { DATABASE_URL: target.toString(), DATABASE_SCHEMA: schema, DATA_DIR: tmp },
+        'restore',
+        '--input',
+        file,
+      );
+      expect(restored).toMatchObject({ code: 0, stderr: '' });
+      const check = new Client({ connectionString: target.toString() });
+      await check.connect();
+      const { rows } = await check.query(
+        `SELECT name FROM "${schema}".users WHERE type = 'individual' ORDER BY id`,
+      );
+      await check.end();
+      expect(rows.map((row: { name: string }) => row.name)).toEqual(['root']);
 
-    // A file that is not SQL fails in one transaction: nothing is half-loaded.
-    const bad = path.join(tmp, 'bad.sql');
-    await import('node:fs/promises').then((fs) => fs.writeFile(bad, 'CREATE TABLE half_loaded (id int);\nTHIS IS NOT SQL;\n'));
-    const refused = await cli({ DATABASE_URL: target.toString(), DATA_DIR: tmp }, 'restore', '--input', bad);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('psql exited with 3');
-    const again = new Client({ connectionString: target.toString() });
-    await again.connect();
-    const { rows: tables } = await again.query(`SELECT 1 FROM pg_tables WHERE tablename = 'half_loaded'`);
-    await again.end();
-    expect(tables).toHaveLength(0);
-  }, 120_000);
+      // A file that is not SQL fails in one transaction: nothing is half-loaded.
+      const bad = path.join(tmp, 'bad.sql');
+      await import('node:fs/promises').then((fs) =>
+        fs.writeFile(bad, 'CREATE TABLE half_loaded (id int);\nTHIS IS NOT SQL;\n'),
+      );
+      const refused = await cli(
+        { DATABASE_URL: target.toString(), DATA_DIR: tmp },
+        'restore',
+        '--input',
+        bad,
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('psql exited with 3');
+      const again = new Client({ connectionString: target.toString() });
+      await again.connect();
+      const { rows: tables } = await again.query(`SELECT 1 FROM pg_tables WHERE tablename = 'half_loaded'`);
+      await again.end();
+      expect(tables).toHaveLength(0);
+    },
+    120_000,
+  );
 });
 
 describe('admin CLI on the embedded database', () => {
@@ -144,8 +184,24 @@ describe('admin CLI on the embedded database', () => {
 
   it('dumps a consistent copy and restores it only with --force, keeping the old data', async () => {
     const file = path.join(tmp, 'copy.tar.gz');
-    expect(await cli(env(), 'dump', '--output', file)).toMatchObject({ code: 0, stdout: `Wrote a copy of the embedded database to ${file}.\n` });
-    expect((await cli(env(), 'create-user', '--username', 'carol', '--email', 'carol@example.com', '--password', STRONG)).code).toBe(0);
+    expect(await cli(env(), 'dump', '--output', file)).toMatchObject({
+      code: 0,
+      stdout: `Wrote a copy of the embedded database to ${file}.\n`,
+    });
+    expect(
+      (
+        await cli(
+          env(),
+          'create-user',
+          '--username',
+          'carol',
+          '--email',
+          'carol@example.com',
+          '--password',
+          STRONG,
+        )
+      ).code,
+    ).toBe(0);
 
     const refused = await cli(env(), 'restore', '--input', file);
     expect(refused.code).toBe(1);

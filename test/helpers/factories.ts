@@ -39,7 +39,12 @@ export class Factories {
 
   async token(
     user: User,
-    options: { scopes?: string[]; lifetimeSeconds?: number; loginType?: 'token' | 'password'; name?: string } = {},
+    options: {
+      scopes?: string[];
+      lifetimeSeconds?: number;
+      loginType?: 'token' | 'password';
+      name?: string;
+    } = {},
   ): Promise<string> {
     const created = await this.app.get(ApiTokensService).create({
       userId: user.id,

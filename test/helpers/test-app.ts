@@ -88,7 +88,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
  */
 export const TEST_SECRETS_KEY = '0'.repeat(64);
 
-export const BOOTSTRAP_ADMIN = { username: 'admin', email: 'admin@example.com', password: 'Bootstrap-Admin-Password-1' };
+export const BOOTSTRAP_ADMIN = {
+  username: 'admin',
+  email: 'admin@example.com',
+  password: 'Bootstrap-Admin-Password-1',
+};
 
 export function basic(login: string, password: string): string {
   return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;

@@ -11,7 +11,10 @@ describe('Coder user avatar_url', () => {
     t = await createTestApp();
     alice = await t.factories.user();
     bob = await t.factories.user();
-    await t.dataSource.query('UPDATE users SET avatar_url = $1 WHERE id = $2', ['https://example.com/bob.png', bob.user.id]);
+    await t.dataSource.query('UPDATE users SET avatar_url = $1 WHERE id = $2', [
+      'https://example.com/bob.png',
+      bob.user.id,
+    ]);
   });
   afterAll(() => t.close());
 

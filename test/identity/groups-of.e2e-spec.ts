@@ -17,15 +17,26 @@ describe('identity groupsOf', () => {
     const org = await t.factories.organization('Acme', user.user.id);
     await t.factories.team(org, 'Devs', [user.user]);
     const organizations = t.app.get(OrganizationsService);
-    expect([...(await organizations.groupsOf(user.user.id))].sort()).toEqual(['acme', 'acme/devs', 'acme/owners', 'default']);
+    expect([...(await organizations.groupsOf(user.user.id))].sort()).toEqual([
+      'acme',
+      'acme/devs',
+      'acme/owners',
+      'default',
+    ]);
     const admin = await t.factories.admin();
     expect(await organizations.groupsOf(admin.user.id)).toContain('admin');
 
-    const res = await t.http().get('/ocs/v2.php/cloud/user?format=json').set('OCS-APIRequest', 'true').set('Authorization', `token ${user.token}`);
+    const res = await t
+      .http()
+      .get('/ocs/v2.php/cloud/user?format=json')
+      .set('OCS-APIRequest', 'true')
+      .set('Authorization', `token ${user.token}`);
     expect(res.status).toBe(200);
     expect([...res.body.ocs.data.groups].sort()).toEqual(['acme', 'acme/devs', 'acme/owners', 'default']);
 
-    for (const group of ['admin', 'ACME', 'acme/devs']) expect(await organizations.groupExists(group)).toBe(true);
-    for (const group of ['nobody', 'acme/none', 'grouped']) expect(await organizations.groupExists(group)).toBe(false);
+    for (const group of ['admin', 'ACME', 'acme/devs'])
+      expect(await organizations.groupExists(group)).toBe(true);
+    for (const group of ['nobody', 'acme/none', 'grouped'])
+      expect(await organizations.groupExists(group)).toBe(false);
   });
 });

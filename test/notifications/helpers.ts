@@ -5,7 +5,11 @@ import type { DataSource } from 'typeorm';
 import WebSocket from 'ws';
 
 /** Polls `predicate` until it returns a truthy value (no fixed sleeps in tests). */
-export async function waitFor<T>(predicate: () => Promise<T> | T, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  predicate: () => Promise<T> | T,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await predicate();
@@ -46,11 +50,16 @@ export function fastQueueEnv(extra: Record<string, string> = {}): Record<string,
 export function decodeWords(value: string): string {
   return value
     .replace(/\?=\s+=\?/g, '?==?')
-    .replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_all, _charset: string, encoding: string, text: string) => {
-      if (encoding.toUpperCase() === 'B') return Buffer.from(text, 'base64').toString('utf8');
-      const bytes = text.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-      return Buffer.from(bytes, 'latin1').toString('utf8');
-    });
+    .replace(
+      /=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g,
+      (_all, _charset: string, encoding: string, text: string) => {
+        if (encoding.toUpperCase() === 'B') return Buffer.from(text, 'base64').toString('utf8');
+        const bytes = text
+          .replace(/_/g, ' ')
+          .replace(/=([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+        return Buffer.from(bytes, 'latin1').toString('utf8');
+      },
+    );
 }
 
 export interface ReceivedMail {
@@ -82,7 +91,9 @@ export class TestSmtpServer {
           this.attempts += 1;
           const failure = this.failures.shift();
           if (failure) {
-            const error = new Error(failure >= 500 ? 'Mailbox unavailable' : 'Try again later') as Error & { responseCode: number };
+            const error = new Error(failure >= 500 ? 'Mailbox unavailable' : 'Try again later') as Error & {
+              responseCode: number;
+            };
             error.responseCode = failure;
             callback(error);
             return;
@@ -130,7 +141,10 @@ export class TestWebhookReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        this.received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
+        this.received.push({
+          headers: req.headers,
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+        });
         res.statusCode = this.statuses.shift() ?? this.defaultStatus;
         res.end('ok');
       });
@@ -166,7 +180,10 @@ export function messagesOf(dataSource: DataSource, userId: string): Promise<Mess
 }
 
 export async function inboxCount(dataSource: DataSource, userId: string): Promise<number> {
-  const rows: { count: string }[] = await dataSource.query('SELECT count(*) AS count FROM inbox_notifications WHERE user_id = $1', [userId]);
+  const rows: { count: string }[] = await dataSource.query(
+    'SELECT count(*) AS count FROM inbox_notifications WHERE user_id = $1',
+    [userId],
+  );
   return Number(rows[0]!.count);
 }
 

@@ -31,16 +31,29 @@ describe('inbox watch (WebSocket)', () => {
 
   const watchers = () => t.app.get(InboxWatchGateway).watcherCount();
 
-  async function connect(query = '', headers: Record<string, string> = {}, app = t, url = base): Promise<WatchClient> {
+  async function connect(
+    query = '',
+    headers: Record<string, string> = {},
+    app = t,
+    url = base,
+  ): Promise<WatchClient> {
     const before = app.app.get(InboxWatchGateway).watcherCount();
     const client = new WatchClient(`${url}${PATH}${query}`, headers);
     clients.push(client);
     await client.opened;
-    await waitFor(() => app.app.get(InboxWatchGateway).watcherCount() > before || client.closed, 15_000, 'registered watcher');
+    await waitFor(
+      () => app.app.get(InboxWatchGateway).watcherCount() > before || client.closed,
+      15_000,
+      'registered watcher',
+    );
     return client;
   }
 
-  async function notify(user: CreatedUser, title: string, options: { targets?: string[]; templateId?: string; message?: string; app?: TestApp } = {}) {
+  async function notify(
+    user: CreatedUser,
+    title: string,
+    options: { targets?: string[]; templateId?: string; message?: string; app?: TestApp } = {},
+  ) {
     const app = options.app ?? t;
     const before = await inboxCount(app.dataSource, user.user.id);
     await app.app.get(EventBus).emitAsync('notification.requested', {
@@ -50,7 +63,11 @@ describe('inbox watch (WebSocket)', () => {
       targets: options.targets,
       createdBy: 'test',
     });
-    await waitFor(async () => (await inboxCount(app.dataSource, user.user.id)) > before, 15_000, 'inbox item');
+    await waitFor(
+      async () => (await inboxCount(app.dataSource, user.user.id)) > before,
+      15_000,
+      'inbox item',
+    );
   }
 
   it.each([
@@ -63,14 +80,24 @@ describe('inbox watch (WebSocket)', () => {
     ['query access_token', 'access_token', () => ({})],
     ['query token', 'gitea_token', () => ({})],
   ])('authenticates with %s and sends one frame per new item', async (_name, mode, headers) => {
-    const query = { token: `?service_session_token=${alice.token}`, access_token: `?access_token=${alice.token}`, gitea_token: `?token=${alice.token}` }[mode] ?? '';
+    const query =
+      {
+        token: `?service_session_token=${alice.token}`,
+        access_token: `?access_token=${alice.token}`,
+        gitea_token: `?token=${alice.token}`,
+      }[mode] ?? '';
     const client = await connect(query, headers(alice));
     expect(client.closed).toBeUndefined();
     await notify(alice, `hello ${_name}`);
     await waitFor(() => client.frames.length === 1, 15_000, 'frame');
     expect(client.rawFrames[0]!.endsWith('\n')).toBe(true);
     const frame = client.frames[0] as { notification: Record<string, unknown>; unread_count: number };
-    expect(frame.notification).toMatchObject({ user_id: alice.user.uuid, template_id: IDS.customNotification, title: `hello ${_name}`, read_at: null });
+    expect(frame.notification).toMatchObject({
+      user_id: alice.user.uuid,
+      template_id: IDS.customNotification,
+      title: `hello ${_name}`,
+      read_at: null,
+    });
     const list = await t.http().get('/api/v2/notifications/inbox').set('Service-Session-Token', alice.token);
     expect(frame.unread_count).toBe(list.body.unread_count);
     expect(frame.notification).toEqual(list.body.notifications[0]);
@@ -78,11 +105,16 @@ describe('inbox watch (WebSocket)', () => {
 
   it.each([
     ['no credential', {}, 'Cookie "service_session_token" or query parameter must be provided.'],
-    ['an unknown token', { 'Service-Session-Token': 'AAAAAAAAAA-BBBBBBBBBBBBBBBBBBBBBB' }, 'API key is invalid.'],
+    [
+      'an unknown token',
+      { 'Service-Session-Token': 'AAAAAAAAAA-BBBBBBBBBBBBBBBBBBBBBB' },
+      'API key is invalid.',
+    ],
     ['an expired token', 'expired', /^API key expired at "/],
   ])('%s → closes with 4401 and the reason', async (_name, headers, reason) => {
     let set = headers as Record<string, string>;
-    if (headers === 'expired') set = { 'Service-Session-Token': await t.factories.token(alice.user, { lifetimeSeconds: -60 }) };
+    if (headers === 'expired')
+      set = { 'Service-Session-Token': await t.factories.token(alice.user, { lifetimeSeconds: -60 }) };
     const client = new WatchClient(`${base}${PATH}`, set);
     clients.push(client);
     await waitFor(() => client.closed, 15_000, 'close');
@@ -92,9 +124,26 @@ describe('inbox watch (WebSocket)', () => {
   });
 
   it.each([
-    ['?targets=abc', { message: 'Query parameters have invalid values.', validations: [{ field: 'targets', detail: 'Query param "targets" has invalid values: abc' }] }],
-    ['?read_status=bogus', { message: "starting_before query parameter should be any of 'all', 'read', 'unread'." }],
-    [`?starting_before=${randomUUID()}`, { message: 'Query parameters have invalid values.', validations: [{ field: 'starting_before', detail: 'Query param "starting_before" is not a valid query param' }] }],
+    [
+      '?targets=abc',
+      {
+        message: 'Query parameters have invalid values.',
+        validations: [{ field: 'targets', detail: 'Query param "targets" has invalid values: abc' }],
+      },
+    ],
+    [
+      '?read_status=bogus',
+      { message: "starting_before query parameter should be any of 'all', 'read', 'unread'." },
+    ],
+    [
+      `?starting_before=${randomUUID()}`,
+      {
+        message: 'Query parameters have invalid values.',
+        validations: [
+          { field: 'starting_before', detail: 'Query param "starting_before" is not a valid query param' },
+        ],
+      },
+    ],
   ])('bad query %s → HTTP 400 before the upgrade', async (query, body) => {
     const client = new WatchClient(`${base}${PATH}${query}`, { 'Service-Session-Token': alice.token });
     clients.push(client);
@@ -111,7 +160,9 @@ describe('inbox watch (WebSocket)', () => {
     await notify(bob, 'after connecting');
     await waitFor(() => client.frames.length >= 1, 15_000, 'frame');
     await sleep(200);
-    expect(client.frames.map((f) => (f.notification as { title: string }).title)).toEqual(['after connecting']);
+    expect(client.frames.map((f) => (f.notification as { title: string }).title)).toEqual([
+      'after connecting',
+    ]);
   });
 
   it('filters: targets (all of), templates (any of), read_status=read gets nothing', async () => {
@@ -140,7 +191,11 @@ describe('inbox watch (WebSocket)', () => {
     const h = { 'Service-Session-Token': user.token };
     for (const title of ['one', 'two', 'three']) await notify(user, title);
     const list = await t.http().get('/api/v2/notifications/inbox').set(h);
-    const read = await t.http().put(`/api/v2/notifications/inbox/${list.body.notifications[0].id}/read-status`).set(h).send({ is_read: true });
+    const read = await t
+      .http()
+      .put(`/api/v2/notifications/inbox/${list.body.notifications[0].id}/read-status`)
+      .set(h)
+      .send({ is_read: true });
     expect(read.status).toBe(200);
     const client = await connect('', h);
     await notify(user, 'four');
@@ -162,7 +217,9 @@ describe('inbox watch (WebSocket)', () => {
     const user = await t.factories.user();
     const client = await connect('?format=plaintext', { 'Service-Session-Token': user.token });
     const markdown = await connect('', { 'Service-Session-Token': user.token });
-    await notify(user, '# Notification Title', { message: 'This is the __content__.\n\n- one\n- [two](https://example.com/x)' });
+    await notify(user, '# Notification Title', {
+      message: 'This is the __content__.\n\n- one\n- [two](https://example.com/x)',
+    });
     await waitFor(() => client.frames.length === 1 && markdown.frames.length === 1, 15_000, 'frames');
     expect(client.frames[0]!.notification).toMatchObject({
       title: 'Notification Title',
@@ -171,20 +228,23 @@ describe('inbox watch (WebSocket)', () => {
     expect(markdown.frames[0]!.notification).toMatchObject({ title: '# Notification Title' });
   });
 
-  (EMBEDDED ? it.skip : it)('an item created on another instance reaches the watcher (PostgreSQL LISTEN/NOTIFY)', async () => {
-    const other = await createTestApp({ schema: t.schema, env: appEnv(fastQueueEnv()) });
-    try {
-      const user = await t.factories.user();
-      const client = await connect('', { 'Service-Session-Token': user.token });
-      // Stop this instance's dispatcher, so the item is certainly created (and published) by the other one.
-      await t.app.get(NotificationDispatcher).onModuleDestroy();
-      await notify(user, 'from the other instance', { app: other });
-      await waitFor(() => client.frames.length === 1, 15_000, 'cross-instance frame');
-      expect((client.frames[0]!.notification as { title: string }).title).toBe('from the other instance');
-    } finally {
-      await other.close();
-    }
-  });
+  (EMBEDDED ? it.skip : it)(
+    'an item created on another instance reaches the watcher (PostgreSQL LISTEN/NOTIFY)',
+    async () => {
+      const other = await createTestApp({ schema: t.schema, env: appEnv(fastQueueEnv()) });
+      try {
+        const user = await t.factories.user();
+        const client = await connect('', { 'Service-Session-Token': user.token });
+        // Stop this instance's dispatcher, so the item is certainly created (and published) by the other one.
+        await t.app.get(NotificationDispatcher).onModuleDestroy();
+        await notify(user, 'from the other instance', { app: other });
+        await waitFor(() => client.frames.length === 1, 15_000, 'cross-instance frame');
+        expect((client.frames[0]!.notification as { title: string }).title).toBe('from the other instance');
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   it('the server closes watchers with 1001 on shutdown', async () => {
     const app = await createTestApp({ schema: t.schema, env: appEnv(fastQueueEnv()) });

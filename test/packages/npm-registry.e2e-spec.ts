@@ -24,7 +24,16 @@ function npm(cwd: string, args: string[]): Promise<NpmResult> {
     const timer = setTimeout(() => child.kill('SIGKILL'), Number(process.env.NPM_TIMEOUT_MS ?? 45_000));
     const child = spawn(process.execPath, [NPM_CLI, ...args], {
       cwd,
-      env: { PATH: process.env.PATH, HOME: cwd, npm_config_userconfig: path.join(cwd, '.npmrc'), npm_config_cache: path.join(cwd, '.npm-cache'), npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_loglevel: process.env.NPM_LOGLEVEL ?? 'warn' },
+      env: {
+        PATH: process.env.PATH,
+        HOME: cwd,
+        npm_config_userconfig: path.join(cwd, '.npmrc'),
+        npm_config_cache: path.join(cwd, '.npm-cache'),
+        npm_config_update_notifier: 'false',
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
+        npm_config_loglevel: process.env.NPM_LOGLEVEL ?? 'warn',
+      },
     });
     let stdout = '';
     let stderr = '';
@@ -57,15 +66,38 @@ describe('the npm registry with the real npm client', () => {
     return dir;
   }
 
-  async function packageDir(token: string | null, manifest: Record<string, unknown>, owner = 'alice'): Promise<string> {
+  async function packageDir(
+    token: string | null,
+    manifest: Record<string, unknown>,
+    owner = 'alice',
+  ): Promise<string> {
     const name = String(manifest.name);
-    const dir = await project(token, owner, name.startsWith('@') ? name.slice(1, name.indexOf('/')) : undefined);
-    await writeFile(path.join(dir, 'package.json'), JSON.stringify({ description: `the ${name} package`, main: 'index.js', license: 'MIT', ...manifest }, null, 2));
-    await writeFile(path.join(dir, 'index.js'), `module.exports = ${JSON.stringify(`${name}@${String(manifest.version)}`)};\n`);
+    const dir = await project(
+      token,
+      owner,
+      name.startsWith('@') ? name.slice(1, name.indexOf('/')) : undefined,
+    );
+    await writeFile(
+      path.join(dir, 'package.json'),
+      JSON.stringify(
+        { description: `the ${name} package`, main: 'index.js', license: 'MIT', ...manifest },
+        null,
+        2,
+      ),
+    );
+    await writeFile(
+      path.join(dir, 'index.js'),
+      `module.exports = ${JSON.stringify(`${name}@${String(manifest.version)}`)};\n`,
+    );
     return dir;
   }
 
-  async function publish(manifest: Record<string, unknown>, token: string | null = alice.token, owner = 'alice', extra: string[] = []): Promise<NpmResult> {
+  async function publish(
+    manifest: Record<string, unknown>,
+    token: string | null = alice.token,
+    owner = 'alice',
+    extra: string[] = [],
+  ): Promise<NpmResult> {
     return npm(await packageDir(token, manifest, owner), ['publish', ...extra]);
   }
 
@@ -86,39 +118,78 @@ describe('the npm registry with the real npm client', () => {
     expect(published).toMatchObject({ code: 0 });
     const doc = await t.http().get('/api/packages/alice/npm/leaf');
     expect(doc.status).toBe(200);
-    expect(doc.body).toMatchObject({ name: 'leaf', 'dist-tags': { latest: '1.0.0' }, description: 'the leaf package' });
+    expect(doc.body).toMatchObject({
+      name: 'leaf',
+      'dist-tags': { latest: '1.0.0' },
+      description: 'the leaf package',
+    });
     const dist = doc.body.versions['1.0.0'].dist;
     expect(dist.tarball).toBe(`${t.config.publicUrl}api/packages/alice/npm/leaf/-/1.0.0/leaf-1.0.0.tgz`);
-    const tarball = await t.http().get('/api/packages/alice/npm/leaf/-/1.0.0/leaf-1.0.0.tgz').buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    });
+    const tarball = await t
+      .http()
+      .get('/api/packages/alice/npm/leaf/-/1.0.0/leaf-1.0.0.tgz')
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
     expect(tarball.status).toBe(200);
-    expect(dist.integrity).toBe(`sha512-${createHash('sha512').update(tarball.body as Buffer).digest('base64')}`);
-    expect(dist.shasum).toBe(createHash('sha1').update(tarball.body as Buffer).digest('hex'));
+    expect(dist.integrity).toBe(
+      `sha512-${createHash('sha512')
+        .update(tarball.body as Buffer)
+        .digest('base64')}`,
+    );
+    expect(dist.shasum).toBe(
+      createHash('sha1')
+        .update(tarball.body as Buffer)
+        .digest('hex'),
+    );
     expect(doc.body.time['1.0.0']).toEqual(expect.any(String));
-    const abbreviated = await t.http().get('/api/packages/alice/npm/leaf').set('Accept', 'application/vnd.npm.install-v1+json');
+    const abbreviated = await t
+      .http()
+      .get('/api/packages/alice/npm/leaf')
+      .set('Accept', 'application/vnd.npm.install-v1+json');
     expect(abbreviated.headers['content-type']).toContain('application/vnd.npm.install-v1+json');
-    expect(Object.keys(abbreviated.body.versions['1.0.0']).sort()).toEqual(['dist', 'license', 'name', 'version']);
+    expect(Object.keys(abbreviated.body.versions['1.0.0']).sort()).toEqual([
+      'dist',
+      'license',
+      'name',
+      'version',
+    ]);
 
     const consumer = await project(null);
-    await writeFile(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '0.0.0', private: true }));
+    await writeFile(
+      path.join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', version: '0.0.0', private: true }),
+    );
     const install = await npm(consumer, ['install', 'leaf']);
     expect(install).toEqual({ code: 0, stdout: expect.any(String), stderr: expect.any(String) });
-    expect(await readFile(path.join(consumer, 'node_modules', 'leaf', 'index.js'), 'utf8')).toContain('leaf@1.0.0');
-    const lock = JSON.parse(await readFile(path.join(consumer, 'package-lock.json'), 'utf8')) as { packages: Record<string, { integrity: string }> };
+    expect(await readFile(path.join(consumer, 'node_modules', 'leaf', 'index.js'), 'utf8')).toContain(
+      'leaf@1.0.0',
+    );
+    const lock = JSON.parse(await readFile(path.join(consumer, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { integrity: string }>;
+    };
     expect(lock.packages['node_modules/leaf']!.integrity).toBe(dist.integrity);
   });
 
   it('installs a dependency tree of three of our packages', async () => {
-    expect((await publish({ name: 'middle', version: '1.0.0', dependencies: { leaf: '^1.0.0' } })).code).toBe(0);
-    expect((await publish({ name: 'top', version: '2.0.0', dependencies: { middle: '1.0.0' } })).code).toBe(0);
+    expect((await publish({ name: 'middle', version: '1.0.0', dependencies: { leaf: '^1.0.0' } })).code).toBe(
+      0,
+    );
+    expect((await publish({ name: 'top', version: '2.0.0', dependencies: { middle: '1.0.0' } })).code).toBe(
+      0,
+    );
     const consumer = await project(null);
-    await writeFile(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '0.0.0', private: true, dependencies: { top: '^2.0.0' } }));
+    await writeFile(
+      path.join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', version: '0.0.0', private: true, dependencies: { top: '^2.0.0' } }),
+    );
     const install = await npm(consumer, ['install']);
     expect(install).toMatchObject({ code: 0 });
-    for (const name of ['top', 'middle', 'leaf']) expect(existsSync(path.join(consumer, 'node_modules', name, 'index.js'))).toBe(true);
+    for (const name of ['top', 'middle', 'leaf'])
+      expect(existsSync(path.join(consumer, 'node_modules', name, 'index.js'))).toBe(true);
   });
 
   it('refuses a second publish of a version (400), anonymous publishes (401) and another owner (401)', async () => {
@@ -141,23 +212,49 @@ describe('the npm registry with the real npm client', () => {
 
   it('refuses a tarball whose integrity does not match (400) and stores nothing', async () => {
     const data = Buffer.from('not really a tarball');
-    const res = await t.http().put('/api/packages/alice/npm/bad').set('Authorization', `Bearer ${alice.token}`).send({
-      _id: 'bad',
-      name: 'bad',
-      'dist-tags': { latest: '1.0.0' },
-      versions: { '1.0.0': { name: 'bad', version: '1.0.0', dist: { integrity: `sha512-${createHash('sha512').update('other').digest('base64')}`, shasum: 'x' } } },
-      _attachments: { 'bad-1.0.0.tgz': { content_type: 'application/octet-stream', data: data.toString('base64'), length: data.length } },
-    });
+    const res = await t
+      .http()
+      .put('/api/packages/alice/npm/bad')
+      .set('Authorization', `Bearer ${alice.token}`)
+      .send({
+        _id: 'bad',
+        name: 'bad',
+        'dist-tags': { latest: '1.0.0' },
+        versions: {
+          '1.0.0': {
+            name: 'bad',
+            version: '1.0.0',
+            dist: {
+              integrity: `sha512-${createHash('sha512').update('other').digest('base64')}`,
+              shasum: 'x',
+            },
+          },
+        },
+        _attachments: {
+          'bad-1.0.0.tgz': {
+            content_type: 'application/octet-stream',
+            data: data.toString('base64'),
+            length: data.length,
+          },
+        },
+      });
     expect(res.status).toBe(400);
     expect(res.body.error).toContain('integrity mismatch');
     expect((await t.http().get('/api/packages/alice/npm/bad')).status).toBe(404);
-    const badName = await t.http().put('/api/packages/alice/npm/Bad').set('Authorization', `Bearer ${alice.token}`).send({ name: 'Bad', versions: {}, _attachments: { x: {} } });
+    const badName = await t
+      .http()
+      .put('/api/packages/alice/npm/Bad')
+      .set('Authorization', `Bearer ${alice.token}`)
+      .send({ name: 'Bad', versions: {}, _attachments: { x: {} } });
     expect(badName.status).toBe(400);
     expect(badName.body.error).toBe('invalid package name');
   });
 
   it('manages dist-tags, deprecations and whoami with npm', async () => {
-    expect((await publish({ name: 'leaf', version: '1.1.0-beta.1' }, alice.token, 'alice', ['--tag', 'beta'])).code).toBe(0);
+    expect(
+      (await publish({ name: 'leaf', version: '1.1.0-beta.1' }, alice.token, 'alice', ['--tag', 'beta']))
+        .code,
+    ).toBe(0);
     const dir = await project(alice.token);
     const ls = await npm(dir, ['dist-tag', 'ls', 'leaf']);
     expect(ls.stdout).toContain('beta: 1.1.0-beta.1');
@@ -167,7 +264,9 @@ describe('the npm registry with the real npm client', () => {
     const tags = await t.http().get('/api/packages/alice/npm/-/package/leaf/dist-tags');
     expect(tags.body).toEqual({ latest: '1.0.0', stable: '1.0.0' });
     expect((await npm(dir, ['deprecate', 'leaf@1.0.0', 'use 2.x'])).code).toBe(0);
-    expect((await t.http().get('/api/packages/alice/npm/leaf')).body.versions['1.0.0'].deprecated).toBe('use 2.x');
+    expect((await t.http().get('/api/packages/alice/npm/leaf')).body.versions['1.0.0'].deprecated).toBe(
+      'use 2.x',
+    );
     const whoami = await npm(dir, ['whoami']);
     expect(whoami.stdout.trim()).toBe('alice');
   });
@@ -176,9 +275,14 @@ describe('the npm registry with the real npm client', () => {
     expect((await publish({ name: '@alice/util', version: '0.1.0' })).code).toBe(0);
     const doc = await t.http().get('/api/packages/alice/npm/@alice%2futil');
     expect(doc.status).toBe(200);
-    expect(doc.body.versions['0.1.0'].dist.tarball).toContain('/api/packages/alice/npm/@alice%2futil/-/0.1.0/util-0.1.0.tgz');
+    expect(doc.body.versions['0.1.0'].dist.tarball).toContain(
+      '/api/packages/alice/npm/@alice%2futil/-/0.1.0/util-0.1.0.tgz',
+    );
     const consumer = await project(null, 'alice', 'alice');
-    await writeFile(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '0.0.0', private: true }));
+    await writeFile(
+      path.join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', version: '0.0.0', private: true }),
+    );
     expect((await npm(consumer, ['install', '@alice/util'])).code).toBe(0);
     expect(existsSync(path.join(consumer, 'node_modules', '@alice', 'util', 'index.js'))).toBe(true);
   });
@@ -189,14 +293,16 @@ describe('the npm registry with the real npm client', () => {
     const dir = await project(alice.token);
     const one = await npm(dir, ['unpublish', 'gone@1.0.1']);
     expect(one).toMatchObject({ code: 0 });
-    expect(Object.keys((await t.http().get('/api/packages/alice/npm/gone')).body.versions)).toEqual(['1.0.0']);
+    expect(Object.keys((await t.http().get('/api/packages/alice/npm/gone')).body.versions)).toEqual([
+      '1.0.0',
+    ]);
     expect((await t.http().get('/api/packages/alice/npm/gone/-/1.0.1/gone-1.0.1.tgz')).status).toBe(404);
     const all = await npm(dir, ['unpublish', 'gone', '--force']);
     expect(all).toMatchObject({ code: 0 });
     expect((await t.http().get('/api/packages/alice/npm/gone')).status).toBe(404);
   });
 
-  it('searches an owner\'s packages', async () => {
+  it("searches an owner's packages", async () => {
     const res = await t.http().get('/api/packages/alice/npm/-/v1/search?text=lea&size=5');
     expect(res.status).toBe(200);
     expect(res.body.total).toBe(1);
@@ -208,13 +314,22 @@ describe('the npm registry with the real npm client', () => {
   });
 
   it('deduplicates tarballs by content across versions and owners', async () => {
-    const rows = (await t.dataSource.query('SELECT COUNT(*)::int AS files, COUNT(DISTINCT blob_id)::int AS blobs FROM package_files')) as { files: number; blobs: number }[];
+    const rows = (await t.dataSource.query(
+      'SELECT COUNT(*)::int AS files, COUNT(DISTINCT blob_id)::int AS blobs FROM package_files',
+    )) as { files: number; blobs: number }[];
     expect(rows[0]!.blobs).toBeLessThanOrEqual(rows[0]!.files);
     const generic = (content: string, version: string) =>
-      t.http().put(`/api/packages/alice/generic/dedupe/${version}/file.bin`).set('Authorization', `token ${alice.token}`).set('Content-Type', 'application/octet-stream').send(Buffer.from(content));
+      t
+        .http()
+        .put(`/api/packages/alice/generic/dedupe/${version}/file.bin`)
+        .set('Authorization', `token ${alice.token}`)
+        .set('Content-Type', 'application/octet-stream')
+        .send(Buffer.from(content));
     expect((await generic('same bytes', '1')).status).toBe(201);
     expect((await generic('same bytes', '2')).status).toBe(201);
-    const blobs = (await t.dataSource.query("SELECT DISTINCT f.blob_id FROM package_files f JOIN package_versions v ON v.id = f.version_id JOIN packages p ON p.id = v.package_id WHERE p.name = 'dedupe'")) as unknown[];
+    const blobs = (await t.dataSource.query(
+      "SELECT DISTINCT f.blob_id FROM package_files f JOIN package_versions v ON v.id = f.version_id JOIN packages p ON p.id = v.package_id WHERE p.name = 'dedupe'",
+    )) as unknown[];
     expect(blobs).toHaveLength(1);
   });
 
@@ -229,10 +344,21 @@ describe('the npm registry with the real npm client', () => {
     const listener = (payload: { subject?: string }) => notified.push(payload);
     t.app.get(EventEmitter2).on('workflow.notify_owner', listener);
     try {
-      const rule = await ocs(t, 'post', `${WF}/user`, bearer(alice.token), notifyRule({ entity: 'OCA\\Devplane\\Entity\\Package', events: ['OCA\\Devplane\\Events\\PackagePublishedEvent'], checks: [check('RequestUserAgent', 'matches', '/^npm\\//')] }));
+      const rule = await ocs(
+        t,
+        'post',
+        `${WF}/user`,
+        bearer(alice.token),
+        notifyRule({
+          entity: 'OCA\\Devplane\\Entity\\Package',
+          events: ['OCA\\Devplane\\Events\\PackagePublishedEvent'],
+          checks: [check('RequestUserAgent', 'matches', '/^npm\\//')],
+        }),
+      );
       expect(rule.status).toBe(200);
       expect((await publish({ name: 'gadget', version: '1.0.0' }, bob.token, 'widgets')).code).toBe(0);
-      for (let i = 0; i < 30 && notified.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 30 && notified.length === 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect(notified.map((n) => n.subject)).toEqual([expect.stringContaining('gadget')]);
     } finally {
       t.app.get(EventEmitter2).off('workflow.notify_owner', listener);

@@ -9,16 +9,31 @@ import { createTestApp, type TestApp } from '../helpers/test-app';
 
 const GENERIC = '/api/packages/alice/generic';
 
-const drivers: { name: string; env: () => Promise<{ env: Record<string, string>; close: () => Promise<void> }> }[] = [
+const drivers: {
+  name: string;
+  env: () => Promise<{ env: Record<string, string>; close: () => Promise<void> }>;
+}[] = [
   { name: 'local', env: async () => ({ env: {}, close: async () => undefined }) },
   {
     name: 's3',
     env: async () => {
       const dir = await mkdtemp(path.join(os.tmpdir(), 'devplane-s3-'));
-      const server = new S3rver({ port: 0, address: '127.0.0.1', directory: dir, silent: true, configureBuckets: [{ name: 'packages', configs: [] }] });
+      const server = new S3rver({
+        port: 0,
+        address: '127.0.0.1',
+        directory: dir,
+        silent: true,
+        configureBuckets: [{ name: 'packages', configs: [] }],
+      });
       const { port } = (await server.run()) as AddressInfo;
       return {
-        env: { STORAGE_TYPE: 's3', S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_BUCKET: 'packages', S3_ACCESS_KEY: 'S3RVER', S3_SECRET_KEY: 'S3RVER' },
+        env: {
+          STORAGE_TYPE: 's3',
+          S3_ENDPOINT: `http://127.0.0.1:${port}`,
+          S3_BUCKET: 'packages',
+          S3_ACCESS_KEY: 'S3RVER',
+          S3_SECRET_KEY: 'S3RVER',
+        },
         close: async () => {
           await server.close();
           await rm(dir, { recursive: true, force: true });
@@ -34,7 +49,9 @@ describe.each(drivers)('packages: generic registry and management API ($name blo
   let alice: CreatedUser;
   let bob: CreatedUser;
   let admin: CreatedUser;
-  const tok = (who: CreatedUser | string) => ({ Authorization: `token ${typeof who === 'string' ? who : who.token}` });
+  const tok = (who: CreatedUser | string) => ({
+    Authorization: `token ${typeof who === 'string' ? who : who.token}`,
+  });
   const put = (url: string, body: string | Buffer, who: CreatedUser | string | null = alice) => {
     const req = t.http().put(url).set('Content-Type', 'application/octet-stream');
     return (who ? req.set(tok(who)) : req).send(Buffer.from(body));
@@ -69,14 +86,22 @@ describe.each(drivers)('packages: generic registry and management API ($name blo
       expect((await t.http().head(`${GENERIC}/tool/1.0.0/tool.bin`)).status).toBe(200);
       expect((await t.http().get(`${GENERIC}/tool/1.0.0/missing.bin`)).status).toBe(404);
       expect((await t.http().get(`${GENERIC}/tool/9.9.9/tool.bin`)).status).toBe(404);
-      const counted = (await t.dataSource.query("SELECT v.download_count FROM package_versions v JOIN packages p ON p.id = v.package_id WHERE p.name = 'tool'")) as { download_count: string }[];
+      const counted = (await t.dataSource.query(
+        "SELECT v.download_count FROM package_versions v JOIN packages p ON p.id = v.package_id WHERE p.name = 'tool'",
+      )) as { download_count: string }[];
       expect(counted[0]!.download_count).toBe('2');
     });
 
     it('accepts a multipart upload', async () => {
-      const res = await t.http().put(`${GENERIC}/tool/1.0.1/form.txt`).set(tok(alice)).attach('file', Buffer.from('from a form'), 'form.txt');
+      const res = await t
+        .http()
+        .put(`${GENERIC}/tool/1.0.1/form.txt`)
+        .set(tok(alice))
+        .attach('file', Buffer.from('from a form'), 'form.txt');
       expect(res.status).toBe(201);
-      expect(Buffer.from((await t.http().get(`${GENERIC}/tool/1.0.1/form.txt`)).body as Buffer).toString()).toBe('from a form');
+      expect(
+        Buffer.from((await t.http().get(`${GENERIC}/tool/1.0.1/form.txt`)).body as Buffer).toString(),
+      ).toBe('from a form');
     });
 
     it.each([
@@ -112,14 +137,17 @@ describe.each(drivers)('packages: generic registry and management API ($name blo
     it('deletes files (the last one takes the version) and versions, collecting unused blobs', async () => {
       expect((await put(`${GENERIC}/temp/1.0.0/a.bin`, 'only here: a')).status).toBe(201);
       expect((await put(`${GENERIC}/temp/1.0.0/b.bin`, 'only here: b')).status).toBe(201);
-      const keys = (await t.dataSource.query("SELECT b.blob_key FROM package_blobs b JOIN package_files f ON f.blob_id = b.id JOIN package_versions v ON v.id = f.version_id JOIN packages p ON p.id = v.package_id WHERE p.name = 'temp' ORDER BY f.name")) as { blob_key: string }[];
+      const keys = (await t.dataSource.query(
+        "SELECT b.blob_key FROM package_blobs b JOIN package_files f ON f.blob_id = b.id JOIN package_versions v ON v.id = f.version_id JOIN packages p ON p.id = v.package_id WHERE p.name = 'temp' ORDER BY f.name",
+      )) as { blob_key: string }[];
       expect((await t.http().delete(`${GENERIC}/temp/1.0.0/a.bin`).set(tok(alice))).status).toBe(204);
       expect((await t.http().get(`${GENERIC}/temp/1.0.0/b.bin`)).status).toBe(200);
       expect((await t.http().delete(`${GENERIC}/temp/1.0.0/b.bin`).set(tok(alice))).status).toBe(204);
       expect((await t.http().get(`${GENERIC}/temp/1.0.0/b.bin`)).status).toBe(404);
       expect((await t.http().delete(`${GENERIC}/temp/1.0.0`).set(tok(alice))).status).toBe(404);
       for (const { blob_key } of keys) {
-        for (let i = 0; i < 50 && (await t.app.get(BlobStore).stat(blob_key)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+        for (let i = 0; i < 50 && (await t.app.get(BlobStore).stat(blob_key)); i++)
+          await new Promise((resolve) => setTimeout(resolve, 100));
         expect(await t.app.get(BlobStore).stat(blob_key)).toBeNull();
       }
       expect((await put(`${GENERIC}/temp/2.0.0/c.bin`, 'c')).status).toBe(201);
@@ -130,20 +158,30 @@ describe.each(drivers)('packages: generic registry and management API ($name blo
 
   describe('management API', () => {
     beforeAll(async () => {
-      for (const version of ['1.0.0', '1.1.0']) expect((await put(`${GENERIC}/managed/${version}/m.bin`, `managed ${version}`)).status).toBe(201);
+      for (const version of ['1.0.0', '1.1.0'])
+        expect((await put(`${GENERIC}/managed/${version}/m.bin`, `managed ${version}`)).status).toBe(201);
       expect((await put(`${GENERIC}/other-thing/0.1.0/o.bin`, 'o')).status).toBe(201);
     });
 
     it('lists one entry per version, newest first, with type and q filters and paging', async () => {
       const all = await t.http().get('/api/v1/packages/alice').set(tok(alice));
       expect(all.status).toBe(200);
-      expect(all.body[0]).toMatchObject({ type: 'generic', name: 'other-thing', version: '0.1.0', owner: { login: 'alice' }, creator: { login: 'alice' }, repository: null });
+      expect(all.body[0]).toMatchObject({
+        type: 'generic',
+        name: 'other-thing',
+        version: '0.1.0',
+        owner: { login: 'alice' },
+        creator: { login: 'alice' },
+        repository: null,
+      });
       expect(all.body[0].html_url).toBe(`${t.config.publicUrl}alice/-/packages/generic/other-thing/0.1.0`);
       expect(Number(all.headers['x-total-count'])).toBe(all.body.length);
       const q = await t.http().get('/api/v1/packages/alice?q=MANAGED&type=generic').set(tok(bob));
       expect(q.body.map((p: { version: string }) => p.version)).toEqual(['1.1.0', '1.0.0']);
       expect((await t.http().get('/api/v1/packages/alice?type=npm').set(tok(alice))).body).toEqual([]);
-      expect((await t.http().get('/api/v1/packages/alice?type=all&limit=1').set(tok(alice))).body).toHaveLength(1);
+      expect(
+        (await t.http().get('/api/v1/packages/alice?type=all&limit=1').set(tok(alice))).body,
+      ).toHaveLength(1);
       const badType = await t.http().get('/api/v1/packages/alice?type=bogus').set(tok(alice));
       expect(badType.status).toBe(422);
       expect(badType.body.message).toBe('invalid package type "bogus"');
@@ -156,10 +194,26 @@ describe.each(drivers)('packages: generic registry and management API ($name blo
       expect(one.status).toBe(200);
       expect(one.body).toMatchObject({ name: 'managed', version: '1.0.0' });
       const files = await t.http().get('/api/v1/packages/alice/generic/managed/1.0.0/files').set(tok(alice));
-      expect(files.body).toEqual([{ id: expect.any(Number), size: 13, name: 'm.bin', md5: expect.stringMatching(/^[0-9a-f]{32}$/), sha1: expect.stringMatching(/^[0-9a-f]{40}$/), sha256: expect.stringMatching(/^[0-9a-f]{64}$/), sha512: expect.stringMatching(/^[0-9a-f]{128}$/) }]);
-      expect((await t.http().get('/api/v1/packages/alice/generic/managed/-/latest').set(tok(alice))).body.version).toBe('1.1.0');
-      expect((await t.http().get('/api/v1/packages/alice/generic/managed/9.9.9').set(tok(alice))).body.message).toBe('GetVersionByNameAndVersion: package does not exist');
-      expect((await t.http().get('/api/v1/packages/alice/generic/nothing/-/latest').set(tok(alice))).status).toBe(404);
+      expect(files.body).toEqual([
+        {
+          id: expect.any(Number),
+          size: 13,
+          name: 'm.bin',
+          md5: expect.stringMatching(/^[0-9a-f]{32}$/),
+          sha1: expect.stringMatching(/^[0-9a-f]{40}$/),
+          sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+          sha512: expect.stringMatching(/^[0-9a-f]{128}$/),
+        },
+      ]);
+      expect(
+        (await t.http().get('/api/v1/packages/alice/generic/managed/-/latest').set(tok(alice))).body.version,
+      ).toBe('1.1.0');
+      expect(
+        (await t.http().get('/api/v1/packages/alice/generic/managed/9.9.9').set(tok(alice))).body.message,
+      ).toBe('GetVersionByNameAndVersion: package does not exist');
+      expect(
+        (await t.http().get('/api/v1/packages/alice/generic/nothing/-/latest').set(tok(alice))).status,
+      ).toBe(404);
       expect((await t.http().get('/api/v1/packages/alice/generic/nothing').set(tok(alice))).status).toBe(404);
     });
 
@@ -172,13 +226,20 @@ describe.each(drivers)('packages: generic registry and management API ($name blo
       await t.dataSource.query("UPDATE users SET visibility = 'private' WHERE id = $1", [org.id]);
       expect((await t.http().get('/api/v1/packages/secretorg').set(tok(bob))).status).toBe(403);
       expect((await t.http().get('/api/v1/packages/secretorg').set(tok(alice))).status).toBe(200);
-      expect((await t.http().delete('/api/v1/packages/alice/generic/managed/1.0.0').set(tok(bob))).status).toBe(403);
+      expect(
+        (await t.http().delete('/api/v1/packages/alice/generic/managed/1.0.0').set(tok(bob))).status,
+      ).toBe(403);
     });
 
     it('links to a repository of the same owner (201), refuses a second link (400), unlinks (204)', async () => {
-      expect((await t.http().post('/api/v1/user/repos').set(tok(alice)).send({ name: 'home' })).status).toBe(201);
-      expect((await t.http().post('/api/v1/user/repos').set(tok(bob)).send({ name: 'elsewhere' })).status).toBe(201);
-      const link = (repo: string, who = alice) => t.http().post(`/api/v1/packages/alice/generic/managed/-/link/${repo}`).set(tok(who));
+      expect((await t.http().post('/api/v1/user/repos').set(tok(alice)).send({ name: 'home' })).status).toBe(
+        201,
+      );
+      expect(
+        (await t.http().post('/api/v1/user/repos').set(tok(bob)).send({ name: 'elsewhere' })).status,
+      ).toBe(201);
+      const link = (repo: string, who = alice) =>
+        t.http().post(`/api/v1/packages/alice/generic/managed/-/link/${repo}`).set(tok(who));
       expect((await link('elsewhere')).status).toBe(404);
       expect((await link('missing')).status).toBe(404);
       expect((await link('home', bob)).status).toBe(403);
@@ -186,27 +247,52 @@ describe.each(drivers)('packages: generic registry and management API ($name blo
       expect(linked.status).toBe(201);
       expect(linked.text).toBe('');
       expect((await link('home')).status).toBe(400);
-      expect((await t.http().get('/api/v1/packages/alice/generic/managed/1.0.0').set(tok(alice))).body.repository).toMatchObject({ name: 'home', full_name: 'alice/home' });
+      expect(
+        (await t.http().get('/api/v1/packages/alice/generic/managed/1.0.0').set(tok(alice))).body.repository,
+      ).toMatchObject({ name: 'home', full_name: 'alice/home' });
       const unlink = () => t.http().post('/api/v1/packages/alice/generic/managed/-/unlink').set(tok(alice));
       expect((await unlink()).status).toBe(204);
       expect((await unlink()).status).toBe(400);
-      expect((await t.http().post('/api/v1/packages/alice/generic/nothing/-/unlink').set(tok(alice))).status).toBe(404);
+      expect(
+        (await t.http().post('/api/v1/packages/alice/generic/nothing/-/unlink').set(tok(alice))).status,
+      ).toBe(404);
       // Deleting the linked repository unlinks the package (repository.deleted event).
       expect((await link('home')).status).toBe(201);
       expect((await t.http().delete('/api/v1/repos/alice/home').set(tok(alice))).status).toBe(204);
-      for (let i = 0; i < 20 && ((await t.dataSource.query("SELECT repository_id FROM packages WHERE name = 'managed'")) as { repository_id: string | null }[])[0]!.repository_id; i++) {
+      for (
+        let i = 0;
+        i < 20 &&
+        (
+          (await t.dataSource.query("SELECT repository_id FROM packages WHERE name = 'managed'")) as {
+            repository_id: string | null;
+          }[]
+        )[0]!.repository_id;
+        i++
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      expect((await t.http().get('/api/v1/packages/alice/generic/managed/1.0.0').set(tok(alice))).body.repository).toBeNull();
-      expect((await t.dataSource.query("SELECT repository_id FROM packages WHERE name = 'managed'")) as unknown[]).toEqual([{ repository_id: null }]);
+      expect(
+        (await t.http().get('/api/v1/packages/alice/generic/managed/1.0.0').set(tok(alice))).body.repository,
+      ).toBeNull();
+      expect(
+        (await t.dataSource.query("SELECT repository_id FROM packages WHERE name = 'managed'")) as unknown[],
+      ).toEqual([{ repository_id: null }]);
     });
 
     it('deletes a version (204) and a whole package (204)', async () => {
-      expect((await t.http().delete('/api/v1/packages/alice/generic/managed/1.0.0').set(tok(alice))).status).toBe(204);
-      expect((await t.http().get('/api/v1/packages/alice/generic/managed/1.0.0').set(tok(alice))).status).toBe(404);
-      expect((await t.http().delete('/api/v1/packages/alice/generic/managed').set(tok(alice))).status).toBe(204);
+      expect(
+        (await t.http().delete('/api/v1/packages/alice/generic/managed/1.0.0').set(tok(alice))).status,
+      ).toBe(204);
+      expect(
+        (await t.http().get('/api/v1/packages/alice/generic/managed/1.0.0').set(tok(alice))).status,
+      ).toBe(404);
+      expect((await t.http().delete('/api/v1/packages/alice/generic/managed').set(tok(alice))).status).toBe(
+        204,
+      );
       expect((await t.http().get('/api/v1/packages/alice/generic/managed').set(tok(alice))).status).toBe(404);
-      expect((await t.http().delete('/api/v1/packages/alice/generic/managed').set(tok(alice))).status).toBe(404);
+      expect((await t.http().delete('/api/v1/packages/alice/generic/managed').set(tok(alice))).status).toBe(
+        404,
+      );
     });
 
     it("hides another owner's packages from the owner list and keeps internal packages out", async () => {
@@ -225,8 +311,12 @@ describe.each(drivers)('packages: generic registry and management API ($name blo
       const refused = await t.http().delete('/api/v1/admin/users/carrier').set(tok(admin));
       expect(refused.status).toBe(422);
       expect(refused.body.message).toBe(`user still has ownership of packages [uid: ${owner.user.id}]`);
-      expect((await t.http().delete('/api/v1/admin/users/carrier?purge=true').set(tok(admin))).status).toBe(204);
-      expect((await t.dataSource.query("SELECT 1 FROM packages WHERE name = 'kept'")) as unknown[]).toHaveLength(0);
+      expect((await t.http().delete('/api/v1/admin/users/carrier?purge=true').set(tok(admin))).status).toBe(
+        204,
+      );
+      expect(
+        (await t.dataSource.query("SELECT 1 FROM packages WHERE name = 'kept'")) as unknown[],
+      ).toHaveLength(0);
     });
   });
 });

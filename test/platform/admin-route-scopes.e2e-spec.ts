@@ -22,16 +22,26 @@ describe('administrator routes and token scopes', () => {
   ])('an administrator token with %s', async (_name, scopes, getStatus, postStatus) => {
     const admin = await t.factories.admin();
     const token = await t.factories.token(admin.user, { scopes, name: `t-${scopes.join('-')}` });
-    const get = await t.http().get(globalRules).set({ ...ocs, Authorization: `Bearer ${token}` });
+    const get = await t
+      .http()
+      .get(globalRules)
+      .set({ ...ocs, Authorization: `Bearer ${token}` });
     expect(get.status).toBe(getStatus);
-    const post = await t.http().post(globalRules).set({ ...ocs, Authorization: `Bearer ${token}` }).send({});
+    const post = await t
+      .http()
+      .post(globalRules)
+      .set({ ...ocs, Authorization: `Bearer ${token}` })
+      .send({});
     expect(post.status).toBe(postStatus);
     if (postStatus === 403) expect(post.body.ocs.meta.message).toMatch(/required scope/);
   });
 
   it('a non-administrator still hears that the route is for administrators', async () => {
     const user = await t.factories.user();
-    const res = await t.http().get(globalRules).set({ ...ocs, Authorization: `Bearer ${user.token}` });
+    const res = await t
+      .http()
+      .get(globalRules)
+      .set({ ...ocs, Authorization: `Bearer ${user.token}` });
     expect(res.status).toBe(403);
     expect(res.body.ocs.meta.message).toBe('Logged in account must be an admin');
   });
@@ -39,6 +49,13 @@ describe('administrator routes and token scopes', () => {
   it('an administrator signed in with a password is not limited by scopes', async () => {
     const admin = await t.factories.admin();
     const basic = `Basic ${Buffer.from(`${admin.user.name}:${admin.password}`).toString('base64')}`;
-    expect((await t.http().get(globalRules).set({ ...ocs, Authorization: basic })).status).toBe(200);
+    expect(
+      (
+        await t
+          .http()
+          .get(globalRules)
+          .set({ ...ocs, Authorization: basic })
+      ).status,
+    ).toBe(200);
   });
 });

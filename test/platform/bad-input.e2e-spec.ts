@@ -45,15 +45,19 @@ describe('bad input never answers 500', () => {
   ];
 
   it('a lone UTF-16 surrogate in JSON is stored and answered as U+FFFD (as Go decodes it)', async () => {
-    const created = await t.http()
+    const created = await t
+      .http()
       .post('/api/v1/admin/users')
       .set({ Authorization: admin(), 'Content-Type': 'application/json' })
-      .send('{"username":"surrogate1","email":"surrogate1@example.com","password":"Surrogate-Pass-1234","full_name":"a\\ud800b"}');
+      .send(
+        '{"username":"surrogate1","email":"surrogate1@example.com","password":"Surrogate-Pass-1234","full_name":"a\\ud800b"}',
+      );
     expect(created.status).toBe(201);
     expect(created.body.full_name).toBe('a\ufffdb');
     const read = await t.http().get('/api/v1/users/surrogate1').set({ Authorization: admin() });
     expect(read.body.full_name).toBe('a\ufffdb');
-    const custom = await t.http()
+    const custom = await t
+      .http()
       .post('/api/v2/notifications/custom')
       .set({ Authorization: admin(), 'Content-Type': 'application/json' })
       .send('{"content":{"title":"t\\ud800","message":"m\\udfff"}}');
@@ -67,7 +71,10 @@ describe('bad input never answers 500', () => {
       const res = await http[verb](`${path}?format=json`)
         .set({ Authorization: admin(), 'Content-Type': 'application/json', ...headers })
         .send(body as string);
-      expect({ body, status: res.status < 500 ? 'client error or success' : res.status }).toEqual({ body, status: 'client error or success' });
+      expect({ body, status: res.status < 500 ? 'client error or success' : res.status }).toEqual({
+        body,
+        status: 'client error or success',
+      });
     }
   });
 
@@ -96,8 +103,14 @@ describe('NUL characters', () => {
   it('are refused with 400 in the dialect shape', async () => {
     const gitea = await t.http().get('/api/v1/users/a%00b');
     expect(gitea.status).toBe(400);
-    expect(gitea.body).toEqual({ message: 'Request contains a NUL character.', url: `${t.config.publicUrl}api/swagger` });
-    const coder = await t.http().post('/api/v2/users/login').send({ email: 'a\u0000@example.com', password: 'x' });
+    expect(gitea.body).toEqual({
+      message: 'Request contains a NUL character.',
+      url: `${t.config.publicUrl}api/swagger`,
+    });
+    const coder = await t
+      .http()
+      .post('/api/v2/users/login')
+      .send({ email: 'a\u0000@example.com', password: 'x' });
     expect(coder.status).toBe(400);
     expect(coder.body).toEqual({ message: 'Request contains a NUL character.' });
   });

@@ -27,7 +27,8 @@ function source(data: Buffer, error?: Error): Readable {
   const stream = new PassThrough();
   void (async () => {
     for (let offset = 0; offset < data.length; offset += 64 * 1024) {
-      if (!stream.write(data.subarray(offset, offset + 64 * 1024))) await new Promise((resolve) => stream.once('drain', resolve));
+      if (!stream.write(data.subarray(offset, offset + 64 * 1024)))
+        await new Promise((resolve) => stream.once('drain', resolve));
     }
     if (error) stream.destroy(error);
     else stream.end();
@@ -69,7 +70,13 @@ const drivers: Driver[] = [
     name: 's3 (s3rver)',
     async setup() {
       s3Dir = await mkdtemp(path.join(os.tmpdir(), 'devplane-s3-'));
-      s3Server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir, configureBuckets: [{ name: 'blobs', configs: [] }] });
+      s3Server = new S3rver({
+        address: '127.0.0.1',
+        port: 0,
+        silent: true,
+        directory: s3Dir,
+        configureBuckets: [{ name: 'blobs', configs: [] }],
+      });
       const address = (await s3Server.run()) as AddressInfo;
       s3Store = new S3BlobStore({
         endpoint: `http://127.0.0.1:${address.port}`,
@@ -140,16 +147,22 @@ describe.each(drivers)('BlobStore contract: $name', (driver) => {
   it('refuses a blob over the limit while reading, leaves nothing, and keeps the previous blob under the key', async () => {
     await store.put('limited.bin', Readable.from([Buffer.from('old content')]));
     const data = randomBytes(12 * 1024 * 1024);
-    await expect(store.put('limited.bin', source(data), { maxBytes: 9 * 1024 * 1024 })).rejects.toBeInstanceOf(TooLargeError);
+    await expect(
+      store.put('limited.bin', source(data), { maxBytes: 9 * 1024 * 1024 }),
+    ).rejects.toBeInstanceOf(TooLargeError);
     expect(await text((await store.get('limited.bin')).stream)).toBe('old content');
-    await expect(store.put('never.bin', source(data), { maxBytes: 1024 })).rejects.toBeInstanceOf(TooLargeError);
+    await expect(store.put('never.bin', source(data), { maxBytes: 1024 })).rejects.toBeInstanceOf(
+      TooLargeError,
+    );
     expect(await store.stat('never.bin')).toBeNull();
     if (driver.leftovers) expect(await driver.leftovers()).toBe(0);
   }, 120_000);
 
   it('leaves nothing when the source fails mid-upload (a client that hangs up)', async () => {
     const data = randomBytes(10 * 1024 * 1024);
-    await expect(store.put('aborted.bin', source(data, new Error('client went away')))).rejects.toThrow('client went away');
+    await expect(store.put('aborted.bin', source(data, new Error('client went away')))).rejects.toThrow(
+      'client went away',
+    );
     expect(await store.stat('aborted.bin')).toBeNull();
     if (driver.leftovers) expect(await driver.leftovers()).toBe(0);
   }, 120_000);
@@ -162,8 +175,11 @@ describe.each(drivers)('BlobStore contract: $name', (driver) => {
     await expect(store.get('gone.txt')).rejects.toBeInstanceOf(NotFoundError);
   });
 
-  it.each(['../escape', 'a/../../b', '/absolute', 'a//b', '', 'sp ace', 'a/.hidden/../x'])('refuses the key %p', async (key) => {
-    await expect(store.put(key, Readable.from([Buffer.from('x')]))).rejects.toBeInstanceOf(BadRequestError);
-    await expect(store.stat(key)).rejects.toBeInstanceOf(BadRequestError);
-  });
+  it.each(['../escape', 'a/../../b', '/absolute', 'a//b', '', 'sp ace', 'a/.hidden/../x'])(
+    'refuses the key %p',
+    async (key) => {
+      await expect(store.put(key, Readable.from([Buffer.from('x')]))).rejects.toBeInstanceOf(BadRequestError);
+      await expect(store.stat(key)).rejects.toBeInstanceOf(BadRequestError);
+    },
+  );
 });

@@ -28,12 +28,15 @@ describe('cluster bus', () => {
     expect(received).toEqual([{ n: 1 }]);
   });
 
-  (embedded ? it.skip : it)('an event published on one instance reaches a subscriber on the other', async () => {
-    const arrived = new Promise<unknown>((resolve) => {
-      second.app.get(ClusterBus).subscribe('inbox.created', resolve);
-    });
-    await first.app.get(ClusterBus).publish('inbox.created', { notificationId: 'n-1', userId: '42' });
-    await expect(arrived).resolves.toEqual({ notificationId: 'n-1', userId: '42' });
-    expect(second.app.get(ClusterBus).crossInstance).toBe(true);
-  });
+  (embedded ? it.skip : it)(
+    'an event published on one instance reaches a subscriber on the other',
+    async () => {
+      const arrived = new Promise<unknown>((resolve) => {
+        second.app.get(ClusterBus).subscribe('inbox.created', resolve);
+      });
+      await first.app.get(ClusterBus).publish('inbox.created', { notificationId: 'n-1', userId: '42' });
+      await expect(arrived).resolves.toEqual({ notificationId: 'n-1', userId: '42' });
+      expect(second.app.get(ClusterBus).crossInstance).toBe(true);
+    },
+  );
 });

@@ -30,7 +30,10 @@ describe('credentials and the three dialects', () => {
     ['Authorization: Bearer', (r) => r.set('Authorization', `Bearer ${alice.token}`)],
     ['Authorization: token', (r) => r.set('Authorization', `token ${alice.token}`)],
     ['Basic username + password', (r) => r.set('Authorization', basic(alice.user.name, alice.password))],
-    ['Basic email + password', (r) => r.set('Authorization', basic(alice.user.email.toUpperCase(), alice.password))],
+    [
+      'Basic email + password',
+      (r) => r.set('Authorization', basic(alice.user.email.toUpperCase(), alice.password)),
+    ],
     ['Basic username + token', (r) => r.set('Authorization', basic(alice.user.name, alice.token))],
     ['Basic token as user name', (r) => r.set('Authorization', basic(alice.token, ''))],
     ['Basic token:x-oauth-basic', (r) => r.set('Authorization', basic(alice.token, 'x-oauth-basic'))],
@@ -45,7 +48,12 @@ describe('credentials and the three dialects', () => {
       apply(req);
       const res = await req;
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ id: Number(alice.user.id), login: alice.user.name, username: alice.user.name, email: alice.user.email });
+      expect(res.body).toMatchObject({
+        id: Number(alice.user.id),
+        login: alice.user.name,
+        username: alice.user.name,
+        email: alice.user.email,
+      });
       if (warn) expect(res.headers['x-service-warning']).toMatch(/deprecated/);
       else expect(res.headers['x-service-warning']).toBeUndefined();
     });
@@ -56,18 +64,32 @@ describe('credentials and the three dialects', () => {
       apply(req);
       const res = await req;
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ id: alice.user.uuid, username: alice.user.name, name: 'Alice Example', status: 'active', login_type: 'password' });
+      expect(res.body).toMatchObject({
+        id: alice.user.uuid,
+        username: alice.user.name,
+        name: 'Alice Example',
+        status: 'active',
+        login_type: 'password',
+      });
       expect(res.body.organization_ids).toHaveLength(1);
     });
 
     it('GET /ocs/v2.php/cloud/user answers the OCS envelope', async () => {
       const [, apply] = forms()[index]!;
-      const req = t.http().get('/ocs/v2.php/cloud/user').query({ format: 'json' }).set('OCS-APIRequest', 'true');
+      const req = t
+        .http()
+        .get('/ocs/v2.php/cloud/user')
+        .query({ format: 'json' })
+        .set('OCS-APIRequest', 'true');
       apply(req);
       const res = await req;
       expect(res.status).toBe(200);
       expect(res.body.ocs.meta).toEqual({ status: 'ok', statuscode: 200, message: 'OK' });
-      expect(res.body.ocs.data).toMatchObject({ id: alice.user.name, displayname: 'Alice Example', enabled: true });
+      expect(res.body.ocs.data).toMatchObject({
+        id: alice.user.name,
+        displayname: 'Alice Example',
+        enabled: true,
+      });
     });
   });
 
@@ -76,10 +98,17 @@ describe('credentials and the three dialects', () => {
     it.each([
       ['no credentials', {}, 'Cookie "service_session_token" or query parameter must be provided.'],
       ['malformed token', { 'Service-Session-Token': 'abc' }, /^Invalid API key format/],
-      ['unknown key id', { 'Service-Session-Token': 'AAAAAAAAAA-BBBBBBBBBBBBBBBBBBBBBB' }, 'API key is invalid.'],
+      [
+        'unknown key id',
+        { 'Service-Session-Token': 'AAAAAAAAAA-BBBBBBBBBBBBBBBBBBBBBB' },
+        'API key is invalid.',
+      ],
       ['expired token', 'expired', /^API key expired at "/],
     ])('%s → 401', async (_name, headers, detail) => {
-      const set = headers === 'expired' ? { 'Service-Session-Token': expiredToken } : (headers as Record<string, string>);
+      const set =
+        headers === 'expired'
+          ? { 'Service-Session-Token': expiredToken }
+          : (headers as Record<string, string>);
       const res = await t.http().get('/api/v2/users/me').set(set);
       expect(res.status).toBe(401);
       expect(res.body.message).toBe(signedOut);
@@ -90,32 +119,55 @@ describe('credentials and the three dialects', () => {
 
     it('wrong secret of a real key → 401 "API key secret is invalid."', async () => {
       const [id] = alice.token.split('-');
-      const res = await t.http().get('/api/v2/users/me').set('Service-Session-Token', `${id}-${'x'.repeat(22)}`);
+      const res = await t
+        .http()
+        .get('/api/v2/users/me')
+        .set('Service-Session-Token', `${id}-${'x'.repeat(22)}`);
       expect(res.status).toBe(401);
       expect(res.body.detail).toBe('API key secret is invalid.');
     });
 
     it('wrong password over Basic → 401', async () => {
-      const res = await t.http().get('/api/v2/users/me').set('Authorization', basic(alice.user.name, 'wrong'));
+      const res = await t
+        .http()
+        .get('/api/v2/users/me')
+        .set('Authorization', basic(alice.user.name, 'wrong'));
       expect(res.status).toBe(401);
       expect(res.body.message).toBe('invalid username, password or token');
     });
 
     it('unknown user → 404 in Coder shape; by username and uuid → 200', async () => {
-      const missing = await t.http().get('/api/v2/users/nobody-here').set('Service-Session-Token', alice.token);
+      const missing = await t
+        .http()
+        .get('/api/v2/users/nobody-here')
+        .set('Service-Session-Token', alice.token);
       expect(missing.status).toBe(404);
-      expect(missing.body).toEqual({ message: 'Resource not found or you do not have access to this resource' });
-      const byName = await t.http().get(`/api/v2/users/${alice.user.name.toUpperCase()}`).set('Service-Session-Token', alice.token);
+      expect(missing.body).toEqual({
+        message: 'Resource not found or you do not have access to this resource',
+      });
+      const byName = await t
+        .http()
+        .get(`/api/v2/users/${alice.user.name.toUpperCase()}`)
+        .set('Service-Session-Token', alice.token);
       expect(byName.body.id).toBe(alice.user.uuid);
-      const byUuid = await t.http().get(`/api/v2/users/${alice.user.uuid}`).set('Service-Session-Token', alice.token);
+      const byUuid = await t
+        .http()
+        .get(`/api/v2/users/${alice.user.uuid}`)
+        .set('Service-Session-Token', alice.token);
       expect(byUuid.body.username).toBe(alice.user.name);
     });
 
     it('another user: 404 for a member, 200 for an owner', async () => {
       const other = await t.factories.user();
-      const asMember = await t.http().get(`/api/v2/users/${other.user.name}`).set('Service-Session-Token', alice.token);
+      const asMember = await t
+        .http()
+        .get(`/api/v2/users/${other.user.name}`)
+        .set('Service-Session-Token', alice.token);
       expect(asMember.status).toBe(404);
-      const asOwner = await t.http().get(`/api/v2/users/${other.user.uuid}`).set('Authorization', basic(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password));
+      const asOwner = await t
+        .http()
+        .get(`/api/v2/users/${other.user.uuid}`)
+        .set('Authorization', basic(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password));
       expect(asOwner.status).toBe(200);
       expect(asOwner.body.username).toBe(other.user.name);
     });
@@ -123,10 +175,18 @@ describe('credentials and the three dialects', () => {
     it('malformed JSON body → 400 "Request body must be valid JSON."', async () => {
       // Bodies are read per route (src/api/body): a route that exists, as a body on a route that does
       // not is never read (404, as Coder's router answers).
-      const res = await t.http().post('/api/v2/users/me/keys/tokens').set('Content-Type', 'application/json').send('{bad');
+      const res = await t
+        .http()
+        .post('/api/v2/users/me/keys/tokens')
+        .set('Content-Type', 'application/json')
+        .send('{bad');
       expect(res.status).toBe(400);
       expect(res.body.message).toBe('Request body must be valid JSON.');
-      const unrouted = await t.http().post('/api/v2/users/me').set('Content-Type', 'application/json').send('{bad');
+      const unrouted = await t
+        .http()
+        .post('/api/v2/users/me')
+        .set('Content-Type', 'application/json')
+        .send('{bad');
       expect(unrouted.status).toBe(404);
       expect(unrouted.body.message).toBe('Route not found.');
     });
@@ -141,7 +201,9 @@ describe('credentials and the three dialects', () => {
       const bob = await t.factories.user({ status: 'suspended' });
       const res = await t.http().get('/api/v2/users/me').set('Service-Session-Token', bob.token);
       expect(res.status).toBe(401);
-      expect(res.body.message).toBe('User is not active (status = "suspended"). Contact an admin to reactivate your account.');
+      expect(res.body.message).toBe(
+        'User is not active (status = "suspended"). Contact an admin to reactivate your account.',
+      );
     });
 
     it('a dormant user is reactivated on use', async () => {
@@ -175,7 +237,10 @@ describe('credentials and the three dialects', () => {
       expect(res.body).toEqual({ message: 'invalid username, password or token', url: url() });
     });
     it('bad credentials on a public route are still refused (Gitea)', async () => {
-      const res = await t.http().get(`/api/v1/users/${alice.user.name}`).set('Authorization', 'token AAAAAAAAAA-BBBBBBBBBBBBBBBBBBBBBB');
+      const res = await t
+        .http()
+        .get(`/api/v1/users/${alice.user.name}`)
+        .set('Authorization', 'token AAAAAAAAAA-BBBBBBBBBBBBBBBBBBBBBB');
       expect(res.status).toBe(401);
     });
     it('a token without the user scope → 403 with the scope message', async () => {
@@ -193,7 +258,10 @@ describe('credentials and the three dialects', () => {
       expect(anonymous.status).toBe(200);
       expect(anonymous.body.email).toBe(`${alice.user.name}@noreply.localhost`);
       expect(anonymous.body.is_admin).toBe(false);
-      const self = await t.http().get(`/api/v1/users/${alice.user.name}`).set('Authorization', `token ${alice.token}`);
+      const self = await t
+        .http()
+        .get(`/api/v1/users/${alice.user.name}`)
+        .set('Authorization', `token ${alice.token}`);
       expect(self.body.email).toBe(alice.user.email);
     });
     it('unknown user → 404 with Gitea text', async () => {
@@ -203,8 +271,14 @@ describe('credentials and the three dialects', () => {
     });
     it('a private user is 404 to others and visible to admins', async () => {
       const hidden = await t.factories.user({ visibility: 'private' });
-      expect((await t.http().get(`/api/v1/users/${hidden.user.name}`).set('Authorization', `token ${alice.token}`)).status).toBe(404);
-      const admin = await t.http().get(`/api/v1/users/${hidden.user.name}`).set('Authorization', basic(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password));
+      expect(
+        (await t.http().get(`/api/v1/users/${hidden.user.name}`).set('Authorization', `token ${alice.token}`))
+          .status,
+      ).toBe(404);
+      const admin = await t
+        .http()
+        .get(`/api/v1/users/${hidden.user.name}`)
+        .set('Authorization', basic(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password));
       expect(admin.status).toBe(200);
       expect(admin.body.email).toBe(hidden.user.email);
     });
@@ -220,31 +294,56 @@ describe('credentials and the three dialects', () => {
     it('no credentials → 401 statuscode 997', async () => {
       const res = await t.http().get('/ocs/v2.php/cloud/user?format=json').set('OCS-APIRequest', 'true');
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ ocs: { meta: { status: 'failure', statuscode: 997, message: 'Current user is not logged in' }, data: [] } });
+      expect(res.body).toEqual({
+        ocs: {
+          meta: { status: 'failure', statuscode: 997, message: 'Current user is not logged in' },
+          data: [],
+        },
+      });
     });
     it('wrong Basic password → 401 Unauthorised with WWW-Authenticate', async () => {
-      const res = await t.http().get('/ocs/v2.php/cloud/user?format=json').set('OCS-APIRequest', 'true').set('Authorization', basic(alice.user.name, 'nope'));
+      const res = await t
+        .http()
+        .get('/ocs/v2.php/cloud/user?format=json')
+        .set('OCS-APIRequest', 'true')
+        .set('Authorization', basic(alice.user.name, 'nope'));
       expect(res.status).toBe(401);
       expect(res.body.ocs.meta).toEqual({ status: 'failure', statuscode: 997, message: 'Unauthorised' });
       expect(res.headers['www-authenticate']).toBe('Basic realm="Authorisation Required"');
     });
     it('expired token → 401 statuscode 997', async () => {
-      const res = await t.http().get('/ocs/v2.php/cloud/user?format=json').set('OCS-APIRequest', 'true').set('Authorization', basic(alice.user.name, expiredToken));
+      const res = await t
+        .http()
+        .get('/ocs/v2.php/cloud/user?format=json')
+        .set('OCS-APIRequest', 'true')
+        .set('Authorization', basic(alice.user.name, expiredToken));
       expect(res.status).toBe(401);
       expect(res.body.ocs.meta.statuscode).toBe(997);
     });
     it('missing OCS-APIRequest → 412 plain JSON; Bearer passes without it', async () => {
-      const refused = await t.http().get('/ocs/v2.php/cloud/user?format=json').set('Authorization', basic(alice.user.name, alice.password));
+      const refused = await t
+        .http()
+        .get('/ocs/v2.php/cloud/user?format=json')
+        .set('Authorization', basic(alice.user.name, alice.password));
       expect(refused.status).toBe(412);
       expect(refused.body).toEqual({ message: 'CSRF check failed' });
-      const bearer = await t.http().get('/ocs/v2.php/cloud/user?format=json').set('Authorization', `Bearer ${alice.token}`);
+      const bearer = await t
+        .http()
+        .get('/ocs/v2.php/cloud/user?format=json')
+        .set('Authorization', `Bearer ${alice.token}`);
       expect(bearer.status).toBe(200);
     });
     it('XML by default', async () => {
-      const res = await t.http().get('/ocs/v2.php/cloud/user').set('OCS-APIRequest', 'true').set('Authorization', `Bearer ${alice.token}`);
+      const res = await t
+        .http()
+        .get('/ocs/v2.php/cloud/user')
+        .set('OCS-APIRequest', 'true')
+        .set('Authorization', `Bearer ${alice.token}`);
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/application\/xml/);
-      expect(res.text).toContain(`<ocs><meta><status>ok</status><statuscode>200</statuscode><message>OK</message></meta><data><id>${alice.user.name}</id>`);
+      expect(res.text).toContain(
+        `<ocs><meta><status>ok</status><statuscode>200</statuscode><message>OK</message></meta><data><id>${alice.user.name}</id>`,
+      );
     });
   });
 
@@ -261,10 +360,16 @@ describe('credentials and the three dialects', () => {
       expect((await t.http().get('/readyz')).body).toEqual({ status: 'ok', database: 'ok' });
     });
     it('the bootstrap admin exists, is owner and site admin', async () => {
-      const res = await t.http().get('/api/v2/users/me').set('Authorization', basic(BOOTSTRAP_ADMIN.email, BOOTSTRAP_ADMIN.password));
+      const res = await t
+        .http()
+        .get('/api/v2/users/me')
+        .set('Authorization', basic(BOOTSTRAP_ADMIN.email, BOOTSTRAP_ADMIN.password));
       expect(res.status).toBe(200);
       expect(res.body.roles).toEqual([{ name: 'owner', display_name: 'Owner' }]);
-      const gitea = await t.http().get('/api/v1/user').set('Authorization', basic(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password));
+      const gitea = await t
+        .http()
+        .get('/api/v1/user')
+        .set('Authorization', basic(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password));
       expect(gitea.body.is_admin).toBe(true);
     });
     it('echoes a request id', async () => {
@@ -303,10 +408,20 @@ describe('principals: users, workspace agents, provisioner daemons', () => {
   /** Registers port implementations the way the workspaces module will (here: on the live verifier). */
   function registerLookups(): void {
     const agents: WorkspaceAgentLookup = {
-      findByToken: (token) => Promise.resolve(token === AGENT_TOKEN ? { agentId: 'agent-1', workspaceId: 'ws-1', ownerId: alice.user.uuid } : null),
+      findByToken: (token) =>
+        Promise.resolve(
+          token === AGENT_TOKEN
+            ? { agentId: 'agent-1', workspaceId: 'ws-1', ownerId: alice.user.uuid }
+            : null,
+        ),
     };
     const provisioners: ProvisionerKeyLookup = {
-      findByKey: (key) => Promise.resolve(key === PROVISIONER_KEY ? { keyId: 'key-1', organizationId: 'org-1', name: 'default', tags: {} } : null),
+      findByKey: (key) =>
+        Promise.resolve(
+          key === PROVISIONER_KEY
+            ? { keyId: 'key-1', organizationId: 'org-1', name: 'default', tags: {} }
+            : null,
+        ),
     };
     Object.assign(t.app.get(CredentialVerifier), { agents, provisioners });
   }
@@ -316,7 +431,15 @@ describe('principals: users, workspace agents, provisioner daemons', () => {
   }
 
   async function decide(handler: (...args: never[]) => unknown, headers: Record<string, string>) {
-    const req = { path: '/probe', url: '/probe', method: 'GET', query: {}, headers, cookies: {}, ip: '127.0.0.1' };
+    const req = {
+      path: '/probe',
+      url: '/probe',
+      method: 'GET',
+      query: {},
+      headers,
+      cookies: {},
+      ip: '127.0.0.1',
+    };
     const context = {
       getType: () => 'http',
       getHandler: () => handler,
@@ -327,7 +450,8 @@ describe('principals: users, workspace agents, provisioner daemons', () => {
       await t.app.get(AuthGuard).canActivate(context);
       return { allowed: true, any: requestAnyPrincipal(req as never), user: requestPrincipal(req as never) };
     } catch (error) {
-      if (error instanceof UnauthenticatedError) return { allowed: false, status: 401, message: error.message };
+      if (error instanceof UnauthenticatedError)
+        return { allowed: false, status: 401, message: error.message };
       throw error;
     }
   }
@@ -336,8 +460,12 @@ describe('principals: users, workspace agents, provisioner daemons', () => {
     unregisterLookups();
     const res = await t.http().get('/api/v2/users/me').set('Service-Session-Token', AGENT_TOKEN);
     expect(res.status).toBe(401);
-    expect((await decide(PrincipalProbe.prototype.agentOnly, { 'service-session-token': AGENT_TOKEN })).allowed).toBe(false);
-    const provisioner = await decide(PrincipalProbe.prototype.userOrProvisioner, { 'service-provisioner-key': PROVISIONER_KEY });
+    expect(
+      (await decide(PrincipalProbe.prototype.agentOnly, { 'service-session-token': AGENT_TOKEN })).allowed,
+    ).toBe(false);
+    const provisioner = await decide(PrincipalProbe.prototype.userOrProvisioner, {
+      'service-provisioner-key': PROVISIONER_KEY,
+    });
     expect(provisioner).toMatchObject({ allowed: false, message: 'Authentication required.' });
     const gitea = await t.http().get('/api/v1/version').set('Service-Provisioner-Key', PROVISIONER_KEY);
     expect(gitea.status).toBe(200);
@@ -346,24 +474,44 @@ describe('principals: users, workspace agents, provisioner daemons', () => {
   it('with the ports, each kind reaches only the routes that admit it; users stay the default', async () => {
     registerLookups();
     try {
-      const agent = await decide(PrincipalProbe.prototype.agentOnly, { 'service-session-token': AGENT_TOKEN });
+      const agent = await decide(PrincipalProbe.prototype.agentOnly, {
+        'service-session-token': AGENT_TOKEN,
+      });
       expect(agent.allowed).toBe(true);
       expect(agent.any).toMatchObject({ kind: 'agent', agent: { agentId: 'agent-1' } });
       expect(agent.user).toBeUndefined();
-      expect(await decide(PrincipalProbe.prototype.userOnly, { 'service-session-token': AGENT_TOKEN })).toMatchObject({ allowed: false, status: 401 });
-      expect(await decide(PrincipalProbe.prototype.agentOnly, { 'service-session-token': alice.token })).toMatchObject({ allowed: false, status: 401 });
-      expect(await decide(PrincipalProbe.prototype.agentOnly, { 'service-session-token': '11111111-2222-4333-8444-555555555555' })).toMatchObject({ allowed: false, status: 401 });
+      expect(
+        await decide(PrincipalProbe.prototype.userOnly, { 'service-session-token': AGENT_TOKEN }),
+      ).toMatchObject({ allowed: false, status: 401 });
+      expect(
+        await decide(PrincipalProbe.prototype.agentOnly, { 'service-session-token': alice.token }),
+      ).toMatchObject({ allowed: false, status: 401 });
+      expect(
+        await decide(PrincipalProbe.prototype.agentOnly, {
+          'service-session-token': '11111111-2222-4333-8444-555555555555',
+        }),
+      ).toMatchObject({ allowed: false, status: 401 });
 
-      const provisioner = await decide(PrincipalProbe.prototype.userOrProvisioner, { 'service-provisioner-key': PROVISIONER_KEY });
+      const provisioner = await decide(PrincipalProbe.prototype.userOrProvisioner, {
+        'service-provisioner-key': PROVISIONER_KEY,
+      });
       expect(provisioner.allowed).toBe(true);
       expect(provisioner.any).toMatchObject({ kind: 'provisioner', provisioner: { keyId: 'key-1' } });
-      expect(await decide(PrincipalProbe.prototype.userOrProvisioner, { 'service-provisioner-key': 'wrong' })).toMatchObject({ allowed: false, status: 401 });
-      expect(await decide(PrincipalProbe.prototype.userOrProvisioner, { authorization: `Bearer ${alice.token}` })).toMatchObject({ allowed: true });
-      expect(await decide(PrincipalProbe.prototype.agentOnly, { 'service-provisioner-key': PROVISIONER_KEY })).toMatchObject({ allowed: false, status: 401 });
+      expect(
+        await decide(PrincipalProbe.prototype.userOrProvisioner, { 'service-provisioner-key': 'wrong' }),
+      ).toMatchObject({ allowed: false, status: 401 });
+      expect(
+        await decide(PrincipalProbe.prototype.userOrProvisioner, { authorization: `Bearer ${alice.token}` }),
+      ).toMatchObject({ allowed: true });
+      expect(
+        await decide(PrincipalProbe.prototype.agentOnly, { 'service-provisioner-key': PROVISIONER_KEY }),
+      ).toMatchObject({ allowed: false, status: 401 });
 
       // Existing user routes refuse agents over HTTP too.
       expect((await t.http().get('/api/v1/user').set('Service-Session-Token', AGENT_TOKEN)).status).toBe(401);
-      expect((await t.http().get('/api/v2/users/me').set('Service-Provisioner-Key', PROVISIONER_KEY)).status).toBe(401);
+      expect(
+        (await t.http().get('/api/v2/users/me').set('Service-Provisioner-Key', PROVISIONER_KEY)).status,
+      ).toBe(401);
     } finally {
       unregisterLookups();
     }

@@ -20,7 +20,8 @@ describe('identity read cache coherence', () => {
   });
 
   const me = (token: string) => t.http().get('/api/v2/users/me').set('Service-Session-Token', token);
-  const giteaAdmin = (token: string) => t.http().get('/api/v1/admin/users').set('Authorization', `token ${token}`);
+  const giteaAdmin = (token: string) =>
+    t.http().get('/api/v1/admin/users').set('Authorization', `token ${token}`);
 
   it('a deleted token stops working on the next request', async () => {
     expect((await me(bob.token)).status).toBe(200);
@@ -56,7 +57,11 @@ describe('identity read cache coherence', () => {
     await t.factories.organization(undefined, bob.user.id);
     const after = await me(bob.token);
     expect(after.body.organization_ids).toHaveLength(2);
-    const authcheck = await t.http().post('/api/v2/authcheck').set('Service-Session-Token', bob.token).send(check);
+    const authcheck = await t
+      .http()
+      .post('/api/v2/authcheck')
+      .set('Service-Session-Token', bob.token)
+      .send(check);
     expect(authcheck.status).toBe(200);
   });
 
@@ -66,7 +71,10 @@ describe('identity read cache coherence', () => {
     try {
       const start = tablesVersion(['users']);
       await runner.startTransaction();
-      await runner.query('UPDATE users SET full_name = $1 WHERE id = $2', ['Bob In Transaction', bob.user.id]);
+      await runner.query('UPDATE users SET full_name = $1 WHERE id = $2', [
+        'Bob In Transaction',
+        bob.user.id,
+      ]);
       const afterStatement = tablesVersion(['users']);
       expect(afterStatement).toBeGreaterThan(start);
       await runner.commitTransaction();
@@ -85,9 +93,13 @@ describe('identity read cache coherence', () => {
     // Carol's first request writes her last_seen_at and her token's last use.
     expect((await me(carol.token)).status).toBe(200);
     expect(tablesVersion(['users', 'api_tokens', 'organization_members'])).toBe(version);
-    const [user] = (await t.dataSource.query('SELECT last_seen_at FROM users WHERE id = $1', [carol.user.id])) as { last_seen_at: Date | null }[];
+    const [user] = (await t.dataSource.query('SELECT last_seen_at FROM users WHERE id = $1', [
+      carol.user.id,
+    ])) as { last_seen_at: Date | null }[];
     expect(user!.last_seen_at).not.toBeNull();
-    const [token] = (await t.dataSource.query('SELECT last_used_at FROM api_tokens WHERE id = $1', [carol.token.split('-')[0]])) as { last_used_at: Date | null }[];
+    const [token] = (await t.dataSource.query('SELECT last_used_at FROM api_tokens WHERE id = $1', [
+      carol.token.split('-')[0],
+    ])) as { last_used_at: Date | null }[];
     expect(token!.last_used_at).not.toBeNull();
     // The activity is visible at once on this instance (the cached row was patched).
     const again = await me(carol.token);
@@ -98,7 +110,9 @@ describe('identity read cache coherence', () => {
     const carol = await t.factories.user();
     expect((await me(carol.token)).status).toBe(200);
     expect((await me(carol.token)).status).toBe(200);
-    await t.dataSource.query("UPDATE api_tokens SET expires_at = now() - interval '1 minute' WHERE id = $1", [carol.token.split('-')[0]]);
+    await t.dataSource.query("UPDATE api_tokens SET expires_at = now() - interval '1 minute' WHERE id = $1", [
+      carol.token.split('-')[0],
+    ]);
     expect((await me(carol.token)).status).toBe(401);
   });
 
@@ -129,6 +143,8 @@ describe('identity read cache switched off', () => {
     const res = await t.http().get('/api/v1/user').set('Authorization', `token ${carol.token}`);
     expect(res.status).toBe(200);
     await t.dataSource.query(`UPDATE users SET status = 'suspended' WHERE id = $1`, [carol.user.id]);
-    expect((await t.http().get('/api/v1/user').set('Authorization', `token ${carol.token}`)).status).toBe(403);
+    expect((await t.http().get('/api/v1/user').set('Authorization', `token ${carol.token}`)).status).toBe(
+      403,
+    );
   });
 });

@@ -7,7 +7,9 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen`)), ms))),
+    new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen`)), ms)),
+    ),
   ]);
 }
 
@@ -40,7 +42,10 @@ describe('durable jobs', () => {
   });
 
   const rows = (type: string): Promise<JobRow[]> =>
-    a.dataSource.query(`SELECT id, status, attempts, max_attempts, last_error, leased_by FROM jobs WHERE type = $1 ORDER BY created_at, payload->>'n'`, [type]);
+    a.dataSource.query(
+      `SELECT id, status, attempts, max_attempts, last_error, leased_by FROM jobs WHERE type = $1 ORDER BY created_at, payload->>'n'`,
+      [type],
+    );
 
   it('a job enqueued in a rolled-back transaction never exists; a committed one runs once, woken by the commit', async () => {
     const seen: unknown[] = [];
@@ -65,7 +70,9 @@ describe('durable jobs', () => {
     await within(done, 10_000, 'the wake-up after the commit');
     await qa.drain();
     expect(seen).toEqual([{ n: 2 }]);
-    expect(await rows('test.tx')).toEqual([expect.objectContaining({ id, status: 'succeeded', attempts: 1, last_error: null, leased_by: null })]);
+    expect(await rows('test.tx')).toEqual([
+      expect.objectContaining({ id, status: 'succeeded', attempts: 1, last_error: null, leased_by: null }),
+    ]);
   });
 
   it('an enqueue in a nested transaction (savepoint) wakes the workers at the outer commit, not before', async () => {
@@ -81,7 +88,9 @@ describe('durable jobs', () => {
     });
     await within(done, 10_000, 'the wake-up after the outer commit');
     await qa.drain();
-    expect(await rows('test.nested')).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 1 })]);
+    expect(await rows('test.nested')).toEqual([
+      expect.objectContaining({ status: 'succeeded', attempts: 1 }),
+    ]);
   });
 
   it('retries with backoff until the handler succeeds', async () => {
@@ -97,7 +106,9 @@ describe('durable jobs', () => {
     await qa.enqueue(a.dataSource.manager, 'test.flaky', {});
     await qa.drain();
     expect(attempts).toEqual([1, 2, 3]);
-    expect(await rows('test.flaky')).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 3, max_attempts: 5, last_error: null })]);
+    expect(await rows('test.flaky')).toEqual([
+      expect.objectContaining({ status: 'succeeded', attempts: 3, max_attempts: 5, last_error: null }),
+    ]);
   });
 
   it('keeps a job that exhausted its attempts, or failed permanently, as failed with the reason', async () => {
@@ -120,22 +131,40 @@ describe('durable jobs', () => {
       expect.objectContaining({ status: 'failed', attempts: 3, last_error: 'still broken (3)' }),
       expect.objectContaining({ status: 'failed', attempts: 1, last_error: 'no retry can fix this' }),
     ]);
-    expect((await qa.depth()).find((d) => d.type === 'test.fail')).toEqual({ type: 'test.fail', ready: 0, scheduled: 0, running: 0, failed: 2 });
+    expect((await qa.depth()).find((d) => d.type === 'test.fail')).toEqual({
+      type: 'test.fail',
+      ready: 0,
+      scheduled: 0,
+      running: 0,
+      failed: 2,
+    });
   });
 
   it('maxAttempts of the enqueue wins over the type default', async () => {
-    qa.register('test.once', async () => {
-      throw new Error('nope');
-    }, { backoffMs: 5, maxAttempts: 5 });
+    qa.register(
+      'test.once',
+      async () => {
+        throw new Error('nope');
+      },
+      { backoffMs: 5, maxAttempts: 5 },
+    );
     await qa.enqueue(a.dataSource.manager, 'test.once', {}, { maxAttempts: 1 });
     await qa.drain();
-    expect(await rows('test.once')).toEqual([expect.objectContaining({ status: 'failed', attempts: 1, max_attempts: 1 })]);
+    expect(await rows('test.once')).toEqual([
+      expect.objectContaining({ status: 'failed', attempts: 1, max_attempts: 1 }),
+    ]);
   });
 
   it('a delayed job waits for its time; depth() reports it as scheduled', async () => {
     qa.register('test.later', async () => undefined);
     await qa.enqueue(a.dataSource.manager, 'test.later', {}, { delayMs: 3_600_000 });
-    expect((await qa.depth()).find((d) => d.type === 'test.later')).toEqual({ type: 'test.later', ready: 0, scheduled: 1, running: 0, failed: 0 });
+    expect((await qa.depth()).find((d) => d.type === 'test.later')).toEqual({
+      type: 'test.later',
+      ready: 0,
+      scheduled: 1,
+      running: 0,
+      failed: 0,
+    });
     qa.kick();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await rows('test.later')).toEqual([expect.objectContaining({ status: 'pending', attempts: 0 })]);
@@ -176,7 +205,11 @@ describe('durable jobs', () => {
     let current: JobRow[] = [];
     while (Date.now() < deadline) {
       current = await rows('test.orphan');
-      if (current.filter((r) => r.status === 'running').length === 1 && current.some((r) => r.status === 'succeeded')) break;
+      if (
+        current.filter((r) => r.status === 'running').length === 1 &&
+        current.some((r) => r.status === 'succeeded')
+      )
+        break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(seen).toEqual([1]);
@@ -198,7 +231,8 @@ describe('durable jobs', () => {
     qa.register('test.shared', handler);
     qb.register('test.shared', handler);
     const ids: string[] = [];
-    for (let i = 0; i < 40; i++) ids.push((await (i % 2 ? qa : qb).enqueue(a.dataSource.manager, 'test.shared', { i }))!);
+    for (let i = 0; i < 40; i++)
+      ids.push((await (i % 2 ? qa : qb).enqueue(a.dataSource.manager, 'test.shared', { i }))!);
     await Promise.all([qa.drain(), qb.drain()]);
     expect([...runs].sort()).toEqual([...ids].sort());
     expect((await rows('test.shared')).every((r) => r.status === 'succeeded' && r.attempts === 1)).toBe(true);
@@ -220,7 +254,9 @@ describe('durable jobs', () => {
     await qa.enqueue(a.dataSource.manager, 'test.slow', { n: 2 }); // nobody may lease it now
     release();
     await closing;
-    const slow = await a.dataSource.query(`SELECT payload->>'n' AS n, status FROM jobs WHERE type = 'test.slow' ORDER BY created_at`);
+    const slow = await a.dataSource.query(
+      `SELECT payload->>'n' AS n, status FROM jobs WHERE type = 'test.slow' ORDER BY created_at`,
+    );
     expect(slow).toEqual([
       { n: '1', status: 'succeeded' },
       { n: '2', status: 'pending' },

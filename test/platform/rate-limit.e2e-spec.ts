@@ -4,7 +4,12 @@ import { createTestApp } from '../helpers/test-app';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
 
 async function redisReachable(): Promise<boolean> {
-  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 500, retryStrategy: () => null });
+  const client = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 500,
+    retryStrategy: () => null,
+  });
   try {
     await client.connect();
     await client.flushdb();
@@ -20,14 +25,17 @@ async function redisReachable(): Promise<boolean> {
 describe('rate limits', () => {
   const body = { email: 'nobody@example.com', password: 'wrong-password' };
 
-  it('memory storage: the 4th login attempt in a minute answers 429 with Coder\'s text', async () => {
+  it("memory storage: the 4th login attempt in a minute answers 429 with Coder's text", async () => {
     const t = await createTestApp({ env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_LOGIN_PER_MINUTE: '3' } });
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) statuses.push((await t.http().post('/api/v2/users/login').send(body)).status);
+      for (let i = 0; i < 4; i++)
+        statuses.push((await t.http().post('/api/v2/users/login').send(body)).status);
       expect(statuses).toEqual([401, 401, 401, 429]);
       const limited = await t.http().post('/api/v2/users/login').send(body);
-      expect(limited.body).toEqual({ message: "You've been rate limited for sending more than 3 requests in 1m0s." });
+      expect(limited.body).toEqual({
+        message: "You've been rate limited for sending more than 3 requests in 1m0s.",
+      });
       // Routes outside the login group are not affected by the login limit.
       expect((await t.http().get('/api/v2/buildinfo')).status).toBe(200);
     } finally {
@@ -46,7 +54,8 @@ describe('rate limits', () => {
     const second = await createTestApp({ env, schema: first.schema });
     try {
       const statuses: number[] = [];
-      for (const t of [first, second, first, second]) statuses.push((await t.http().post('/api/v2/users/login').send(body)).status);
+      for (const t of [first, second, first, second])
+        statuses.push((await t.http().post('/api/v2/users/login').send(body)).status);
       expect(statuses).toEqual([401, 401, 401, 429]);
     } finally {
       await second.close();

@@ -7,7 +7,15 @@ import { RealtimeHub } from '../../src/platform/realtime/realtime-hub.service';
 import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { EMBEDDED, sleep, waitFor, WatchClient } from '../notifications/helpers';
-import { AdminGateway, PROBE, ProbeStreamController, PublicGateway, RealtimeProbeModule, SseClient, UndeclaredGateway } from './realtime-probe';
+import {
+  AdminGateway,
+  PROBE,
+  ProbeStreamController,
+  PublicGateway,
+  RealtimeProbeModule,
+  SseClient,
+  UndeclaredGateway,
+} from './realtime-probe';
 
 describe('realtime layer (platform/realtime)', () => {
   let t: TestApp;
@@ -19,7 +27,10 @@ describe('realtime layer (platform/realtime)', () => {
   const streams: SseClient[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp({ modules: [RealtimeProbeModule], env: { REALTIME_MAX_BUFFERED_BYTES: '65536' } });
+    t = await createTestApp({
+      modules: [RealtimeProbeModule],
+      env: { REALTIME_MAX_BUFFERED_BYTES: '65536' },
+    });
     http = await t.listen();
     ws = http.replace(/^http/, 'ws');
     alice = await t.factories.user();
@@ -74,7 +85,10 @@ describe('realtime layer (platform/realtime)', () => {
       const ok = client('admin', { Authorization: `Bearer ${admin.token}` });
       await ok.opened;
       await waitFor(() => t.app.get(AdminGateway).connections.length > before, 5_000, 'connection');
-      expect(t.app.get(AdminGateway).connections.at(-1)!.identity).toMatchObject({ userId: admin.user.id, viaCookie: false });
+      expect(t.app.get(AdminGateway).connections.at(-1)!.identity).toMatchObject({
+        userId: admin.user.id,
+        viaCookie: false,
+      });
     });
   });
 
@@ -114,7 +128,9 @@ describe('realtime layer (platform/realtime)', () => {
     (EMBEDDED ? it.skip : it)('fans out to subscribers on another instance (ClusterBus)', async () => {
       const second = await createTestApp({ schema: t.schema });
       try {
-        const arrived = new Promise<unknown>((resolve) => second.app.get(RealtimeHub).subscribe('test:cluster', resolve));
+        const arrived = new Promise<unknown>((resolve) =>
+          second.app.get(RealtimeHub).subscribe('test:cluster', resolve),
+        );
         await t.app.get(RealtimeHub).publish('test:cluster', { from: 'first' });
         await expect(arrived).resolves.toEqual({ from: 'first' });
       } finally {
@@ -127,7 +143,11 @@ describe('realtime layer (platform/realtime)', () => {
     let fast: TestApp;
     let fastWs: string;
     beforeAll(async () => {
-      fast = await createTestApp({ schema: t.schema, modules: [RealtimeProbeModule], env: { REALTIME_HEARTBEAT_MS: '100' } });
+      fast = await createTestApp({
+        schema: t.schema,
+        modules: [RealtimeProbeModule],
+        env: { REALTIME_HEARTBEAT_MS: '100' },
+      });
       fastWs = (await fast.listen()).replace(/^http/, 'ws');
     });
     afterAll(() => fast.close());
@@ -197,7 +217,11 @@ describe('realtime layer (platform/realtime)', () => {
       expect(res.headers['cache-control']).toContain('no-cache');
       await waitFor(() => s.events().length === 1, 5_000, 'hello');
       expect(s.events()[0]).toEqual({ event: 'hello', data: '41' });
-      await waitFor(() => t.app.get(RealtimeHub).hasSubscribers(`probe:${alice.user.id}`), 5_000, 'subscription');
+      await waitFor(
+        () => t.app.get(RealtimeHub).hasSubscribers(`probe:${alice.user.id}`),
+        5_000,
+        'subscription',
+      );
       await t.app.get(RealtimeHub).publish(`probe:${alice.user.id}`, 'line one\nline two');
       await waitFor(() => s.events().length === 2, 5_000, 'probe event');
       expect(s.events()[1]).toEqual({ event: 'probe', id: '1', data: 'line one\nline two' });
@@ -220,7 +244,11 @@ describe('realtime layer (platform/realtime)', () => {
       await waitFor(() => connections.countForUser(user.user.id) === 1, 5_000, 'registered');
       s.close();
       await waitFor(() => connections.countForUser(user.user.id) === 0, 5_000, 'unregistered');
-      await waitFor(() => !t.app.get(RealtimeHub).hasSubscribers(`probe:${user.user.id}`), 5_000, 'unsubscribed');
+      await waitFor(
+        () => !t.app.get(RealtimeHub).hasSubscribers(`probe:${user.user.id}`),
+        5_000,
+        'unsubscribed',
+      );
       expect(t.app.get(ProbeStreamController).streams.at(-1)!.closed).toBe(true);
     });
   });

@@ -35,7 +35,10 @@ describe('every route declares who may call it', () => {
         const handler = (prototype as Record<string, unknown>)[name] as () => unknown;
         if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
         routes++;
-        const access = reflector.getAllAndOverride<AccessDeclaration | undefined>(ACCESS_METADATA, [handler, metatype]);
+        const access = reflector.getAllAndOverride<AccessDeclaration | undefined>(ACCESS_METADATA, [
+          handler,
+          metatype,
+        ]);
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
         const label = `${metatype.name}.${name} (${method} ${String(Reflect.getMetadata(PATH_METADATA, handler))})`;
         if (!access) {
@@ -44,10 +47,15 @@ describe('every route declares who may call it', () => {
         }
         if (access.kind !== 'authenticated') continue;
         const declaresScope =
-          (access.scopes?.length ?? 0) > 0 || access.tokenScope !== undefined || access.rbac !== undefined || access.admin === true || access.anyTokenScope === true;
+          (access.scopes?.length ?? 0) > 0 ||
+          access.tokenScope !== undefined ||
+          access.rbac !== undefined ||
+          access.admin === true ||
+          access.anyTokenScope === true;
         if (!declaresScope) withoutScope.push(label);
         const kinds = access.principals ?? ['user'];
-        if (kinds.length === 0 || kinds.some((kind) => !PRINCIPAL_KINDS.includes(kind))) badKinds.push(`${label}: ${kinds.join(',')}`);
+        if (kinds.length === 0 || kinds.some((kind) => !PRINCIPAL_KINDS.includes(kind)))
+          badKinds.push(`${label}: ${kinds.join(',')}`);
       }
     }
     expect(routes).toBeGreaterThan(5);

@@ -6,7 +6,6 @@ import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { cloneUrl, git, tempDir } from './git-client';
 
-
 describe('branches, branch protection and merge upstream (Gitea routes, the real git client)', () => {
   let t: TestApp;
   let base: string;
@@ -26,12 +25,20 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
   /** A clone of owner/name as `who`, with its identity set. */
   async function clone(who: CreatedUser, name = 'proj', owner = 'alice'): Promise<string> {
     const dir = await tempDir();
-    const result = await git(['clone', '--quiet', cloneUrl(base, owner, name, { user: who.user.name, secret: who.token }), 'wc'], dir);
+    const result = await git(
+      ['clone', '--quiet', cloneUrl(base, owner, name, { user: who.user.name, secret: who.token }), 'wc'],
+      dir,
+    );
     expect(result.code).toBe(0);
     return path.join(dir, 'wc');
   }
 
-  async function commitFile(wc: string, file: string, content: string, message = `change ${file}`): Promise<string> {
+  async function commitFile(
+    wc: string,
+    file: string,
+    content: string,
+    message = `change ${file}`,
+  ): Promise<string> {
     await mkdir(path.dirname(path.join(wc, file)), { recursive: true });
     await writeFile(path.join(wc, file), content);
     await git(['add', file], wc);
@@ -40,18 +47,37 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
   }
 
   async function tipOf(branch: string, name = 'proj', owner = 'alice'): Promise<string | undefined> {
-    const res = await t.http().get(`${repoPath(name, owner)}/branches/${branch}`).set(tok(alice));
+    const res = await t
+      .http()
+      .get(`${repoPath(name, owner)}/branches/${branch}`)
+      .set(tok(alice));
     return res.status === 200 ? (res.body.commit.id as string) : undefined;
   }
 
-  async function protect(body: Record<string, unknown>, name = 'proj', owner = 'alice', who: CreatedUser = alice) {
-    const res = await t.http().post(`${repoPath(name, owner)}/branch_protections`).set(tok(who)).send(body);
+  async function protect(
+    body: Record<string, unknown>,
+    name = 'proj',
+    owner = 'alice',
+    who: CreatedUser = alice,
+  ) {
+    const res = await t
+      .http()
+      .post(`${repoPath(name, owner)}/branch_protections`)
+      .set(tok(who))
+      .send(body);
     expect(res.status).toBe(201);
     return res.body as { rule_name: string; priority: number };
   }
 
   async function unprotect(rule: string, name = 'proj', owner = 'alice') {
-    expect((await t.http().delete(`${repoPath(name, owner)}/branch_protections/${encodeURIComponent(rule)}`).set(tok(alice))).status).toBe(204);
+    expect(
+      (
+        await t
+          .http()
+          .delete(`${repoPath(name, owner)}/branch_protections/${encodeURIComponent(rule)}`)
+          .set(tok(alice))
+      ).status,
+    ).toBe(204);
   }
 
   beforeAll(async () => {
@@ -62,10 +88,21 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
     carol = await t.factories.user({ username: 'carol' });
     admin = await t.factories.admin({ username: 'siteadmin' });
     await createRepo(alice, 'proj');
-    await t.http().put(`${repoPath()}/collaborators/bob`).set(tok(alice)).send({ permission: 'write' }).expect(204);
-    await t.http().put(`${repoPath()}/collaborators/carol`).set(tok(alice)).send({ permission: 'read' }).expect(204);
+    await t
+      .http()
+      .put(`${repoPath()}/collaborators/bob`)
+      .set(tok(alice))
+      .send({ permission: 'write' })
+      .expect(204);
+    await t
+      .http()
+      .put(`${repoPath()}/collaborators/carol`)
+      .set(tok(alice))
+      .send({ permission: 'read' })
+      .expect(204);
     const emitter = t.app.get(EventEmitter2);
-    for (const name of ['branch.created', 'branch.updated', 'branch.deleted']) emitter.on(name, (payload: Record<string, unknown>) => events.push({ name, payload }));
+    for (const name of ['branch.created', 'branch.updated', 'branch.deleted'])
+      emitter.on(name, (payload: Record<string, unknown>) => events.push({ name, payload }));
   });
   afterAll(async () => {
     await t.close();
@@ -74,23 +111,46 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
   describe('branch routes', () => {
     it('lists an empty repository as an empty page', async () => {
       await createRepo(alice, 'blank', false);
-      const res = await t.http().get(`${repoPath('blank')}/branches`).set(tok(alice));
+      const res = await t
+        .http()
+        .get(`${repoPath('blank')}/branches`)
+        .set(tok(alice));
       expect(res.status).toBe(200);
       expect(res.body).toEqual([]);
       expect(res.headers['x-total-count']).toBe('0');
-      const create = await t.http().post(`${repoPath('blank')}/branches`).set(tok(alice)).send({ new_branch_name: 'x' });
+      const create = await t
+        .http()
+        .post(`${repoPath('blank')}/branches`)
+        .set(tok(alice))
+        .send({ new_branch_name: 'x' });
       expect(create.status).toBe(404);
       expect(create.body.message).toBe('Git Repository is empty.');
     });
 
     it('creates branches (201) from the default branch, a branch or any ref, and lists them newest first with paging', async () => {
       events.length = 0;
-      const created = await t.http().post(`${repoPath()}/branches`).set(tok(bob)).send({ new_branch_name: 'feature/one' });
+      const created = await t
+        .http()
+        .post(`${repoPath()}/branches`)
+        .set(tok(bob))
+        .send({ new_branch_name: 'feature/one' });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ name: 'feature/one', protected: false, user_can_push: true, user_can_merge: true, effective_branch_protection_name: '' });
+      expect(created.body).toMatchObject({
+        name: 'feature/one',
+        protected: false,
+        user_can_push: true,
+        user_can_merge: true,
+        effective_branch_protection_name: '',
+      });
       // The auto_init commit is alice's (her e-mail address): resolved to her account.
-      expect(created.body.commit).toMatchObject({ author: { username: 'alice' }, verification: { verified: false }, added: null });
-      expect(created.body.commit.url).toBe(`${t.config.publicUrl}alice/proj/commit/${created.body.commit.id}`);
+      expect(created.body.commit).toMatchObject({
+        author: { username: 'alice' },
+        verification: { verified: false },
+        added: null,
+      });
+      expect(created.body.commit.url).toBe(
+        `${t.config.publicUrl}alice/proj/commit/${created.body.commit.id}`,
+      );
       expect(events.map((e) => e.name)).toEqual(['branch.created']);
       expect(events[0]!.payload).toMatchObject({ branch: 'feature/one', actorUserId: bob.user.id });
 
@@ -99,15 +159,29 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       await new Promise((resolve) => setTimeout(resolve, 1100)); // a later committer second than the first commit
       const newer = await commitFile(wc, 'n.txt', 'n\n');
       expect((await git(['push', '--quiet', 'origin', 'newer'], wc)).code).toBe(0);
-      const fromRef = await t.http().post(`${repoPath()}/branches`).set(tok(bob)).send({ new_branch_name: 'from-sha', old_ref_name: newer, old_branch_name: 'main' });
+      const fromRef = await t
+        .http()
+        .post(`${repoPath()}/branches`)
+        .set(tok(bob))
+        .send({ new_branch_name: 'from-sha', old_ref_name: newer, old_branch_name: 'main' });
       expect(fromRef.status).toBe(201);
       expect(fromRef.body.commit.id).toBe(newer);
-      const fromBranch = await t.http().post(`${repoPath()}/branches`).set(tok(bob)).send({ new_branch_name: 'from-newer', old_branch_name: 'newer' });
+      const fromBranch = await t
+        .http()
+        .post(`${repoPath()}/branches`)
+        .set(tok(bob))
+        .send({ new_branch_name: 'from-newer', old_branch_name: 'newer' });
       expect(fromBranch.body.commit.id).toBe(newer);
 
       const all = await t.http().get(`${repoPath()}/branches`).set(tok(carol));
       expect(all.status).toBe(200);
-      expect(all.body.map((b: { name: string }) => b.name)).toEqual(['from-newer', 'from-sha', 'newer', 'feature/one', 'main']);
+      expect(all.body.map((b: { name: string }) => b.name)).toEqual([
+        'from-newer',
+        'from-sha',
+        'newer',
+        'feature/one',
+        'main',
+      ]);
       expect(all.body[0]).toMatchObject({ user_can_push: false, user_can_merge: false });
       const page = await t.http().get(`${repoPath()}/branches?page=2&limit=2`).set(tok(alice));
       expect(page.body.map((b: { name: string }) => b.name)).toEqual(['newer', 'feature/one']);
@@ -153,8 +227,16 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       const start = (await git(['rev-parse', 'HEAD'], wc)).stdout.trim();
       await git(['checkout', '--quiet', '-b', 'movable'], wc);
       const ahead = await commitFile(wc, 'm.txt', 'm\n');
-      expect((await git(['push', '--quiet', 'origin', `${start}:refs/heads/movable`, `${ahead}:refs/heads/ahead`], wc)).code).toBe(0);
-      const put = (body: Record<string, unknown>, branch = 'movable') => t.http().put(`${repoPath()}/branches/${branch}`).set(tok(bob)).send(body);
+      expect(
+        (
+          await git(
+            ['push', '--quiet', 'origin', `${start}:refs/heads/movable`, `${ahead}:refs/heads/ahead`],
+            wc,
+          )
+        ).code,
+      ).toBe(0);
+      const put = (body: Record<string, unknown>, branch = 'movable') =>
+        t.http().put(`${repoPath()}/branches/${branch}`).set(tok(bob)).send(body);
       expect((await put({ new_commit_id: ahead })).status).toBe(204);
       expect(await tipOf('movable')).toBe(ahead);
       expect((await put({ new_commit_id: ahead })).status).toBe(204);
@@ -169,20 +251,47 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       expect((await put({ new_commit_id: 'no-such-commit' })).status).toBe(422);
       expect((await put({ new_commit_id: start }, 'missing')).status).toBe(404);
       expect((await put({})).status).toBe(422);
-      expect((await t.http().put(`${repoPath()}/branches/movable`).set(tok(carol)).send({ new_commit_id: ahead })).status).toBe(403);
+      expect(
+        (await t.http().put(`${repoPath()}/branches/movable`).set(tok(carol)).send({ new_commit_id: ahead }))
+          .status,
+      ).toBe(403);
     });
 
     it('deletes branches (204) but not the default branch, a pull request target or a protected branch', async () => {
-      await t.http().post(`${repoPath()}/branches`).set(tok(bob)).send({ new_branch_name: 'doomed' }).expect(201);
-      await t.http().post(`${repoPath()}/branches`).set(tok(bob)).send({ new_branch_name: 'target' }).expect(201);
-      await t.http().post(`${repoPath()}/branches`).set(tok(bob)).send({ new_branch_name: 'guarded' }).expect(201);
+      await t
+        .http()
+        .post(`${repoPath()}/branches`)
+        .set(tok(bob))
+        .send({ new_branch_name: 'doomed' })
+        .expect(201);
+      await t
+        .http()
+        .post(`${repoPath()}/branches`)
+        .set(tok(bob))
+        .send({ new_branch_name: 'target' })
+        .expect(201);
+      await t
+        .http()
+        .post(`${repoPath()}/branches`)
+        .set(tok(bob))
+        .send({ new_branch_name: 'guarded' })
+        .expect(201);
       await protect({ rule_name: 'guarded', enable_push: true });
       const wc = await clone(alice);
       await git(['checkout', '--quiet', '-b', 'topic'], wc);
       await commitFile(wc, 'topic.txt', 't\n');
       await git(['push', '--quiet', 'origin', 'topic'], wc);
-      expect((await t.http().post(`${repoPath()}/pulls`).set(tok(alice)).send({ title: 'into target', head: 'topic', base: 'target' })).status).toBe(201);
-      const del = (branch: string, who = bob) => t.http().delete(`${repoPath()}/branches/${branch}`).set(tok(who));
+      expect(
+        (
+          await t
+            .http()
+            .post(`${repoPath()}/pulls`)
+            .set(tok(alice))
+            .send({ title: 'into target', head: 'topic', base: 'target' })
+        ).status,
+      ).toBe(201);
+      const del = (branch: string, who = bob) =>
+        t.http().delete(`${repoPath()}/branches/${branch}`).set(tok(who));
       expect((await del('main')).body.message).toBe('can not delete default or pull request target branch');
       expect((await del('target')).status).toBe(403);
       const guarded = await del('guarded');
@@ -198,14 +307,22 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
     });
 
     it('renames: writers rename plain branches; the default branch and exact-name protected branches need an administrator', async () => {
-      await t.http().post(`${repoPath()}/branches`).set(tok(bob)).send({ new_branch_name: 'old-name' }).expect(201);
-      const patch = (from: string, name: string, who = bob) => t.http().patch(`${repoPath()}/branches/${from}`).set(tok(who)).send({ name });
+      await t
+        .http()
+        .post(`${repoPath()}/branches`)
+        .set(tok(bob))
+        .send({ new_branch_name: 'old-name' })
+        .expect(201);
+      const patch = (from: string, name: string, who = bob) =>
+        t.http().patch(`${repoPath()}/branches/${from}`).set(tok(who)).send({ name });
       expect((await patch('old-name', 'new-name')).status).toBe(204);
       expect(await tipOf('old-name')).toBeUndefined();
       expect(await tipOf('new-name')).toBeDefined();
       const same = await patch('new-name', 'new-name');
       expect(same.status).toBe(422);
-      expect(same.body.message).toBe('Cannot rename a branch using the same name or rename to a branch that already exists.');
+      expect(same.body.message).toBe(
+        'Cannot rename a branch using the same name or rename to a branch that already exists.',
+      );
       expect((await patch('new-name', 'main')).status).toBe(422);
       const missing = await patch('nope', 'other');
       expect(missing.status).toBe(404);
@@ -213,18 +330,34 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       expect((await patch('new-name', 'bad..name')).body.message).toBe('[Name]: GitRefName');
       const defaultByWriter = await patch('main', 'trunk');
       expect(defaultByWriter.status).toBe(403);
-      expect(defaultByWriter.body.message).toBe('User must be a repo or site admin to rename default or protected branches.');
+      expect(defaultByWriter.body.message).toBe(
+        'User must be a repo or site admin to rename default or protected branches.',
+      );
 
       await protect({ rule_name: 'new-name', enable_push: true });
       expect((await patch('new-name', 'renamed')).status).toBe(403);
       expect((await patch('new-name', 'renamed', alice)).status).toBe(204);
-      expect((await t.http().get(`${repoPath()}/branch_protections/renamed`).set(tok(alice))).status).toBe(200);
-      expect((await t.http().get(`${repoPath()}/branch_protections/new-name`).set(tok(alice))).status).toBe(404);
+      expect((await t.http().get(`${repoPath()}/branch_protections/renamed`).set(tok(alice))).status).toBe(
+        200,
+      );
+      expect((await t.http().get(`${repoPath()}/branch_protections/new-name`).set(tok(alice))).status).toBe(
+        404,
+      );
 
       await protect({ rule_name: 'locked/*' });
-      await t.http().post(`${repoPath()}/branches`).set(tok(alice)).send({ new_branch_name: 'locked/a' }).expect(403);
+      await t
+        .http()
+        .post(`${repoPath()}/branches`)
+        .set(tok(alice))
+        .send({ new_branch_name: 'locked/a' })
+        .expect(403);
       await unprotect('locked/*');
-      await t.http().post(`${repoPath()}/branches`).set(tok(alice)).send({ new_branch_name: 'locked/a' }).expect(201);
+      await t
+        .http()
+        .post(`${repoPath()}/branches`)
+        .set(tok(alice))
+        .send({ new_branch_name: 'locked/a' })
+        .expect(201);
       await protect({ rule_name: 'locked/*' });
       const globbed = await patch('locked/a', 'free', admin);
       expect(globbed.status).toBe(403);
@@ -243,31 +376,74 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
     it('refuses writes on a mirror (403) and an archived repository (423)', async () => {
       await createRepo(alice, 'mirrored');
       await t.dataSource.getRepository(Repository).update({ name: 'mirrored' }, { isMirror: true });
-      const mirror = await t.http().post(`${repoPath('mirrored')}/branches`).set(tok(alice)).send({ new_branch_name: 'x' });
+      const mirror = await t
+        .http()
+        .post(`${repoPath('mirrored')}/branches`)
+        .set(tok(alice))
+        .send({ new_branch_name: 'x' });
       expect(mirror.status).toBe(403);
       expect(mirror.body.message).toBe('Git Repository is a mirror.');
-      expect((await t.http().delete(`${repoPath('mirrored')}/branches/x`).set(tok(alice))).status).toBe(403);
+      expect(
+        (
+          await t
+            .http()
+            .delete(`${repoPath('mirrored')}/branches/x`)
+            .set(tok(alice))
+        ).status,
+      ).toBe(403);
       await createRepo(alice, 'frozen');
       await t.http().patch(repoPath('frozen')).set(tok(alice)).send({ archived: true }).expect(200);
-      expect((await t.http().post(`${repoPath('frozen')}/branches`).set(tok(alice)).send({ new_branch_name: 'x' })).status).toBe(423);
-      expect((await t.http().post(`${repoPath('frozen')}/branch_protections`).set(tok(alice)).send({ rule_name: 'x' })).status).toBe(423);
-      expect((await t.http().get(`${repoPath('frozen')}/branches`).set(tok(alice))).status).toBe(200);
+      expect(
+        (
+          await t
+            .http()
+            .post(`${repoPath('frozen')}/branches`)
+            .set(tok(alice))
+            .send({ new_branch_name: 'x' })
+        ).status,
+      ).toBe(423);
+      expect(
+        (
+          await t
+            .http()
+            .post(`${repoPath('frozen')}/branch_protections`)
+            .set(tok(alice))
+            .send({ rule_name: 'x' })
+        ).status,
+      ).toBe(423);
+      expect(
+        (
+          await t
+            .http()
+            .get(`${repoPath('frozen')}/branches`)
+            .set(tok(alice))
+        ).status,
+      ).toBe(200);
     });
   });
 
   describe('branch protection routes', () => {
     it('creates rules with Gitea derived flags, appends priorities and refuses bad input', async () => {
-      await t.http().post(`${repoPath()}/branches`).set(tok(alice)).send({ new_branch_name: 'stable' }).expect(201);
-      const created = await t.http().post(`${repoPath()}/branch_protections`).set(tok(alice)).send({
-        branch_name: 'stable',
-        enable_push: false,
-        enable_push_whitelist: true,
-        push_whitelist_usernames: ['bob', 'carol'],
-        required_approvals: -3,
-        enable_force_push: true,
-        status_check_contexts: ['ci'],
-        protected_file_patterns: 'docs/*.md',
-      });
+      await t
+        .http()
+        .post(`${repoPath()}/branches`)
+        .set(tok(alice))
+        .send({ new_branch_name: 'stable' })
+        .expect(201);
+      const created = await t
+        .http()
+        .post(`${repoPath()}/branch_protections`)
+        .set(tok(alice))
+        .send({
+          branch_name: 'stable',
+          enable_push: false,
+          enable_push_whitelist: true,
+          push_whitelist_usernames: ['bob', 'carol'],
+          required_approvals: -3,
+          enable_force_push: true,
+          status_check_contexts: ['ci'],
+          protected_file_patterns: 'docs/*.md',
+        });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({
         branch_name: 'stable',
@@ -284,10 +460,14 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       });
       const second = await protect({ rule_name: 'release/*' });
       expect(second.priority).toBe(created.body.priority + 1);
-      const globJson = await t.http().get(`${repoPath()}/branch_protections/${encodeURIComponent('release/*')}`).set(tok(alice));
+      const globJson = await t
+        .http()
+        .get(`${repoPath()}/branch_protections/${encodeURIComponent('release/*')}`)
+        .set(tok(alice));
       expect(globJson.body).toMatchObject({ branch_name: '', rule_name: 'release/*' });
 
-      const post = (who: CreatedUser, body: Record<string, unknown>) => t.http().post(`${repoPath()}/branch_protections`).set(tok(who)).send(body);
+      const post = (who: CreatedUser, body: Record<string, unknown>) =>
+        t.http().post(`${repoPath()}/branch_protections`).set(tok(who)).send(body);
       const empty = await post(alice, {});
       expect(empty.status).toBe(400);
       expect(empty.body.message).toBe('both rule_name and branch_name are empty');
@@ -305,37 +485,85 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
 
       const list = await t.http().get(`${repoPath()}/branch_protections`).set(tok(admin));
       expect(list.body.map((r: { rule_name: string }) => r.rule_name)).toEqual(['stable', 'release/*']);
-      const ids = (await t.dataSource.query(`SELECT id, rule_name FROM branch_protections WHERE rule_name IN ('stable', 'release/*')`)) as { id: string; rule_name: string }[];
+      const ids = (await t.dataSource.query(
+        `SELECT id, rule_name FROM branch_protections WHERE rule_name IN ('stable', 'release/*')`,
+      )) as { id: string; rule_name: string }[];
       const idOf = (name: string) => Number(ids.find((row) => row.rule_name === name)!.id);
-      expect((await t.http().post(`${repoPath()}/branch_protections/priority`).set(tok(alice)).send({ ids: [idOf('release/*'), 999999, idOf('stable')] })).status).toBe(204);
+      expect(
+        (
+          await t
+            .http()
+            .post(`${repoPath()}/branch_protections/priority`)
+            .set(tok(alice))
+            .send({ ids: [idOf('release/*'), 999999, idOf('stable')] })
+        ).status,
+      ).toBe(204);
       const reordered = await t.http().get(`${repoPath()}/branch_protections`).set(tok(alice));
-      expect(reordered.body.map((r: { rule_name: string; priority: number }) => [r.rule_name, r.priority])).toEqual([
+      expect(
+        reordered.body.map((r: { rule_name: string; priority: number }) => [r.rule_name, r.priority]),
+      ).toEqual([
         ['release/*', 1],
         ['stable', 2],
       ]);
-      expect((await t.http().post(`${repoPath()}/branch_protections/priority`).set(tok(alice)).send({ ids: 'x' })).status).toBe(422);
+      expect(
+        (await t.http().post(`${repoPath()}/branch_protections/priority`).set(tok(alice)).send({ ids: 'x' }))
+          .status,
+      ).toBe(422);
 
       const branch = await t.http().get(`${repoPath()}/branches/stable`).set(tok(alice));
-      expect(branch.body).toMatchObject({ protected: true, status_check_contexts: ['ci'], effective_branch_protection_name: 'stable', user_can_push: false });
+      expect(branch.body).toMatchObject({
+        protected: true,
+        status_check_contexts: ['ci'],
+        effective_branch_protection_name: 'stable',
+        user_can_push: false,
+      });
       const asWriter = await t.http().get(`${repoPath()}/branches/stable`).set(tok(bob));
-      expect(asWriter.body).toMatchObject({ protected: true, effective_branch_protection_name: '', user_can_push: false, user_can_merge: true });
+      expect(asWriter.body).toMatchObject({
+        protected: true,
+        effective_branch_protection_name: '',
+        user_can_push: false,
+        user_can_merge: true,
+      });
       await unprotect('release/*');
     });
 
     it('edits rules field by field: enable_push=false clears the whitelist, absent lists are kept', async () => {
-      await protect({ rule_name: 'edit-me', enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: ['bob'], push_whitelist_deploy_keys: true, required_approvals: 2 });
-      const edit = (body: Record<string, unknown>) => t.http().patch(`${repoPath()}/branch_protections/edit-me`).set(tok(alice)).send(body);
+      await protect({
+        rule_name: 'edit-me',
+        enable_push: true,
+        enable_push_whitelist: true,
+        push_whitelist_usernames: ['bob'],
+        push_whitelist_deploy_keys: true,
+        required_approvals: 2,
+      });
+      const edit = (body: Record<string, unknown>) =>
+        t.http().patch(`${repoPath()}/branch_protections/edit-me`).set(tok(alice)).send(body);
       const kept = await edit({ required_approvals: -1, enable_status_check: true });
       expect(kept.status).toBe(200);
-      expect(kept.body).toMatchObject({ enable_push_whitelist: true, push_whitelist_usernames: ['bob'], push_whitelist_deploy_keys: true, required_approvals: 2, enable_status_check: true });
+      expect(kept.body).toMatchObject({
+        enable_push_whitelist: true,
+        push_whitelist_usernames: ['bob'],
+        push_whitelist_deploy_keys: true,
+        required_approvals: 2,
+        enable_status_check: true,
+      });
       const off = await edit({ enable_push: false });
-      expect(off.body).toMatchObject({ enable_push: false, enable_push_whitelist: false, push_whitelist_deploy_keys: false, push_whitelist_usernames: ['bob'] });
+      expect(off.body).toMatchObject({
+        enable_push: false,
+        enable_push_whitelist: false,
+        push_whitelist_deploy_keys: false,
+        push_whitelist_usernames: ['bob'],
+      });
       const cleared = await edit({ push_whitelist_usernames: [] });
       expect(cleared.body.push_whitelist_usernames).toEqual([]);
       expect((await edit({ merge_whitelist_usernames: ['ghost'] })).status).toBe(422);
-      expect((await t.http().patch(`${repoPath()}/branch_protections/nope`).set(tok(alice)).send({})).status).toBe(404);
+      expect(
+        (await t.http().patch(`${repoPath()}/branch_protections/nope`).set(tok(alice)).send({})).status,
+      ).toBe(404);
       await unprotect('edit-me');
-      expect((await t.http().delete(`${repoPath()}/branch_protections/edit-me`).set(tok(alice))).status).toBe(404);
+      expect((await t.http().delete(`${repoPath()}/branch_protections/edit-me`).set(tok(alice))).status).toBe(
+        404,
+      );
     });
   });
 
@@ -353,7 +581,11 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       // API writes go through the same checks.
       const local = (await git(['rev-parse', 'HEAD'], wc)).stdout.trim();
       await git(['push', '--quiet', 'origin', `${local}:refs/heads/side`], wc);
-      const api = await t.http().put(`${repoPath()}/branches/main`).set(tok(alice)).send({ new_commit_id: local });
+      const api = await t
+        .http()
+        .put(`${repoPath()}/branches/main`)
+        .set(tok(alice))
+        .send({ new_commit_id: local });
       expect(api.status).toBe(403);
       expect(api.body.message).toBe('Not allowed to push to protected branch main');
       const deletion = await git(['push', 'origin', '--delete', 'main'], wc);
@@ -364,23 +596,47 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
 
     it('a push whitelist admits listed users and teams only', async () => {
       await t.factories.organization('acme', alice.user.id);
-      const team = await t.http().post('/api/v1/orgs/acme/teams').set(tok(alice)).send({ name: 'pushers', permission: 'write', units: ['repo.code'] });
+      const team = await t
+        .http()
+        .post('/api/v1/orgs/acme/teams')
+        .set(tok(alice))
+        .send({ name: 'pushers', permission: 'write', units: ['repo.code'] });
       expect(team.status).toBe(201);
       await t.http().put(`/api/v1/teams/${team.body.id}/members/carol`).set(tok(alice)).expect(204);
       await t.http().put(`/api/v1/teams/${team.body.id}/members/bob`).set(tok(alice)).expect(204);
-      const created = await t.http().post('/api/v1/orgs/acme/repos').set(tok(alice)).send({ name: 'tool', auto_init: true });
+      const created = await t
+        .http()
+        .post('/api/v1/orgs/acme/repos')
+        .set(tok(alice))
+        .send({ name: 'tool', auto_init: true });
       expect(created.status).toBe(201);
       await t.http().put(`/api/v1/teams/${team.body.id}/repos/acme/tool`).set(tok(alice)).expect(204);
-      await t.http().put('/api/v1/repos/acme/tool/collaborators/siteadmin').set(tok(alice)).send({ permission: 'write' });
-      const rule = await t.http().post('/api/v1/repos/acme/tool/branch_protections').set(tok(alice)).send({
-        rule_name: 'main',
-        enable_push: true,
-        enable_push_whitelist: true,
-        push_whitelist_teams: ['pushers'],
-      });
+      await t
+        .http()
+        .put('/api/v1/repos/acme/tool/collaborators/siteadmin')
+        .set(tok(alice))
+        .send({ permission: 'write' });
+      const rule = await t
+        .http()
+        .post('/api/v1/repos/acme/tool/branch_protections')
+        .set(tok(alice))
+        .send({
+          rule_name: 'main',
+          enable_push: true,
+          enable_push_whitelist: true,
+          push_whitelist_teams: ['pushers'],
+        });
       expect(rule.status).toBe(201);
       expect(rule.body.push_whitelist_teams).toEqual(['pushers']);
-      expect((await t.http().post('/api/v1/repos/acme/tool/branch_protections').set(tok(alice)).send({ rule_name: 'x', push_whitelist_teams: ['nobody'] })).status).toBe(422);
+      expect(
+        (
+          await t
+            .http()
+            .post('/api/v1/repos/acme/tool/branch_protections')
+            .set(tok(alice))
+            .send({ rule_name: 'x', push_whitelist_teams: ['nobody'] })
+        ).status,
+      ).toBe(422);
 
       const byCarol = await clone(carol, 'tool', 'acme');
       await commitFile(byCarol, 'carol.txt', 'c\n');
@@ -395,7 +651,12 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
     });
 
     it('force pushes need enable_force_push (and its allowlist when on)', async () => {
-      await t.http().post(`${repoPath()}/branches`).set(tok(alice)).send({ new_branch_name: 'forceable' }).expect(201);
+      await t
+        .http()
+        .post(`${repoPath()}/branches`)
+        .set(tok(alice))
+        .send({ new_branch_name: 'forceable' })
+        .expect(201);
       await protect({ rule_name: 'forceable', enable_push: true });
       const wc = await clone(bob);
       await git(['checkout', '--quiet', 'forceable'], wc);
@@ -403,16 +664,35 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       const refused = await git(['push', '--force', 'origin', 'forceable'], wc);
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toContain('remote: branch forceable is protected from force push');
-      await t.http().patch(`${repoPath()}/branch_protections/forceable`).set(tok(alice)).send({ enable_force_push: true, enable_force_push_allowlist: true, force_push_allowlist_usernames: ['alice'] }).expect(200);
+      await t
+        .http()
+        .patch(`${repoPath()}/branch_protections/forceable`)
+        .set(tok(alice))
+        .send({
+          enable_force_push: true,
+          enable_force_push_allowlist: true,
+          force_push_allowlist_usernames: ['alice'],
+        })
+        .expect(200);
       const notListed = await git(['push', '--force', 'origin', 'forceable'], wc);
       expect(notListed.stderr).toContain('Not allowed to force-push to protected branch forceable');
-      await t.http().patch(`${repoPath()}/branch_protections/forceable`).set(tok(alice)).send({ force_push_allowlist_usernames: ['bob'] }).expect(200);
+      await t
+        .http()
+        .patch(`${repoPath()}/branch_protections/forceable`)
+        .set(tok(alice))
+        .send({ force_push_allowlist_usernames: ['bob'] })
+        .expect(200);
       expect((await git(['push', '--force', 'origin', 'forceable'], wc)).code).toBe(0);
       await unprotect('forceable');
     });
 
     it('protected file patterns refuse changes to matching files; unprotected patterns let the rest through', async () => {
-      await t.http().post(`${repoPath()}/branches`).set(tok(alice)).send({ new_branch_name: 'files' }).expect(201);
+      await t
+        .http()
+        .post(`${repoPath()}/branches`)
+        .set(tok(alice))
+        .send({ new_branch_name: 'files' })
+        .expect(201);
       await protect({ rule_name: 'files', enable_push: true, protected_file_patterns: 'docs/*.md;*.lock' });
       const wc = await clone(bob);
       await git(['checkout', '--quiet', 'files'], wc);
@@ -424,7 +704,12 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       await commitFile(wc, 'src/ok.ts', 'ok\n');
       expect((await git(['push', 'origin', 'files'], wc)).code).toBe(0);
 
-      await t.http().patch(`${repoPath()}/branch_protections/files`).set(tok(alice)).send({ enable_push: false, protected_file_patterns: '', unprotected_file_patterns: 'notes/**' }).expect(200);
+      await t
+        .http()
+        .patch(`${repoPath()}/branch_protections/files`)
+        .set(tok(alice))
+        .send({ enable_push: false, protected_file_patterns: '', unprotected_file_patterns: 'notes/**' })
+        .expect(200);
       await commitFile(wc, 'notes/today.txt', 'n\n');
       expect((await git(['push', 'origin', 'files'], wc)).code).toBe(0);
       await commitFile(wc, 'src/no.ts', 'no\n');
@@ -434,13 +719,20 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
     });
 
     it('require_signed_commits refuses unsigned commits and accepts signed ones (signature present; see README)', async () => {
-      await t.http().post(`${repoPath()}/branches`).set(tok(alice)).send({ new_branch_name: 'signed' }).expect(201);
+      await t
+        .http()
+        .post(`${repoPath()}/branches`)
+        .set(tok(alice))
+        .send({ new_branch_name: 'signed' })
+        .expect(201);
       await protect({ rule_name: 'signed', enable_push: true, require_signed_commits: true });
       const wc = await clone(bob);
       await git(['checkout', '--quiet', 'signed'], wc);
       const unsigned = await commitFile(wc, 'u.txt', 'u\n');
       const refused = await git(['push', 'origin', 'signed'], wc);
-      expect(refused.stderr).toContain(`remote: branch signed is protected from unverified commit ${unsigned}`);
+      expect(refused.stderr).toContain(
+        `remote: branch signed is protected from unverified commit ${unsigned}`,
+      );
       // A commit object carrying a signature header, written by hand (no signing key needed).
       const raw = (await git(['cat-file', 'commit', 'HEAD'], wc)).stdout;
       const headerEnd = raw.indexOf('\n\n');
@@ -458,9 +750,16 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       const refused = await git(['push', 'origin', 'HEAD:refs/heads/release/v1'], wc);
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toContain('Not allowed to push to protected branch release/v1');
-      const rules = (await t.dataSource.query(`SELECT id, rule_name FROM branch_protections WHERE rule_name LIKE 'release/%' ORDER BY rule_name`)) as { id: string; rule_name: string }[];
+      const rules = (await t.dataSource.query(
+        `SELECT id, rule_name FROM branch_protections WHERE rule_name LIKE 'release/%' ORDER BY rule_name`,
+      )) as { id: string; rule_name: string }[];
       const byName = new Map(rules.map((r) => [r.rule_name, Number(r.id)]));
-      await t.http().post(`${repoPath()}/branch_protections/priority`).set(tok(alice)).send({ ids: [byName.get('release/v*'), byName.get('release/**')] }).expect(204);
+      await t
+        .http()
+        .post(`${repoPath()}/branch_protections/priority`)
+        .set(tok(alice))
+        .send({ ids: [byName.get('release/v*'), byName.get('release/**')] })
+        .expect(204);
       const allowed = await git(['push', 'origin', 'HEAD:refs/heads/release/v1'], wc);
       expect({ code: allowed.code, stderr: allowed.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
       const branch = await t.http().get(`${repoPath()}/branches/release/v1`).set(tok(alice));
@@ -479,10 +778,12 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       await createRepo(alice, 'upstream');
       const fork = await t.http().post('/api/v1/repos/alice/upstream/forks').set(tok(bob)).send({});
       expect(fork.status).toBe(202);
-      forkTip = async () => (await t.http().get('/api/v1/repos/bob/upstream/branches/main').set(tok(bob))).body.commit?.id;
+      forkTip = async () =>
+        (await t.http().get('/api/v1/repos/bob/upstream/branches/main').set(tok(bob))).body.commit?.id;
     });
 
-    const merge = (body: Record<string, unknown>, repo = '/api/v1/repos/bob/upstream', who = bob) => t.http().post(`${repo}/merge-upstream`).set(tok(who)).send(body);
+    const merge = (body: Record<string, unknown>, repo = '/api/v1/repos/bob/upstream', who = bob) =>
+      t.http().post(`${repo}/merge-upstream`).set(tok(who)).send(body);
 
     it('answers up-to-date, then fast-forward after the base moves', async () => {
       const up = await merge({ branch: 'main' });
@@ -512,7 +813,9 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       expect(merged.body).toEqual({ merge_type: 'merge' });
       const tip = (await forkTip())!;
       await git(['fetch', '--quiet', 'origin'], forkWc);
-      expect((await git(['log', '-1', '--format=%P %s', tip], forkWc)).stdout.trim()).toMatch(new RegExp(`^${forkOnly} [0-9a-f]{40} merge upstream$`));
+      expect((await git(['log', '-1', '--format=%P %s', tip], forkWc)).stdout.trim()).toMatch(
+        new RegExp(`^${forkOnly} [0-9a-f]{40} merge upstream$`),
+      );
 
       await git(['reset', '--quiet', '--hard', 'origin/main'], forkWc);
       await commitFile(forkWc, 'clash.txt', 'fork\n');
@@ -534,7 +837,9 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       expect((await merge({ branch: 'nope' })).status).toBe(404);
       expect((await merge({ branch: 'main' }, '/api/v1/repos/bob/upstream', carol)).status).toBe(403);
       await createRepo(alice, 'upstream2');
-      expect((await t.http().post('/api/v1/repos/alice/upstream2/forks').set(tok(bob)).send({})).status).toBe(202);
+      expect((await t.http().post('/api/v1/repos/alice/upstream2/forks').set(tok(bob)).send({})).status).toBe(
+        202,
+      );
       const wc = await clone(alice, 'upstream2');
       await commitFile(wc, 'more.txt', 'more\n');
       expect((await git(['push', '--quiet', 'origin', 'main'], wc)).code).toBe(0);

@@ -42,7 +42,12 @@ export async function tempDir(prefix = 'devplane-git-'): Promise<string> {
 }
 
 /** `http://user:secret@host/owner/repo.git` (git sends them as Basic after the 401 challenge). */
-export function cloneUrl(base: string, owner: string, repo: string, credentials?: { user: string; secret: string }): string {
+export function cloneUrl(
+  base: string,
+  owner: string,
+  repo: string,
+  credentials?: { user: string; secret: string },
+): string {
   const url = new URL(`${base}/${owner}/${repo}.git`);
   if (credentials) {
     url.username = encodeURIComponent(credentials.user);
@@ -54,13 +59,21 @@ export function cloneUrl(base: string, owner: string, repo: string, credentials?
 /** A credential helper script that answers git's prompt with fixed credentials. */
 export async function credentialHelper(dir: string, user: string, secret: string): Promise<string> {
   const file = path.join(dir, 'credential-helper.sh');
-  await writeFile(file, `#!/bin/sh\ntest "$1" = get || exit 0\necho username=${user}\necho password=${secret}\n`);
+  await writeFile(
+    file,
+    `#!/bin/sh\ntest "$1" = get || exit 0\necho username=${user}\necho password=${secret}\n`,
+  );
   await chmod(file, 0o755);
   return file;
 }
 
 /** A working copy with one commit on `branch`, ready to push to `url`. */
-export async function workingCopy(url: string, branch = 'main', file = 'hello.txt', content = 'hello\n'): Promise<string> {
+export async function workingCopy(
+  url: string,
+  branch = 'main',
+  file = 'hello.txt',
+  content = 'hello\n',
+): Promise<string> {
   const dir = await tempDir('devplane-wc-');
   await git(['init', '--quiet', `--initial-branch=${branch}`], dir);
   await writeFile(path.join(dir, file), content);

@@ -23,7 +23,10 @@ describe('git smart HTTP with the real git client', () => {
   const api = () => t.http();
 
   async function createRepo(owner: CreatedUser, body: Record<string, unknown>) {
-    const res = await api().post('/api/v1/user/repos').set('Authorization', `token ${owner.token}`).send(body);
+    const res = await api()
+      .post('/api/v1/user/repos')
+      .set('Authorization', `token ${owner.token}`)
+      .send(body);
     expect(res.status).toBe(201);
     return res.body as { name: string; empty: boolean; clone_url: string };
   }
@@ -34,7 +37,14 @@ describe('git smart HTTP with the real git client', () => {
     alice = await t.factories.user({ username: 'alice' });
     bob = await t.factories.user({ username: 'bob' });
     const emitter = t.app.get(EventEmitter2);
-    for (const name of ['repository.pushed', 'branch.created', 'branch.updated', 'branch.deleted', 'tag.created', 'tag.deleted']) {
+    for (const name of [
+      'repository.pushed',
+      'branch.created',
+      'branch.updated',
+      'branch.deleted',
+      'tag.created',
+      'tag.deleted',
+    ]) {
       emitter.on(name, (payload: Record<string, unknown>) => events.push({ name, payload }));
     }
   });
@@ -45,10 +55,15 @@ describe('git smart HTTP with the real git client', () => {
   it('clones a repository created with auto_init, with its README', async () => {
     await createRepo(alice, { name: 'filled', auto_init: true, description: 'A test' });
     const dir = await tempDir();
-    const result = await git(['clone', '--quiet', cloneUrl(base, 'alice', 'filled', auth(alice)), 'copy'], dir);
+    const result = await git(
+      ['clone', '--quiet', cloneUrl(base, 'alice', 'filled', auth(alice)), 'copy'],
+      dir,
+    );
     expect(result).toMatchObject({ code: 0 });
     expect(await readFile(path.join(dir, 'copy', 'README.md'), 'utf8')).toBe('# filled\n\nA test\n');
-    expect((await git(['rev-parse', '--abbrev-ref', 'HEAD'], path.join(dir, 'copy'))).stdout.trim()).toBe('main');
+    expect((await git(['rev-parse', '--abbrev-ref', 'HEAD'], path.join(dir, 'copy'))).stdout.trim()).toBe(
+      'main',
+    );
   });
 
   it('clones an empty repository, then a first push fills it and emits the branch and push events', async () => {
@@ -63,7 +78,9 @@ describe('git smart HTTP with the real git client', () => {
     const wc = await workingCopy(cloneUrl(base, 'alice', 'empty-one', auth(alice)), 'trunk');
     const push = await git(['push', 'origin', 'trunk'], wc);
     expect(push).toMatchObject({ code: 0 });
-    const repo = await api().get('/api/v1/repos/alice/empty-one').set('Authorization', `token ${alice.token}`);
+    const repo = await api()
+      .get('/api/v1/repos/alice/empty-one')
+      .set('Authorization', `token ${alice.token}`);
     expect(repo.body).toMatchObject({ empty: false, default_branch: 'trunk' });
     const head = (await git(['rev-parse', 'HEAD'], wc)).stdout.trim();
     expect(events.map((e) => e.name).sort()).toEqual(['branch.created', 'repository.pushed']);
@@ -88,8 +105,16 @@ describe('git smart HTTP with the real git client', () => {
     await git(['tag', 'v1'], wc);
     await git(['branch', 'feature'], wc);
     expect((await git(['push', 'origin', 'main', 'feature', 'v1'], wc)).code).toBe(0);
-    expect(events.map((e) => e.name).sort()).toEqual(['branch.created', 'branch.updated', 'repository.pushed', 'tag.created']);
-    expect(events.find((e) => e.name === 'branch.updated')!.payload).toMatchObject({ branch: 'main', forced: false });
+    expect(events.map((e) => e.name).sort()).toEqual([
+      'branch.created',
+      'branch.updated',
+      'repository.pushed',
+      'tag.created',
+    ]);
+    expect(events.find((e) => e.name === 'branch.updated')!.payload).toMatchObject({
+      branch: 'main',
+      forced: false,
+    });
 
     events.length = 0;
     await git(['reset', '--quiet', '--hard', 'HEAD~1'], wc);
@@ -98,24 +123,40 @@ describe('git smart HTTP with the real git client', () => {
     await git(['commit', '--quiet', '-m', 'rewrite'], wc);
     expect((await git(['push', 'origin', 'main'], wc)).code).toBe(1); // non-fast-forward without --force
     expect((await git(['push', '--force', 'origin', 'main', ':feature', ':refs/tags/v1'], wc)).code).toBe(0);
-    expect(events.map((e) => e.name).sort()).toEqual(['branch.deleted', 'branch.updated', 'repository.pushed', 'tag.deleted']);
-    expect(events.find((e) => e.name === 'branch.updated')!.payload).toMatchObject({ branch: 'main', forced: true });
+    expect(events.map((e) => e.name).sort()).toEqual([
+      'branch.deleted',
+      'branch.updated',
+      'repository.pushed',
+      'tag.deleted',
+    ]);
+    expect(events.find((e) => e.name === 'branch.updated')!.payload).toMatchObject({
+      branch: 'main',
+      forced: true,
+    });
 
     const fresh = await tempDir();
     expect((await git(['clone', '--quiet', url, 'copy'], fresh)).code).toBe(0);
     expect(existsSync(path.join(fresh, 'copy', 'other.txt'))).toBe(true);
-    expect((await git(['ls-remote', '--heads', '--tags', url], fresh)).stdout.trim().split('\n')).toHaveLength(1);
+    expect(
+      (await git(['ls-remote', '--heads', '--tags', url], fresh)).stdout.trim().split('\n'),
+    ).toHaveLength(1);
   });
 
   it('fetches with protocol version 2', async () => {
     await createRepo(alice, { name: 'v2', auto_init: true });
     const dir = await tempDir();
-    const result = await git(['-c', 'protocol.version=2', 'clone', cloneUrl(base, 'alice', 'v2', auth(alice)), 'copy'], dir, {
-      GIT_TRACE_PACKET: '1',
-    });
+    const result = await git(
+      ['-c', 'protocol.version=2', 'clone', cloneUrl(base, 'alice', 'v2', auth(alice)), 'copy'],
+      dir,
+      {
+        GIT_TRACE_PACKET: '1',
+      },
+    );
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/git< version 2/);
-    const fetched = await git(['-c', 'protocol.version=2', 'fetch', 'origin'], path.join(dir, 'copy'), { GIT_TRACE_PACKET: '1' });
+    const fetched = await git(['-c', 'protocol.version=2', 'fetch', 'origin'], path.join(dir, 'copy'), {
+      GIT_TRACE_PACKET: '1',
+    });
     expect(fetched.code).toBe(0);
     expect(fetched.stderr).toMatch(/command=ls-refs/);
   });
@@ -131,14 +172,20 @@ describe('git smart HTTP with the real git client', () => {
     expect(raw.headers.get('www-authenticate')).toMatch(/^Basic realm="/);
 
     const helper = await credentialHelper(dir, 'alice', alice.token);
-    const helped = await git(['-c', `credential.helper=${helper}`, 'clone', '--quiet', cloneUrl(base, 'alice', 'secret'), 'copy'], dir);
+    const helped = await git(
+      ['-c', `credential.helper=${helper}`, 'clone', '--quiet', cloneUrl(base, 'alice', 'secret'), 'copy'],
+      dir,
+    );
     expect(helped.code).toBe(0);
 
     // Signed in without access: 404, not a challenge.
     const outsider = await git(['clone', cloneUrl(base, 'alice', 'secret', auth(bob)), 'other'], dir);
     expect(outsider.code).not.toBe(0);
     expect(outsider.stderr).toMatch(/not found/i);
-    const wrong = await git(['clone', cloneUrl(base, 'alice', 'secret', { user: 'alice', secret: 'wrong-password' }), 'third'], dir);
+    const wrong = await git(
+      ['clone', cloneUrl(base, 'alice', 'secret', { user: 'alice', secret: 'wrong-password' }), 'third'],
+      dir,
+    );
     expect(wrong.stderr).toMatch(/Authentication failed/);
   });
 
@@ -152,12 +199,20 @@ describe('git smart HTTP with the real git client', () => {
     await git(['add', 'x.txt'], wc);
     await git(['commit', '--quiet', '-m', 'x'], wc);
 
-    await api().put('/api/v1/repos/alice/frozen/collaborators/bob').set('Authorization', `token ${alice.token}`).send({ permission: 'read' }).expect(204);
+    await api()
+      .put('/api/v1/repos/alice/frozen/collaborators/bob')
+      .set('Authorization', `token ${alice.token}`)
+      .send({ permission: 'read' })
+      .expect(204);
     const asReader = await git(['push', cloneUrl(base, 'alice', 'frozen', auth(bob)), 'main'], wc);
     expect(asReader.code).not.toBe(0);
     expect(asReader.stderr).toMatch(/403|permission denied to push/i);
 
-    await api().patch('/api/v1/repos/alice/frozen').set('Authorization', `token ${alice.token}`).send({ archived: true }).expect(200);
+    await api()
+      .patch('/api/v1/repos/alice/frozen')
+      .set('Authorization', `token ${alice.token}`)
+      .send({ archived: true })
+      .expect(200);
     const archived = await git(['push', 'origin', 'main'], wc);
     expect(archived.code).not.toBe(0);
     expect(archived.stderr).toMatch(/archived/);
@@ -172,8 +227,14 @@ describe('git smart HTTP with the real git client', () => {
     const before = (await git(['ls-remote', url], dir)).stdout;
     const corrupt = await fetch(`${base}/alice/robust.git/git-receive-pack`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-git-receive-pack-request', Authorization: `token ${alice.token}` },
-      body: Buffer.concat([Buffer.from(`${pkt(`${'0'.repeat(40)} ${'1'.repeat(40)} refs/heads/evil\0 report-status\n`)}0000`), Buffer.from('PACK garbage garbage')]),
+      headers: {
+        'Content-Type': 'application/x-git-receive-pack-request',
+        Authorization: `token ${alice.token}`,
+      },
+      body: Buffer.concat([
+        Buffer.from(`${pkt(`${'0'.repeat(40)} ${'1'.repeat(40)} refs/heads/evil\0 report-status\n`)}0000`),
+        Buffer.from('PACK garbage garbage'),
+      ]),
     });
     // git answers with its report-status (`unpack ...` error), which a git client prints.
     expect(corrupt.status).toBe(200);
@@ -181,10 +242,17 @@ describe('git smart HTTP with the real git client', () => {
     const controller = new AbortController();
     const hangUp = fetch(`${base}/alice/robust.git/git-receive-pack`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-git-receive-pack-request', Authorization: `token ${alice.token}` },
+      headers: {
+        'Content-Type': 'application/x-git-receive-pack-request',
+        Authorization: `token ${alice.token}`,
+      },
       body: new ReadableStream({
         start(stream) {
-          stream.enqueue(new TextEncoder().encode(`${pkt(`${'0'.repeat(40)} ${'2'.repeat(40)} refs/heads/half\0 report-status\n`)}0000PACK`));
+          stream.enqueue(
+            new TextEncoder().encode(
+              `${pkt(`${'0'.repeat(40)} ${'2'.repeat(40)} refs/heads/half\0 report-status\n`)}0000PACK`,
+            ),
+          );
           setTimeout(() => controller.abort(), 200);
         },
       }),
@@ -216,11 +284,29 @@ describe('forks', () => {
   });
 
   it('forks into the caller (202, parent filled), then the fork clones and takes pushes of its own', async () => {
-    await t.http().post('/api/v1/user/repos').set('Authorization', `token ${alice.token}`).send({ name: 'upstream', auto_init: true }).expect(201);
-    const fork = await t.http().post('/api/v1/repos/alice/upstream/forks').set('Authorization', `token ${bob.token}`).send({});
+    await t
+      .http()
+      .post('/api/v1/user/repos')
+      .set('Authorization', `token ${alice.token}`)
+      .send({ name: 'upstream', auto_init: true })
+      .expect(201);
+    const fork = await t
+      .http()
+      .post('/api/v1/repos/alice/upstream/forks')
+      .set('Authorization', `token ${bob.token}`)
+      .send({});
     expect(fork.status).toBe(202);
-    expect(fork.body).toMatchObject({ full_name: 'bob/upstream', fork: true, empty: false, parent: { full_name: 'alice/upstream' } });
-    const again = await t.http().post('/api/v1/repos/alice/upstream/forks').set('Authorization', `token ${bob.token}`).send({ name: 'second' });
+    expect(fork.body).toMatchObject({
+      full_name: 'bob/upstream',
+      fork: true,
+      empty: false,
+      parent: { full_name: 'alice/upstream' },
+    });
+    const again = await t
+      .http()
+      .post('/api/v1/repos/alice/upstream/forks')
+      .set('Authorization', `token ${bob.token}`)
+      .send({ name: 'second' });
     expect(again.status).toBe(409);
     expect(again.body.message).toBe('repository is already forked by user');
 
@@ -244,8 +330,29 @@ describe('forks', () => {
   });
 
   it('cannot fork what the caller may not read (404) nor into an unknown organization (404)', async () => {
-    await t.http().post('/api/v1/user/repos').set('Authorization', `token ${alice.token}`).send({ name: 'hidden', private: true }).expect(201);
-    expect((await t.http().post('/api/v1/repos/alice/hidden/forks').set('Authorization', `token ${bob.token}`).send({})).status).toBe(404);
-    expect((await t.http().post('/api/v1/repos/alice/upstream/forks').set('Authorization', `token ${bob.token}`).send({ organization: 'none' })).status).toBe(404);
+    await t
+      .http()
+      .post('/api/v1/user/repos')
+      .set('Authorization', `token ${alice.token}`)
+      .send({ name: 'hidden', private: true })
+      .expect(201);
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/v1/repos/alice/hidden/forks')
+          .set('Authorization', `token ${bob.token}`)
+          .send({})
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/v1/repos/alice/upstream/forks')
+          .set('Authorization', `token ${bob.token}`)
+          .send({ organization: 'none' })
+      ).status,
+    ).toBe(404);
   });
 });

@@ -16,7 +16,12 @@ describe('Gitea issues, comments, releases and pull requests', () => {
   const repoPath = '/api/v1/repos/owner/project';
 
   /** Commits `content` to `file` on `branch` (created from `from`) in the working copy and pushes it. */
-  async function commitAndPush(branch: string, file: string, content: string, from?: string): Promise<string> {
+  async function commitAndPush(
+    branch: string,
+    file: string,
+    content: string,
+    from?: string,
+  ): Promise<string> {
     if (from) {
       await git(['fetch', '--quiet', 'origin'], work);
       await git(['checkout', '--quiet', '-B', branch, `origin/${from}`], work);
@@ -32,7 +37,14 @@ describe('Gitea issues, comments, releases and pull requests', () => {
   }
 
   async function remoteBranch(branch: string, repo = 'project', ownerName = 'owner'): Promise<string> {
-    const out = await git(['ls-remote', cloneUrl(base, ownerName, repo, { user: 'owner', secret: owner.token }), `refs/heads/${branch}`], work);
+    const out = await git(
+      [
+        'ls-remote',
+        cloneUrl(base, ownerName, repo, { user: 'owner', secret: owner.token }),
+        `refs/heads/${branch}`,
+      ],
+      work,
+    );
     return out.stdout.split('\t')[0];
   }
 
@@ -43,11 +55,32 @@ describe('Gitea issues, comments, releases and pull requests', () => {
     writer = await t.factories.user({ username: 'writer' });
     reader = await t.factories.user({ username: 'reader' });
     outsider = await t.factories.user({ username: 'outsider' });
-    expect((await t.http().post('/api/v1/user/repos').set(tok(owner)).send({ name: 'project', auto_init: true })).status).toBe(201);
-    expect((await t.http().put(`${repoPath}/collaborators/writer`).set(tok(owner)).send({ permission: 'write' })).status).toBe(204);
-    expect((await t.http().put(`${repoPath}/collaborators/reader`).set(tok(owner)).send({ permission: 'read' })).status).toBe(204);
+    expect(
+      (await t.http().post('/api/v1/user/repos').set(tok(owner)).send({ name: 'project', auto_init: true }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await t.http().put(`${repoPath}/collaborators/writer`).set(tok(owner)).send({ permission: 'write' }))
+        .status,
+    ).toBe(204);
+    expect(
+      (await t.http().put(`${repoPath}/collaborators/reader`).set(tok(owner)).send({ permission: 'read' }))
+        .status,
+    ).toBe(204);
     work = await tempDir();
-    expect((await git(['clone', '--quiet', cloneUrl(base, 'owner', 'project', { user: 'owner', secret: owner.token }), work], path.dirname(work))).code).toBe(0);
+    expect(
+      (
+        await git(
+          [
+            'clone',
+            '--quiet',
+            cloneUrl(base, 'owner', 'project', { user: 'owner', secret: owner.token }),
+            work,
+          ],
+          path.dirname(work),
+        )
+      ).code,
+    ).toBe(0);
   });
   afterAll(async () => {
     await t.close();
@@ -55,7 +88,11 @@ describe('Gitea issues, comments, releases and pull requests', () => {
 
   describe('issues', () => {
     it('creates an issue (201, Gitea Issue JSON, index 1)', async () => {
-      const res = await t.http().post(`${repoPath}/issues`).set(tok(reader)).send({ title: 'First bug', body: 'it breaks' });
+      const res = await t
+        .http()
+        .post(`${repoPath}/issues`)
+        .set(tok(reader))
+        .send({ title: 'First bug', body: 'it breaks' });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({
         number: 1,
@@ -83,7 +120,11 @@ describe('Gitea issues, comments, releases and pull requests', () => {
 
     it('refuses a token without the issue scope (403) and creates nothing', async () => {
       const narrow = await t.factories.token(owner.user, { scopes: ['write:repository'] });
-      const res = await t.http().post(`${repoPath}/issues`).set('Authorization', `token ${narrow}`).send({ title: 'narrow' });
+      const res = await t
+        .http()
+        .post(`${repoPath}/issues`)
+        .set('Authorization', `token ${narrow}`)
+        .send({ title: 'narrow' });
       expect(res.status).toBe(403);
       const list = await t.http().get(`${repoPath}/issues?state=all`);
       expect(list.body.map((issue: { title: string }) => issue.title)).not.toContain('narrow');
@@ -96,7 +137,9 @@ describe('Gitea issues, comments, releases and pull requests', () => {
     });
 
     it('answers 404 for an unknown repository and an unknown issue', async () => {
-      expect((await t.http().post('/api/v1/repos/owner/nope/issues').set(tok(owner)).send({ title: 'x' })).status).toBe(404);
+      expect(
+        (await t.http().post('/api/v1/repos/owner/nope/issues').set(tok(owner)).send({ title: 'x' })).status,
+      ).toBe(404);
       expect((await t.http().get(`${repoPath}/issues/999`)).status).toBe(404);
       expect((await t.http().get(`${repoPath}/issues/abc`)).status).toBe(404);
     });
@@ -105,15 +148,28 @@ describe('Gitea issues, comments, releases and pull requests', () => {
       const created = await t.http().post(`${repoPath}/issues`).set(tok(reader)).send({ title: 'Second' });
       const index = created.body.number;
       const other = await t.factories.user({ username: 'otherreader' });
-      expect((await t.http().patch(`${repoPath}/issues/${index}`).set(tok(other)).send({ title: 'hijack' })).status).toBe(403);
-      const byPoster = await t.http().patch(`${repoPath}/issues/${index}`).set(tok(reader)).send({ title: 'Second (edited)' });
+      expect(
+        (await t.http().patch(`${repoPath}/issues/${index}`).set(tok(other)).send({ title: 'hijack' }))
+          .status,
+      ).toBe(403);
+      const byPoster = await t
+        .http()
+        .patch(`${repoPath}/issues/${index}`)
+        .set(tok(reader))
+        .send({ title: 'Second (edited)' });
       expect(byPoster.status).toBe(201);
       expect(byPoster.body.title).toBe('Second (edited)');
-      const closed = await t.http().patch(`${repoPath}/issues/${index}`).set(tok(writer)).send({ state: 'closed' });
+      const closed = await t
+        .http()
+        .patch(`${repoPath}/issues/${index}`)
+        .set(tok(writer))
+        .send({ state: 'closed' });
       expect(closed.status).toBe(201);
       expect(closed.body.state).toBe('closed');
       expect(closed.body.closed_at).not.toBeNull();
-      expect((await t.http().patch(`${repoPath}/issues/${index}`).set(tok(writer)).send({ state: 'shut' })).status).toBe(422);
+      expect(
+        (await t.http().patch(`${repoPath}/issues/${index}`).set(tok(writer)).send({ state: 'shut' })).status,
+      ).toBe(422);
     });
 
     it('lists by state with X-Total-Count', async () => {
@@ -130,18 +186,39 @@ describe('Gitea issues, comments, releases and pull requests', () => {
     });
 
     it('comments: create, list, get, edit by poster only, delete, count', async () => {
-      const created = await t.http().post(`${repoPath}/issues/1/comments`).set(tok(writer)).send({ body: 'me too' });
+      const created = await t
+        .http()
+        .post(`${repoPath}/issues/1/comments`)
+        .set(tok(writer))
+        .send({ body: 'me too' });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ body: 'me too', user: { login: 'writer' }, issue_url: `${t.config.publicUrl}owner/project/issues/1`, pull_request_url: '' });
+      expect(created.body).toMatchObject({
+        body: 'me too',
+        user: { login: 'writer' },
+        issue_url: `${t.config.publicUrl}owner/project/issues/1`,
+        pull_request_url: '',
+      });
       const id = created.body.id;
-      expect((await t.http().post(`${repoPath}/issues/1/comments`).set(tok(writer)).send({ body: '' })).status).toBe(422);
-      expect((await t.http().get(`${repoPath}/issues/1/comments`)).body.map((c: { id: number }) => c.id)).toEqual([id]);
+      expect(
+        (await t.http().post(`${repoPath}/issues/1/comments`).set(tok(writer)).send({ body: '' })).status,
+      ).toBe(422);
+      expect(
+        (await t.http().get(`${repoPath}/issues/1/comments`)).body.map((c: { id: number }) => c.id),
+      ).toEqual([id]);
       expect((await t.http().get(`${repoPath}/issues/1`)).body.comments).toBe(1);
       expect((await t.http().get(`${repoPath}/issues/comments/${id}`)).body.body).toBe('me too');
-      const foreign = await t.http().patch(`${repoPath}/issues/comments/${id}`).set(tok(reader)).send({ body: 'edited by someone else' });
+      const foreign = await t
+        .http()
+        .patch(`${repoPath}/issues/comments/${id}`)
+        .set(tok(reader))
+        .send({ body: 'edited by someone else' });
       expect(foreign.status).toBe(403);
       expect(foreign.body.message).toBe('user should have permission to edit comment');
-      const edited = await t.http().patch(`${repoPath}/issues/comments/${id}`).set(tok(writer)).send({ body: 'me too (edited)' });
+      const edited = await t
+        .http()
+        .patch(`${repoPath}/issues/comments/${id}`)
+        .set(tok(writer))
+        .send({ body: 'me too (edited)' });
       expect(edited.status).toBe(200);
       expect(edited.body.body).toBe('me too (edited)');
       expect((await t.http().get(`${repoPath}/issues/comments`)).body).toHaveLength(1);
@@ -154,11 +231,18 @@ describe('Gitea issues, comments, releases and pull requests', () => {
     });
 
     it('hides a private repository’s issues (404) from outsiders and anonymous callers', async () => {
-      await t.http().post('/api/v1/user/repos').set(tok(owner)).send({ name: 'secret', private: true, auto_init: true });
+      await t
+        .http()
+        .post('/api/v1/user/repos')
+        .set(tok(owner))
+        .send({ name: 'secret', private: true, auto_init: true });
       await t.http().post('/api/v1/repos/owner/secret/issues').set(tok(owner)).send({ title: 'hidden' });
       expect((await t.http().get('/api/v1/repos/owner/secret/issues/1')).status).toBe(404);
       expect((await t.http().get('/api/v1/repos/owner/secret/issues/1').set(tok(outsider))).status).toBe(404);
-      expect((await t.http().post('/api/v1/repos/owner/secret/issues').set(tok(outsider)).send({ title: 'x' })).status).toBe(404);
+      expect(
+        (await t.http().post('/api/v1/repos/owner/secret/issues').set(tok(outsider)).send({ title: 'x' }))
+          .status,
+      ).toBe(404);
       expect((await t.http().get('/api/v1/repos/owner/secret/issues/1').set(tok(owner))).status).toBe(200);
     });
 
@@ -166,15 +250,25 @@ describe('Gitea issues, comments, releases and pull requests', () => {
       await t.http().post('/api/v1/user/repos').set(tok(owner)).send({ name: 'old', auto_init: true });
       await t.http().post('/api/v1/repos/owner/old/issues').set(tok(owner)).send({ title: 'before' });
       await t.http().patch('/api/v1/repos/owner/old').set(tok(owner)).send({ archived: true });
-      expect((await t.http().post('/api/v1/repos/owner/old/issues').set(tok(owner)).send({ title: 'after' })).status).toBe(423);
-      expect((await t.http().post('/api/v1/repos/owner/old/issues/1/comments').set(tok(owner)).send({ body: 'x' })).status).toBe(423);
+      expect(
+        (await t.http().post('/api/v1/repos/owner/old/issues').set(tok(owner)).send({ title: 'after' }))
+          .status,
+      ).toBe(423);
+      expect(
+        (await t.http().post('/api/v1/repos/owner/old/issues/1/comments').set(tok(owner)).send({ body: 'x' }))
+          .status,
+      ).toBe(423);
       expect((await t.http().get('/api/v1/repos/owner/old/issues/1')).status).toBe(200);
     });
   });
 
   describe('releases', () => {
     it('publishes a release and creates its tag at the default branch', async () => {
-      const res = await t.http().post(`${repoPath}/releases`).set(tok(writer)).send({ tag_name: 'v1.0.0', name: 'One', body: 'notes' });
+      const res = await t
+        .http()
+        .post(`${repoPath}/releases`)
+        .set(tok(writer))
+        .send({ tag_name: 'v1.0.0', name: 'One', body: 'notes' });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({
         tag_name: 'v1.0.0',
@@ -204,26 +298,48 @@ describe('Gitea issues, comments, releases and pull requests', () => {
     });
 
     it('refuses readers (403), anonymous callers (401) and an empty repository (422)', async () => {
-      expect((await t.http().post(`${repoPath}/releases`).set(tok(reader)).send({ tag_name: 'r' })).status).toBe(403);
+      expect(
+        (await t.http().post(`${repoPath}/releases`).set(tok(reader)).send({ tag_name: 'r' })).status,
+      ).toBe(403);
       expect((await t.http().post(`${repoPath}/releases`).send({ tag_name: 'r' })).status).toBe(401);
       await t.http().post('/api/v1/user/repos').set(tok(owner)).send({ name: 'empty' });
-      const empty = await t.http().post('/api/v1/repos/owner/empty/releases').set(tok(owner)).send({ tag_name: 'v1' });
+      const empty = await t
+        .http()
+        .post('/api/v1/repos/owner/empty/releases')
+        .set(tok(owner))
+        .send({ tag_name: 'v1' });
       expect(empty.status).toBe(422);
     });
 
     it('keeps drafts invisible (404) to readers, publishes them with their tag', async () => {
-      const draft = await t.http().post(`${repoPath}/releases`).set(tok(owner)).send({ tag_name: 'v2.0.0', draft: true });
+      const draft = await t
+        .http()
+        .post(`${repoPath}/releases`)
+        .set(tok(owner))
+        .send({ tag_name: 'v2.0.0', draft: true });
       expect(draft.status).toBe(201);
       const id = draft.body.id;
       expect((await t.http().get(`${repoPath}/releases/${id}`).set(tok(reader))).status).toBe(404);
       expect((await t.http().get(`${repoPath}/releases/${id}`)).status).toBe(404);
       expect((await t.http().get(`${repoPath}/releases/tags/v2.0.0`).set(tok(reader))).status).toBe(404);
-      expect((await t.http().get(`${repoPath}/releases`).set(tok(reader))).body.map((r: { tag_name: string }) => r.tag_name)).toEqual(['v1.0.0']);
-      expect((await t.http().get(`${repoPath}/releases`).set(tok(writer))).body.map((r: { tag_name: string }) => r.tag_name)).toEqual(['v2.0.0', 'v1.0.0']);
+      expect(
+        (await t.http().get(`${repoPath}/releases`).set(tok(reader))).body.map(
+          (r: { tag_name: string }) => r.tag_name,
+        ),
+      ).toEqual(['v1.0.0']);
+      expect(
+        (await t.http().get(`${repoPath}/releases`).set(tok(writer))).body.map(
+          (r: { tag_name: string }) => r.tag_name,
+        ),
+      ).toEqual(['v2.0.0', 'v1.0.0']);
       expect((await t.http().get(`${repoPath}/releases?draft=true`).set(tok(writer))).body).toHaveLength(1);
       let tags = await git(['ls-remote', '--tags', cloneUrl(base, 'owner', 'project')], work);
       expect(tags.stdout).not.toContain('v2.0.0');
-      const published = await t.http().patch(`${repoPath}/releases/${id}`).set(tok(writer)).send({ draft: false, name: 'Two' });
+      const published = await t
+        .http()
+        .patch(`${repoPath}/releases/${id}`)
+        .set(tok(writer))
+        .send({ draft: false, name: 'Two' });
       expect(published.status).toBe(200);
       expect(published.body).toMatchObject({ draft: false, name: 'Two' });
       tags = await git(['ls-remote', '--tags', cloneUrl(base, 'owner', 'project')], work);
@@ -234,10 +350,16 @@ describe('Gitea issues, comments, releases and pull requests', () => {
 
     it('deletes a release (204) and keeps its tag; then 404', async () => {
       const release = await t.http().get(`${repoPath}/releases/tags/v1.0.0`);
-      expect((await t.http().delete(`${repoPath}/releases/${release.body.id}`).set(tok(reader))).status).toBe(403);
-      expect((await t.http().delete(`${repoPath}/releases/${release.body.id}`).set(tok(writer))).status).toBe(204);
+      expect((await t.http().delete(`${repoPath}/releases/${release.body.id}`).set(tok(reader))).status).toBe(
+        403,
+      );
+      expect((await t.http().delete(`${repoPath}/releases/${release.body.id}`).set(tok(writer))).status).toBe(
+        204,
+      );
       expect((await t.http().get(`${repoPath}/releases/${release.body.id}`)).status).toBe(404);
-      expect((await t.http().delete(`${repoPath}/releases/${release.body.id}`).set(tok(writer))).status).toBe(404);
+      expect((await t.http().delete(`${repoPath}/releases/${release.body.id}`).set(tok(writer))).status).toBe(
+        404,
+      );
       const tags = await git(['ls-remote', '--tags', cloneUrl(base, 'owner', 'project')], work);
       expect(tags.stdout).toContain('refs/tags/v1.0.0');
       expect((await t.http().delete(`${repoPath}/releases/tags/v2.0.0`).set(tok(owner))).status).toBe(204);
@@ -248,7 +370,11 @@ describe('Gitea issues, comments, releases and pull requests', () => {
   describe('pull requests', () => {
     it('opens a pull request from a branch: 201, shared index, mergeable', async () => {
       await commitAndPush('feature', 'feature.txt', 'feature\n', 'main');
-      const res = await t.http().post(`${repoPath}/pulls`).set(tok(writer)).send({ head: 'feature', base: 'main', title: 'Add feature' });
+      const res = await t
+        .http()
+        .post(`${repoPath}/pulls`)
+        .set(tok(writer))
+        .send({ head: 'feature', base: 'main', title: 'Add feature' });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({
         number: 3,
@@ -261,8 +387,15 @@ describe('Gitea issues, comments, releases and pull requests', () => {
         head: { ref: 'feature', label: 'feature', sha: await remoteBranch('feature') },
       });
       const asIssue = await t.http().get(`${repoPath}/issues/3`);
-      expect(asIssue.body.pull_request).toMatchObject({ merged: false, html_url: `${t.config.publicUrl}owner/project/pulls/3` });
-      expect((await t.http().get(`${repoPath}/issues?type=issues&state=all`)).body.every((i: { pull_request: unknown }) => i.pull_request === null)).toBe(true);
+      expect(asIssue.body.pull_request).toMatchObject({
+        merged: false,
+        html_url: `${t.config.publicUrl}owner/project/pulls/3`,
+      });
+      expect(
+        (await t.http().get(`${repoPath}/issues?type=issues&state=all`)).body.every(
+          (i: { pull_request: unknown }) => i.pull_request === null,
+        ),
+      ).toBe(true);
     });
 
     it.each([
@@ -281,31 +414,59 @@ describe('Gitea issues, comments, releases and pull requests', () => {
       expect(refused.status).toBe(405);
       expect(refused.body.message).toBe('User not allowed to merge PR');
       expect((await t.http().get(`${repoPath}/pulls/3/merge`)).status).toBe(404);
-      expect((await t.http().post(`${repoPath}/pulls/3/merge`).set(tok(writer)).send({ Do: 'octopus' })).status).toBe(422);
+      expect(
+        (await t.http().post(`${repoPath}/pulls/3/merge`).set(tok(writer)).send({ Do: 'octopus' })).status,
+      ).toBe(422);
       const mainBefore = await remoteBranch('main');
       const featureHead = await remoteBranch('feature');
       const merged = await t.http().post(`${repoPath}/pulls/3/merge`).set(tok(writer)).send({ Do: 'merge' });
       expect(merged.status).toBe(200);
       const mainAfter = await remoteBranch('main');
       await git(['fetch', '--quiet', 'origin'], work);
-      const parents = (await git(['rev-list', '--parents', '-n', '1', mainAfter], work)).stdout.trim().split(' ').slice(1);
+      const parents = (await git(['rev-list', '--parents', '-n', '1', mainAfter], work)).stdout
+        .trim()
+        .split(' ')
+        .slice(1);
       expect(parents).toEqual([mainBefore, featureHead]);
       const pull = await t.http().get(`${repoPath}/pulls/3`);
-      expect(pull.body).toMatchObject({ merged: true, state: 'closed', merge_commit_sha: mainAfter, merged_by: { login: 'writer' }, mergeable: false });
+      expect(pull.body).toMatchObject({
+        merged: true,
+        state: 'closed',
+        merge_commit_sha: mainAfter,
+        merged_by: { login: 'writer' },
+        mergeable: false,
+      });
       expect((await t.http().get(`${repoPath}/pulls/3/merge`)).status).toBe(204);
-      expect((await t.http().post(`${repoPath}/pulls/3/merge`).set(tok(writer)).send({ Do: 'merge' })).status).toBe(405);
+      expect(
+        (await t.http().post(`${repoPath}/pulls/3/merge`).set(tok(writer)).send({ Do: 'merge' })).status,
+      ).toBe(405);
     });
 
     it('squashes into one commit authored by the poster', async () => {
       await commitAndPush('squashme', 'a.txt', 'a\n', 'main');
       await commitAndPush('squashme', 'b.txt', 'b\n');
-      const created = await t.http().post(`${repoPath}/pulls`).set(tok(reader)).send({ head: 'squashme', base: 'main', title: 'Squash me' });
+      const created = await t
+        .http()
+        .post(`${repoPath}/pulls`)
+        .set(tok(reader))
+        .send({ head: 'squashme', base: 'main', title: 'Squash me' });
       expect(created.status).toBe(201);
       const mainBefore = await remoteBranch('main');
-      expect((await t.http().post(`${repoPath}/pulls/${created.body.number}/merge`).set(tok(owner)).send({ Do: 'squash' })).status).toBe(200);
+      expect(
+        (
+          await t
+            .http()
+            .post(`${repoPath}/pulls/${created.body.number}/merge`)
+            .set(tok(owner))
+            .send({ Do: 'squash' })
+        ).status,
+      ).toBe(200);
       const mainAfter = await remoteBranch('main');
       await git(['fetch', '--quiet', 'origin'], work);
-      const parents = (await git(['rev-list', '--parents', '-n', '1', mainAfter], work)).stdout.trim().split(' ').slice(1);
+      const parents = (await git(['rev-list', '--parents', '-n', '1', mainAfter], work)).stdout
+        .trim()
+        .split(' ')
+        .slice(1);
       expect(parents).toEqual([mainBefore]);
       const message = (await git(['log', '-1', '--format=%an|%s', mainAfter], work)).stdout.trim();
       expect(message).toBe(`reader|Squash me (#${created.body.number})`);
@@ -317,24 +478,53 @@ describe('Gitea issues, comments, releases and pull requests', () => {
     it('rebases onto the base branch (linear history, the original commits replayed)', async () => {
       await commitAndPush('rebaseme', 'c.txt', 'c\n', 'main');
       await commitAndPush('main', 'main-only.txt', 'm\n', 'main');
-      const created = await t.http().post(`${repoPath}/pulls`).set(tok(writer)).send({ head: 'rebaseme', base: 'main', title: 'Rebase me' });
+      const created = await t
+        .http()
+        .post(`${repoPath}/pulls`)
+        .set(tok(writer))
+        .send({ head: 'rebaseme', base: 'main', title: 'Rebase me' });
       const mainBefore = await remoteBranch('main');
-      expect((await t.http().post(`${repoPath}/pulls/${created.body.number}/merge`).set(tok(writer)).send({ Do: 'rebase' })).status).toBe(200);
+      expect(
+        (
+          await t
+            .http()
+            .post(`${repoPath}/pulls/${created.body.number}/merge`)
+            .set(tok(writer))
+            .send({ Do: 'rebase' })
+        ).status,
+      ).toBe(200);
       const mainAfter = await remoteBranch('main');
       await git(['fetch', '--quiet', 'origin'], work);
-      const parents = (await git(['rev-list', '--parents', '-n', '1', mainAfter], work)).stdout.trim().split(' ').slice(1);
+      const parents = (await git(['rev-list', '--parents', '-n', '1', mainAfter], work)).stdout
+        .trim()
+        .split(' ')
+        .slice(1);
       expect(parents).toEqual([mainBefore]);
-      expect((await git(['log', '-1', '--format=%s', mainAfter], work)).stdout.trim()).toBe('change c.txt on rebaseme');
+      expect((await git(['log', '-1', '--format=%s', mainAfter], work)).stdout.trim()).toBe(
+        'change c.txt on rebaseme',
+      );
     });
 
     it('reports a conflict as not mergeable and refuses the merge (405)', async () => {
       await commitAndPush('left', 'conflict.txt', 'left\n', 'main');
       await commitAndPush('main', 'conflict.txt', 'right\n', 'main');
-      const created = await t.http().post(`${repoPath}/pulls`).set(tok(writer)).send({ head: 'left', base: 'main', title: 'Conflicting' });
+      const created = await t
+        .http()
+        .post(`${repoPath}/pulls`)
+        .set(tok(writer))
+        .send({ head: 'left', base: 'main', title: 'Conflicting' });
       expect(created.status).toBe(201);
       expect(created.body.mergeable).toBe(false);
       const mainBefore = await remoteBranch('main');
-      expect((await t.http().post(`${repoPath}/pulls/${created.body.number}/merge`).set(tok(owner)).send({ Do: 'merge' })).status).toBe(405);
+      expect(
+        (
+          await t
+            .http()
+            .post(`${repoPath}/pulls/${created.body.number}/merge`)
+            .set(tok(owner))
+            .send({ Do: 'merge' })
+        ).status,
+      ).toBe(405);
       expect(await remoteBranch('main')).toBe(mainBefore);
     });
 
@@ -342,35 +532,84 @@ describe('Gitea issues, comments, releases and pull requests', () => {
       await git(['fetch', '--quiet', 'origin'], work);
       await git(['checkout', '--quiet', 'left'], work);
       await git(['merge', '--quiet', '-X', 'theirs', '-m', 'resolve', 'origin/main'], work);
-      const stale = (await t.http().get(`${repoPath}/pulls?state=open`)).body.find((p: { title: string }) => p.title === 'Conflicting');
+      const stale = (await t.http().get(`${repoPath}/pulls?state=open`)).body.find(
+        (p: { title: string }) => p.title === 'Conflicting',
+      );
       expect((await git(['push', '--quiet', 'origin', 'left'], work)).code).toBe(0);
       const fresh = await t.http().get(`${repoPath}/pulls/${stale.number}`);
       expect(fresh.body.mergeable).toBe(true);
       expect(fresh.body.head.sha).not.toBe(stale.head.sha);
-      const conflict = await t.http().post(`${repoPath}/pulls/${stale.number}/merge`).set(tok(owner)).send({ Do: 'merge', head_commit_id: stale.head.sha });
+      const conflict = await t
+        .http()
+        .post(`${repoPath}/pulls/${stale.number}/merge`)
+        .set(tok(owner))
+        .send({ Do: 'merge', head_commit_id: stale.head.sha });
       expect(conflict.status).toBe(409);
-      const closed = await t.http().patch(`${repoPath}/pulls/${stale.number}`).set(tok(writer)).send({ state: 'closed' });
+      const closed = await t
+        .http()
+        .patch(`${repoPath}/pulls/${stale.number}`)
+        .set(tok(writer))
+        .send({ state: 'closed' });
       expect(closed.status).toBe(201);
       expect(closed.body.state).toBe('closed');
-      expect((await t.http().post(`${repoPath}/pulls/${stale.number}/merge`).set(tok(owner)).send({ Do: 'merge' })).status).toBe(404);
+      expect(
+        (await t.http().post(`${repoPath}/pulls/${stale.number}/merge`).set(tok(owner)).send({ Do: 'merge' }))
+          .status,
+      ).toBe(404);
     });
 
     it('opens a pull request from a fork (owner:branch) and merges it', async () => {
       const fork = await t.http().post(`${repoPath}/forks`).set(tok(outsider)).send({});
       expect(fork.status).toBe(202);
       const forkWork = await tempDir();
-      expect((await git(['clone', '--quiet', cloneUrl(base, 'outsider', 'project', { user: 'outsider', secret: outsider.token }), forkWork], path.dirname(forkWork))).code).toBe(0);
+      expect(
+        (
+          await git(
+            [
+              'clone',
+              '--quiet',
+              cloneUrl(base, 'outsider', 'project', { user: 'outsider', secret: outsider.token }),
+              forkWork,
+            ],
+            path.dirname(forkWork),
+          )
+        ).code,
+      ).toBe(0);
       await git(['checkout', '--quiet', '-b', 'from-fork'], forkWork);
       await writeFile(path.join(forkWork, 'fork.txt'), 'fork\n');
       await git(['add', 'fork.txt'], forkWork);
       await git(['commit', '--quiet', '-m', 'from the fork'], forkWork);
       expect((await git(['push', '--quiet', 'origin', 'from-fork'], forkWork)).code).toBe(0);
-      const created = await t.http().post(`${repoPath}/pulls`).set(tok(outsider)).send({ head: 'outsider:from-fork', base: 'main', title: 'From a fork' });
+      const created = await t
+        .http()
+        .post(`${repoPath}/pulls`)
+        .set(tok(outsider))
+        .send({ head: 'outsider:from-fork', base: 'main', title: 'From a fork' });
       expect(created.status).toBe(201);
-      expect(created.body.head).toMatchObject({ label: 'outsider:from-fork', ref: 'from-fork', repo: { full_name: 'outsider/project' } });
+      expect(created.body.head).toMatchObject({
+        label: 'outsider:from-fork',
+        ref: 'from-fork',
+        repo: { full_name: 'outsider/project' },
+      });
       expect(created.body.mergeable).toBe(true);
-      expect((await t.http().post(`${repoPath}/pulls`).set(tok(outsider)).send({ head: 'nobody:from-fork', base: 'main', title: 'x' })).status).toBe(404);
-      expect((await t.http().post(`${repoPath}/pulls/${created.body.number}/merge`).set(tok(owner)).send({ Do: 'merge' })).status).toBe(200);
+      expect(
+        (
+          await t
+            .http()
+            .post(`${repoPath}/pulls`)
+            .set(tok(outsider))
+            .send({ head: 'nobody:from-fork', base: 'main', title: 'x' })
+        ).status,
+      ).toBe(404);
+      expect(
+        (
+          await t
+            .http()
+            .post(`${repoPath}/pulls/${created.body.number}/merge`)
+            .set(tok(owner))
+            .send({ Do: 'merge' })
+        ).status,
+      ).toBe(200);
       await git(['fetch', '--quiet', 'origin'], work);
       expect((await git(['ls-tree', '--name-only', 'origin/main'], work)).stdout).toContain('fork.txt');
     });

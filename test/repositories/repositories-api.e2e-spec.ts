@@ -34,7 +34,13 @@ describe('Gitea repository routes', () => {
 
   describe('create', () => {
     it('answers 201 with Gitea Repository JSON, and the repository exists on disk', async () => {
-      const res = await t.http().post('/api/v1/user/repos').set(tok(owner)).send({ name: 'Project', description: 'd', private: false, auto_init: true, default_branch: 'develop' });
+      const res = await t.http().post('/api/v1/user/repos').set(tok(owner)).send({
+        name: 'Project',
+        description: 'd',
+        private: false,
+        auto_init: true,
+        default_branch: 'develop',
+      });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({
         name: 'Project',
@@ -75,13 +81,21 @@ describe('Gitea repository routes', () => {
       expect([400, 422]).toContain(res.status);
       const root = t.app.get(GitStorage).root;
       expect(readdirSync(`${root}/.tmp`)).toEqual([]);
-      expect((await t.http().get('/api/v1/users/owner/repos').set(tok(owner))).body.map((r: { name: string }) => r.name)).toEqual(['Project']);
+      expect(
+        (await t.http().get('/api/v1/users/owner/repos').set(tok(owner))).body.map(
+          (r: { name: string }) => r.name,
+        ),
+      ).toEqual(['Project']);
     });
 
     it('needs credentials (401) and a repository-write token scope (403)', async () => {
       expect((await t.http().post('/api/v1/user/repos').send({ name: 'anon' })).status).toBe(401);
       const narrow = await t.factories.token(owner.user, { scopes: ['read:repository'] });
-      const res = await t.http().post('/api/v1/user/repos').set('Authorization', `token ${narrow}`).send({ name: 'narrow' });
+      const res = await t
+        .http()
+        .post('/api/v1/user/repos')
+        .set('Authorization', `token ${narrow}`)
+        .send({ name: 'narrow' });
       expect(res.status).toBe(403);
       expect(res.body.message).toContain('required=[write:repository]');
     });
@@ -89,23 +103,45 @@ describe('Gitea repository routes', () => {
     it('in an organization: owners may, members without a creating team may not (403), unknown org 404', async () => {
       const org = await t.factories.organization('acme', owner.user.id);
       await t.app.get(OrganizationsService).addMember(org.id, outsider.user.id);
-      const created = await t.http().post('/api/v1/orgs/acme/repos').set(tok(owner)).send({ name: 'tools', private: true });
+      const created = await t
+        .http()
+        .post('/api/v1/orgs/acme/repos')
+        .set(tok(owner))
+        .send({ name: 'tools', private: true });
       expect(created.status).toBe(201);
       expect(created.body.owner.login).toBe('acme');
-      const refused = await t.http().post('/api/v1/orgs/acme/repos').set(tok(outsider)).send({ name: 'nope' });
+      const refused = await t
+        .http()
+        .post('/api/v1/orgs/acme/repos')
+        .set(tok(outsider))
+        .send({ name: 'nope' });
       expect(refused.status).toBe(403);
-      expect((await t.http().post('/api/v1/orgs/nosuchorg/repos').set(tok(owner)).send({ name: 'x' })).status).toBe(404);
+      expect(
+        (await t.http().post('/api/v1/orgs/nosuchorg/repos').set(tok(owner)).send({ name: 'x' })).status,
+      ).toBe(404);
     });
   });
 
   describe('permissions (API and git)', () => {
-    const matrix: [string, () => CreatedUser | null, { publicRead: boolean; privateRead: boolean; push: boolean; admin: boolean }][] = [
+    const matrix: [
+      string,
+      () => CreatedUser | null,
+      { publicRead: boolean; privateRead: boolean; push: boolean; admin: boolean },
+    ][] = [
       ['owner', () => owner, { publicRead: true, privateRead: true, push: true, admin: true }],
       ['site admin', () => admin, { publicRead: true, privateRead: true, push: true, admin: true }],
-      ['admin collaborator', () => adminCollab, { publicRead: true, privateRead: true, push: true, admin: true }],
+      [
+        'admin collaborator',
+        () => adminCollab,
+        { publicRead: true, privateRead: true, push: true, admin: true },
+      ],
       ['write collaborator', () => writer, { publicRead: true, privateRead: true, push: true, admin: false }],
       ['read collaborator', () => reader, { publicRead: true, privateRead: true, push: false, admin: false }],
-      ['team member (write team)', () => teamMember, { publicRead: true, privateRead: true, push: true, admin: false }],
+      [
+        'team member (write team)',
+        () => teamMember,
+        { publicRead: true, privateRead: true, push: true, admin: false },
+      ],
       ['outsider', () => outsider, { publicRead: true, privateRead: false, push: false, admin: false }],
       ['anonymous', () => null, { publicRead: true, privateRead: false, push: false, admin: false }],
     ];
@@ -118,45 +154,87 @@ describe('Gitea repository routes', () => {
       await organizations.addTeamMember(team.id, teamMember.user.id);
       for (const visibility of ['public', 'private']) {
         const name = `${visibility}repo`;
-        await t.http().post('/api/v1/orgs/matrixorg/repos').set(tok(owner)).send({ name, private: visibility === 'private', auto_init: true }).expect(201);
+        await t
+          .http()
+          .post('/api/v1/orgs/matrixorg/repos')
+          .set(tok(owner))
+          .send({ name, private: visibility === 'private', auto_init: true })
+          .expect(201);
         await t.http().put(`/api/v1/repos/matrixorg/${name}/teams/devs`).set(tok(owner)).expect(204);
-        for (const [who, permission] of [[adminCollab, 'admin'], [writer, 'write'], [reader, 'read']] as const) {
-          await t.http().put(`/api/v1/repos/matrixorg/${name}/collaborators/${who.user.name}`).set(tok(owner)).send({ permission }).expect(204);
+        for (const [who, permission] of [
+          [adminCollab, 'admin'],
+          [writer, 'write'],
+          [reader, 'read'],
+        ] as const) {
+          await t
+            .http()
+            .put(`/api/v1/repos/matrixorg/${name}/collaborators/${who.user.name}`)
+            .set(tok(owner))
+            .send({ permission })
+            .expect(204);
         }
       }
     });
 
-    it.each(matrix)('%s', async (_label, who, expected) => {
-      const caller = who();
-      const headers = caller ? tok(caller) : {};
-      for (const visibility of ['public', 'private'] as const) {
-        const name = `${visibility}repo`;
-        const canRead = visibility === 'public' ? expected.publicRead : expected.privateRead;
-        const get = await t.http().get(`/api/v1/repos/matrixorg/${name}`).set(headers);
-        expect([visibility, get.status]).toEqual([visibility, canRead ? 200 : 404]);
-        if (canRead && caller) expect(get.body.permissions).toEqual({ admin: expected.admin, push: expected.push, pull: true });
-        if (canRead && !caller) expect(get.body.permissions).toBeUndefined();
+    it.each(matrix)(
+      '%s',
+      async (_label, who, expected) => {
+        const caller = who();
+        const headers = caller ? tok(caller) : {};
+        for (const visibility of ['public', 'private'] as const) {
+          const name = `${visibility}repo`;
+          const canRead = visibility === 'public' ? expected.publicRead : expected.privateRead;
+          const get = await t.http().get(`/api/v1/repos/matrixorg/${name}`).set(headers);
+          expect([visibility, get.status]).toEqual([visibility, canRead ? 200 : 404]);
+          if (canRead && caller)
+            expect(get.body.permissions).toEqual({ admin: expected.admin, push: expected.push, pull: true });
+          if (canRead && !caller) expect(get.body.permissions).toBeUndefined();
 
-        const patch = await t.http().patch(`/api/v1/repos/matrixorg/${name}`).set(headers).send({ description: 'changed' });
-        expect([visibility, 'patch', patch.status]).toEqual([visibility, 'patch', !caller ? 401 : !canRead ? 404 : expected.admin ? 200 : 403]);
+          const patch = await t
+            .http()
+            .patch(`/api/v1/repos/matrixorg/${name}`)
+            .set(headers)
+            .send({ description: 'changed' });
+          expect([visibility, 'patch', patch.status]).toEqual([
+            visibility,
+            'patch',
+            !caller ? 401 : !canRead ? 404 : expected.admin ? 200 : 403,
+          ]);
 
-        const dir = await tempDir();
-        const credentials = caller ? { user: caller.user.name, secret: caller.token } : undefined;
-        const clone = await git(['clone', '--quiet', cloneUrl(base, 'matrixorg', name, credentials), 'copy'], dir);
-        expect([visibility, 'clone', clone.code === 0]).toEqual([visibility, 'clone', canRead]);
-        if (!canRead) continue;
-        const wc = await workingCopy(cloneUrl(base, 'matrixorg', name, credentials), `by-${_label.replace(/\W+/g, '-')}`);
-        const push = await git(['push', 'origin', 'HEAD'], wc);
-        expect([visibility, 'push', push.code === 0]).toEqual([visibility, 'push', expected.push]);
-      }
-    }, 120_000);
+          const dir = await tempDir();
+          const credentials = caller ? { user: caller.user.name, secret: caller.token } : undefined;
+          const clone = await git(
+            ['clone', '--quiet', cloneUrl(base, 'matrixorg', name, credentials), 'copy'],
+            dir,
+          );
+          expect([visibility, 'clone', clone.code === 0]).toEqual([visibility, 'clone', canRead]);
+          if (!canRead) continue;
+          const wc = await workingCopy(
+            cloneUrl(base, 'matrixorg', name, credentials),
+            `by-${_label.replace(/\W+/g, '-')}`,
+          );
+          const push = await git(['push', 'origin', 'HEAD'], wc);
+          expect([visibility, 'push', push.code === 0]).toEqual([visibility, 'push', expected.push]);
+        }
+      },
+      120_000,
+    );
   });
 
   describe('edit, rename and delete', () => {
     it('renames with a 307 redirect from the old name, moves the directory, archives', async () => {
-      await t.http().post('/api/v1/user/repos').set(tok(owner)).send({ name: 'oldname', auto_init: true }).expect(201);
+      await t
+        .http()
+        .post('/api/v1/user/repos')
+        .set(tok(owner))
+        .send({ name: 'oldname', auto_init: true })
+        .expect(201);
       const storage = t.app.get(GitStorage);
-      const res = await t.http().patch('/api/v1/repos/owner/oldname').set(tok(owner)).send({ name: 'newname', description: 'renamed', archived: true });
+      const res = await t
+        .http()
+        .patch('/api/v1/repos/owner/oldname')
+        .set(tok(owner))
+        .send({ name: 'newname', description: 'renamed', archived: true });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ name: 'newname', description: 'renamed', archived: true });
       expect(existsSync(storage.pathOf('owner', 'newname'))).toBe(true);
@@ -165,20 +243,47 @@ describe('Gitea repository routes', () => {
       expect(redirect.status).toBe(307);
       expect(redirect.headers.location).toBe('/api/v1/repos/owner/newname');
       const dir = await tempDir();
-      expect((await git(['clone', '--quiet', cloneUrl(base, 'owner', 'oldname', { user: 'owner', secret: owner.token }), 'c'], dir)).code).toBe(0);
+      expect(
+        (
+          await git(
+            [
+              'clone',
+              '--quiet',
+              cloneUrl(base, 'owner', 'oldname', { user: 'owner', secret: owner.token }),
+              'c',
+            ],
+            dir,
+          )
+        ).code,
+      ).toBe(0);
     });
 
     it('refuses a rename onto an existing name (422) and an unknown default branch (404), changing nothing', async () => {
-      const taken = await t.http().patch('/api/v1/repos/owner/newname').set(tok(owner)).send({ name: 'Project', description: 'not applied' });
+      const taken = await t
+        .http()
+        .patch('/api/v1/repos/owner/newname')
+        .set(tok(owner))
+        .send({ name: 'Project', description: 'not applied' });
       expect(taken.status).toBe(422);
-      const branch = await t.http().patch('/api/v1/repos/owner/newname').set(tok(owner)).send({ default_branch: 'nope', description: 'not applied' });
+      const branch = await t
+        .http()
+        .patch('/api/v1/repos/owner/newname')
+        .set(tok(owner))
+        .send({ default_branch: 'nope', description: 'not applied' });
       expect(branch.status).toBe(404);
-      expect((await t.http().get('/api/v1/repos/owner/newname').set(tok(owner))).body.description).toBe('renamed');
+      expect((await t.http().get('/api/v1/repos/owner/newname').set(tok(owner))).body.description).toBe(
+        'renamed',
+      );
     });
 
     it('deletes: 403 for a write collaborator, 204 for the owner, row and directory gone', async () => {
       await t.http().post('/api/v1/user/repos').set(tok(owner)).send({ name: 'doomed' }).expect(201);
-      await t.http().put('/api/v1/repos/owner/doomed/collaborators/writer').set(tok(owner)).send({ permission: 'write' }).expect(204);
+      await t
+        .http()
+        .put('/api/v1/repos/owner/doomed/collaborators/writer')
+        .set(tok(owner))
+        .send({ permission: 'write' })
+        .expect(204);
       expect((await t.http().delete('/api/v1/repos/owner/doomed').set(tok(writer))).status).toBe(403);
       expect((await t.http().delete('/api/v1/repos/owner/doomed').set(tok(owner))).status).toBe(204);
       expect((await t.http().get('/api/v1/repos/owner/doomed').set(tok(owner))).status).toBe(404);
@@ -196,27 +301,59 @@ describe('Gitea repository routes', () => {
   describe('collaborators', () => {
     it('lists, checks, updates and removes; unknown users are 422; only repository admins manage', async () => {
       await t.http().post('/api/v1/user/repos').set(tok(owner)).send({ name: 'team-work' }).expect(201);
-      await t.http().put('/api/v1/repos/owner/team-work/collaborators/reader').set(tok(owner)).send({}).expect(204);
+      await t
+        .http()
+        .put('/api/v1/repos/owner/team-work/collaborators/reader')
+        .set(tok(owner))
+        .send({})
+        .expect(204);
       const list = await t.http().get('/api/v1/repos/owner/team-work/collaborators').set(tok(owner));
       expect(list.status).toBe(200);
       expect(list.headers['x-total-count']).toBe('1');
       expect(list.body.map((u: { login: string }) => u.login)).toEqual(['reader']);
-      expect((await t.http().get('/api/v1/repos/owner/team-work/collaborators/reader').set(tok(owner))).status).toBe(204);
-      expect((await t.http().get('/api/v1/repos/owner/team-work/collaborators/writer').set(tok(owner))).status).toBe(404);
-      expect((await t.http().put('/api/v1/repos/owner/team-work/collaborators/ghost').set(tok(owner)).send({})).status).toBe(422);
-      expect((await t.http().put('/api/v1/repos/owner/team-work/collaborators/writer').set(tok(reader)).send({})).status).toBe(403);
-      expect((await t.http().put('/api/v1/repos/owner/team-work/collaborators/writer').set(tok(owner)).send({ permission: 'owner' })).status).toBe(422);
+      expect(
+        (await t.http().get('/api/v1/repos/owner/team-work/collaborators/reader').set(tok(owner))).status,
+      ).toBe(204);
+      expect(
+        (await t.http().get('/api/v1/repos/owner/team-work/collaborators/writer').set(tok(owner))).status,
+      ).toBe(404);
+      expect(
+        (await t.http().put('/api/v1/repos/owner/team-work/collaborators/ghost').set(tok(owner)).send({}))
+          .status,
+      ).toBe(422);
+      expect(
+        (await t.http().put('/api/v1/repos/owner/team-work/collaborators/writer').set(tok(reader)).send({}))
+          .status,
+      ).toBe(403);
+      expect(
+        (
+          await t
+            .http()
+            .put('/api/v1/repos/owner/team-work/collaborators/writer')
+            .set(tok(owner))
+            .send({ permission: 'owner' })
+        ).status,
+      ).toBe(422);
       await t.http().delete('/api/v1/repos/owner/team-work/collaborators/reader').set(tok(owner)).expect(204);
-      expect((await t.http().get('/api/v1/repos/owner/team-work/collaborators').set(tok(owner))).body).toEqual([]);
+      expect(
+        (await t.http().get('/api/v1/repos/owner/team-work/collaborators').set(tok(owner))).body,
+      ).toEqual([]);
     });
   });
 
   describe('lists and search', () => {
     it('GET /users/{u}/repos shows private repositories only to those who may read them', async () => {
       await t.http().post('/api/v1/user/repos').set(tok(outsider)).send({ name: 'mine-public' }).expect(201);
-      await t.http().post('/api/v1/user/repos').set(tok(outsider)).send({ name: 'mine-private', private: true }).expect(201);
+      await t
+        .http()
+        .post('/api/v1/user/repos')
+        .set(tok(outsider))
+        .send({ name: 'mine-private', private: true })
+        .expect(201);
       const names = async (headers: Record<string, string>) =>
-        (await t.http().get('/api/v1/users/outsider/repos').set(headers)).body.map((r: { name: string }) => r.name);
+        (await t.http().get('/api/v1/users/outsider/repos').set(headers)).body.map(
+          (r: { name: string }) => r.name,
+        );
       expect(await names({})).toEqual(['mine-public']);
       expect(await names(tok(reader))).toEqual(['mine-public']);
       expect(await names(tok(outsider))).toEqual(['mine-private', 'mine-public']);
@@ -246,11 +383,18 @@ describe('Gitea repository routes', () => {
   describe('deleting the owner', () => {
     it('is refused (422) while the user owns repositories; purge removes them and their directories', async () => {
       const doomed = await t.factories.user({ username: 'leaving' });
-      await t.http().post('/api/v1/user/repos').set(tok(doomed)).send({ name: 'leftover', auto_init: true }).expect(201);
+      await t
+        .http()
+        .post('/api/v1/user/repos')
+        .set(tok(doomed))
+        .send({ name: 'leftover', auto_init: true })
+        .expect(201);
       const refused = await t.http().delete('/api/v1/admin/users/leaving').set(tok(admin));
       expect(refused.status).toBe(422);
       expect(refused.body.message).toBe(`user still has ownership of repositories [uid: ${doomed.user.id}]`);
-      expect((await t.http().delete('/api/v1/admin/users/leaving?purge=true').set(tok(admin))).status).toBe(204);
+      expect((await t.http().delete('/api/v1/admin/users/leaving?purge=true').set(tok(admin))).status).toBe(
+        204,
+      );
       expect(existsSync(t.app.get(GitStorage).pathOf('leaving', 'leftover'))).toBe(false);
     });
   });

@@ -2,7 +2,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebhookSender } from '../../src/modules/workflows/operations/webhook-sender.service';
 import { loadWorkflowsConfig } from '../../src/modules/workflows/workflows.config';
-import { guardedLookup, isPrivateHost, isPublicAddress, type Resolver } from '../../src/platform/net/private-address';
+import {
+  guardedLookup,
+  isPrivateHost,
+  isPublicAddress,
+  type Resolver,
+} from '../../src/platform/net/private-address';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { bearer, check, notifyRule, ocs, WEBHOOK, WF } from '../workflows/helpers';
 
@@ -91,7 +96,9 @@ describe('11.10 private-address check: IPv6 forms of IPv4 addresses and the othe
       lookup('mixed.test', { all: true }, (error, addresses) => (error ? fail(error) : done(addresses))),
     );
     expect(all).toEqual([{ address: '93.184.216.34', family: 4 }]);
-    const refused = await new Promise<Error | null>((done) => lookup('compat.test', {}, (error) => done(error)));
+    const refused = await new Promise<Error | null>((done) =>
+      lookup('compat.test', {}, (error) => done(error)),
+    );
     expect(refused?.message).toBe('compat.test resolves to a private address');
   });
 
@@ -142,18 +149,40 @@ describe('11.10 private-address check: IPv6 forms of IPv4 addresses and the othe
     });
 
     it('at send time: a literal IPv4-compatible address is refused before connecting, a name resolving to one at connect time', async () => {
-      const sender = new WebhookSender({ ...loadWorkflowsConfig({}), webhookAllowPrivate: false, webhookTimeoutMs: 1000, webhookRetries: 2, webhookBackoffMs: 1 });
-      expect(await sender.deliver({ url: `http://[::127.0.0.1]:${port}/x`, body: {} })).toMatchObject({ delivered: false, attempts: 0, error: 'private address refused' });
+      const sender = new WebhookSender({
+        ...loadWorkflowsConfig({}),
+        webhookAllowPrivate: false,
+        webhookTimeoutMs: 1000,
+        webhookRetries: 2,
+        webhookBackoffMs: 1,
+      });
+      expect(await sender.deliver({ url: `http://[::127.0.0.1]:${port}/x`, body: {} })).toMatchObject({
+        delivered: false,
+        attempts: 0,
+        error: 'private address refused',
+      });
       for (const address of ['::127.0.0.1', '::7f00:1', '::ffff:127.0.0.1']) {
         sender.resolve = (_host, callback) => callback(null, [{ address, family: 6 }]);
         const result = await sender.deliver({ url: `http://rebind.example.test:${port}/x`, body: {} });
-        expect([address, result]).toEqual([address, { delivered: false, attempts: 1, error: 'rebind.example.test resolves to a private address' }]);
+        expect([address, result]).toEqual([
+          address,
+          { delivered: false, attempts: 1, error: 'rebind.example.test resolves to a private address' },
+        ]);
       }
       expect(received).toBe(0);
       // The same name answering the receiver's IPv4 address is delivered once private addresses are allowed (the receiver is real).
-      const open = new WebhookSender({ ...loadWorkflowsConfig({}), webhookAllowPrivate: true, webhookTimeoutMs: 1000, webhookRetries: 0, webhookBackoffMs: 1 });
+      const open = new WebhookSender({
+        ...loadWorkflowsConfig({}),
+        webhookAllowPrivate: true,
+        webhookTimeoutMs: 1000,
+        webhookRetries: 0,
+        webhookBackoffMs: 1,
+      });
       open.resolve = (_host, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]);
-      expect(await open.deliver({ url: `http://rebind.example.test:${port}/x`, body: {} })).toMatchObject({ delivered: true, status: 200 });
+      expect(await open.deliver({ url: `http://rebind.example.test:${port}/x`, body: {} })).toMatchObject({
+        delivered: true,
+        status: 200,
+      });
       expect(received).toBe(1);
     });
   });

@@ -28,7 +28,11 @@ describe('security 11.2: the dialect of a route comes from its metadata, not its
   });
   afterAll(() => t.close());
 
-  function contextFor(handler: (...args: never[]) => unknown, controller: object, req: object): ExecutionContext {
+  function contextFor(
+    handler: (...args: never[]) => unknown,
+    controller: object,
+    req: object,
+  ): ExecutionContext {
     const res = { setHeader: () => undefined };
     return {
       getType: () => 'http',
@@ -38,8 +42,21 @@ describe('security 11.2: the dialect of a route comes from its metadata, not its
     } as unknown as ExecutionContext;
   }
 
-  function request(path: string, method: string, extra: { cookies?: Record<string, string>; headers?: Record<string, string> }) {
-    return { path, url: path, originalUrl: path, method, query: {}, headers: extra.headers ?? {}, cookies: extra.cookies ?? {}, ip: '127.0.0.1' };
+  function request(
+    path: string,
+    method: string,
+    extra: { cookies?: Record<string, string>; headers?: Record<string, string> },
+  ) {
+    return {
+      path,
+      url: path,
+      originalUrl: path,
+      method,
+      query: {},
+      headers: extra.headers ?? {},
+      cookies: extra.cookies ?? {},
+      ip: '127.0.0.1',
+    };
   }
 
   it.each(['/api/v2/users/logout', '/API/V2/USERS/LOGOUT', '/Api/v2/users/logout', '/somewhere/else'])(
@@ -47,7 +64,9 @@ describe('security 11.2: the dialect of a route comes from its metadata, not its
     async (path) => {
       const guard = t.app.get(AuthGuard);
       const req = request(path, 'POST', { cookies: { service_session_token: user.token } });
-      const decision = guard.canActivate(contextFor(CoderAuthController.prototype.logout, CoderAuthController, req));
+      const decision = guard.canActivate(
+        contextFor(CoderAuthController.prototype.logout, CoderAuthController, req),
+      );
       await expect(decision).rejects.toBeInstanceOf(BadRequestError);
       await expect(decision).rejects.toThrow(CSRF_FAILURE);
       expect(requestDialect(req as never)).toBe('coder');
@@ -60,7 +79,9 @@ describe('security 11.2: the dialect of a route comes from its metadata, not its
       await t.dataSource.query('UPDATE users SET must_change_password = true WHERE id = $1', [user.user.id]);
       const guard = t.app.get(AuthGuard);
       const req = request(path, 'GET', { headers: { authorization: `token ${user.token}` } });
-      const decision = guard.canActivate(contextFor(GiteaUsersController.prototype.current, GiteaUsersController, req));
+      const decision = guard.canActivate(
+        contextFor(GiteaUsersController.prototype.current, GiteaUsersController, req),
+      );
       await expect(decision).rejects.toBeInstanceOf(ForbiddenError);
       await expect(decision).rejects.toThrow('You must change your password.');
       expect(requestDialect(req as never)).toBe('gitea');
@@ -68,7 +89,10 @@ describe('security 11.2: the dialect of a route comes from its metadata, not its
   );
 
   it('over HTTP, a mixed-case Coder path never lets a cookie-only write through', async () => {
-    const login = await t.http().post('/api/v2/users/login').send({ email: user.user.email, password: user.password });
+    const login = await t
+      .http()
+      .post('/api/v2/users/login')
+      .send({ email: user.user.email, password: user.password });
     const session = ([] as string[])
       .concat(login.headers['set-cookie'] ?? [])
       .find((cookie) => cookie.startsWith('service_session_token='))!

@@ -22,7 +22,12 @@ describe('security 11.3: Basic password guessing is throttled', () => {
 
   beforeAll(async () => {
     t = await createTestApp({
-      env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_LOGIN_PER_MINUTE: String(LIMIT), RATE_LIMIT_API_PER_MINUTE: '10000', TRUSTED_PROXIES: '127.0.0.1,::1' },
+      env: {
+        RATE_LIMIT_ENABLED: 'true',
+        RATE_LIMIT_LOGIN_PER_MINUTE: String(LIMIT),
+        RATE_LIMIT_API_PER_MINUTE: '10000',
+        TRUSTED_PROXIES: '127.0.0.1,::1',
+      },
     });
     const hasher = t.app.get(PasswordHasher);
     const verify = hasher.verify.bind(hasher);
@@ -43,7 +48,13 @@ describe('security 11.3: Basic password guessing is throttled', () => {
   const coderMe = (from: string, authorization: string) =>
     t.http().get('/api/v2/users/me').set('X-Forwarded-For', from).set('Authorization', authorization);
   const ocsUser = (from: string, authorization: string) =>
-    t.http().get('/ocs/v2.php/cloud/user').query({ format: 'json' }).set('OCS-APIRequest', 'true').set('X-Forwarded-For', from).set('Authorization', authorization);
+    t
+      .http()
+      .get('/ocs/v2.php/cloud/user')
+      .query({ format: 'json' })
+      .set('OCS-APIRequest', 'true')
+      .set('X-Forwarded-For', from)
+      .set('Authorization', authorization);
 
   it('failures on different routes and dialects add up per address; then 429 in each dialect before argon2', async () => {
     const from = nextAddress();
@@ -80,13 +91,18 @@ describe('security 11.3: Basic password guessing is throttled', () => {
 
   it('successful verifications do not count', async () => {
     const from = nextAddress();
-    for (let i = 0; i < LIMIT + 2; i++) expect((await giteaUser(from, basic(alice.user.name, alice.password))).status).toBe(200);
+    for (let i = 0; i < LIMIT + 2; i++)
+      expect((await giteaUser(from, basic(alice.user.name, alice.password))).status).toBe(200);
   });
 
   it('login route failures count against the same account', async () => {
     const from = nextAddress();
     for (let i = 0; i < LIMIT; i++) {
-      const res = await t.http().post('/api/v2/users/login').set('X-Forwarded-For', nextAddress()).send({ email: bob.user.email, password: `wrong-${i}` });
+      const res = await t
+        .http()
+        .post('/api/v2/users/login')
+        .set('X-Forwarded-For', nextAddress())
+        .send({ email: bob.user.email, password: `wrong-${i}` });
       expect(res.status).toBe(401);
     }
     const res = await giteaUser(from, basic(bob.user.name, bob.password));
@@ -98,7 +114,9 @@ describe('security 11.3: Basic password guessing is throttled', () => {
     const account = PasswordGuessLimiter.accountKey(alice.user.id, alice.user.name);
     for (let i = 0; i < LIMIT; i++) await limiter.recordFailure('203.0.113.7', account);
     expect(limiter.retryAfter('203.0.113.8', account)).toBeGreaterThan(0);
-    expect(limiter.retryAfter('203.0.113.8', PasswordGuessLimiter.accountKey(bob.user.id, bob.user.name))).toBe(0);
+    expect(
+      limiter.retryAfter('203.0.113.8', PasswordGuessLimiter.accountKey(bob.user.id, bob.user.name)),
+    ).toBe(0);
   });
 
   it('an unknown account costs one argon2 verify, like a known one', async () => {

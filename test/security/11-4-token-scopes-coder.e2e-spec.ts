@@ -31,23 +31,39 @@ describe('11.4 token scopes on the Coder routes', () => {
   });
 
   const settingsRow = async () =>
-    (await t.dataSource.query(`SELECT value FROM site_configs WHERE key = 'notifications.settings'`)) as unknown[];
+    (await t.dataSource.query(
+      `SELECT value FROM site_configs WHERE key = 'notifications.settings'`,
+    )) as unknown[];
   const preferencesOf = async (user: CreatedUser) =>
-    (await t.dataSource.query('SELECT * FROM notification_preferences WHERE user_id = $1', [user.user.id])) as unknown[];
+    (await t.dataSource.query('SELECT * FROM notification_preferences WHERE user_id = $1', [
+      user.user.id,
+    ])) as unknown[];
 
   it("an owner's workspace:read token cannot pause the notifier (403, nothing stored); deployment_config:update can", async () => {
     const narrow = await t.factories.token(owner.user, { scopes: ['workspace:read'] });
     const before = await settingsRow();
-    const res = await t.http().put('/api/v2/notifications/settings').set(key(narrow)).send({ notifier_paused: true });
+    const res = await t
+      .http()
+      .put('/api/v2/notifications/settings')
+      .set(key(narrow))
+      .send({ notifier_paused: true });
     expect(res.status).toBe(403);
     expect(res.body).toEqual(FORBIDDEN);
     expect(await settingsRow()).toEqual(before);
 
     const right = await t.factories.token(owner.user, { scopes: ['deployment_config:update'] });
-    const ok = await t.http().put('/api/v2/notifications/settings').set(key(right)).send({ notifier_paused: true });
+    const ok = await t
+      .http()
+      .put('/api/v2/notifications/settings')
+      .set(key(right))
+      .send({ notifier_paused: true });
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ notifier_paused: true });
-    const back = await t.http().put('/api/v2/notifications/settings').set(key(right)).send({ notifier_paused: false });
+    const back = await t
+      .http()
+      .put('/api/v2/notifications/settings')
+      .set(key(right))
+      .send({ notifier_paused: false });
     expect(back.status).toBe(200);
   });
 
@@ -68,15 +84,26 @@ describe('11.4 token scopes on the Coder routes', () => {
   it("an owner's workspace:read token cannot change another user's preferences; notification_preference:update can", async () => {
     const narrow = await t.factories.token(owner.user, { scopes: ['workspace:read'] });
     const body = { template_disabled_map: { [IDS.testNotification]: true } };
-    const res = await t.http().put(`/api/v2/users/${other.user.uuid}/notifications/preferences`).set(key(narrow)).send(body);
+    const res = await t
+      .http()
+      .put(`/api/v2/users/${other.user.uuid}/notifications/preferences`)
+      .set(key(narrow))
+      .send(body);
     expect(res.status).toBe(403);
     expect(res.body).toEqual(FORBIDDEN);
     expect(await preferencesOf(other)).toEqual([]);
-    const read = await t.http().get(`/api/v2/users/${other.user.uuid}/notifications/preferences`).set(key(narrow));
+    const read = await t
+      .http()
+      .get(`/api/v2/users/${other.user.uuid}/notifications/preferences`)
+      .set(key(narrow));
     expect(read.status).toBe(403);
 
     const right = await t.factories.token(owner.user, { scopes: ['notification_preference:update'] });
-    const ok = await t.http().put(`/api/v2/users/${other.user.uuid}/notifications/preferences`).set(key(right)).send(body);
+    const ok = await t
+      .http()
+      .put(`/api/v2/users/${other.user.uuid}/notifications/preferences`)
+      .set(key(right))
+      .send(body);
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual([expect.objectContaining({ id: IDS.testNotification, disabled: true })]);
   });
@@ -99,7 +126,12 @@ describe('11.4 token scopes on the Coder routes', () => {
   const WRITE_ROUTES: [string, string, object | undefined, string][] = [
     ['put', '/api/v2/notifications/settings', { notifier_paused: false }, 'deployment_config:update'],
     ['post', '/api/v2/notifications/test', undefined, 'deployment_config:update'],
-    ['post', '/api/v2/notifications/custom', { content: { title: 't', message: 'm' } }, 'notification_message:create'],
+    [
+      'post',
+      '/api/v2/notifications/custom',
+      { content: { title: 't', message: 'm' } },
+      'notification_message:create',
+    ],
     ['put', '/api/v2/notifications/inbox/mark-all-as-read', undefined, 'inbox_notification:update'],
     [
       'put',
@@ -107,7 +139,12 @@ describe('11.4 token scopes on the Coder routes', () => {
       { is_read: true },
       'inbox_notification:update',
     ],
-    ['put', '/api/v2/users/{self}/notifications/preferences', { template_disabled_map: {} }, 'notification_preference:update'],
+    [
+      'put',
+      '/api/v2/users/{self}/notifications/preferences',
+      { template_disabled_map: {} },
+      'notification_preference:update',
+    ],
     ['post', '/api/v2/users/me/keys/tokens', { token_name: 'table' }, 'api_key:create'],
     ['delete', '/api/v2/users/me/keys/nonexistent1', undefined, 'api_key:delete'],
     ['put', '/api/v2/users/me/password', { password: '' }, 'user:update_personal'],
@@ -115,22 +152,31 @@ describe('11.4 token scopes on the Coder routes', () => {
     ['post', '/api/v2/users/logout', undefined, 'api_key:delete'],
   ];
 
-  it.each(WRITE_ROUTES)('%s %s: 403 for narrow tokens, passes the scope check with its own scope', async (method, path, body, scope) => {
-    const user = await t.factories.admin();
-    const url = path.replace('{self}', user.user.uuid);
-    const call = (token: string) => {
-      const req = (t.http() as unknown as Record<string, (url: string) => import('supertest').Test>)[method]!(url).set(key(token));
-      return body === undefined ? req : req.send(body);
-    };
-    for (const narrowScopes of [['workspace:read'], ['user:read'], ['template:read', 'file:read']]) {
-      const narrow = await t.factories.token(user.user, { scopes: narrowScopes });
-      const res = await call(narrow);
-      expect({ scopes: narrowScopes, status: res.status, body: res.body }).toEqual({ scopes: narrowScopes, status: 403, body: FORBIDDEN });
-    }
-    const granted = await t.factories.token(user.user, { scopes: [scope] });
-    const res = await call(granted);
-    // Past the scope check: the route's own answer (success, 4xx validation or not found), never the scope 403.
-    expect(res.body).not.toEqual(FORBIDDEN);
-    expect(res.status).not.toBe(500);
-  });
+  it.each(WRITE_ROUTES)(
+    '%s %s: 403 for narrow tokens, passes the scope check with its own scope',
+    async (method, path, body, scope) => {
+      const user = await t.factories.admin();
+      const url = path.replace('{self}', user.user.uuid);
+      const call = (token: string) => {
+        const req = (t.http() as unknown as Record<string, (url: string) => import('supertest').Test>)[
+          method
+        ]!(url).set(key(token));
+        return body === undefined ? req : req.send(body);
+      };
+      for (const narrowScopes of [['workspace:read'], ['user:read'], ['template:read', 'file:read']]) {
+        const narrow = await t.factories.token(user.user, { scopes: narrowScopes });
+        const res = await call(narrow);
+        expect({ scopes: narrowScopes, status: res.status, body: res.body }).toEqual({
+          scopes: narrowScopes,
+          status: 403,
+          body: FORBIDDEN,
+        });
+      }
+      const granted = await t.factories.token(user.user, { scopes: [scope] });
+      const res = await call(granted);
+      // Past the scope check: the route's own answer (success, 4xx validation or not found), never the scope 403.
+      expect(res.body).not.toEqual(FORBIDDEN);
+      expect(res.status).not.toBe(500);
+    },
+  );
 });

@@ -4,7 +4,8 @@ import { accessRule, bearer, CATALOGUE, notifyRule, ocs, WEBHOOK, WF } from '../
 
 const CLOUD_USER = '/ocs/v2.php/cloud/user';
 /** Issue 11.4's rule: a user-scope rule with a webhook. */
-const webhookRule = () => notifyRule({ class: WEBHOOK, name: 'exfiltrate', operation: '{"url":"https://hooks.example.com/x"}' });
+const webhookRule = () =>
+  notifyRule({ class: WEBHOOK, name: 'exfiltrate', operation: '{"url":"https://hooks.example.com/x"}' });
 
 /**
  * Issue 11.4 for the OCS routes: "a user:read token created a user-scope workflow rule with a webhook".
@@ -28,8 +29,10 @@ describe('issue 11.4: token scopes on the workflow routes', () => {
   });
   afterAll(() => t.close());
 
-  const token = (user: CreatedUser, scopes: string[]) => t.factories.token(user.user, { scopes, name: `t-${scopes.join('-')}-${Math.random()}` });
-  const ruleCount = async () => (await t.dataSource.query('SELECT count(*)::int AS n FROM flow_operations'))[0].n as number;
+  const token = (user: CreatedUser, scopes: string[]) =>
+    t.factories.token(user.user, { scopes, name: `t-${scopes.join('-')}-${Math.random()}` });
+  const ruleCount = async () =>
+    (await t.dataSource.query('SELECT count(*)::int AS n FROM flow_operations'))[0].n as number;
 
   it('the exact abuse: a user:read token cannot create a user-scope rule with a webhook (403, nothing stored)', async () => {
     const before = await ruleCount();
@@ -40,10 +43,13 @@ describe('issue 11.4: token scopes on the workflow routes', () => {
     expect(await ruleCount()).toBe(before);
   });
 
-  it.each([['user:update_personal'], ['user:*'], ['write:user'], ['coder:all'], ['all']])('a %s token may create the same rule', async (scope) => {
-    const res = await ocs(t, 'post', `${WF}/user`, bearer(await token(alice, [scope])), webhookRule());
-    expect([res.status, res.body.ocs.meta.message]).toEqual([200, 'OK']);
-  });
+  it.each([['user:update_personal'], ['user:*'], ['write:user'], ['coder:all'], ['all']])(
+    'a %s token may create the same rule',
+    async (scope) => {
+      const res = await ocs(t, 'post', `${WF}/user`, bearer(await token(alice, [scope])), webhookRule());
+      expect([res.status, res.body.ocs.meta.message]).toEqual([200, 'OK']);
+    },
+  );
 
   type Route = ['get' | 'post' | 'put' | 'delete', () => string, (() => unknown) | undefined];
   const userWrites: Route[] = [
@@ -56,7 +62,14 @@ describe('issue 11.4: token scopes on the workflow routes', () => {
     ['put', () => `${WF}/global/${globalRule}`, () => accessRule({ name: 'changed' })],
     ['delete', () => `${WF}/global/${globalRule}`, undefined],
   ];
-  const narrow = [['user:read'], ['read:user'], ['workspace:read'], ['user:read_personal'], ['read:admin'], ['notification_preference:update']];
+  const narrow = [
+    ['user:read'],
+    ['read:user'],
+    ['workspace:read'],
+    ['user:read_personal'],
+    ['read:admin'],
+    ['notification_preference:update'],
+  ];
 
   it.each(narrow)('every user-rule write route refuses a %s token and changes nothing', async (scope) => {
     const auth = bearer(await token(alice, [scope]));
@@ -65,30 +78,41 @@ describe('issue 11.4: token scopes on the workflow routes', () => {
       const res = await ocs(t, method, path(), auth, body?.());
       expect([method, res.status]).toEqual([method, 403]);
     }
-    expect(JSON.stringify((await ocs(t, 'get', `${WF}/user`, bearer(alice.token))).body.ocs.data)).toBe(before);
+    expect(JSON.stringify((await ocs(t, 'get', `${WF}/user`, bearer(alice.token))).body.ocs.data)).toBe(
+      before,
+    );
   });
 
-  it.each([...narrow, ['write:user'], ['user:update_personal']])('every global-rule write route refuses an administrator token with %s and changes nothing', async (scope) => {
-    const auth = bearer(await token(admin, [scope]));
-    const before = JSON.stringify((await ocs(t, 'get', `${WF}/global`, bearer(admin.token))).body.ocs.data);
-    for (const [method, path, body] of globalWrites) {
-      const res = await ocs(t, method, path(), auth, body?.());
-      expect([method, res.status]).toEqual([method, 403]);
-    }
-    expect(JSON.stringify((await ocs(t, 'get', `${WF}/global`, bearer(admin.token))).body.ocs.data)).toBe(before);
-  });
+  it.each([...narrow, ['write:user'], ['user:update_personal']])(
+    'every global-rule write route refuses an administrator token with %s and changes nothing',
+    async (scope) => {
+      const auth = bearer(await token(admin, [scope]));
+      const before = JSON.stringify((await ocs(t, 'get', `${WF}/global`, bearer(admin.token))).body.ocs.data);
+      for (const [method, path, body] of globalWrites) {
+        const res = await ocs(t, method, path(), auth, body?.());
+        expect([method, res.status]).toEqual([method, 403]);
+      }
+      expect(JSON.stringify((await ocs(t, 'get', `${WF}/global`, bearer(admin.token))).body.ocs.data)).toBe(
+        before,
+      );
+    },
+  );
 
   it('the right scopes pass the write routes', async () => {
     for (const scope of ['user:update_personal', 'write:user']) {
       const auth = bearer(await token(alice, [scope]));
       const id = (await ocs(t, 'post', `${WF}/user`, auth, notifyRule())).body.ocs.data.id as number;
-      expect((await ocs(t, 'put', `${WF}/user/${id}`, auth, notifyRule({ name: 'renamed' }))).status).toBe(200);
+      expect((await ocs(t, 'put', `${WF}/user/${id}`, auth, notifyRule({ name: 'renamed' }))).status).toBe(
+        200,
+      );
       expect((await ocs(t, 'delete', `${WF}/user/${id}`, auth)).status).toBe(200);
     }
     for (const scope of ['write:admin', 'deployment_config:update']) {
       const auth = bearer(await token(admin, [scope]));
       const id = (await ocs(t, 'post', `${WF}/global`, auth, accessRule())).body.ocs.data.id as number;
-      expect((await ocs(t, 'put', `${WF}/global/${id}`, auth, accessRule({ name: 'renamed' }))).status).toBe(200);
+      expect((await ocs(t, 'put', `${WF}/global/${id}`, auth, accessRule({ name: 'renamed' }))).status).toBe(
+        200,
+      );
       expect((await ocs(t, 'delete', `${WF}/global/${id}`, auth)).status).toBe(200);
     }
   });
@@ -115,11 +139,21 @@ describe('issue 11.4: token scopes on the workflow routes', () => {
 
   it('/login/confirm refuses a token without a user write scope, and does not renew its confirmation', async () => {
     const narrowToken = await token(alice, ['user:read']);
-    const res = await t.http().post('/login/confirm').set(bearer(narrowToken)).send({ password: alice.password });
+    const res = await t
+      .http()
+      .post('/login/confirm')
+      .set(bearer(narrowToken))
+      .send({ password: alice.password });
     expect(res.status).toBe(403);
-    const rows = await t.dataSource.query('SELECT password_confirmed_at FROM api_tokens WHERE id = $1', [narrowToken.split('-')[0]]);
+    const rows = await t.dataSource.query('SELECT password_confirmed_at FROM api_tokens WHERE id = $1', [
+      narrowToken.split('-')[0],
+    ]);
     expect(rows[0].password_confirmed_at).toBeNull();
-    const ok = await t.http().post('/login/confirm').set(bearer(await token(alice, ['write:user']))).send({ password: alice.password });
+    const ok = await t
+      .http()
+      .post('/login/confirm')
+      .set(bearer(await token(alice, ['write:user'])))
+      .send({ password: alice.password });
     expect(ok.status).toBe(200);
   });
 });

@@ -3,7 +3,11 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { CoderController } from '../../src/api/coder/coder-controller.decorator';
 import { GiteaController } from '../../src/api/gitea/gitea-controller.decorator';
-import { ACCESS_METADATA, type AccessDeclaration, Authenticated } from '../../src/modules/auth/access.decorators';
+import {
+  ACCESS_METADATA,
+  type AccessDeclaration,
+  Authenticated,
+} from '../../src/modules/auth/access.decorators';
 import { AuthGuard } from '../../src/modules/auth/auth.guard';
 import { ForbiddenError } from '../../src/platform/errors/domain-error';
 import type { CreatedUser } from '../helpers/factories';
@@ -15,7 +19,10 @@ class CoderProbe {
   @Authenticated({ tokenScope: { type: 'notification_preference', action: 'update' } })
   coderOnly(): void {}
 
-  @Authenticated({ scopes: ['notification'], tokenScope: { type: 'notification_preference', action: 'update' } })
+  @Authenticated({
+    scopes: ['notification'],
+    tokenScope: { type: 'notification_preference', action: 'update' },
+  })
   either(): void {}
 }
 
@@ -42,7 +49,12 @@ describe('security 11.4: token scopes are enforced by the guard', () => {
   });
   afterAll(() => t.close());
 
-  function contextFor(handler: (...args: never[]) => unknown, controller: object, method: string, headers: Record<string, string>): ExecutionContext {
+  function contextFor(
+    handler: (...args: never[]) => unknown,
+    controller: object,
+    method: string,
+    headers: Record<string, string>,
+  ): ExecutionContext {
     const req = { path: '/probe', url: '/probe', method, query: {}, headers, cookies: {}, ip: '127.0.0.1' };
     return {
       getType: () => 'http',
@@ -52,7 +64,12 @@ describe('security 11.4: token scopes are enforced by the guard', () => {
     } as unknown as ExecutionContext;
   }
 
-  async function decide(handler: (...args: never[]) => unknown, controller: object, method: string, authorization: string): Promise<'allowed' | 'scope' | string> {
+  async function decide(
+    handler: (...args: never[]) => unknown,
+    controller: object,
+    method: string,
+    authorization: string,
+  ): Promise<'allowed' | 'scope' | string> {
     try {
       await t.app.get(AuthGuard).canActivate(contextFor(handler, controller, method, { authorization }));
       return 'allowed';
@@ -62,7 +79,8 @@ describe('security 11.4: token scopes are enforced by the guard', () => {
     }
   }
 
-  const tokenWith = async (scopes: string[]) => `Bearer ${await t.factories.token(owner.user, { scopes, name: `probe-${Math.random()}` })}`;
+  const tokenWith = async (scopes: string[]) =>
+    `Bearer ${await t.factories.token(owner.user, { scopes, name: `probe-${Math.random()}` })}`;
 
   it.each<[string, string[], 'allowed' | 'scope']>([
     ['coder resource/action granted', ['notification_preference:update'], 'allowed'],
@@ -73,7 +91,9 @@ describe('security 11.4: token scopes are enforced by the guard', () => {
     ['user:read only', ['user:read'], 'scope'],
     ['Gitea category does not satisfy a Coder-only route', ['write:notification'], 'scope'],
   ])('Coder-only route (tokenScope), token %s → %s', async (_name, scopes, expected) => {
-    expect(await decide(CoderProbe.prototype.coderOnly, CoderProbe, 'PUT', await tokenWith(scopes))).toBe(expected);
+    expect(await decide(CoderProbe.prototype.coderOnly, CoderProbe, 'PUT', await tokenWith(scopes))).toBe(
+      expected,
+    );
   });
 
   it.each<[string, string[], 'allowed' | 'scope']>([
@@ -82,7 +102,9 @@ describe('security 11.4: token scopes are enforced by the guard', () => {
     ['Gitea read category on a write', ['read:notification'], 'scope'],
     ['neither', ['read:misc', 'template:read'], 'scope'],
   ])('route declaring both vocabularies, token %s → %s', async (_name, scopes, expected) => {
-    expect(await decide(CoderProbe.prototype.either, CoderProbe, 'POST', await tokenWith(scopes))).toBe(expected);
+    expect(await decide(CoderProbe.prototype.either, CoderProbe, 'POST', await tokenWith(scopes))).toBe(
+      expected,
+    );
   });
 
   it.each<[string, string, string[], 'allowed' | 'scope']>([
@@ -91,7 +113,9 @@ describe('security 11.4: token scopes are enforced by the guard', () => {
     ['PATCH with write:user', 'PATCH', ['write:user'], 'allowed'],
     ['GET with a Coder scope only', 'GET', ['user:read'], 'scope'],
   ])('Gitea-only route (scopes), %s → %s', async (_name, method, scopes, expected) => {
-    expect(await decide(GiteaProbe.prototype.giteaOnly, GiteaProbe, method, await tokenWith(scopes))).toBe(expected);
+    expect(await decide(GiteaProbe.prototype.giteaOnly, GiteaProbe, method, await tokenWith(scopes))).toBe(
+      expected,
+    );
   });
 
   it('a password carries every right of its user', async () => {
@@ -103,20 +127,38 @@ describe('security 11.4: token scopes are enforced by the guard', () => {
   it.each<[string, string, string, object]>([
     ['pause the notifier', 'PUT', '/api/v2/notifications/settings', { notifier_paused: true }],
     ['post the test notification', 'POST', '/api/v2/notifications/test', {}],
-    ["change another user's notification preferences", 'PUT', '/api/v2/users/{other}/notifications/preferences', { template_disabled_map: {} }],
-    ['send a custom notification', 'POST', '/api/v2/notifications/custom', { content: { title: 'x', message: 'y' } }],
+    [
+      "change another user's notification preferences",
+      'PUT',
+      '/api/v2/users/{other}/notifications/preferences',
+      { template_disabled_map: {} },
+    ],
+    [
+      'send a custom notification',
+      'POST',
+      '/api/v2/notifications/custom',
+      { content: { title: 'x', message: 'y' } },
+    ],
   ])('the reported abuse: a workspace:read owner token cannot %s', async (_name, method, path, body) => {
     const other = await t.factories.user();
-    const token = await t.factories.token(owner.user, { scopes: ['workspace:read'], name: `abuse-${Math.random()}` });
+    const token = await t.factories.token(owner.user, {
+      scopes: ['workspace:read'],
+      name: `abuse-${Math.random()}`,
+    });
     const http = t.http();
-    const res = await (method === 'PUT' ? http.put(path.replace('{other}', other.user.uuid)) : http.post(path))
+    const res = await (
+      method === 'PUT' ? http.put(path.replace('{other}', other.user.uuid)) : http.post(path)
+    )
       .set('Authorization', `Bearer ${token}`)
       .send(body);
     expect(res.status).toBe(403);
   });
 
   it('the reported abuse: a user:read token cannot create a user-scope workflow rule', async () => {
-    const token = await t.factories.token(owner.user, { scopes: ['user:read'], name: `abuse-${Math.random()}` });
+    const token = await t.factories.token(owner.user, {
+      scopes: ['user:read'],
+      name: `abuse-${Math.random()}`,
+    });
     const res = await t
       .http()
       .post('/ocs/v2.php/apps/workflowengine/api/v1/workflows/user?format=json')
@@ -141,21 +183,31 @@ describe('security 11.4: token scopes are enforced by the guard', () => {
         if (sub === undefined) continue;
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
         if (['GET', 'HEAD', 'OPTIONS', 'ALL'].includes(method)) continue;
-        const access = reflector.getAllAndOverride<AccessDeclaration | undefined>(ACCESS_METADATA, [handler, metatype]);
+        const access = reflector.getAllAndOverride<AccessDeclaration | undefined>(ACCESS_METADATA, [
+          handler,
+          metatype,
+        ]);
         // Introspection open to every key by declaration (authcheck) is not a write to refuse.
         if (access?.kind !== 'authenticated' || access.anyTokenScope === true) continue;
-        const path = `/${[base, Array.isArray(sub) ? sub[0]! : sub].filter((part) => part !== '' && part !== '/').join('/')}`
-          .replace(/\/+/g, '/')
-          .replace(/:(\w+)(\([^)]*\))?\??/g, (_m, param: string) => (param === 'user' ? 'me' : '1'));
+        const path =
+          `/${[base, Array.isArray(sub) ? sub[0]! : sub].filter((part) => part !== '' && part !== '/').join('/')}`
+            .replace(/\/+/g, '/')
+            .replace(/:(\w+)(\([^)]*\))?\??/g, (_m, param: string) => (param === 'user' ? 'me' : '1'));
         rows.push({ route: `${metatype.name}.${name}`, method, path });
       }
     }
     expect(rows.length).toBeGreaterThan(10);
     const notRefused: string[] = [];
     for (const row of rows) {
-      const token = await t.factories.token(owner.user, { scopes: ['read:misc', 'template:read'], name: `narrow-${Math.random()}` });
+      const token = await t.factories.token(owner.user, {
+        scopes: ['read:misc', 'template:read'],
+        name: `narrow-${Math.random()}`,
+      });
       const req = t.http()[row.method.toLowerCase() as 'post' | 'put' | 'patch' | 'delete'](row.path);
-      const res = await req.set({ Authorization: `Bearer ${token}`, 'OCS-APIRequest': 'true' }).query({ format: 'json' }).send({});
+      const res = await req
+        .set({ Authorization: `Bearer ${token}`, 'OCS-APIRequest': 'true' })
+        .query({ format: 'json' })
+        .send({});
       if (res.status !== 403) notRefused.push(`${row.route} (${row.method} ${row.path}) → ${res.status}`);
     }
     expect(notRefused).toEqual([]);

@@ -4,7 +4,15 @@ import { EventBus } from '../../src/platform/events/event-bus.service';
 import { RealtimeConnections } from '../../src/platform/realtime/realtime-connections.service';
 import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
-import { appEnv, EMBEDDED, fastQueueEnv, inboxCount, sleep, waitFor, WatchClient } from '../notifications/helpers';
+import {
+  appEnv,
+  EMBEDDED,
+  fastQueueEnv,
+  inboxCount,
+  sleep,
+  waitFor,
+  WatchClient,
+} from '../notifications/helpers';
 import { PROBE, RealtimeProbeModule, SseClient } from '../platform/realtime-probe';
 
 const WATCH = '/api/v2/notifications/inbox/watch';
@@ -25,7 +33,9 @@ describe('11.6 WebSocket Origin and revocation', () => {
   let wsB: string;
   let admin: CreatedUser;
   const clients: WatchClient[] = [];
-  const env = appEnv(fastQueueEnv({ PUBLIC_URL: `${PUBLIC_ORIGIN}/`, CORS_ORIGINS: `${EXTRA_ORIGIN}, https://other.example` }));
+  const env = appEnv(
+    fastQueueEnv({ PUBLIC_URL: `${PUBLIC_ORIGIN}/`, CORS_ORIGINS: `${EXTRA_ORIGIN}, https://other.example` }),
+  );
 
   beforeAll(async () => {
     a = await createTestApp({ env, modules: [RealtimeProbeModule] });
@@ -87,15 +97,18 @@ describe('11.6 WebSocket Origin and revocation', () => {
       ['a look-alike of PUBLIC_URL', 'https://devplane.example.evil.example'],
       ['PUBLIC_URL on another scheme', 'http://devplane.example'],
       ['the opaque origin "null"', 'null'],
-    ])('a cookie-authenticated upgrade from %s is refused before the upgrade, nothing registered', async (_name, origin) => {
-      const victim = await a.factories.user();
-      const before = watchers();
-      const client = await refused({ ...cookie(victim.token), Origin: origin });
-      expect(client.unexpected!.status).toBe(403);
-      expect(JSON.parse(client.unexpected!.body)).toMatchObject({ message: 'Origin not allowed.' });
-      expect(watchers()).toBe(before);
-      expect(b.app.get(RealtimeConnections).countForUser(victim.user.id)).toBe(0);
-    });
+    ])(
+      'a cookie-authenticated upgrade from %s is refused before the upgrade, nothing registered',
+      async (_name, origin) => {
+        const victim = await a.factories.user();
+        const before = watchers();
+        const client = await refused({ ...cookie(victim.token), Origin: origin });
+        expect(client.unexpected!.status).toBe(403);
+        expect(JSON.parse(client.unexpected!.body)).toMatchObject({ message: 'Origin not allowed.' });
+        expect(watchers()).toBe(before);
+        expect(b.app.get(RealtimeConnections).countForUser(victim.user.id)).toBe(0);
+      },
+    );
 
     it.each([
       ['PUBLIC_URL', PUBLIC_ORIGIN],
@@ -114,7 +127,11 @@ describe('11.6 WebSocket Origin and revocation', () => {
       const client = new WatchClient(`${wsB}${WATCH}?service_session_token=${user.token}`, { Origin: EVIL });
       clients.push(client);
       await client.opened;
-      await waitFor(() => b.app.get(RealtimeConnections).countForUser(user.user.id) === 2, 10_000, 'both registered');
+      await waitFor(
+        () => b.app.get(RealtimeConnections).countForUser(user.user.id) === 2,
+        10_000,
+        'both registered',
+      );
     });
 
     it('an SSE stream with the cookie from a foreign origin is refused (403, nothing streamed); from PUBLIC_URL it streams', async () => {
@@ -143,7 +160,11 @@ describe('11.6 WebSocket Origin and revocation', () => {
       const byOtherToken = await open({ 'Service-Session-Token': user.token });
       const stream = new SseClient(`${b.url!}${PROBE}/stream`, { 'Service-Session-Token': session });
       await stream.ready;
-      await waitFor(() => b.app.get(RealtimeConnections).countForUser(user.user.id) === 3, 10_000, 'three connections');
+      await waitFor(
+        () => b.app.get(RealtimeConnections).countForUser(user.user.id) === 3,
+        10_000,
+        'three connections',
+      );
 
       const logout = await a.http().post('/api/v2/users/logout').set('Service-Session-Token', session);
       expect(logout.status).toBe(200);
@@ -161,7 +182,10 @@ describe('11.6 WebSocket Origin and revocation', () => {
       const user = await a.factories.user();
       const key = await a.factories.token(user.user, { name: 'watch-key' });
       const client = await open({ Authorization: `Bearer ${key}` });
-      const res = await a.http().delete(`/api/v2/users/${user.user.name}/keys/${key.slice(0, 10)}`).set('Service-Session-Token', user.token);
+      const res = await a
+        .http()
+        .delete(`/api/v2/users/${user.user.name}/keys/${key.slice(0, 10)}`)
+        .set('Service-Session-Token', user.token);
       expect(res.status).toBe(204);
       await waitFor(() => client.closed, 10_000, 'closed');
       expect(client.closed!.code).toBe(4401);
@@ -202,13 +226,19 @@ describe('11.6 WebSocket Origin and revocation', () => {
         .send({ login_name: user.user.name, source_id: 0, prohibit_login: true });
       expect(res.status).toBe(200);
       await waitFor(() => client.closed, 10_000, 'closed');
-      expect(client.closed).toEqual({ code: 4401, reason: 'This account is prohibited from signing in, please contact your site administrator.' });
+      expect(client.closed).toEqual({
+        code: 4401,
+        reason: 'This account is prohibited from signing in, please contact your site administrator.',
+      });
     });
 
     it('deleting the user closes its sockets', async () => {
       const user = await a.factories.user();
       const client = await open({ 'Service-Session-Token': user.token });
-      const res = await a.http().delete(`/api/v1/admin/users/${user.user.name}`).set('Authorization', `token ${admin.token}`);
+      const res = await a
+        .http()
+        .delete(`/api/v1/admin/users/${user.user.name}`)
+        .set('Authorization', `token ${admin.token}`);
       expect(res.status).toBe(204);
       await waitFor(() => client.closed, 10_000, 'closed');
       expect(client.closed!.code).toBe(4401);

@@ -7,15 +7,24 @@ import { createTestApp } from '../helpers/test-app';
  * the rate limits saw. Now only TRUSTED_PROXIES are believed (none by default).
  */
 describe('security 11.7: X-Forwarded-For only from TRUSTED_PROXIES', () => {
-
   async function statusesWithRotatingForwardedFor(env: Record<string, string>): Promise<number[]> {
-    const t = await createTestApp({ env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_LOGIN_PER_MINUTE: '3', ...env } });
+    const t = await createTestApp({
+      env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_LOGIN_PER_MINUTE: '3', ...env },
+    });
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) {
         // A different account each time: only the address can make the limit bite.
         const body = { email: `nobody${i}@example.com`, password: 'wrong-password' };
-        statuses.push((await t.http().post('/api/v2/users/login').set('X-Forwarded-For', `203.0.113.${i + 1}`).send(body)).status);
+        statuses.push(
+          (
+            await t
+              .http()
+              .post('/api/v2/users/login')
+              .set('X-Forwarded-For', `203.0.113.${i + 1}`)
+              .send(body)
+          ).status,
+        );
       }
       return statuses;
     } finally {
@@ -28,7 +37,9 @@ describe('security 11.7: X-Forwarded-For only from TRUSTED_PROXIES', () => {
   });
 
   it('behind a configured proxy the forwarded address is the client (each address has its own budget)', async () => {
-    expect(await statusesWithRotatingForwardedFor({ TRUSTED_PROXIES: '127.0.0.0/8, ::1' })).toEqual([401, 401, 401, 401, 401]);
+    expect(await statusesWithRotatingForwardedFor({ TRUSTED_PROXIES: '127.0.0.0/8, ::1' })).toEqual([
+      401, 401, 401, 401, 401,
+    ]);
   });
 
   it.each([

@@ -15,11 +15,17 @@ describe('11.8 custom notification fan-out is atomic', () => {
   let t: TestApp;
   const as = (u: CreatedUser) => ({ 'Service-Session-Token': u.token });
   const send = (u: CreatedUser, title: string) =>
-    t.http().post('/api/v2/notifications/custom').set(as(u)).send({ content: { title, message: `${title} body` } });
+    t
+      .http()
+      .post('/api/v2/notifications/custom')
+      .set(as(u))
+      .send({ content: { title, message: `${title} body` } });
 
   beforeAll(async () => {
     // An SMTP transport that is configured (so the e-mail row is written) but never reached: the dispatcher polls slowly.
-    t = await createTestApp({ env: appEnv({ SMTP_URL: 'smtp://127.0.0.1:9', NOTIFICATIONS_METHOD: 'smtp' }) });
+    t = await createTestApp({
+      env: appEnv({ SMTP_URL: 'smtp://127.0.0.1:9', NOTIFICATIONS_METHOD: 'smtp' }),
+    });
   });
   afterAll(() => t.close());
 
@@ -36,7 +42,8 @@ describe('11.8 custom notification fan-out is atomic', () => {
   itOnServer('the inbox insert failing → 500 and no e-mail row either', async () => {
     const user = await t.factories.user();
     const schema = `"${t.schema}"`;
-    await t.dataSource.query(`CREATE FUNCTION ${schema}.refuse_inbox_row() RETURNS trigger LANGUAGE plpgsql AS $$
+    await t.dataSource
+      .query(`CREATE FUNCTION ${schema}.refuse_inbox_row() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN RAISE EXCEPTION 'inbox row refused by the test'; END $$`);
     await t.dataSource.query(`CREATE TRIGGER refuse_inbox_row BEFORE INSERT ON ${schema}.notification_messages
       FOR EACH ROW WHEN (NEW.method = 'inbox') EXECUTE FUNCTION ${schema}.refuse_inbox_row()`);
@@ -51,6 +58,9 @@ describe('11.8 custom notification fan-out is atomic', () => {
     }
     // The same request goes through once the table accepts it again.
     expect((await send(user, 'half')).status).toBe(204);
-    expect((await messagesOf(t.dataSource, user.user.id)).map((row) => row.method).sort()).toEqual(['inbox', 'smtp']);
+    expect((await messagesOf(t.dataSource, user.user.id)).map((row) => row.method).sort()).toEqual([
+      'inbox',
+      'smtp',
+    ]);
   });
 });

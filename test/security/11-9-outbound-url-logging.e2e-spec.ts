@@ -7,20 +7,32 @@ import { bearer, check, notifyRule, ocs, WEBHOOK, WF } from '../workflows/helper
 
 jest.setTimeout(180_000);
 
-const SECRETS = ['PW-SECRET-1', 'QUERY-SECRET-2', 'FRAG-SECRET-3', 'PW-SECRET-4', 'QUERY-SECRET-5', 'PW-SECRET-6', 'QUERY-SECRET-7', 'PW-SECRET-8', 'QUERY-SECRET-9'];
+const SECRETS = [
+  'PW-SECRET-1',
+  'QUERY-SECRET-2',
+  'FRAG-SECRET-3',
+  'PW-SECRET-4',
+  'QUERY-SECRET-5',
+  'PW-SECRET-6',
+  'QUERY-SECRET-7',
+  'PW-SECRET-8',
+  'QUERY-SECRET-9',
+];
 
 describe('11.9 outbound URLs are logged as origin and path only', () => {
   it('safeUrl keeps origin and path, drops user info, query and fragment', () => {
-    expect(safeUrl('https://user:PW-SECRET-1@hooks.example.com:8443/a/b?access_token=QUERY-SECRET-2#FRAG-SECRET-3')).toBe(
-      'https://hooks.example.com:8443/a/b',
-    );
+    expect(
+      safeUrl(
+        'https://user:PW-SECRET-1@hooks.example.com:8443/a/b?access_token=QUERY-SECRET-2#FRAG-SECRET-3',
+      ),
+    ).toBe('https://hooks.example.com:8443/a/b');
     expect(safeUrl('http://[::1]:80/x?y=1')).toBe('http://[::1]/x');
     expect(safeUrl('not a url PW-SECRET-1')).toBe('[invalid URL]');
     expect(safeUrl(undefined)).toBe('');
     const url = 'http://u:PW-SECRET-4@example.com/p?k=QUERY-SECRET-5';
-    expect(redactUrlIn(`Request cannot be constructed from a URL that includes credentials: ${url}`, url)).toBe(
-      'Request cannot be constructed from a URL that includes credentials: http://example.com/p',
-    );
+    expect(
+      redactUrlIn(`Request cannot be constructed from a URL that includes credentials: ${url}`, url),
+    ).toBe('Request cannot be constructed from a URL that includes credentials: http://example.com/p');
   });
 
   /**
@@ -90,13 +102,22 @@ describe('11.9 outbound URLs are logged as origin and path only', () => {
       const res = await fetch(`${child.url}/api/v1/admin/users`, {
         method: 'POST',
         headers: { ...bearer(token), 'Content-Type': 'application/json' },
-        body: JSON.stringify({ username: 'logged', email: 'logged@example.com', password: 'Logged-Pass-1234', must_change_password: false, send_notify: true }),
+        body: JSON.stringify({
+          username: 'logged',
+          email: 'logged@example.com',
+          password: 'Logged-Pass-1234',
+          must_change_password: false,
+          send_notify: true,
+        }),
       });
       expect(res.status).toBe(201);
 
       const deadline = Date.now() + 60_000;
       const count = (text: string) => child!.output().split(text).length - 1;
-      while ((count('webhook delivery failed') < 3 || count('notification permanently failed') < 1) && Date.now() < deadline) {
+      while (
+        (count('webhook delivery failed') < 3 || count('notification permanently failed') < 1) &&
+        Date.now() < deadline
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       const logs = child.output();
@@ -108,7 +129,10 @@ describe('11.9 outbound URLs are logged as origin and path only', () => {
       expect(logs).toContain(`"url":"http://127.0.0.1:${closedPort}/refused"`);
       expect(logs).toContain(`http://127.0.0.1:${port}/notify`);
       // The receiver did get the credentials it was configured with (behaviour kept), the logs did not.
-      expect(hits.filter((h) => h.startsWith('/fail/500'))).toEqual(['/fail/500?access_token=QUERY-SECRET-2', '/fail/500?access_token=QUERY-SECRET-2']);
+      expect(hits.filter((h) => h.startsWith('/fail/500'))).toEqual([
+        '/fail/500?access_token=QUERY-SECRET-2',
+        '/fail/500?access_token=QUERY-SECRET-2',
+      ]);
       expect(SECRETS.filter((secret) => logs.includes(secret))).toEqual([]);
       // The stored reasons too (jobs.last_error, notification_messages.status_reason); the job's payload keeps the URL it must call.
       const stored: { text: string }[] = await t.dataSource.query(

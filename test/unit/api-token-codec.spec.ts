@@ -1,14 +1,25 @@
-import { hashSecret, parseToken, randomString, secretMatches } from '../../src/modules/identity/api-token-codec';
+import {
+  hashSecret,
+  parseToken,
+  randomString,
+  secretMatches,
+} from '../../src/modules/identity/api-token-codec';
 import { missingGiteaScope } from '../../src/modules/auth/token-scopes';
 import type { Principal } from '../../src/modules/auth/principal';
 
 describe('API token codec', () => {
   it('parses <10>-<22>', () => {
-    expect(parseToken('abcdefghij-0123456789012345678901')).toEqual({ id: 'abcdefghij', secret: '0123456789012345678901' });
+    expect(parseToken('abcdefghij-0123456789012345678901')).toEqual({
+      id: 'abcdefghij',
+      secret: '0123456789012345678901',
+    });
   });
-  it.each(['', 'abc', 'a-b-c', 'abcdefghi-0123456789012345678901', 'abcdefghij-012345678901234567890'])('refuses %p', (raw) => {
-    expect(parseToken(raw)).toHaveProperty('problem');
-  });
+  it.each(['', 'abc', 'a-b-c', 'abcdefghi-0123456789012345678901', 'abcdefghij-012345678901234567890'])(
+    'refuses %p',
+    (raw) => {
+      expect(parseToken(raw)).toHaveProperty('problem');
+    },
+  );
   it('random strings use [0-9A-Za-z]', () => {
     expect(randomString(200)).toMatch(/^[0-9A-Za-z]{200}$/);
   });
@@ -33,7 +44,11 @@ describe('Gitea token scopes', () => {
     [['read:user', 'read:admin'], ['admin', 'user'], 'GET', null],
     [['read:user'], ['admin', 'user'], 'GET', 'required=[read:admin read:user]'],
   ])('%j for %j on %s', (scopes, categories, method, expected) => {
-    const result = missingGiteaScope(principal(scopes as string[] | null), categories as string[], method as string);
+    const result = missingGiteaScope(
+      principal(scopes as string[] | null),
+      categories as string[],
+      method as string,
+    );
     if (expected === null) expect(result).toBeNull();
     else expect(result).toContain(expected);
   });

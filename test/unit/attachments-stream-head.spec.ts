@@ -4,7 +4,9 @@ import { readHead } from '../../src/modules/repositories/attachments/stream-head
 
 describe('readHead', () => {
   it('returns the first bytes and a body that still holds every byte', async () => {
-    const source = Readable.from([Buffer.from('abc'), Buffer.from('defgh'), Buffer.from('ijk')], { objectMode: false });
+    const source = Readable.from([Buffer.from('abc'), Buffer.from('defgh'), Buffer.from('ijk')], {
+      objectMode: false,
+    });
     const { head, body } = await readHead(source, 5);
     expect(head.toString()).toBe('abcde');
     expect(await text(body)).toBe('abcdefghijk');

@@ -4,10 +4,22 @@ import { GiteaPage, giteaPaging } from '../../src/api/gitea/gitea-page';
 describe('Gitea paging', () => {
   it.each([
     [{}, { page: 1, limit: 30, offset: 0 }],
-    [{ page: '0', limit: '0' }, { page: 1, limit: 30, offset: 0 }],
-    [{ page: '3', limit: '10' }, { page: 3, limit: 10, offset: 20 }],
-    [{ page: '2', limit: '500' }, { page: 2, limit: 50, offset: 50 }],
-    [{ page: 'x', limit: '-5' }, { page: 1, limit: 30, offset: 0 }],
+    [
+      { page: '0', limit: '0' },
+      { page: 1, limit: 30, offset: 0 },
+    ],
+    [
+      { page: '3', limit: '10' },
+      { page: 3, limit: 10, offset: 20 },
+    ],
+    [
+      { page: '2', limit: '500' },
+      { page: 2, limit: 50, offset: 50 },
+    ],
+    [
+      { page: 'x', limit: '-5' },
+      { page: 1, limit: 30, offset: 0 },
+    ],
   ])('%j → %j', (query, expected) => {
     expect(giteaPaging(query)).toEqual(expected);
   });

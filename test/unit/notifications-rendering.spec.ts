@@ -1,8 +1,24 @@
 import { SEED_TEMPLATES } from '../../src/modules/notifications/migrations/seed-templates';
-import { canonicalJson, dedupeHash, escapeLabels, type MessagePayload, templateContext } from '../../src/modules/notifications/delivery/payload';
+import {
+  canonicalJson,
+  dedupeHash,
+  escapeLabels,
+  type MessagePayload,
+  templateContext,
+} from '../../src/modules/notifications/delivery/payload';
 import { wellFormed } from '../../src/platform/text/well-formed';
-import { parseTemplate, queryEscape, renderTemplate, TemplateError } from '../../src/modules/notifications/rendering/go-template';
-import { decodeEntities, isDangerousUrl, markdownToHtml, markdownToPlaintext } from '../../src/modules/notifications/rendering/markdown';
+import {
+  parseTemplate,
+  queryEscape,
+  renderTemplate,
+  TemplateError,
+} from '../../src/modules/notifications/rendering/go-template';
+import {
+  decodeEntities,
+  isDangerousUrl,
+  markdownToHtml,
+  markdownToPlaintext,
+} from '../../src/modules/notifications/rendering/markdown';
 import { parseInboxQuery } from '../../src/modules/notifications/inbox/inbox-query';
 import { parseUuid } from '../../src/modules/notifications/inbox/uuid';
 import { loadNotificationsConfig } from '../../src/modules/notifications/notifications.config';
@@ -25,9 +41,12 @@ describe('Go-template subset', () => {
   });
 
   it('fields, base_url, urlquery pipelines', () => {
-    expect(renderTemplate('{{ base_url }}/r?otp={{.Labels.otp}}&email={{.UserEmail | urlquery}}', context({ otp: 'c0de' }))).toBe(
-      'https://dev.example.com/r?otp=c0de&email=ann%2Bx%40example.com',
-    );
+    expect(
+      renderTemplate(
+        '{{ base_url }}/r?otp={{.Labels.otp}}&email={{.UserEmail | urlquery}}',
+        context({ otp: 'c0de' }),
+      ),
+    ).toBe('https://dev.example.com/r?otp=c0de&email=ann%2Bx%40example.com');
     expect(queryEscape("a b&c'")).toBe('a+b%26c%27');
   });
 
@@ -39,11 +58,15 @@ describe('Go-template subset', () => {
     expect(renderTemplate('{{ or .Labels.x "fallback" }}', context())).toBe('fallback');
     expect(renderTemplate('{{ if eq .Labels.k "v" }}yes{{ end }}', context({ k: 'v' }))).toBe('yes');
     expect(renderTemplate('[{{.Labels.missing}}]', context())).toBe('[]');
-    expect(renderTemplate('{{ if .Labels.x }}{{ if .Labels.y }}xy{{ end }}x{{ end }}', context({ x: '1' }))).toBe('x');
+    expect(
+      renderTemplate('{{ if .Labels.x }}{{ if .Labels.y }}xy{{ end }}x{{ end }}', context({ x: '1' })),
+    ).toBe('x');
   });
 
   it('fields are own keys only (no prototype members)', () => {
-    expect(renderTemplate('[{{.Labels.constructor}}][{{.Labels.toString}}][{{.Labels.k}}]', context({ k: 'v' }))).toBe('[][][v]');
+    expect(
+      renderTemplate('[{{.Labels.constructor}}][{{.Labels.toString}}][{{.Labels.k}}]', context({ k: 'v' })),
+    ).toBe('[][][v]');
   });
 
   it('trim markers', () => {
@@ -61,7 +84,12 @@ describe('Go-template subset', () => {
 
   it('the account templates render with Coder label names', () => {
     const created = SEED_TEMPLATES.find((t) => t.name === 'User account created')!;
-    expect(renderTemplate(created.body, context({ created_account_name: 'bob', created_account_user_name: 'Bob B', initiator: 'admin' }))).toBe(
+    expect(
+      renderTemplate(
+        created.body,
+        context({ created_account_name: 'bob', created_account_user_name: 'Bob B', initiator: 'admin' }),
+      ),
+    ).toBe(
       'New user account **bob** has been created.\n\nThis new user account was created for **Bob B** by **admin**.',
     );
     expect(renderTemplate(created.body, context({ created_account_name: 'bob', initiator: 'admin' }))).toBe(
@@ -74,7 +102,10 @@ describe('Markdown → plain text (marked lexer)', () => {
   it.each([
     ['# Notification Title', 'Notification Title'],
     ['This is the __content__.', 'This is the content.'],
-    ['Hi **bob**,\n\nUse the [link](http://x/y?a=1&b=2) below.', 'Hi bob,\n\nUse the link (http://x/y?a=1&b=2) below.'],
+    [
+      'Hi **bob**,\n\nUse the [link](http://x/y?a=1&b=2) below.',
+      'Hi bob,\n\nUse the link (http://x/y?a=1&b=2) below.',
+    ],
     ['- a\n- b *c*\n\n1. x\n2. y', '- a\n- b c\n\n1. x\n2. y'],
     ['a &amp; b &#95; `code` ~~gone~~', 'a & b _ code gone'],
     ['line1  \nline2', 'line1\nline2'],
@@ -97,7 +128,9 @@ describe('Markdown → plain text (marked lexer)', () => {
     expect(html).not.toContain('javascript:');
     expect(html).not.toContain('data:');
     expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
-    expect(html).toContain('<strong>b</strong> x <a href="https://a.example/c">ok</a> <a href="/r">rel</a> pic');
+    expect(html).toContain(
+      '<strong>b</strong> x <a href="https://a.example/c">ok</a> <a href="/r">rel</a> pic',
+    );
   });
 
   it.each([
@@ -140,15 +173,21 @@ describe('payload and dedupe', () => {
   it('label order does not change the hash; method, day, targets and content do', () => {
     const a = dedupeHash('t', 'u', 'smtp', payload({ x: '1', y: '2' }), [], day);
     expect(dedupeHash('t', 'u', 'smtp', payload({ y: '2', x: '1' }), [], day)).toBe(a);
-    expect(dedupeHash('t', 'u', 'smtp', payload({ y: '2', x: '1' }), [], new Date('2026-11-21T23:59:59Z'))).toBe(a);
+    expect(
+      dedupeHash('t', 'u', 'smtp', payload({ y: '2', x: '1' }), [], new Date('2026-11-21T23:59:59Z')),
+    ).toBe(a);
     expect(dedupeHash('t', 'u', 'inbox', payload({ x: '1', y: '2' }), [], day)).not.toBe(a);
-    expect(dedupeHash('t', 'u', 'smtp', payload({ x: '1', y: '2' }), [], new Date('2026-11-22T00:00:00Z'))).not.toBe(a);
+    expect(
+      dedupeHash('t', 'u', 'smtp', payload({ x: '1', y: '2' }), [], new Date('2026-11-22T00:00:00Z')),
+    ).not.toBe(a);
     expect(dedupeHash('t', 'u', 'smtp', payload({ x: '1', y: '2' }), ['a'], day)).not.toBe(a);
     expect(dedupeHash('t', 'u', 'smtp', payload({ x: '1', y: '3' }), [], day)).not.toBe(a);
   });
 
   it('canonical JSON sorts keys at every level', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { f: 1, e: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"e":2,"f":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { f: 1, e: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[1,{"e":2,"f":1}]},"b":1}',
+    );
   });
 
   it('label values are escaped except the custom notification texts', () => {
@@ -160,8 +199,13 @@ describe('payload and dedupe', () => {
 
   it('lone surrogates become U+FFFD (jsonb refuses them); pairs and __proto__ keys survive', () => {
     expect(wellFormed('a\ud800b\udc00c\ud83d\ude00')).toBe('a\ufffdb\ufffdc\ud83d\ude00');
-    expect(escapeLabels({ custom_title: 'x\udbff', name: '\udfff_' })).toEqual({ custom_title: 'x\ufffd', name: '\ufffd&#95;' });
-    const data = wellFormed(JSON.parse('{"__proto__":{"k":"\\ud800"},"list":["\\udc00",1,null]}') as Record<string, unknown>);
+    expect(escapeLabels({ custom_title: 'x\udbff', name: '\udfff_' })).toEqual({
+      custom_title: 'x\ufffd',
+      name: '\ufffd&#95;',
+    });
+    const data = wellFormed(
+      JSON.parse('{"__proto__":{"k":"\\ud800"},"list":["\\udc00",1,null]}') as Record<string, unknown>,
+    );
     expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
     expect(JSON.stringify(data)).toBe('{"__proto__":{"k":"\ufffd"},"list":["\ufffd",1,null]}');
   });
@@ -184,7 +228,9 @@ describe('UUID and inbox query parsing (Coder semantics)', () => {
   });
 
   it('collects every query problem in order; credentials are not excess params', () => {
-    const params = new URLSearchParams('targets=abc,%200e7e121d-7e38-42f6-8454-1ef7ad8d5f95&templates=x&foo=1&foo=2&token=t');
+    const params = new URLSearchParams(
+      'targets=abc,%200e7e121d-7e38-42f6-8454-1ef7ad8d5f95&templates=x&foo=1&foo=2&token=t',
+    );
     try {
       parseInboxQuery(params, 'list');
       throw new Error('expected an error');
@@ -195,7 +241,12 @@ describe('UUID and inbox query parsing (Coder semantics)', () => {
         { field: 'foo', detail: 'Query param "foo" is not a valid query param' },
       ]);
     }
-    expect(parseInboxQuery(new URLSearchParams('read_status=&targets='), 'list')).toEqual({ targets: [], templates: [], readStatus: 'all', startingBefore: undefined });
+    expect(parseInboxQuery(new URLSearchParams('read_status=&targets='), 'list')).toEqual({
+      targets: [],
+      templates: [],
+      readStatus: 'all',
+      startingBefore: undefined,
+    });
     expect(parseInboxQuery(new URLSearchParams('format=plaintext'), 'watch').format).toBe('plaintext');
     expect(parseInboxQuery(new URLSearchParams('format=html'), 'watch').format).toBe('markdown');
   });
@@ -203,12 +254,24 @@ describe('UUID and inbox query parsing (Coder semantics)', () => {
 
 describe('module configuration', () => {
   it('defaults, the embedded poll, and the dispatch timeout below the lease period', () => {
-    expect(loadNotificationsConfig({})).toMatchObject({ fetchIntervalMs: 5000, leaseCount: 100, maxSendAttempts: 5, inboxEnabled: true });
+    expect(loadNotificationsConfig({})).toMatchObject({
+      fetchIntervalMs: 5000,
+      leaseCount: 100,
+      maxSendAttempts: 5,
+      inboxEnabled: true,
+    });
     expect(loadNotificationsConfig({}, { embedded: true }).fetchIntervalMs).toBe(60_000);
-    expect(loadNotificationsConfig({ NOTIFICATIONS_FETCH_INTERVAL_MS: '200' }, { embedded: true }).fetchIntervalMs).toBe(200);
-    expect(() => loadNotificationsConfig({ NOTIFICATIONS_LEASE_PERIOD_MS: '1000', NOTIFICATIONS_DISPATCH_TIMEOUT_MS: '1000' })).toThrow(
-      /NOTIFICATIONS_DISPATCH_TIMEOUT_MS must be less than NOTIFICATIONS_LEASE_PERIOD_MS/,
+    expect(
+      loadNotificationsConfig({ NOTIFICATIONS_FETCH_INTERVAL_MS: '200' }, { embedded: true }).fetchIntervalMs,
+    ).toBe(200);
+    expect(() =>
+      loadNotificationsConfig({
+        NOTIFICATIONS_LEASE_PERIOD_MS: '1000',
+        NOTIFICATIONS_DISPATCH_TIMEOUT_MS: '1000',
+      }),
+    ).toThrow(/NOTIFICATIONS_DISPATCH_TIMEOUT_MS must be less than NOTIFICATIONS_LEASE_PERIOD_MS/);
+    expect(() => loadNotificationsConfig({ NOTIFICATIONS_MAX_SEND_ATTEMPTS: 'many' })).toThrow(
+      /NOTIFICATIONS_MAX_SEND_ATTEMPTS/,
     );
-    expect(() => loadNotificationsConfig({ NOTIFICATIONS_MAX_SEND_ATTEMPTS: 'many' })).toThrow(/NOTIFICATIONS_MAX_SEND_ATTEMPTS/);
   });
 });

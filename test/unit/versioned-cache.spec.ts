@@ -1,4 +1,9 @@
-import { bumpTables, tablesVersion, watchTables, watchedTablesWrittenBy } from '../../src/platform/cache/table-versions';
+import {
+  bumpTables,
+  tablesVersion,
+  watchTables,
+  watchedTablesWrittenBy,
+} from '../../src/platform/cache/table-versions';
 import { VersionedCache } from '../../src/platform/cache/versioned-cache';
 
 describe('table versions', () => {

@@ -15,9 +15,13 @@ const compile = (name: string, operator: string, value: string) => {
   covered.add(`${name} ${operator}`);
   return C(name).compile(operator, value);
 };
-const deps = { groupExists: async (g: string) => ['acme', 'acme/devs', 'acme/ops', 'admin'].includes(g.toLowerCase()) };
+const deps = {
+  groupExists: async (g: string) => ['acme', 'acme/devs', 'acme/ops', 'admin'].includes(g.toLowerCase()),
+};
 
-function subject(partial: Omit<Partial<CheckSubject>, 'request'> & { request?: Partial<RequestSnapshot> | null } = {}): CheckSubject {
+function subject(
+  partial: Omit<Partial<CheckSubject>, 'request'> & { request?: Partial<RequestSnapshot> | null } = {},
+): CheckSubject {
   const { request, ...rest } = partial;
   return {
     entity: 'OCA\\WorkflowEngine\\Entity\\File',
@@ -32,13 +36,18 @@ function subject(partial: Omit<Partial<CheckSubject>, 'request'> & { request?: P
 }
 
 async function expectValid(name: string, operator: string, value: string): Promise<void> {
-  await expect(Promise.resolve().then(() => C(name).validate(operator, value, deps))).resolves.toBeUndefined();
+  await expect(
+    Promise.resolve().then(() => C(name).validate(operator, value, deps)),
+  ).resolves.toBeUndefined();
 }
 async function expectInvalid(name: string, operator: string, value: string, message: string): Promise<void> {
-  await expect(Promise.resolve().then(() => C(name).validate(operator, value, deps))).rejects.toThrow(message);
+  await expect(Promise.resolve().then(() => C(name).validate(operator, value, deps))).rejects.toThrow(
+    message,
+  );
 }
 
-const file = (name: string, mimeType: string | null = null, size: number | null = null) => subject({ file: { name, mimeType, size } });
+const file = (name: string, mimeType: string | null = null, size: number | null = null) =>
+  subject({ file: { name, mimeType, size } });
 
 describe('FileName', () => {
   it.each([
@@ -76,8 +85,16 @@ describe('FileName', () => {
     ['matches', '/(?R)/', 'The given regular expression is invalid'],
     ['matches', '/a\\Kb/', 'The given regular expression is invalid'],
     ['matches', '', 'The given regular expression is invalid'],
-    ['matches', '/(?P<n>a)(?P=n)/', 'The given regular expression is not supported: back-references cannot run in linear time (devplane runs regular expressions on RE2)'],
-    ['matches', '/a(?=b)/', 'The given regular expression is not supported: look-around assertions cannot run in linear time (devplane runs regular expressions on RE2)'],
+    [
+      'matches',
+      '/(?P<n>a)(?P=n)/',
+      'The given regular expression is not supported: back-references cannot run in linear time (devplane runs regular expressions on RE2)',
+    ],
+    [
+      'matches',
+      '/a(?=b)/',
+      'The given regular expression is not supported: look-around assertions cannot run in linear time (devplane runs regular expressions on RE2)',
+    ],
   ])('invalid: %s %j', async (operator, value, message) => {
     await expectInvalid('FileName', operator, value, message);
   });
@@ -143,9 +160,12 @@ describe('FileSize', () => {
     expect(compile('FileSize', 'greater', '1 KB')(subject({ request: { declaredSize: 4096 } }))).toBe(true);
   });
 
-  it.each(['5M', '1.5 MB', '5 MiB', '5  MB', ' 5 MB', '5 PB', 'MB', ''])('invalid value %j', async (value) => {
-    await expectInvalid('FileSize', 'less', value, 'The given file size is invalid');
-  });
+  it.each(['5M', '1.5 MB', '5 MiB', '5  MB', ' 5 MB', '5 PB', 'MB', ''])(
+    'invalid value %j',
+    async (value) => {
+      await expectInvalid('FileSize', 'less', value, 'The given file size is invalid');
+    },
+  );
   it.each(['5 B', '0b', '10TB'])('valid value %j', async (value) => {
     await expectValid('FileSize', 'less', value);
   });
@@ -173,12 +193,18 @@ describe('RequestRemoteAddress', () => {
     ['10.0.0.1', 'matchesIPv6', '::ffff:10.0.0.0/104', true],
     ['2001:db8::5', '!matchesIPv6', '2001:db8::/32', false],
   ])('%s %s %s → %s', (address, operator, value, expected) => {
-    expect(compile('RequestRemoteAddress', operator, value)(subject({ request: { remoteAddress: address } }))).toBe(expected);
+    expect(
+      compile('RequestRemoteAddress', operator, value)(subject({ request: { remoteAddress: address } })),
+    ).toBe(expected);
   });
 
   it('without an address: positive operators false, negated true', () => {
-    expect(compile('RequestRemoteAddress', 'matchesIPv4', '10.0.0.0/8')(subject({ request: null }))).toBe(false);
-    expect(compile('RequestRemoteAddress', '!matchesIPv4', '10.0.0.0/8')(subject({ request: null }))).toBe(true);
+    expect(compile('RequestRemoteAddress', 'matchesIPv4', '10.0.0.0/8')(subject({ request: null }))).toBe(
+      false,
+    );
+    expect(compile('RequestRemoteAddress', '!matchesIPv4', '10.0.0.0/8')(subject({ request: null }))).toBe(
+      true,
+    );
   });
 
   it.each([
@@ -243,7 +269,12 @@ describe('RequestTime', () => {
     await expectValid('RequestTime', '!in', value);
   });
   it('operator', async () => {
-    await expectInvalid('RequestTime', 'is', '["08:00 Europe/Berlin","17:00 Europe/Berlin"]', 'The given operator is invalid');
+    await expectInvalid(
+      'RequestTime',
+      'is',
+      '["08:00 Europe/Berlin","17:00 Europe/Berlin"]',
+      'The given operator is invalid',
+    );
   });
 });
 
@@ -295,7 +326,9 @@ describe('RequestUserAgent', () => {
     ['android', 'is', 'android', false],
     ['', 'is', '', true],
   ])('%j %s %s → %s', (ua, operator, value, expected) => {
-    expect(compile('RequestUserAgent', operator, value)(subject({ request: { userAgent: ua || null } }))).toBe(expected);
+    expect(
+      compile('RequestUserAgent', operator, value)(subject({ request: { userAgent: ua || null } })),
+    ).toBe(expected);
   });
 });
 
@@ -325,7 +358,9 @@ describe('UserGroupMembership', () => {
 
 describe('coverage', () => {
   it('every operator of every check has rows in the tables above', () => {
-    const missing = CHECKS.flatMap((check) => check.operators.map((operator) => `${check.id.split('\\').pop()!} ${operator}`)).filter((key) => !covered.has(key));
+    const missing = CHECKS.flatMap((check) =>
+      check.operators.map((operator) => `${check.id.split('\\').pop()!} ${operator}`),
+    ).filter((key) => !covered.has(key));
     expect(missing).toEqual([]);
   });
 });

@@ -63,12 +63,35 @@ describe('PHP regex translation', () => {
     expect(test(pattern, subject)).toBe(expected);
   });
 
-  it.each(['', '   ', 'abc', '\\abc\\', '/abc', '/abc/g', '/abc/e', '/abc/\t', '/(/', '/a++/', '/a*+/', '/(?>a)/', '/(?R)/', '/(?1)/', '/(?(1)a|b)/', '/(*FAIL)/', '/\\G/', '/a\\Kb/', '/\\R/', '/\\X/', '/a(?i)b/', '/(?i:a)/', '/[[:foo:]]/', '/*/', 'éaé'])(
-    'invalid %j',
-    (pattern) => {
-      expect(isValidPhpRegex(pattern)).toBe(false);
-    },
-  );
+  it.each([
+    '',
+    '   ',
+    'abc',
+    '\\abc\\',
+    '/abc',
+    '/abc/g',
+    '/abc/e',
+    '/abc/\t',
+    '/(/',
+    '/a++/',
+    '/a*+/',
+    '/(?>a)/',
+    '/(?R)/',
+    '/(?1)/',
+    '/(?(1)a|b)/',
+    '/(*FAIL)/',
+    '/\\G/',
+    '/a\\Kb/',
+    '/\\R/',
+    '/\\X/',
+    '/a(?i)b/',
+    '/(?i:a)/',
+    '/[[:foo:]]/',
+    '/*/',
+    'éaé',
+  ])('invalid %j', (pattern) => {
+    expect(isValidPhpRegex(pattern)).toBe(false);
+  });
 
   it('splits like PHP: leading whitespace, bracket nesting, spaces among modifiers', () => {
     expect(splitPhpRegex(' \n/x/ i')).toEqual({ body: 'x', modifiers: ' i' });
@@ -107,8 +130,12 @@ describe('PHP regex translation', () => {
     expect(problem?.unsupported).toBe(true);
     expect(problem?.message).toContain(`more than ${MAX_PROGRAM_SIZE} RE2 instructions`);
     // Just above the limit after compiling, and far above it before (refused by the estimate, never compiled).
-    expect(phpRegexProblem('/a[ab]{999}c|b[ab]{998}c|c[ab]{997}c|d[ab]{996}c|e[ab]{995}c|f[ab]{994}c/')?.message).toContain('too large');
-    expect(phpRegexProblem('/(?:[ab]{99}x){20}/')?.message).toContain('repetition counts above 1000 (nested repeats multiply)');
+    expect(
+      phpRegexProblem('/a[ab]{999}c|b[ab]{998}c|c[ab]{997}c|d[ab]{996}c|e[ab]{995}c|f[ab]{994}c/')?.message,
+    ).toContain('too large');
+    expect(phpRegexProblem('/(?:[ab]{99}x){20}/')?.message).toContain(
+      'repetition counts above 1000 (nested repeats multiply)',
+    );
     expect(phpRegexProblem('/(?:(?:[ab]{999}){9}){9}/')?.message).toContain('too large');
     expect(compilePhpRegex('/(a{100}|b{100}){10}/').programSize).toBeLessThanOrEqual(MAX_PROGRAM_SIZE);
   });
@@ -148,9 +175,12 @@ describe('PHP regex translation', () => {
     expect(phpRegexTest(compiled, 'a.exe', { remainingSteps: REGEX_STEPS_PER_EVENT })).toBe(true);
   });
 
-  it.each(['/a{65536}/', '/a{1,65536}/', '/a{65536,}/'])('PCRE quantifier limit: %j is invalid', (pattern) => {
-    expect(isValidPhpRegex(pattern)).toBe(false);
-  });
+  it.each(['/a{65536}/', '/a{1,65536}/', '/a{65536,}/'])(
+    'PCRE quantifier limit: %j is invalid',
+    (pattern) => {
+      expect(isValidPhpRegex(pattern)).toBe(false);
+    },
+  );
 
   it('subjects above 64 KiB fail', () => {
     expect(phpRegexTest(compilePhpRegex('/a/'), 'a'.repeat(70_000))).toBeNull();

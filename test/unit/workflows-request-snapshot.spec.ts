@@ -2,14 +2,30 @@ import type { Request } from 'express';
 import { isFileTransferPath, requestSnapshot } from '../../src/platform/events/subject-events';
 
 /** The request snapshot subject events carry (what the request checks read). */
-function fakeRequest(method: string, path: string, headers: Record<string, string>, ip = '::ffff:10.0.0.5'): Request {
+function fakeRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  ip = '::ffff:10.0.0.5',
+): Request {
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-  return { method, path, protocol: 'https', ip, get: (name: string) => lower[name.toLowerCase()], socket: {} } as unknown as Request;
+  return {
+    method,
+    path,
+    protocol: 'https',
+    ip,
+    get: (name: string) => lower[name.toLowerCase()],
+    socket: {},
+  } as unknown as Request;
 }
 
 describe('requestSnapshot', () => {
   it('keeps address, agent, URL without query, method, declared size and the transfer flag', () => {
-    const req = fakeRequest('PUT', '/api/packages/acme/generic/tool/1.0/tool.bin', { Host: 'git.example.com', 'User-Agent': 'curl/8.5.0', 'Content-Length': '2048' });
+    const req = fakeRequest('PUT', '/api/packages/acme/generic/tool/1.0/tool.bin', {
+      Host: 'git.example.com',
+      'User-Agent': 'curl/8.5.0',
+      'Content-Length': '2048',
+    });
     expect(requestSnapshot(req)).toEqual({
       remoteAddress: '::ffff:10.0.0.5',
       userAgent: 'curl/8.5.0',
@@ -21,7 +37,10 @@ describe('requestSnapshot', () => {
   });
 
   it('prefers OC-Total-Length, ignores Content-Length of a GET, takes an explicit size', () => {
-    expect(requestSnapshot(fakeRequest('POST', '/x', { 'OC-Total-Length': '99', 'Content-Length': '5' })).declaredSize).toBe(99);
+    expect(
+      requestSnapshot(fakeRequest('POST', '/x', { 'OC-Total-Length': '99', 'Content-Length': '5' }))
+        .declaredSize,
+    ).toBe(99);
     expect(requestSnapshot(fakeRequest('GET', '/x', { 'Content-Length': '5' })).declaredSize).toBeNull();
     expect(requestSnapshot(fakeRequest('POST', '/x', {}), 7).declaredSize).toBe(7);
     expect(requestSnapshot(fakeRequest('GET', '/x', {})).userAgent).toBeNull();

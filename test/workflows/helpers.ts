@@ -10,7 +10,11 @@ export const NOTIFY = 'OCA\\FlowNotifications\\Flow\\Operation';
 export const WEBHOOK = 'OCA\\Devplane\\Flow\\WebhookOperation';
 export const CREATED = 'OCP\\Files\\Events\\Node\\NodeCreatedEvent';
 export const UPDATED = 'OCP\\Files\\Events\\Node\\NodeUpdatedEvent';
-export const check = (name: string, operator: string, value: string) => ({ class: `OCA\\WorkflowEngine\\Check\\${name}`, operator, value });
+export const check = (name: string, operator: string, value: string) => ({
+  class: `OCA\\WorkflowEngine\\Check\\${name}`,
+  operator,
+  value,
+});
 
 export type Auth = Record<string, string>;
 
@@ -19,7 +23,13 @@ export function bearer(token: string): Auth {
 }
 
 /** An OCS request with JSON output and the CSRF header. */
-export function ocs(t: TestApp, method: 'get' | 'post' | 'put' | 'delete', path: string, auth: Auth, body?: unknown) {
+export function ocs(
+  t: TestApp,
+  method: 'get' | 'post' | 'put' | 'delete',
+  path: string,
+  auth: Auth,
+  body?: unknown,
+) {
   let req = t.http()[method](path).query({ format: 'json' }).set('OCS-APIRequest', 'true').set(auth);
   if (body !== undefined) req = req.send(body as object);
   return req;

@@ -18,7 +18,13 @@ describe('UploadPolicy port', () => {
     const policy = t.app.get(UploadPolicy);
     const file = (name: string) => ({ name, actorUserId: null, request: null });
     await expect(policy.assertFileAllowed(file('tool.exe'))).resolves.toBeUndefined();
-    const created = await ocs(t, 'post', `${WF}/global`, { Authorization: basic(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password) }, accessRule());
+    const created = await ocs(
+      t,
+      'post',
+      `${WF}/global`,
+      { Authorization: basic(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password) },
+      accessRule(),
+    );
     expect(created.status).toBe(200);
     await expect(policy.assertFileAllowed(file('tool.exe'))).rejects.toBeInstanceOf(ForbiddenError);
     await expect(policy.assertFileAllowed(file('notes.txt'))).resolves.toBeUndefined();

@@ -19,7 +19,10 @@ async function startReceiver() {
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       const parsed = JSON.parse(body) as { subject: { username: string } };
-      hits.push({ username: parsed.subject.username, delivery: req.headers['x-devplane-delivery'] as string | undefined });
+      hits.push({
+        username: parsed.subject.username,
+        delivery: req.headers['x-devplane-delivery'] as string | undefined,
+      });
       res.writeHead(200).end('ok');
     });
   });
@@ -68,15 +71,21 @@ describe('workflow webhooks are durable jobs', () => {
     const res = await fetch(`${server.url}/api/v1/admin/users`, {
       method: 'POST',
       headers: { ...bearer(token), 'Content-Type': 'application/json' },
-      body: JSON.stringify({ username, email: `${username}@example.com`, password: 'Durable-Pass-1234', must_change_password: false }),
+      body: JSON.stringify({
+        username,
+        email: `${username}@example.com`,
+        password: 'Durable-Pass-1234',
+        must_change_password: false,
+      }),
     });
     expect(res.status).toBe(201);
   };
   const jobOf = async (username: string) => {
-    const rows: { id: string; status: string; attempts: number; leased_by: string | null }[] = await t.dataSource.query(
-      `SELECT id, status, attempts, leased_by FROM jobs WHERE type = 'workflows.webhook' AND payload->>'body' LIKE $1`,
-      [`%"username":"${username}"%`],
-    );
+    const rows: { id: string; status: string; attempts: number; leased_by: string | null }[] =
+      await t.dataSource.query(
+        `SELECT id, status, attempts, leased_by FROM jobs WHERE type = 'workflows.webhook' AND payload->>'body' LIKE $1`,
+        [`%"username":"${username}"%`],
+      );
     return rows;
   };
 

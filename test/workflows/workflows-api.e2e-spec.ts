@@ -2,7 +2,22 @@ import { RuleStore } from '../../src/modules/workflows/engine/rule-store.service
 import { EventBus } from '../../src/platform/events/event-bus.service';
 import type { CreatedUser } from '../helpers/factories';
 import { basic, BOOTSTRAP_ADMIN, createTestApp, type TestApp } from '../helpers/test-app';
-import { ACCESS, accessRule, bearer, BRANCH, CATALOGUE, check, CREATED, FILE, NOTIFY, notifyRule, ocs, UPDATED, WEBHOOK, WF } from './helpers';
+import {
+  ACCESS,
+  accessRule,
+  bearer,
+  BRANCH,
+  CATALOGUE,
+  check,
+  CREATED,
+  FILE,
+  NOTIFY,
+  notifyRule,
+  ocs,
+  UPDATED,
+  WEBHOOK,
+  WF,
+} from './helpers';
 
 /** Spec 1: the ten operations, every row of the error table, validation order and messages, shapes. */
 describe('workflow rules OCS API', () => {
@@ -22,7 +37,12 @@ describe('workflow rules OCS API', () => {
   const A = () => bearer(admin.token);
   const U = () => bearer(alice.token);
 
-  function expectFailure(res: { status: number; body: { ocs: { meta: unknown; data: unknown } } }, status: number, statuscode: number, message: string) {
+  function expectFailure(
+    res: { status: number; body: { ocs: { meta: unknown; data: unknown } } },
+    status: number,
+    statuscode: number,
+    message: string,
+  ) {
     expect(res.status).toBe(status);
     expect(res.body.ocs.meta).toEqual({ status: 'failure', statuscode, message });
     expect(res.body.ocs.data).toEqual([]);
@@ -47,29 +67,50 @@ describe('workflow rules OCS API', () => {
       expectFailure(res, 401, 997, 'Current user is not logged in');
     });
 
-    it.each(routes)('%s %s with a wrong Basic password → 401 Unauthorised + WWW-Authenticate', async (method, path) => {
-      const res = await ocs(t, method, path, { Authorization: basic(alice.user.name, 'wrong-password') });
-      expectFailure(res, 401, 997, 'Unauthorised');
-      expect(res.headers['www-authenticate']).toBe('Basic realm="Authorisation Required"');
-    });
+    it.each(routes)(
+      '%s %s with a wrong Basic password → 401 Unauthorised + WWW-Authenticate',
+      async (method, path) => {
+        const res = await ocs(t, method, path, { Authorization: basic(alice.user.name, 'wrong-password') });
+        expectFailure(res, 401, 997, 'Unauthorised');
+        expect(res.headers['www-authenticate']).toBe('Basic realm="Authorisation Required"');
+      },
+    );
 
-    it.each(routes.filter(([, path]) => path.includes('/global')))('%s %s as a non-admin → 403', async (method, path) => {
-      const res = await ocs(t, method, path, U(), method === 'post' || method === 'put' ? accessRule() : undefined);
-      expectFailure(res, 403, 403, 'Logged in account must be an admin');
-    });
+    it.each(routes.filter(([, path]) => path.includes('/global')))(
+      '%s %s as a non-admin → 403',
+      async (method, path) => {
+        const res = await ocs(
+          t,
+          method,
+          path,
+          U(),
+          method === 'post' || method === 'put' ? accessRule() : undefined,
+        );
+        expectFailure(res, 403, 403, 'Logged in account must be an admin');
+      },
+    );
 
     it('a non-admin without the OCS-APIRequest header still gets 403; anonymous gets 401', async () => {
-      const res = await t.http().get(`${WF}/global`).query({ format: 'json' }).set('Authorization', basic(alice.user.name, alice.password));
+      const res = await t
+        .http()
+        .get(`${WF}/global`)
+        .query({ format: 'json' })
+        .set('Authorization', basic(alice.user.name, alice.password));
       expect(res.status).toBe(403);
       const anon = await t.http().get(`${WF}/global`).query({ format: 'json' });
       expect(anon.status).toBe(401);
     });
 
     it.each(routes)('%s %s without OCS-APIRequest: true → 412 plain body', async (method, path) => {
-      const res = await t.http()[method](path).query({ format: 'json' }).set('Authorization', basic(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password));
+      const http = t.http();
+      const res = await http[method](path)
+        .query({ format: 'json' })
+        .set('Authorization', basic(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password));
       expect(res.status).toBe(412);
       expect(res.body).toEqual({ message: 'CSRF check failed' });
-      const wrong = await t.http()[method](path).set('OCS-APIRequest', 'false').set('Authorization', basic(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password));
+      const wrong = await http[method](path)
+        .set('OCS-APIRequest', 'false')
+        .set('Authorization', basic(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password));
       expect(wrong.status).toBe(412);
     });
 
@@ -83,7 +124,12 @@ describe('workflow rules OCS API', () => {
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/application\/xml/);
       expect(res.text).toContain('<statuscode>200</statuscode>');
-      const json = await t.http().get(`${WF}/user`).set('OCS-APIRequest', 'true').set('Accept', 'application/json').set(U());
+      const json = await t
+        .http()
+        .get(`${WF}/user`)
+        .set('OCS-APIRequest', 'true')
+        .set('Accept', 'application/json')
+        .set(U());
       expect(json.body.ocs.meta).toEqual({ status: 'ok', statuscode: 200, message: 'OK' });
     });
   });
@@ -94,9 +140,24 @@ describe('workflow rules OCS API', () => {
       const cookie = { Cookie: `service_session_token=${session}` };
       expect((await ocs(t, 'get', `${WF}/user`, cookie)).status).toBe(200);
       expect((await ocs(t, 'get', `${WF}/user/1`, cookie)).status).toBe(200);
-      expectFailure(await ocs(t, 'post', `${WF}/user`, cookie, notifyRule()), 403, 403, 'Password confirmation is required');
-      expectFailure(await ocs(t, 'put', `${WF}/user/1`, cookie, notifyRule()), 403, 403, 'Password confirmation is required');
-      expectFailure(await ocs(t, 'delete', `${WF}/user/1`, cookie), 403, 403, 'Password confirmation is required');
+      expectFailure(
+        await ocs(t, 'post', `${WF}/user`, cookie, notifyRule()),
+        403,
+        403,
+        'Password confirmation is required',
+      );
+      expectFailure(
+        await ocs(t, 'put', `${WF}/user/1`, cookie, notifyRule()),
+        403,
+        403,
+        'Password confirmation is required',
+      );
+      expectFailure(
+        await ocs(t, 'delete', `${WF}/user/1`, cookie),
+        403,
+        403,
+        'Password confirmation is required',
+      );
 
       const wrong = await t.http().post('/login/confirm').set(cookie).send({ password: 'nope' });
       expect(wrong.status).toBe(403);
@@ -118,18 +179,41 @@ describe('workflow rules OCS API', () => {
 
     it('the CSRF check (412) comes before the password confirmation (403)', async () => {
       const session = await t.factories.token(alice.user, { loginType: 'password', name: 'browser-3' });
-      const res = await t.http().post(`${WF}/user`).query({ format: 'json' }).set('Cookie', `service_session_token=${session}`).send(notifyRule());
+      const res = await t
+        .http()
+        .post(`${WF}/user`)
+        .query({ format: 'json' })
+        .set('Cookie', `service_session_token=${session}`)
+        .send(notifyRule());
       expect(res.status).toBe(412);
       expect(res.body).toEqual({ message: 'CSRF check failed' });
     });
 
     it('a stale confirmation (older than 30 minutes) is refused', async () => {
       const session = await t.factories.token(alice.user, { loginType: 'password', name: 'browser-2' });
-      await t.dataSource.query(`UPDATE api_tokens SET password_confirmed_at = now() - interval '31 minutes' WHERE id = $1`, [session.split('-')[0]]);
-      const res = await ocs(t, 'post', `${WF}/user`, { Cookie: `service_session_token=${session}` }, notifyRule());
+      await t.dataSource.query(
+        `UPDATE api_tokens SET password_confirmed_at = now() - interval '31 minutes' WHERE id = $1`,
+        [session.split('-')[0]],
+      );
+      const res = await ocs(
+        t,
+        'post',
+        `${WF}/user`,
+        { Cookie: `service_session_token=${session}` },
+        notifyRule(),
+      );
       expectFailure(res, 403, 403, 'Password confirmation is required');
-      await t.dataSource.query(`UPDATE api_tokens SET password_confirmed_at = now() - interval '29 minutes' WHERE id = $1`, [session.split('-')[0]]);
-      const ok = await ocs(t, 'post', `${WF}/user`, { Cookie: `service_session_token=${session}` }, notifyRule());
+      await t.dataSource.query(
+        `UPDATE api_tokens SET password_confirmed_at = now() - interval '29 minutes' WHERE id = $1`,
+        [session.split('-')[0]],
+      );
+      const ok = await ocs(
+        t,
+        'post',
+        `${WF}/user`,
+        { Cookie: `service_session_token=${session}` },
+        notifyRule(),
+      );
       expect(ok.status).toBe(200);
     });
 
@@ -146,17 +230,26 @@ describe('workflow rules OCS API', () => {
     });
 
     it('a real login counts as a confirmation: its cookie may create at once', async () => {
-      const login = await t.http().post('/api/v2/users/login').send({ email: alice.user.email, password: alice.password });
+      const login = await t
+        .http()
+        .post('/api/v2/users/login')
+        .send({ email: alice.user.email, password: alice.password });
       expect(login.status).toBe(201);
       const cookie = { Cookie: `service_session_token=${login.body.session_token}` };
       const created = await ocs(t, 'post', `${WF}/user`, cookie, notifyRule());
       expect(created.status).toBe(200);
-      expect((await ocs(t, 'delete', `${WF}/user/${created.body.ocs.data.id}`, cookie)).body.ocs.data).toBe(true);
+      expect((await ocs(t, 'delete', `${WF}/user/${created.body.ocs.data.id}`, cookie)).body.ocs.data).toBe(
+        true,
+      );
     });
 
     it('/login/confirm without credentials → 401; with Basic → 200', async () => {
       expect((await t.http().post('/login/confirm').send({ password: 'x' })).status).toBe(401);
-      const res = await t.http().post('/login/confirm').set('Authorization', basic(alice.user.name, alice.password)).send({ password: alice.password });
+      const res = await t
+        .http()
+        .post('/login/confirm')
+        .set('Authorization', basic(alice.user.name, alice.password))
+        .send({ password: alice.password });
       expect(res.status).toBe(200);
       expect(typeof res.body.lastLogin).toBe('number');
     });
@@ -174,7 +267,16 @@ describe('workflow rules OCS API', () => {
       expect(created.status).toBe(200);
       expect(created.body.ocs.meta).toEqual({ status: 'ok', statuscode: 200, message: 'OK' });
       const rule = created.body.ocs.data;
-      expect(Object.keys(rule)).toEqual(['id', 'class', 'name', 'checks', 'operation', 'entity', 'events', 'description']);
+      expect(Object.keys(rule)).toEqual([
+        'id',
+        'class',
+        'name',
+        'checks',
+        'operation',
+        'entity',
+        'events',
+        'description',
+      ]);
       expect(rule).toEqual({
         id: expect.any(Number),
         class: ACCESS,
@@ -200,11 +302,15 @@ describe('workflow rules OCS API', () => {
 
     it('user rules carry scope_type 1 and the username; scopes do not see each other', async () => {
       const carol = await t.factories.user();
-      const mine = (await ocs(t, 'post', `${WF}/user`, bearer(carol.token), notifyRule({ description: 'hello' }))).body.ocs.data;
+      const mine = (
+        await ocs(t, 'post', `${WF}/user`, bearer(carol.token), notifyRule({ description: 'hello' }))
+      ).body.ocs.data;
       expect(mine.description).toBe('hello');
       const global = (await ocs(t, 'post', `${WF}/global`, A(), accessRule())).body.ocs.data;
       const index = await ocs(t, 'get', `${WF}/user`, bearer(carol.token));
-      expect(index.body.ocs.data).toEqual({ [NOTIFY]: [{ ...mine, scope_type: 1, scope_actor_id: carol.user.name }] });
+      expect(index.body.ocs.data).toEqual({
+        [NOTIFY]: [{ ...mine, scope_type: 1, scope_actor_id: carol.user.name }],
+      });
       // Other users and the admin's global index do not see it; the user does not see global rules.
       expect((await ocs(t, 'get', `${WF}/user/${mine.id}`, bearer(bob.token))).body.ocs.data).toEqual([]);
       expect((await ocs(t, 'get', `${WF}/global/${mine.id}`, A())).body.ocs.data).toEqual([]);
@@ -214,15 +320,25 @@ describe('workflow rules OCS API', () => {
       // An admin has a user scope of their own.
       expect((await ocs(t, 'get', `${WF}/user`, A())).body.ocs.data).toEqual({});
       // Show by class in the user scope.
-      expect((await ocs(t, 'get', `${WF}/user/${encodeURIComponent(NOTIFY)}`, bearer(carol.token))).body.ocs.data).toHaveLength(1);
-      expect((await ocs(t, 'get', `${WF}/user/${encodeURIComponent(ACCESS)}`, bearer(carol.token))).body.ocs.data).toEqual([]);
+      expect(
+        (await ocs(t, 'get', `${WF}/user/${encodeURIComponent(NOTIFY)}`, bearer(carol.token))).body.ocs.data,
+      ).toHaveLength(1);
+      expect(
+        (await ocs(t, 'get', `${WF}/user/${encodeURIComponent(ACCESS)}`, bearer(carol.token))).body.ocs.data,
+      ).toEqual([]);
     });
 
     it('index groups by class in id order', async () => {
       const dave = await t.factories.user();
       const auth = bearer(dave.token);
       const first = (await ocs(t, 'post', `${WF}/user`, auth, notifyRule({ name: 'one' }))).body.ocs.data;
-      const hook = (await ocs(t, 'post', `${WF}/user`, auth, { ...notifyRule({ name: 'hook' }), class: WEBHOOK, operation: '{"url":"https://example.com/hook"}' })).body.ocs.data;
+      const hook = (
+        await ocs(t, 'post', `${WF}/user`, auth, {
+          ...notifyRule({ name: 'hook' }),
+          class: WEBHOOK,
+          operation: '{"url":"https://example.com/hook"}',
+        })
+      ).body.ocs.data;
       const second = (await ocs(t, 'post', `${WF}/user`, auth, notifyRule({ name: 'two' }))).body.ocs.data;
       const index = (await ocs(t, 'get', `${WF}/user`, auth)).body.ocs.data;
       expect(Object.keys(index)).toEqual([NOTIFY, WEBHOOK]);
@@ -231,7 +347,8 @@ describe('workflow rules OCS API', () => {
     });
 
     it('update replaces fields, keeps the class, ignores class/id/extra keys, clears description when left out', async () => {
-      const created = (await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ description: 'keep?' }))).body.ocs.data;
+      const created = (await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ description: 'keep?' }))).body.ocs
+        .data;
       const res = await ocs(t, 'put', `${WF}/user/${created.id}`, U(), {
         ...notifyRule({ name: 'renamed', events: [UPDATED, CREATED] }),
         class: WEBHOOK,
@@ -258,10 +375,20 @@ describe('workflow rules OCS API', () => {
 
     it('identical checks collapse and share one flow_checks row across rules; operators are returned as sent', async () => {
       const c = check('FileName', 'match', '/shared-check-value/');
-      const one = (await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ checks: [c, c, check('FileName', '!match', '/x/')] }))).body.ocs.data;
+      const one = (
+        await ocs(
+          t,
+          'post',
+          `${WF}/user`,
+          U(),
+          notifyRule({ checks: [c, c, check('FileName', '!match', '/x/')] }),
+        )
+      ).body.ocs.data;
       expect(one.checks).toEqual([c, check('FileName', '!match', '/x/')]);
       await ocs(t, 'post', `${WF}/user`, bearer(bob.token), notifyRule({ checks: [c] }));
-      const rows = await t.dataSource.query(`SELECT id FROM flow_checks WHERE value = '/shared-check-value/'`);
+      const rows = await t.dataSource.query(
+        `SELECT id FROM flow_checks WHERE value = '/shared-check-value/'`,
+      );
       expect(rows).toHaveLength(1);
     });
 
@@ -271,29 +398,64 @@ describe('workflow rules OCS API', () => {
         `INSERT INTO flow_operations (class, name, checks, operation, entity, events) VALUES ('OCA\\Gone\\Operation', 'old', '[]', '', $1, $2) RETURNING id`,
         [FILE, JSON.stringify([CREATED])],
       );
-      await t.dataSource.query('INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, 1, $2)', [rows[0]!.id, frank.user.id]);
+      await t.dataSource.query(
+        'INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, 1, $2)',
+        [rows[0]!.id, frank.user.id],
+      );
       // A direct SQL write is not announced: drop the cache as a change through the API would.
       t.app.get(RuleStore).invalidate();
       expect((await ocs(t, 'get', `${WF}/user`, bearer(frank.token))).body.ocs.data).toEqual({});
-      expect((await ocs(t, 'get', `${WF}/user/${rows[0]!.id}`, bearer(frank.token))).body.ocs.data).toEqual([]);
+      expect((await ocs(t, 'get', `${WF}/user/${rows[0]!.id}`, bearer(frank.token))).body.ocs.data).toEqual(
+        [],
+      );
       // It is still in the user's scope: update validates (400), delete works.
-      expectFailure(await ocs(t, 'put', `${WF}/user/${rows[0]!.id}`, bearer(frank.token), notifyRule()), 400, 400, 'Operation OCA\\Gone\\Operation does not exist');
-      expect((await ocs(t, 'delete', `${WF}/user/${rows[0]!.id}`, bearer(frank.token))).body.ocs.data).toBe(true);
+      expectFailure(
+        await ocs(t, 'put', `${WF}/user/${rows[0]!.id}`, bearer(frank.token), notifyRule()),
+        400,
+        400,
+        'Operation OCA\\Gone\\Operation does not exist',
+      );
+      expect((await ocs(t, 'delete', `${WF}/user/${rows[0]!.id}`, bearer(frank.token))).body.ocs.data).toBe(
+        true,
+      );
     });
 
     it('many checks are stored in request order (one round trip), existing rows reused', async () => {
       const checks = Array.from({ length: 150 }, (_, i) => check('FileName', 'is', `many-${149 - i}.txt`));
-      const res = await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ checks: [check('FileName', 'match', '/shared-check-value/'), ...checks] }));
+      const res = await ocs(
+        t,
+        'post',
+        `${WF}/user`,
+        U(),
+        notifyRule({ checks: [check('FileName', 'match', '/shared-check-value/'), ...checks] }),
+      );
       expect(res.status).toBe(200);
-      expect(res.body.ocs.data.checks).toEqual([check('FileName', 'match', '/shared-check-value/'), ...checks]);
+      expect(res.body.ocs.data.checks).toEqual([
+        check('FileName', 'match', '/shared-check-value/'),
+        ...checks,
+      ]);
       const shown = (await ocs(t, 'get', `${WF}/user/${res.body.ocs.data.id}`, U())).body.ocs.data;
       expect(shown.checks).toEqual(res.body.ocs.data.checks);
     });
 
     it('lone UTF-16 surrogates are stored as U+FFFD and answered as stored', async () => {
-      const created = await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ name: 'a\ud800b', description: '\udfff', checks: [check('FileName', 'is', 'x\udc00.txt')] }));
+      const created = await ocs(
+        t,
+        'post',
+        `${WF}/user`,
+        U(),
+        notifyRule({
+          name: 'a\ud800b',
+          description: '\udfff',
+          checks: [check('FileName', 'is', 'x\udc00.txt')],
+        }),
+      );
       expect(created.status).toBe(200);
-      expect(created.body.ocs.data).toMatchObject({ name: 'a\ufffdb', description: '\ufffd', checks: [check('FileName', 'is', 'x\ufffd.txt')] });
+      expect(created.body.ocs.data).toMatchObject({
+        name: 'a\ufffdb',
+        description: '\ufffd',
+        checks: [check('FileName', 'is', 'x\ufffd.txt')],
+      });
       const shown = (await ocs(t, 'get', `${WF}/user/${created.body.ocs.data.id}`, U())).body.ocs.data;
       expect(shown).toEqual({ ...created.body.ocs.data, scope_type: 1, scope_actor_id: alice.user.name });
     });
@@ -337,7 +499,12 @@ describe('workflow rules OCS API', () => {
     });
 
     it('a malformed body on update is a 400 before the scope check', async () => {
-      expectFailure(await ocs(t, 'put', `${WF}/user/${bobsId}`, U(), { name: 'x' }), 400, 400, 'Parameter "checks" is missing or has the wrong type');
+      expectFailure(
+        await ocs(t, 'put', `${WF}/user/${bobsId}`, U(), { name: 'x' }),
+        400,
+        400,
+        'Parameter "checks" is missing or has the wrong type',
+      );
     });
   });
 
@@ -368,49 +535,169 @@ describe('workflow rules OCS API', () => {
 
     const long = (n: number) => 'x'.repeat(n);
     const rows: [string, Record<string, unknown>, string | RegExp][] = [
-      ['operation over 4096 bytes wins over a bad entity', { operation: long(4097), entity: 'nope' }, 'The provided operation data is too long'],
-      ['operation of 1366 × € (4098 bytes, 1366 characters)', { operation: '€'.repeat(1366) }, 'The provided operation data is too long'],
+      [
+        'operation over 4096 bytes wins over a bad entity',
+        { operation: long(4097), entity: 'nope' },
+        'The provided operation data is too long',
+      ],
+      [
+        'operation of 1366 × € (4098 bytes, 1366 characters)',
+        { operation: '€'.repeat(1366) },
+        'The provided operation data is too long',
+      ],
       ['name of 86 × € (258 bytes)', { name: '€'.repeat(86) }, 'The provided name is too long'],
-      ['name too long wins over an unknown class', { name: long(257), class: 'OCA\\Nope' }, 'The provided name is too long'],
-      ['a check value of 683 × € (2049 bytes)', { checks: [check('FileName', 'is', '€'.repeat(683))] }, 'The provided check value is too long'],
-      ['a too long check value wins over its unknown class', { checks: [check('Nope', 'is', long(2049))] }, 'The provided check value is too long'],
-      ['an unknown check class wins over a bad operator', { checks: [check('Nope', 'nonsense', '')] }, 'Check OCA\\WorkflowEngine\\Check\\Nope does not exist'],
-      ['no checks wins over a bad webhook', { class: WEBHOOK, operation: '{}', checks: [] }, 'At least one check needs to be provided'],
-      ['a bad webhook wins over a bad check', { class: WEBHOOK, operation: '{}', checks: [check('Nope', 'is', '')] }, 'The webhook configuration is invalid'],
+      [
+        'name too long wins over an unknown class',
+        { name: long(257), class: 'OCA\\Nope' },
+        'The provided name is too long',
+      ],
+      [
+        'a check value of 683 × € (2049 bytes)',
+        { checks: [check('FileName', 'is', '€'.repeat(683))] },
+        'The provided check value is too long',
+      ],
+      [
+        'a too long check value wins over its unknown class',
+        { checks: [check('Nope', 'is', long(2049))] },
+        'The provided check value is too long',
+      ],
+      [
+        'an unknown check class wins over a bad operator',
+        { checks: [check('Nope', 'nonsense', '')] },
+        'Check OCA\\WorkflowEngine\\Check\\Nope does not exist',
+      ],
+      [
+        'no checks wins over a bad webhook',
+        { class: WEBHOOK, operation: '{}', checks: [] },
+        'At least one check needs to be provided',
+      ],
+      [
+        'a bad webhook wins over a bad check',
+        { class: WEBHOOK, operation: '{}', checks: [check('Nope', 'is', '')] },
+        'The webhook configuration is invalid',
+      ],
       ['unknown operation class', { class: 'OCA\\Nope' }, 'Operation OCA\\Nope does not exist'],
       ['an entity class as operation', { class: FILE }, `Operation ${FILE} is invalid`],
       ['access control in the user scope', { class: ACCESS, events: [] }, `Operation ${ACCESS} is invalid`],
       ['unknown entity', { entity: 'OCA\\Nope\\Entity' }, 'Entity OCA\\Nope\\Entity does not exist'],
       ['an operation class as entity', { entity: NOTIFY }, `Entity ${NOTIFY} is invalid`],
       ['no events for a non-complex operation', { events: [] }, 'No events are chosen.'],
-      ['an event of another entity', { events: [CREATED, 'OCA\\Devplane\\Events\\BranchCreatedEvent'] }, `Entity ${FILE} has no event OCA\\Devplane\\Events\\BranchCreatedEvent`],
-      ['an old Nextcloud event name', { events: ['\\OCP\\Files::postCreate'] }, `Entity ${FILE} has no event \\OCP\\Files::postCreate`],
+      [
+        'an event of another entity',
+        { events: [CREATED, 'OCA\\Devplane\\Events\\BranchCreatedEvent'] },
+        `Entity ${FILE} has no event OCA\\Devplane\\Events\\BranchCreatedEvent`,
+      ],
+      [
+        'an old Nextcloud event name',
+        { events: ['\\OCP\\Files::postCreate'] },
+        `Entity ${FILE} has no event \\OCP\\Files::postCreate`,
+      ],
       ['no checks', { checks: [] }, 'At least one check needs to be provided'],
       ['a check that is not an object', { checks: ['x'] }, 'Invalid check provided'],
       ['a check without class', { checks: [{ operator: 'is', value: 'a' }] }, 'Invalid check provided'],
-      ['a check with a numeric value', { checks: [{ class: check('FileName', 'is', '').class, operator: 'is', value: 5 }] }, 'Invalid check provided'],
-      ['a check value over 2048 bytes', { checks: [check('FileName', 'is', long(2049))] }, 'The provided check value is too long'],
-      ['an unknown check class', { checks: [check('FileSystemTags', 'is', '1')] }, 'Check OCA\\WorkflowEngine\\Check\\FileSystemTags does not exist'],
-      ['an operation class as check', { checks: [{ class: NOTIFY, operator: 'is', value: '' }] }, `Check ${NOTIFY} is invalid`],
-      ['a File check with the Branch entity', { entity: BRANCH, events: ['OCA\\Devplane\\Events\\BranchCreatedEvent'] }, 'Check OCA\\WorkflowEngine\\Check\\FileName is not allowed with this entity'],
+      [
+        'a check with a numeric value',
+        { checks: [{ class: check('FileName', 'is', '').class, operator: 'is', value: 5 }] },
+        'Invalid check provided',
+      ],
+      [
+        'a check value over 2048 bytes',
+        { checks: [check('FileName', 'is', long(2049))] },
+        'The provided check value is too long',
+      ],
+      [
+        'an unknown check class',
+        { checks: [check('FileSystemTags', 'is', '1')] },
+        'Check OCA\\WorkflowEngine\\Check\\FileSystemTags does not exist',
+      ],
+      [
+        'an operation class as check',
+        { checks: [{ class: NOTIFY, operator: 'is', value: '' }] },
+        `Check ${NOTIFY} is invalid`,
+      ],
+      [
+        'a File check with the Branch entity',
+        { entity: BRANCH, events: ['OCA\\Devplane\\Events\\BranchCreatedEvent'] },
+        'Check OCA\\WorkflowEngine\\Check\\FileName is not allowed with this entity',
+      ],
       ['a bad operator', { checks: [check('FileName', 'less', 'a')] }, 'The given operator is invalid'],
-      ['a missing operator', { checks: [{ class: check('FileName', 'is', '').class, value: 'a' }] }, 'The given operator is invalid'],
-      ['a bad regex', { checks: [check('FileName', 'matches', 'abc')] }, 'The given regular expression is invalid'],
+      [
+        'a missing operator',
+        { checks: [{ class: check('FileName', 'is', '').class, value: 'a' }] },
+        'The given operator is invalid',
+      ],
+      [
+        'a bad regex',
+        { checks: [check('FileName', 'matches', 'abc')] },
+        'The given regular expression is invalid',
+      ],
       ['a bad size', { checks: [check('FileSize', 'less', '5M')] }, 'The given file size is invalid'],
-      ['a bad IP range', { checks: [check('RequestRemoteAddress', 'matchesIPv4', '127.0.0.1')] }, 'The given IP range is invalid'],
-      ['a bad time span', { checks: [check('RequestTime', 'in', '["8:00 Europe/Berlin","17:00 Europe/Berlin"]')] }, 'The given time span is invalid'],
-      ['an unknown group', { checks: [check('UserGroupMembership', 'is', 'no-such-group')] }, 'The given group does not exist'],
-      ['the second check is bad', { checks: [check('FileName', 'is', 'a'), check('FileSize', 'is', '1 KB')] }, 'The given operator is invalid'],
+      [
+        'a bad IP range',
+        { checks: [check('RequestRemoteAddress', 'matchesIPv4', '127.0.0.1')] },
+        'The given IP range is invalid',
+      ],
+      [
+        'a bad time span',
+        { checks: [check('RequestTime', 'in', '["8:00 Europe/Berlin","17:00 Europe/Berlin"]')] },
+        'The given time span is invalid',
+      ],
+      [
+        'an unknown group',
+        { checks: [check('UserGroupMembership', 'is', 'no-such-group')] },
+        'The given group does not exist',
+      ],
+      [
+        'the second check is bad',
+        { checks: [check('FileName', 'is', 'a'), check('FileSize', 'is', '1 KB')] },
+        'The given operator is invalid',
+      ],
       ['a webhook without url', { class: WEBHOOK, operation: '{}' }, 'The webhook configuration is invalid'],
-      ['a webhook with ftp', { class: WEBHOOK, operation: '{"url":"ftp://example.com/x"}' }, 'The webhook URL is invalid'],
-      ['a webhook to loopback', { class: WEBHOOK, operation: '{"url":"http://127.0.0.1:9/x"}' }, 'The webhook URL points to a private address'],
-      ['a webhook to localhost', { class: WEBHOOK, operation: '{"url":"http://localhost/x"}' }, 'The webhook URL points to a private address'],
-      ['a webhook to localhost. (fully qualified)', { class: WEBHOOK, operation: '{"url":"http://localhost./x"}' }, 'The webhook URL points to a private address'],
-      ['a webhook to an IPv4-mapped loopback', { class: WEBHOOK, operation: '{"url":"http://[::ffff:127.0.0.1]/x"}' }, 'The webhook URL points to a private address'],
-      ['a webhook to the metadata address', { class: WEBHOOK, operation: '{"url":"http://169.254.169.254/latest"}' }, 'The webhook URL points to a private address'],
-      ['a webhook to a decimal loopback', { class: WEBHOOK, operation: '{"url":"http://2130706433/x"}' }, 'The webhook URL points to a private address'],
-      ['a webhook configuration that is not an object', { class: WEBHOOK, operation: '["https://example.com"]' }, 'The webhook configuration is invalid'],
-      ['a webhook with a numeric secret', { class: WEBHOOK, operation: '{"url":"https://example.com","secret":5}' }, 'The webhook configuration is invalid'],
+      [
+        'a webhook with ftp',
+        { class: WEBHOOK, operation: '{"url":"ftp://example.com/x"}' },
+        'The webhook URL is invalid',
+      ],
+      [
+        'a webhook to loopback',
+        { class: WEBHOOK, operation: '{"url":"http://127.0.0.1:9/x"}' },
+        'The webhook URL points to a private address',
+      ],
+      [
+        'a webhook to localhost',
+        { class: WEBHOOK, operation: '{"url":"http://localhost/x"}' },
+        'The webhook URL points to a private address',
+      ],
+      [
+        'a webhook to localhost. (fully qualified)',
+        { class: WEBHOOK, operation: '{"url":"http://localhost./x"}' },
+        'The webhook URL points to a private address',
+      ],
+      [
+        'a webhook to an IPv4-mapped loopback',
+        { class: WEBHOOK, operation: '{"url":"http://[::ffff:127.0.0.1]/x"}' },
+        'The webhook URL points to a private address',
+      ],
+      [
+        'a webhook to the metadata address',
+        { class: WEBHOOK, operation: '{"url":"http://169.254.169.254/latest"}' },
+        'The webhook URL points to a private address',
+      ],
+      [
+        'a webhook to a decimal loopback',
+        { class: WEBHOOK, operation: '{"url":"http://2130706433/x"}' },
+        'The webhook URL points to a private address',
+      ],
+      [
+        'a webhook configuration that is not an object',
+        { class: WEBHOOK, operation: '["https://example.com"]' },
+        'The webhook configuration is invalid',
+      ],
+      [
+        'a webhook with a numeric secret',
+        { class: WEBHOOK, operation: '{"url":"https://example.com","secret":5}' },
+        'The webhook configuration is invalid',
+      ],
     ];
     it.each(rows)('%s → 400', async (_name, override, message) => {
       const res = await ocs(t, 'post', `${WF}/user`, U(), { ...notifyRule(), ...override });
@@ -427,19 +714,42 @@ describe('workflow rules OCS API', () => {
         userId = (await ocs(t, 'post', `${WF}/user`, U(), notifyRule())).body.ocs.data.id;
       });
       const badChecks: [string, unknown, string][] = [
-        ['an unknown check', check('NoSuchCheck', 'is', 'a'), 'Check OCA\\WorkflowEngine\\Check\\NoSuchCheck does not exist'],
+        [
+          'an unknown check',
+          check('NoSuchCheck', 'is', 'a'),
+          'Check OCA\\WorkflowEngine\\Check\\NoSuchCheck does not exist',
+        ],
         ['a bad check value', check('FileSize', 'less', 'huge'), 'The given file size is invalid'],
-        ['a check value over 2048 bytes', check('FileName', 'is', '€'.repeat(683)), 'The provided check value is too long'],
+        [
+          'a check value over 2048 bytes',
+          check('FileName', 'is', '€'.repeat(683)),
+          'The provided check value is too long',
+        ],
       ];
-      const routes: [string, 'post' | 'put', () => string, (o: Record<string, unknown>) => Record<string, unknown>, () => Record<string, string>][] = [
+      const routes: [
+        string,
+        'post' | 'put',
+        () => string,
+        (o: Record<string, unknown>) => Record<string, unknown>,
+        () => Record<string, string>,
+      ][] = [
         ['create global', 'post', () => `${WF}/global`, accessRule, A],
         ['create user', 'post', () => `${WF}/user`, notifyRule, U],
         ['update global', 'put', () => `${WF}/global/${globalId}`, accessRule, A],
         ['update user', 'put', () => `${WF}/user/${userId}`, notifyRule, U],
       ];
-      const table = routes.flatMap(([name, method, path, body, auth]) => badChecks.map(([badName, bad, message]) => [name, badName, method, path, body, auth, bad, message] as const));
+      const table = routes.flatMap(([name, method, path, body, auth]) =>
+        badChecks.map(
+          ([badName, bad, message]) => [name, badName, method, path, body, auth, bad, message] as const,
+        ),
+      );
       it.each(table)('%s with %s → 400', async (_route, _bad, method, path, body, auth, bad, message) => {
-        expectFailure(await ocs(t, method, path(), auth(), body({ checks: [check('FileName', 'is', 'ok'), bad] })), 400, 400, message);
+        expectFailure(
+          await ocs(t, method, path(), auth(), body({ checks: [check('FileName', 'is', 'ok'), bad] })),
+          400,
+          400,
+          message,
+        );
       });
       it('a failed update changes nothing', async () => {
         const shown = (await ocs(t, 'get', `${WF}/user/${userId}`, U())).body.ocs.data;
@@ -454,7 +764,10 @@ describe('workflow rules OCS API', () => {
 
     it('update validates with the stored class (access control needs no events)', async () => {
       const id = (await ocs(t, 'post', `${WF}/global`, A(), accessRule())).body.ocs.data.id;
-      const res = await ocs(t, 'put', `${WF}/global/${id}`, A(), { ...accessRule({ checks: [] }), class: NOTIFY });
+      const res = await ocs(t, 'put', `${WF}/global/${id}`, A(), {
+        ...accessRule({ checks: [] }),
+        class: NOTIFY,
+      });
       expectFailure(res, 400, 400, 'At least one check needs to be provided');
     });
 
@@ -470,18 +783,32 @@ describe('workflow rules OCS API', () => {
         notifyRule({ checks: [check('UserGroupMembership', 'is', 'admin')] }),
         notifyRule({ checks: [check('RequestURL', 'is', 'webdav')] }),
         notifyRule({ name: '', operation: '' }),
-        notifyRule({ entity: BRANCH, events: ['OCA\\Devplane\\Events\\BranchUpdatedEvent'], checks: [check('RequestUserAgent', 'is', 'desktop')] }),
+        notifyRule({
+          entity: BRANCH,
+          events: ['OCA\\Devplane\\Events\\BranchUpdatedEvent'],
+          checks: [check('RequestUserAgent', 'is', 'desktop')],
+        }),
       ];
       for (const body of ok) {
         const res = await ocs(t, 'post', `${WF}/user`, U(), body);
         expect([res.status, res.body.ocs.meta.message]).toEqual([200, 'OK']);
       }
-      const withEvents = await ocs(t, 'post', `${WF}/global`, A(), accessRule({ events: [CREATED, CREATED] }));
+      const withEvents = await ocs(
+        t,
+        'post',
+        `${WF}/global`,
+        A(),
+        accessRule({ events: [CREATED, CREATED] }),
+      );
       expect(withEvents.status).toBe(200);
       expect(withEvents.body.ocs.data.events).toEqual([CREATED, CREATED]);
       const badEvent = await ocs(t, 'post', `${WF}/global`, A(), accessRule({ events: ['nope'] }));
       expectFailure(badEvent, 400, 400, `Entity ${FILE} has no event nope`);
-      const hook = await ocs(t, 'post', `${WF}/global`, A(), { ...notifyRule(), class: WEBHOOK, operation: '{"url":"https://hooks.example.com/x","secret":"s"}' });
+      const hook = await ocs(t, 'post', `${WF}/global`, A(), {
+        ...notifyRule(),
+        class: WEBHOOK,
+        operation: '{"url":"https://hooks.example.com/x","secret":"s"}',
+      });
       expect(hook.status).toBe(200);
     });
   });
@@ -497,14 +824,37 @@ describe('workflow rules OCS API', () => {
       const res = await ocs(t, 'get', CATALOGUE, U());
       expect(res.status).toBe(200);
       const data = res.body.ocs.data;
-      expect(data.entities.map((e: { id: string }) => e.id)).toEqual([FILE, BRANCH, 'OCA\\Devplane\\Entity\\Package', 'OCA\\Devplane\\Entity\\User']);
-      expect(data.entities[0].events).toContainEqual({ eventName: CREATED, displayName: 'File created', emitted: true });
+      expect(data.entities.map((e: { id: string }) => e.id)).toEqual([
+        FILE,
+        BRANCH,
+        'OCA\\Devplane\\Entity\\Package',
+        'OCA\\Devplane\\Entity\\User',
+      ]);
+      expect(data.entities[0].events).toContainEqual({
+        eventName: CREATED,
+        displayName: 'File created',
+        emitted: true,
+      });
       expect(data.entities[0].events).toHaveLength(7);
       const size = data.checks.find((c: { id: string }) => c.id === check('FileSize', '', '').class);
-      expect(size).toMatchObject({ operators: ['less', '!less', 'greater', '!greater'], supportedEntities: [FILE], scopes: [0, 1] });
+      expect(size).toMatchObject({
+        operators: ['less', '!less', 'greater', '!greater'],
+        supportedEntities: [FILE],
+        scopes: [0, 1],
+      });
       expect(data.checks).toHaveLength(8);
-      expect(data.operations).toContainEqual(expect.objectContaining({ id: ACCESS, scopes: [0], complex: true, triggerHint: 'File is accessed', entity: FILE }));
-      expect(data.operations).toContainEqual(expect.objectContaining({ id: NOTIFY, scopes: [1], complex: false }));
+      expect(data.operations).toContainEqual(
+        expect.objectContaining({
+          id: ACCESS,
+          scopes: [0],
+          complex: true,
+          triggerHint: 'File is accessed',
+          entity: FILE,
+        }),
+      );
+      expect(data.operations).toContainEqual(
+        expect.objectContaining({ id: NOTIFY, scopes: [1], complex: false }),
+      );
       expect(data.operations).toContainEqual(expect.objectContaining({ id: WEBHOOK, scopes: [0, 1] }));
       expect(data.operatorAliases).toEqual({ match: 'matches', '!match': '!matches' });
     });
@@ -512,7 +862,17 @@ describe('workflow rules OCS API', () => {
     it('every event the catalogue lists is accepted by the validator (no drift)', async () => {
       const data = (await ocs(t, 'get', CATALOGUE, U())).body.ocs.data;
       for (const entity of data.entities as { id: string; events: { eventName: string }[] }[]) {
-        const res = await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ entity: entity.id, events: entity.events.map((e) => e.eventName), checks: [check('RequestUserAgent', 'is', 'x')] }));
+        const res = await ocs(
+          t,
+          'post',
+          `${WF}/user`,
+          U(),
+          notifyRule({
+            entity: entity.id,
+            events: entity.events.map((e) => e.eventName),
+            checks: [check('RequestUserAgent', 'is', 'x')],
+          }),
+        );
         expect([entity.id, res.status]).toEqual([entity.id, 200]);
       }
     });
@@ -522,11 +882,21 @@ describe('workflow rules OCS API', () => {
     it('scope_actor_id follows the new name (the scope stores the numeric id)', async () => {
       const gina = await t.factories.user();
       const id = (await ocs(t, 'post', `${WF}/user`, bearer(gina.token), notifyRule())).body.ocs.data.id;
-      expect((await ocs(t, 'get', `${WF}/user/${id}`, bearer(gina.token))).body.ocs.data.scope_actor_id).toBe(gina.user.name);
+      expect((await ocs(t, 'get', `${WF}/user/${id}`, bearer(gina.token))).body.ocs.data.scope_actor_id).toBe(
+        gina.user.name,
+      );
       const renamed = `${gina.user.name}-new`;
-      await t.dataSource.query('UPDATE users SET name = $1, lower_name = $2 WHERE id = $3', [renamed, renamed.toLowerCase(), gina.user.id]);
-      await t.app.get(EventBus).emitAsync('user.renamed', { userId: gina.user.id, from: gina.user.name, to: renamed });
-      expect((await ocs(t, 'get', `${WF}/user/${id}`, bearer(gina.token))).body.ocs.data.scope_actor_id).toBe(renamed);
+      await t.dataSource.query('UPDATE users SET name = $1, lower_name = $2 WHERE id = $3', [
+        renamed,
+        renamed.toLowerCase(),
+        gina.user.id,
+      ]);
+      await t.app
+        .get(EventBus)
+        .emitAsync('user.renamed', { userId: gina.user.id, from: gina.user.name, to: renamed });
+      expect((await ocs(t, 'get', `${WF}/user/${id}`, bearer(gina.token))).body.ocs.data.scope_actor_id).toBe(
+        renamed,
+      );
     });
   });
 

@@ -36,7 +36,13 @@ const embedded = process.env.DATABASE_EMBEDDED === 'true';
     const other = second.app.get(WorkflowAccessControlService);
     const file = { name: 'cluster.bin', actorUserId: null, request: null };
     expect(await other.isFileAllowed(file)).toBe(true); // loads the second instance's cache
-    const created = await ocs(first, 'post', `${WF}/global`, bearer(admin.token), accessRule({ checks: [check('FileName', 'is', 'cluster.bin')] }));
+    const created = await ocs(
+      first,
+      'post',
+      `${WF}/global`,
+      bearer(admin.token),
+      accessRule({ checks: [check('FileName', 'is', 'cluster.bin')] }),
+    );
     expect(created.status).toBe(200);
     expect(await eventually(async () => !(await other.isFileAllowed(file)))).toBe(true);
     await ocs(first, 'delete', `${WF}/global/${created.body.ocs.data.id}`, bearer(admin.token));

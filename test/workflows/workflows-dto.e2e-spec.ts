@@ -21,28 +21,54 @@ describe('workflow DTOs', () => {
   it('a body that is not an object names the first parameter (create: class; update: name)', async () => {
     for (const body of [[1, 2], []]) {
       const created = await ocs(t, 'post', `${WF}/user`, U(), body);
-      expect([created.status, message(created)]).toEqual([400, 'Parameter "class" is missing or has the wrong type']);
+      expect([created.status, message(created)]).toEqual([
+        400,
+        'Parameter "class" is missing or has the wrong type',
+      ]);
       const updated = await ocs(t, 'put', `${WF}/user/${ruleId}`, U(), body);
-      expect([updated.status, message(updated)]).toEqual([400, 'Parameter "name" is missing or has the wrong type']);
+      expect([updated.status, message(updated)]).toEqual([
+        400,
+        'Parameter "name" is missing or has the wrong type',
+      ]);
     }
   });
 
   it('the first failing parameter in Nextcloud order wins when several are wrong', async () => {
-    const res = await ocs(t, 'post', `${WF}/user`, U(), { ...notifyRule(), events: 'x', entity: 5, checks: {} });
+    const res = await ocs(t, 'post', `${WF}/user`, U(), {
+      ...notifyRule(),
+      events: 'x',
+      entity: 5,
+      checks: {},
+    });
     expect(message(res)).toBe('Parameter "checks" is missing or has the wrong type');
   });
 
   it('the XML answer carries the same message', async () => {
-    const res = await t.http().post(`${WF}/user`).set('OCS-APIRequest', 'true').set(U()).send({ ...notifyRule(), name: 5 });
+    const res = await t
+      .http()
+      .post(`${WF}/user`)
+      .set('OCS-APIRequest', 'true')
+      .set(U())
+      .send({ ...notifyRule(), name: 5 });
     expect(res.status).toBe(400);
-    expect(res.text).toContain('<message>Parameter &quot;name&quot; is missing or has the wrong type</message>');
+    expect(res.text).toContain(
+      '<message>Parameter &quot;name&quot; is missing or has the wrong type</message>',
+    );
   });
 
   it('description null is stored as ""; unknown keys and a class on update are ignored', async () => {
-    const created = await ocs(t, 'post', `${WF}/user`, U(), { ...notifyRule(), description: null, id: 99, valid: true });
+    const created = await ocs(t, 'post', `${WF}/user`, U(), {
+      ...notifyRule(),
+      description: null,
+      id: 99,
+      valid: true,
+    });
     expect(created.status).toBe(200);
     expect(created.body.ocs.data.description).toBe('');
-    const updated = await ocs(t, 'put', `${WF}/user/${created.body.ocs.data.id}`, U(), { ...notifyRule({ name: 'new' }), class: 5 });
+    const updated = await ocs(t, 'put', `${WF}/user/${created.body.ocs.data.id}`, U(), {
+      ...notifyRule({ name: 'new' }),
+      class: 5,
+    });
     expect(updated.status).toBe(200);
     expect(updated.body.ocs.data).toMatchObject({ name: 'new', class: notifyRule().class });
   });
@@ -59,14 +85,25 @@ describe('workflow DTOs', () => {
       const res = await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ checks }));
       expect([res.status, message(res)]).toEqual([400, expected]);
     }
-    const ok = await ocs(t, 'post', `${WF}/user`, U(), notifyRule({ checks: [{ ...check('FileName', 'is', 'a.pdf'), extra: 1 }] }));
+    const ok = await ocs(
+      t,
+      'post',
+      `${WF}/user`,
+      U(),
+      notifyRule({ checks: [{ ...check('FileName', 'is', 'a.pdf'), extra: 1 }] }),
+    );
     expect(ok.status).toBe(200);
     expect(ok.body.ocs.data.checks).toEqual([check('FileName', 'is', 'a.pdf')]);
   });
 
   it('/login/confirm answers 403 [] for every ill-formed body', async () => {
     for (const body of ['[1]', '{"password":5}', '{"password":""}', '{}']) {
-      const res = await t.http().post('/login/confirm').set(U()).set('Content-Type', 'application/json').send(body);
+      const res = await t
+        .http()
+        .post('/login/confirm')
+        .set(U())
+        .set('Content-Type', 'application/json')
+        .send(body);
       expect([body, res.status, res.body]).toEqual([body, 403, []]);
     }
   });

@@ -7,7 +7,10 @@ import { WebhookDeliveries } from '../../src/modules/workflows/operations/webhoo
 import { WebhookSender } from '../../src/modules/workflows/operations/webhook-sender.service';
 import { JobQueue } from '../../src/platform/jobs/job-queue.service';
 import { loadWorkflowsConfig } from '../../src/modules/workflows/workflows.config';
-import { WorkflowAccessControlService, WorkflowAccessDeniedError } from '../../src/modules/workflows/workflow-access-control.service';
+import {
+  WorkflowAccessControlService,
+  WorkflowAccessDeniedError,
+} from '../../src/modules/workflows/workflow-access-control.service';
 import { TransactionRunner } from '../../src/platform/database/transaction-runner.service';
 import { ForbiddenError } from '../../src/platform/errors/domain-error';
 import { EventBus } from '../../src/platform/events/event-bus.service';
@@ -26,7 +29,12 @@ interface Received {
  * A real HTTP receiver on loopback: records every POST; `/flaky` answers 500 the first time, `/gone`
  * 404, `/hang` never answers, `/trickle` sends its headers and then one byte every 50 ms.
  */
-async function startReceiver(): Promise<{ url: string; received: Received[]; close: () => Promise<void>; waitFor: (n: number, path?: string) => Promise<Received[]> }> {
+async function startReceiver(): Promise<{
+  url: string;
+  received: Received[];
+  close: () => Promise<void>;
+  waitFor: (n: number, path?: string) => Promise<Received[]>;
+}> {
   const received: Received[] = [];
   const flakyHits = new Map<string, number>();
   const server = http.createServer((req, res) => {
@@ -63,7 +71,8 @@ async function startReceiver(): Promise<{ url: string; received: Received[]; clo
     async waitFor(n, path) {
       const deadline = Date.now() + 10_000;
       const matching = () => received.filter((r) => path === undefined || r.path === path);
-      while (matching().length < n && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (matching().length < n && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       return matching();
     },
   };
@@ -77,7 +86,11 @@ describe('workflow engine', () => {
   let bob: CreatedUser;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let notified: unknown[];
-  const settings = { WORKFLOW_WEBHOOK_ALLOW_PRIVATE: 'true', WORKFLOW_WEBHOOK_BACKOFF_MS: '10', WORKFLOW_WEBHOOK_TIMEOUT_MS: '2000' };
+  const settings = {
+    WORKFLOW_WEBHOOK_ALLOW_PRIVATE: 'true',
+    WORKFLOW_WEBHOOK_BACKOFF_MS: '10',
+    WORKFLOW_WEBHOOK_TIMEOUT_MS: '2000',
+  };
 
   beforeAll(async () => {
     t = await createTestApp({ env: settings });
@@ -110,14 +123,25 @@ describe('workflow engine', () => {
     repository: 'alice/app',
     actorUserId: bob.user.id,
     ownerUserIds: [alice.user.id],
-    request: { remoteAddress: '::ffff:10.1.2.3', userAgent: 'curl/8.5.0', url: 'http://devplane.test/api/v1/repos/alice/app/issues/1/assets', method: 'POST' },
+    request: {
+      remoteAddress: '::ffff:10.1.2.3',
+      userAgent: 'curl/8.5.0',
+      url: 'http://devplane.test/api/v1/repos/alice/app/issues/1/assets',
+      method: 'POST',
+    },
     ...overrides,
   });
 
   describe('notifications (user scope)', () => {
     let ruleId: number;
     beforeAll(async () => {
-      const res = await ocs(t, 'post', `${WF}/user`, bearer(alice.token), notifyRule({ checks: [check('FileName', 'matches', '/\\.pdf$/i')] }));
+      const res = await ocs(
+        t,
+        'post',
+        `${WF}/user`,
+        bearer(alice.token),
+        notifyRule({ checks: [check('FileName', 'matches', '/\\.pdf$/i')] }),
+      );
       ruleId = res.body.ocs.data.id;
     });
 
@@ -141,19 +165,39 @@ describe('workflow engine', () => {
 
     it('display texts keep names with $ patterns as they are', async () => {
       await events().emitAsync('file.created', fileEvent({ name: "a$&b$'c.pdf" }));
-      expect(notified).toEqual([expect.objectContaining({ subject: "a$&b$'c.pdf", displayText: `${bob.user.name} created a$&b$'c.pdf` })]);
+      expect(notified).toEqual([
+        expect.objectContaining({
+          subject: "a$&b$'c.pdf",
+          displayText: `${bob.user.name} created a$&b$'c.pdf`,
+        }),
+      ]);
     });
 
     it('an event without a valid time is checked at the current time (RequestTime)', async () => {
       const erin = await t.factories.user();
-      await ocs(t, 'post', `${WF}/user`, bearer(erin.token), notifyRule({ checks: [check('RequestTime', 'in', '["10:00 Europe/Berlin","10:00 Europe/Berlin"]')] }));
-      await events().emitAsync('file.created', fileEvent({ name: 'clock.bin', ownerUserIds: [erin.user.id], occurredAt: 'not a time' }));
+      await ocs(
+        t,
+        'post',
+        `${WF}/user`,
+        bearer(erin.token),
+        notifyRule({ checks: [check('RequestTime', 'in', '["10:00 Europe/Berlin","10:00 Europe/Berlin"]')] }),
+      );
+      await events().emitAsync(
+        'file.created',
+        fileEvent({ name: 'clock.bin', ownerUserIds: [erin.user.id], occurredAt: 'not a time' }),
+      );
       expect(notified).toEqual([expect.objectContaining({ ownerUserId: erin.user.id })]);
     });
 
-    it("end to end: the rule owner gets an inbox item (NotificationsModule)", async () => {
+    it('end to end: the rule owner gets an inbox item (NotificationsModule)', async () => {
       const fay = await t.factories.user();
-      await ocs(t, 'post', `${WF}/user`, bearer(fay.token), notifyRule({ name: 'Inbox rule', operation: '{"inscription":"Look at it"}' }));
+      await ocs(
+        t,
+        'post',
+        `${WF}/user`,
+        bearer(fay.token),
+        notifyRule({ name: 'Inbox rule', operation: '{"inscription":"Look at it"}' }),
+      );
       await events().emitAsync('file.created', fileEvent({ name: 'inbox.pdf', ownerUserIds: [fay.user.id] }));
       let items: { title: string; content: string }[] = [];
       const deadline = Date.now() + 15_000;
@@ -182,17 +226,34 @@ describe('workflow engine', () => {
       expect(notified).toEqual([]);
     });
 
-    it("a user who is neither actor nor owner: their rules are not considered", async () => {
+    it('a user who is neither actor nor owner: their rules are not considered', async () => {
       const carol = await t.factories.user();
-      await ocs(t, 'post', `${WF}/user`, bearer(carol.token), notifyRule({ checks: [check('FileName', 'is', 'report.pdf')] }));
+      await ocs(
+        t,
+        'post',
+        `${WF}/user`,
+        bearer(carol.token),
+        notifyRule({ checks: [check('FileName', 'is', 'report.pdf')] }),
+      );
       await events().emitAsync('file.created', fileEvent());
       expect(notified.map((n) => (n as { ownerUserId: string }).ownerUserId)).toEqual([alice.user.id]);
     });
 
     it("the acting user's own rules are considered (notifies no one: they acted)", async () => {
-      await ocs(t, 'post', `${WF}/user`, bearer(bob.token), notifyRule({ checks: [check('FileName', 'is', 'bob.pdf')] }));
-      await events().emitAsync('file.created', fileEvent({ name: 'bob.pdf', actorUserId: alice.user.id, ownerUserIds: [bob.user.id] }));
-      expect(notified).toEqual([expect.objectContaining({ ownerUserId: bob.user.id, actorUserId: alice.user.id })]);
+      await ocs(
+        t,
+        'post',
+        `${WF}/user`,
+        bearer(bob.token),
+        notifyRule({ checks: [check('FileName', 'is', 'bob.pdf')] }),
+      );
+      await events().emitAsync(
+        'file.created',
+        fileEvent({ name: 'bob.pdf', actorUserId: alice.user.id, ownerUserIds: [bob.user.id] }),
+      );
+      expect(notified).toEqual([
+        expect.objectContaining({ ownerUserId: bob.user.id, actorUserId: alice.user.id }),
+      ]);
     });
 
     it('branch events reach branch rules of the repository owner', async () => {
@@ -213,13 +274,25 @@ describe('workflow engine', () => {
         ownerUserIds: [alice.user.id],
         request: null,
       });
-      expect(notified).toEqual([expect.objectContaining({ subject: `${alice.user.name}/app:main`, message: 'someone pushed', ruleName: 'pushes' })]);
+      expect(notified).toEqual([
+        expect.objectContaining({
+          subject: `${alice.user.name}/app:main`,
+          message: 'someone pushed',
+          ruleName: 'pushes',
+        }),
+      ]);
     });
 
     it('the cache is dropped on change: a new rule sees the next event, a deleted one does not', async () => {
       await events().emitAsync('file.created', fileEvent({ name: 'fresh.zip' }));
       expect(notified).toEqual([]);
-      const created = await ocs(t, 'post', `${WF}/user`, bearer(alice.token), notifyRule({ name: 'zip', checks: [check('FileName', 'matches', '/\\.zip$/')] }));
+      const created = await ocs(
+        t,
+        'post',
+        `${WF}/user`,
+        bearer(alice.token),
+        notifyRule({ name: 'zip', checks: [check('FileName', 'matches', '/\\.zip$/')] }),
+      );
       await events().emitAsync('file.created', fileEvent({ name: 'fresh.zip' }));
       expect(notified).toHaveLength(1);
       await ocs(t, 'delete', `${WF}/user/${created.body.ocs.data.id}`, bearer(alice.token));
@@ -230,12 +303,29 @@ describe('workflow engine', () => {
 
     it('request checks read the snapshot carried by the event', async () => {
       const dave = await t.factories.user();
-      await ocs(t, 'post', `${WF}/user`, bearer(dave.token), notifyRule({ checks: [check('RequestRemoteAddress', 'matchesIPv4', '10.0.0.0/8'), check('FileSize', 'less', '1 MB')] }));
+      await ocs(
+        t,
+        'post',
+        `${WF}/user`,
+        bearer(dave.token),
+        notifyRule({
+          checks: [
+            check('RequestRemoteAddress', 'matchesIPv4', '10.0.0.0/8'),
+            check('FileSize', 'less', '1 MB'),
+          ],
+        }),
+      );
       await events().emitAsync('file.created', fileEvent({ name: 'x.bin', ownerUserIds: [dave.user.id] }));
       expect(notified).toHaveLength(1);
       notified.length = 0;
-      await events().emitAsync('file.created', fileEvent({ name: 'x.bin', ownerUserIds: [dave.user.id], request: null }));
-      await events().emitAsync('file.created', fileEvent({ name: 'x.bin', ownerUserIds: [dave.user.id], size: 5 * 1024 * 1024 }));
+      await events().emitAsync(
+        'file.created',
+        fileEvent({ name: 'x.bin', ownerUserIds: [dave.user.id], request: null }),
+      );
+      await events().emitAsync(
+        'file.created',
+        fileEvent({ name: 'x.bin', ownerUserIds: [dave.user.id], size: 5 * 1024 * 1024 }),
+      );
       expect(notified).toEqual([]);
     });
   });
@@ -306,7 +396,10 @@ describe('workflow engine', () => {
       });
       const zed = await t.factories.user();
       const [hit] = await receiver.waitFor(1, '/users');
-      expect(JSON.parse(hit!.body)).toMatchObject({ event: 'OCA\\Devplane\\Events\\UserCreatedEvent', subject: { userId: zed.user.id, username: zed.user.name } });
+      expect(JSON.parse(hit!.body)).toMatchObject({
+        event: 'OCA\\Devplane\\Events\\UserCreatedEvent',
+        subject: { userId: zed.user.id, username: zed.user.name },
+      });
     });
 
     it('user status changes: the subject is the username (not the new status), the actor acted', async () => {
@@ -317,7 +410,12 @@ describe('workflow engine', () => {
         events: ['OCA\\Devplane\\Events\\UserStatusChangedEvent'],
         operation: JSON.stringify({ url: `${receiver.url}/status` }),
       });
-      await events().emitAsync('user.status_changed', { userId: alice.user.id, from: 'active', to: 'suspended', actorId: admin.user.id });
+      await events().emitAsync('user.status_changed', {
+        userId: alice.user.id,
+        from: 'active',
+        to: 'suspended',
+        actorId: admin.user.id,
+      });
       await drain();
       const [hit] = await receiver.waitFor(1, '/status');
       expect(JSON.parse(hit!.body)).toMatchObject({
@@ -332,7 +430,13 @@ describe('workflow engine', () => {
       const org = await t.factories.organization();
       await t.factories.team(org, 'devs', [bob.user]);
       await ocs(t, 'post', `${WF}/global`, bearer(admin.token), {
-        ...notifyRule({ name: 'team', checks: [check('UserGroupMembership', 'is', `${org.name}/devs`), check('FileName', 'is', 'team.txt')] }),
+        ...notifyRule({
+          name: 'team',
+          checks: [
+            check('UserGroupMembership', 'is', `${org.name}/devs`),
+            check('FileName', 'is', 'team.txt'),
+          ],
+        }),
         class: WEBHOOK,
         operation: JSON.stringify({ url: `${receiver.url}/team` }),
       });
@@ -344,7 +448,13 @@ describe('workflow engine', () => {
     });
 
     it('the timeout covers the whole attempt: a silent receiver and a trickling one both time out, then are retried', async () => {
-      const sender = new WebhookSender({ ...loadWorkflowsConfig({}), webhookAllowPrivate: true, webhookTimeoutMs: 300, webhookRetries: 1, webhookBackoffMs: 1 });
+      const sender = new WebhookSender({
+        ...loadWorkflowsConfig({}),
+        webhookAllowPrivate: true,
+        webhookTimeoutMs: 300,
+        webhookRetries: 1,
+        webhookBackoffMs: 1,
+      });
       for (const path of ['/hang', '/trickle']) {
         const result = await sender.deliver({ url: `${receiver.url}${path}`, body: {} });
         expect([path, result]).toEqual([path, { delivered: false, attempts: 2, error: 'timeout' }]);
@@ -354,14 +464,23 @@ describe('workflow engine', () => {
 
     it('a burst is queued (durable jobs, bounded concurrency) and fully delivered', async () => {
       const deliveries = t.app.get(WebhookDeliveries);
-      for (let i = 0; i < 25; i++) await deliveries.enqueue(t.dataSource.manager, { url: `${receiver.url}/burst`, body: { i } });
+      for (let i = 0; i < 25; i++)
+        await deliveries.enqueue(t.dataSource.manager, { url: `${receiver.url}/burst`, body: { i } });
       await drain();
       const hits = receiver.received.filter((r) => r.path === '/burst');
-      expect(hits.map((h) => JSON.parse(h.body).i).sort((a: number, b: number) => a - b)).toEqual([...Array(25).keys()]);
+      expect(hits.map((h) => JSON.parse(h.body).i).sort((a: number, b: number) => a - b)).toEqual([
+        ...Array(25).keys(),
+      ]);
     });
 
     it('private addresses are refused unless allowed: literal and at connect time (DNS)', async () => {
-      const strict = new WebhookSender({ ...loadWorkflowsConfig({}), webhookAllowPrivate: false, webhookTimeoutMs: 1000, webhookRetries: 2, webhookBackoffMs: 1 });
+      const strict = new WebhookSender({
+        ...loadWorkflowsConfig({}),
+        webhookAllowPrivate: false,
+        webhookTimeoutMs: 1000,
+        webhookRetries: 2,
+        webhookBackoffMs: 1,
+      });
       const literal = await strict.deliver({ url: `${receiver.url}/private`, body: {} });
       expect(literal).toMatchObject({ delivered: false, attempts: 0 });
       strict.resolve = (_host, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]);
@@ -371,9 +490,17 @@ describe('workflow engine', () => {
       expect(resolved.error).toMatch(/private address/);
       expect(receiver.received.filter((r) => r.path === '/private')).toHaveLength(0);
       // With the setting on, the same name is delivered.
-      const open = new WebhookSender({ ...loadWorkflowsConfig({}), webhookAllowPrivate: true, webhookTimeoutMs: 1000, webhookRetries: 0, webhookBackoffMs: 1 });
+      const open = new WebhookSender({
+        ...loadWorkflowsConfig({}),
+        webhookAllowPrivate: true,
+        webhookTimeoutMs: 1000,
+        webhookRetries: 0,
+        webhookBackoffMs: 1,
+      });
       open.resolve = strict.resolve;
-      expect(await open.deliver({ url: `http://hooks.example.test:${port}/private`, body: {} })).toMatchObject({ delivered: true, status: 200 });
+      expect(
+        await open.deliver({ url: `http://hooks.example.test:${port}/private`, body: {} }),
+      ).toMatchObject({ delivered: true, status: 200 });
     });
   });
 
@@ -381,38 +508,86 @@ describe('workflow engine', () => {
     let service: WorkflowAccessControlService;
     beforeAll(async () => {
       service = t.app.get(WorkflowAccessControlService);
-      await ocs(t, 'post', `${WF}/global`, bearer(admin.token), accessRule({ checks: [check('FileSize', 'greater', '1 MB')] }));
+      await ocs(
+        t,
+        'post',
+        `${WF}/global`,
+        bearer(admin.token),
+        accessRule({ checks: [check('FileSize', 'greater', '1 MB')] }),
+      );
       await ocs(t, 'post', `${WF}/global`, bearer(admin.token), accessRule());
     });
-    const request = { remoteAddress: '127.0.0.1', userAgent: 'curl/8', url: 'http://devplane.test/api/packages/a/generic/x/1/f', method: 'PUT' };
+    const request = {
+      remoteAddress: '127.0.0.1',
+      userAgent: 'curl/8',
+      url: 'http://devplane.test/api/packages/a/generic/x/1/f',
+      method: 'PUT',
+    };
 
     it('refuses a file a rule matches (FileSize, FileName) and accepts the rest', async () => {
-      await expect(service.assertFileAllowed({ name: 'big.bin', size: 2 * 1024 * 1024, actorUserId: alice.user.id, request })).rejects.toBeInstanceOf(ForbiddenError);
-      await expect(service.assertFileAllowed({ name: 'setup.EXE', size: 10, actorUserId: alice.user.id, request })).rejects.toThrow('Access denied by access control');
-      await expect(service.assertFileAllowed({ name: 'small.txt', size: 10, actorUserId: alice.user.id, request })).resolves.toBeUndefined();
+      await expect(
+        service.assertFileAllowed({
+          name: 'big.bin',
+          size: 2 * 1024 * 1024,
+          actorUserId: alice.user.id,
+          request,
+        }),
+      ).rejects.toBeInstanceOf(ForbiddenError);
+      await expect(
+        service.assertFileAllowed({ name: 'setup.EXE', size: 10, actorUserId: alice.user.id, request }),
+      ).rejects.toThrow('Access denied by access control');
+      await expect(
+        service.assertFileAllowed({ name: 'small.txt', size: 10, actorUserId: alice.user.id, request }),
+      ).resolves.toBeUndefined();
       expect(await service.isFileAllowed({ name: 'small.txt', actorUserId: null, request: null })).toBe(true);
     });
 
     it('uses the declared upload size of the request', async () => {
       const error = await service
-        .assertFileAllowed({ name: 'up.bin', actorUserId: null, request: { ...request, declaredSize: 5 * 1024 * 1024 } })
+        .assertFileAllowed({
+          name: 'up.bin',
+          actorUserId: null,
+          request: { ...request, declaredSize: 5 * 1024 * 1024 },
+        })
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(WorkflowAccessDeniedError);
     });
 
     it('sees new rules at once (cache invalidation)', async () => {
       expect(await service.isFileAllowed({ name: 'evil.sh', actorUserId: null, request: null })).toBe(true);
-      await ocs(t, 'post', `${WF}/global`, bearer(admin.token), accessRule({ checks: [check('FileName', 'is', 'evil.sh')] }));
+      await ocs(
+        t,
+        'post',
+        `${WF}/global`,
+        bearer(admin.token),
+        accessRule({ checks: [check('FileName', 'is', 'evil.sh')] }),
+      );
       expect(await service.isFileAllowed({ name: 'evil.sh', actorUserId: null, request: null })).toBe(false);
     });
 
-    it('works inside a caller\'s transaction with its manager, cold cache and group checks included', async () => {
-      await ocs(t, 'post', `${WF}/global`, bearer(admin.token), accessRule({ checks: [check('FileName', 'is', 'guarded.txt'), check('UserGroupMembership', '!is', 'admin')] }));
+    it("works inside a caller's transaction with its manager, cold cache and group checks included", async () => {
+      await ocs(
+        t,
+        'post',
+        `${WF}/global`,
+        bearer(admin.token),
+        accessRule({
+          checks: [check('FileName', 'is', 'guarded.txt'), check('UserGroupMembership', '!is', 'admin')],
+        }),
+      );
       t.app.get(RuleStore).invalidate();
-      const [member, administrator] = await t.app.get(TransactionRunner).run(async (tx) => [
-        await service.isFileAllowed({ name: 'guarded.txt', actorUserId: bob.user.id, request: null }, tx.manager),
-        await service.isFileAllowed({ name: 'guarded.txt', actorUserId: admin.user.id, request: null }, tx.manager),
-      ]);
+      const [member, administrator] = await t.app
+        .get(TransactionRunner)
+        .run(async (tx) => [
+          await service.isFileAllowed(
+            { name: 'guarded.txt', actorUserId: bob.user.id, request: null },
+            tx.manager,
+          ),
+          await service.isFileAllowed(
+            { name: 'guarded.txt', actorUserId: admin.user.id, request: null },
+            tx.manager,
+          ),
+        ]);
       expect([member, administrator]).toEqual([false, true]);
     });
 
@@ -427,31 +602,50 @@ describe('workflow engine', () => {
         `INSERT INTO flow_operations (class, name, checks, operation, entity, events) VALUES ($1, 'silent', $2, 'deny', $3, '[]') RETURNING id`,
         [accessRule().class, JSON.stringify([checkRow[0]!.id]), FILE],
       );
-      await t.dataSource.query('INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, 0, $2)', [rule[0]!.id, '']);
+      await t.dataSource.query(
+        'INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, 0, $2)',
+        [rule[0]!.id, ''],
+      );
       const file = { name: 'unannounced.txt', actorUserId: null, request: null };
       expect(await service.isFileAllowed(file)).toBe(true); // fresh cache: not seen yet
       (store as unknown as { loadedAt: number }).loadedAt = 0; // as if WORKFLOW_RULE_CACHE_SECONDS had passed
       expect(await service.isFileAllowed(file)).toBe(true); // served stale, reload started
       const deadline = Date.now() + 5000;
-      while ((await service.isFileAllowed(file)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while ((await service.isFileAllowed(file)) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await service.isFileAllowed(file)).toBe(false);
     });
 
     it('an access-control rule that lists events is not run by them and does not stop the other rules of the event', async () => {
-      await ocs(t, 'post', `${WF}/global`, bearer(admin.token), accessRule({ events: [CREATED], checks: [check('FileName', 'matches', '/^setup/')] }));
-      expect([...((await t.app.get(RuleStore).snapshot()).eventClasses.get(CREATED) ?? [])]).toContain(accessRule().class);
+      await ocs(
+        t,
+        'post',
+        `${WF}/global`,
+        bearer(admin.token),
+        accessRule({ events: [CREATED], checks: [check('FileName', 'matches', '/^setup/')] }),
+      );
+      expect([...((await t.app.get(RuleStore).snapshot()).eventClasses.get(CREATED) ?? [])]).toContain(
+        accessRule().class,
+      );
       notified.length = 0;
       await events().emitAsync('file.created', fileEvent({ name: 'setup.pdf' }));
       // Alice's notification rule (*.pdf, owner) ran; the access rule is only asked through the service.
-      expect(notified).toEqual([expect.objectContaining({ ownerUserId: alice.user.id, subject: 'setup.pdf' })]);
-      expect(await service.isFileAllowed({ name: 'setup.pdf', actorUserId: null, request: null })).toBe(false);
+      expect(notified).toEqual([
+        expect.objectContaining({ ownerUserId: alice.user.id, subject: 'setup.pdf' }),
+      ]);
+      expect(await service.isFileAllowed({ name: 'setup.pdf', actorUserId: null, request: null })).toBe(
+        false,
+      );
     });
   });
 
   it('the rule store loads once per change (no reload per event)', async () => {
     const store = t.app.get(RuleStore);
     const first = await store.snapshot();
-    await events().emitAsync('file.created', fileEvent({ name: 'nothing-matches.bin', mimeType: 'application/x-nothing' }));
+    await events().emitAsync(
+      'file.created',
+      fileEvent({ name: 'nothing-matches.bin', mimeType: 'application/x-nothing' }),
+    );
     expect(await store.snapshot()).toBe(first);
   });
 });

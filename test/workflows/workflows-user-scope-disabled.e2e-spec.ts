@@ -27,7 +27,13 @@ describe('workflow user scope disabled', () => {
     ['put', `${WF}/user/1`],
     ['delete', `${WF}/user/1`],
   ] as const)('%s %s → 403 User not logged in', async (method, path) => {
-    const res = await ocs(t, method, path, bearer(alice.token), method === 'post' || method === 'put' ? notifyRule() : undefined);
+    const res = await ocs(
+      t,
+      method,
+      path,
+      bearer(alice.token),
+      method === 'post' || method === 'put' ? notifyRule() : undefined,
+    );
     expect(res.status).toBe(403);
     expect(res.body.ocs.meta).toEqual({ status: 'failure', statuscode: 403, message: 'User not logged in' });
   });
@@ -38,14 +44,19 @@ describe('workflow user scope disabled', () => {
 
   it("existing user rules of an owner still run (scope expansion); the actor's own do not", async () => {
     const notified: { ownerUserId: string }[] = [];
-    t.app.get(EventEmitter2).on('workflow.notify_owner', (payload: { ownerUserId: string }) => notified.push(payload));
+    t.app
+      .get(EventEmitter2)
+      .on('workflow.notify_owner', (payload: { ownerUserId: string }) => notified.push(payload));
     // Rules stored before the switch was turned on.
     for (const user of [alice, admin]) {
       const rows: { id: number }[] = await t.dataSource.query(
         `INSERT INTO flow_operations (class, name, checks, operation, entity, events) VALUES ($1, 'old', '[]', 'x', $2, $3) RETURNING id`,
         [notifyRule().class, notifyRule().entity, JSON.stringify(notifyRule().events)],
       );
-      await t.dataSource.query('INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, 1, $2)', [rows[0]!.id, user.user.id]);
+      await t.dataSource.query(
+        'INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, 1, $2)',
+        [rows[0]!.id, user.user.id],
+      );
     }
     t.app.get(RuleStore).invalidate();
     await t.app.get(EventBus).emitAsync('file.created', {

@@ -11,10 +11,14 @@ import { CODER_BAD_JSON, unmarshalBodyDetail } from './coder-validation';
 function bodyType(context: ExecutionContext): unknown {
   const handler = context.getHandler();
   const controller = context.getClass();
-  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler.name) ?? {}) as Record<string, { index: number }>;
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler.name) ?? {}) as Record<
+    string,
+    { index: number }
+  >;
   const key = Object.keys(args).find((name) => name.split(':')[0] === String(RouteParamtypes.BODY));
   if (key === undefined) return undefined;
-  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, handler.name) ?? []) as unknown[];
+  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, handler.name) ??
+    []) as unknown[];
   return types[args[key]!.index];
 }
 
@@ -35,7 +39,10 @@ export class CoderBodyInterceptor implements NestInterceptor {
           throw new BadRequestError(CODER_BAD_JSON, { code: 'MALFORMED_JSON', detail: 'EOF' });
         }
         if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
-          throw new BadRequestError(CODER_BAD_JSON, { code: 'MALFORMED_JSON', detail: unmarshalBodyDetail(body, struct.name) });
+          throw new BadRequestError(CODER_BAD_JSON, {
+            code: 'MALFORMED_JSON',
+            detail: unmarshalBodyDetail(body, struct.name),
+          });
         }
       }
     }

@@ -1,7 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { BadRequestError } from '../../platform/errors/domain-error';
-import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, SESSION_HEADER } from '../../platform/http/credential-names';
+import {
+  CSRF_COOKIE,
+  CSRF_HEADER,
+  SESSION_COOKIE,
+  SESSION_HEADER,
+} from '../../platform/http/credential-names';
 import type { CallerRule } from '../../platform/http/request-caller';
 
 export const CSRF_FAILURE =
@@ -35,6 +40,7 @@ export function csrfSatisfied(req: Request): boolean {
 export const CODER_CSRF_RULE: CallerRule = {
   stage: 'authenticated',
   check({ req, caller }) {
-    if (caller?.source === 'cookie' && !csrfSatisfied(req)) throw new BadRequestError(CSRF_FAILURE, { code: 'CSRF' });
+    if (caller?.source === 'cookie' && !csrfSatisfied(req))
+      throw new BadRequestError(CSRF_FAILURE, { code: 'CSRF' });
   },
 };

@@ -39,7 +39,9 @@ export function GoStruct(name: string, options: GoStructOptions = {}): ClassDeco
 }
 
 export function goStructOf(type: unknown): GoStructInfo | undefined {
-  return typeof type === 'function' ? (Reflect.getMetadata(GO_STRUCT, type) as GoStructInfo | undefined) : undefined;
+  return typeof type === 'function'
+    ? (Reflect.getMetadata(GO_STRUCT, type) as GoStructInfo | undefined)
+    : undefined;
 }
 
 export function goStructNamed(className: string | undefined): string | undefined {
@@ -50,7 +52,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Map);
 }
 
-const isInt64 = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < 2 ** 63;
+const isInt64 = (value: unknown) =>
+  typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < 2 ** 63;
 
 /** Whether `value` decodes into Go type `goType` (absent and null decode to the zero value). */
 export function decodesAs(value: unknown, goType: string): boolean {
@@ -68,10 +71,18 @@ export function decodesAs(value: unknown, goType: string): boolean {
     case 'map[string]bool':
       return isPlainObject(value) && Object.values(value).every((item) => typeof item === 'boolean');
   }
-  if (goType.startsWith('[]')) return Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item));
+  if (goType.startsWith('[]'))
+    return (
+      Array.isArray(value) &&
+      value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item))
+    );
   if (goType.startsWith('map[string]')) {
-    const entries = value instanceof Map ? [...value.values()] : isPlainObject(value) ? Object.values(value) : undefined;
-    return entries !== undefined && entries.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item));
+    const entries =
+      value instanceof Map ? [...value.values()] : isPlainObject(value) ? Object.values(value) : undefined;
+    return (
+      entries !== undefined &&
+      entries.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item))
+    );
   }
   return typeof value === 'object' && !Array.isArray(value); // a struct
 }
@@ -113,7 +124,8 @@ export function GoType(goType: string): PropertyDecorator {
       options: { context: { goType, struct: target.constructor } },
       validator: {
         validate: (value: unknown) => decodesAs(value, goType),
-        defaultMessage: (args?: ValidationArguments) => `${args?.property ?? 'field'} must decode as Go ${goType}`,
+        defaultMessage: (args?: ValidationArguments) =>
+          `${args?.property ?? 'field'} must decode as Go ${goType}`,
       },
     });
 }
@@ -123,7 +135,10 @@ export type GoTag = 'required' | 'email';
 
 /** go-playground's `email` (a pragmatic equivalent). */
 export function isGoEmail(value: string): boolean {
-  return /^[^\s@"<>()[\]\\,;:]+@[^\s@"<>()[\]\\,;:]+\.[^\s@"<>()[\]\\,;:.]+$/.test(value) || /^[^\s@]+@localhost$/.test(value);
+  return (
+    /^[^\s@"<>()[\]\\,;:]+@[^\s@"<>()[\]\\,;:]+\.[^\s@"<>()[\]\\,;:.]+$/.test(value) ||
+    /^[^\s@]+@localhost$/.test(value)
+  );
 }
 
 /**
@@ -181,7 +196,8 @@ export function QueryBool(): PropertyDecorator {
       options: { context: { query: 'bool' } },
       validator: {
         validate: (value: unknown) => value === undefined || typeof value === 'boolean',
-        defaultMessage: (args?: ValidationArguments) => `${args?.property ?? 'param'} must be a valid boolean`,
+        defaultMessage: (args?: ValidationArguments) =>
+          `${args?.property ?? 'param'} must be a valid boolean`,
       },
     });
   };
@@ -224,13 +240,18 @@ export function QueryUuidList(parse: UuidParser): PropertyDecorator {
     const value = firstValue(obj, key);
     if (typeof value !== 'string') return value;
     const parsed = value.split(',').map((term) => parse(term.trim()));
-    return parsed.every((item) => 'uuid' in item) ? parsed.map((item) => (item as { uuid: string }).uuid) : value;
+    return parsed.every((item) => 'uuid' in item)
+      ? parsed.map((item) => (item as { uuid: string }).uuid)
+      : value;
   });
   const check = queryConstraint(
     QUERY_PARAM,
     (value) => value === undefined || Array.isArray(value),
     ({ property, value }) => {
-      const bad = typeof value === 'string' ? value.split(',').filter((term) => !('uuid' in parse(term.trim()))) : [String(value)];
+      const bad =
+        typeof value === 'string'
+          ? value.split(',').filter((term) => !('uuid' in parse(term.trim())))
+          : [String(value)];
       return `Query param "${property}" has invalid values: ${bad.join(',')}`;
     },
   );
@@ -264,7 +285,9 @@ export function QueryUuid(parse: UuidParser): PropertyDecorator {
  * `message` alone, without validations).
  */
 export function QueryEnum(values: readonly string[], message: string): PropertyDecorator {
-  const transform = Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => firstValue(obj, key));
+  const transform = Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) =>
+    firstValue(obj, key),
+  );
   const check = queryConstraint(
     QUERY_ENUM,
     (value) => value === undefined || (typeof value === 'string' && values.includes(value)),
@@ -283,7 +306,11 @@ export function QueryString(): PropertyDecorator {
     const value = firstValue(obj, key);
     return typeof value === 'string' ? value : undefined;
   });
-  const keep = queryConstraint(QUERY_PARAM, () => true, () => '');
+  const keep = queryConstraint(
+    QUERY_PARAM,
+    () => true,
+    () => '',
+  );
   return (target, propertyName) => {
     transform(target, propertyName);
     keep(target, propertyName);
@@ -295,14 +322,22 @@ export function QueryString(): PropertyDecorator {
  * collects the request's parameters that are neither DTO fields nor `allowed` (credential parameters);
  * each is `Query param "<name>" is not a valid query param`. Declare it last: its errors follow the others.
  */
-export function QueryRejectUnknown(known: readonly string[], allowed: readonly string[] = []): PropertyDecorator {
+export function QueryRejectUnknown(
+  known: readonly string[],
+  allowed: readonly string[] = [],
+): PropertyDecorator {
   const accepted = new Set([...known, ...allowed]);
   const expose = Expose();
-  const transform = Transform(({ obj }: { obj: Record<string, unknown> }) => Object.keys(obj).filter((key) => !accepted.has(key)));
+  const transform = Transform(({ obj }: { obj: Record<string, unknown> }) =>
+    Object.keys(obj).filter((key) => !accepted.has(key)),
+  );
   const check = queryConstraint(
     QUERY_UNKNOWN,
     (value) => !Array.isArray(value) || value.length === 0,
-    ({ value }) => (Array.isArray(value) ? value.map((key) => `Query param "${String(key)}" is not a valid query param`).join('; ') : ''),
+    ({ value }) =>
+      Array.isArray(value)
+        ? value.map((key) => `Query param "${String(key)}" is not a valid query param`).join('; ')
+        : '',
   );
   return (target, propertyName) => {
     expose(target, propertyName);

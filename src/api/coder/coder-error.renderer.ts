@@ -4,7 +4,8 @@ import { DTO_VALIDATION } from '../validation';
 import { coderValidationError } from './coder-validation';
 import type { ErrorRenderContext, RenderedError } from '../rendered-error';
 
-export const CODER_SIGNED_OUT = 'You are signed out or your session has expired. Please sign in again to continue.';
+export const CODER_SIGNED_OUT =
+  'You are signed out or your session has expired. Please sign in again to continue.';
 export const CODER_FORBIDDEN_DETAIL =
   "You don't have permission to view this content. If you believe this is a mistake, please contact your administrator or try signing in with different credentials.";
 export const CODER_NOT_FOUND = 'Resource not found or you do not have access to this resource';
@@ -33,8 +34,12 @@ function wwwAuthenticate(config: ErrorRenderContext['config'], error: string, de
 }
 
 /** Coder's error body `{message, detail, validations}` (reference coder.md §E, §A.4). */
-export function renderCoderError(error: AnyDomainError | InternalFailure, context: ErrorRenderContext): RenderedError {
-  if (error instanceof InternalFailure) return { status: 500, body: body(error.publicMessage ?? CODER_INTERNAL) };
+export function renderCoderError(
+  error: AnyDomainError | InternalFailure,
+  context: ErrorRenderContext,
+): RenderedError {
+  if (error instanceof InternalFailure)
+    return { status: 500, body: body(error.publicMessage ?? CODER_INTERNAL) };
   switch (error.kind) {
     case 'bad_request':
       return { status: 400, body: body(error.message, error.detail, error.fields) };

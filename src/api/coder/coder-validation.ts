@@ -53,18 +53,31 @@ export function unmarshalBodyDetail(value: unknown, struct: string): string {
  */
 export function coderValidationError(fields: FieldError[]): BadRequestError | InvalidError {
   const query = fields.flatMap((field): FieldError[] => {
-    if (field.rule === QUERY_BOOL) return [{ field: field.field, detail: `Query param "${field.field}" must be a valid boolean: invalid syntax` }];
+    if (field.rule === QUERY_BOOL)
+      return [
+        {
+          field: field.field,
+          detail: `Query param "${field.field}" must be a valid boolean: invalid syntax`,
+        },
+      ];
     if (field.rule === QUERY_PARAM) return [{ field: field.field, detail: field.detail }];
     if (field.rule === QUERY_UNKNOWN && Array.isArray(field.value)) {
-      return (field.value as string[]).map((name) => ({ field: name, detail: `Query param "${name}" is not a valid query param` }));
+      return (field.value as string[]).map((name) => ({
+        field: name,
+        detail: `Query param "${name}" is not a valid query param`,
+      }));
     }
     return [];
   });
   if (query.length > 0) return new InvalidError(CODER_BAD_QUERY, { code: 'INVALID_QUERY', fields: query });
   const enumerated = fields.find((field) => field.rule === QUERY_ENUM);
-  if (enumerated) return new BadRequestError(String(enumerated.context?.message ?? enumerated.detail), { code: 'INVALID_QUERY' });
+  if (enumerated)
+    return new BadRequestError(String(enumerated.context?.message ?? enumerated.detail), {
+      code: 'INVALID_QUERY',
+    });
   const typed = fields.find((field) => field.rule === GO_TYPE);
-  if (typed) return new BadRequestError(CODER_BAD_JSON, { code: 'MALFORMED_JSON', detail: unmarshalDetail(typed) });
+  if (typed)
+    return new BadRequestError(CODER_BAD_JSON, { code: 'MALFORMED_JSON', detail: unmarshalDetail(typed) });
   const nested = fields.find((field) => field.rule === 'nestedValidation');
   if (nested) {
     return new BadRequestError(CODER_BAD_JSON, {
@@ -76,9 +89,14 @@ export function coderValidationError(fields: FieldError[]): BadRequestError | In
     .filter((field) => field.rule === GO_VALIDATE)
     .map(({ field, value, context }) => {
       const tag = failingTag(value, (context?.tags as GoTag[] | undefined) ?? ['required']);
-      return { field: lastSegment(field), rule: tag, detail: `Validation failed for tag "${tag}" with value: "${typeof value === 'string' ? value : ''}"` };
+      return {
+        field: lastSegment(field),
+        rule: tag,
+        detail: `Validation failed for tag "${tag}" with value: "${typeof value === 'string' ? value : ''}"`,
+      };
     });
-  if (tagged.length > 0) return new InvalidError(CODER_VALIDATION_FAILED, { code: CODER_VALIDATION, fields: tagged });
+  if (tagged.length > 0)
+    return new InvalidError(CODER_VALIDATION_FAILED, { code: CODER_VALIDATION, fields: tagged });
   // Constraints without Coder naming (a DTO missing its decorators): still Coder's shape.
   return new InvalidError(CODER_VALIDATION_FAILED, {
     code: CODER_VALIDATION,

@@ -8,7 +8,10 @@ import { RangeNotSatisfiableError } from '../../platform/storage/range';
  * the whole body (no header, several ranges, or a header that is not a byte range: served whole, as
  * RFC 9110 allows), or 'unsatisfiable'.
  */
-export function parseRange(header: string | undefined, size: number): ByteRange | undefined | 'unsatisfiable' {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): ByteRange | undefined | 'unsatisfiable' {
   if (!header) return undefined;
   const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!match || (match[1] === '' && match[2] === '')) return undefined;
@@ -41,14 +44,23 @@ export interface BlobDownload {
  * The bytes are streamed from the store; nothing is held in memory. Resolves to whether file bytes were
  * sent (200 or 206 to a GET), so a caller can count downloads.
  */
-export async function sendBlobDownload(store: BlobStore, req: Request, res: Response, file: BlobDownload): Promise<boolean> {
+export async function sendBlobDownload(
+  store: BlobStore,
+  req: Request,
+  res: Response,
+  file: BlobDownload,
+): Promise<boolean> {
   const etag = `"${file.etag}"`;
   res.setHeader('ETag', etag);
   res.setHeader('Accept-Ranges', 'bytes');
   res.setHeader('Cache-Control', 'private, max-age=300');
   if (file.lastModified) res.setHeader('Last-Modified', file.lastModified.toUTCString());
   res.attachment(file.fileName);
-  if (file.disposition === 'inline') res.setHeader('Content-Disposition', (res.getHeader('Content-Disposition') as string).replace(/^attachment/, 'inline'));
+  if (file.disposition === 'inline')
+    res.setHeader(
+      'Content-Disposition',
+      (res.getHeader('Content-Disposition') as string).replace(/^attachment/, 'inline'),
+    );
   res.setHeader('Content-Type', file.contentType);
   const noneMatch = req.get('if-none-match');
   if (noneMatch && noneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {

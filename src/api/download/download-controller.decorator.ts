@@ -9,5 +9,10 @@ import { GenericExceptionFilter } from '../dialect-exception.filter';
  * text, as a browser or `curl` shows them.
  */
 export function DownloadController(path = ''): ClassDecorator {
-  return applyDecorators(SetMetadata(DIALECT_METADATA, 'generic'), Controller(path), UseFilters(GenericExceptionFilter), ApiTags('downloads'));
+  return applyDecorators(
+    SetMetadata(DIALECT_METADATA, 'generic'),
+    Controller(path),
+    UseFilters(GenericExceptionFilter),
+    ApiTags('downloads'),
+  );
 }

@@ -13,7 +13,8 @@ export function isValidUsername(name: string): boolean {
 }
 
 /** go-chi binding's `Email` rule (unanchored: the pattern only has to occur in the value). */
-const BINDING_EMAIL = /[\w!#$%&'*+/=?^_`{|}~-]+(?:\.[\w!#$%&'*+/=?^_`{|}~-]+)*@(?:\w(?:[\w-]*\w)?\.)+[a-zA-Z0-9](?:[\w-]*\w)?/;
+const BINDING_EMAIL =
+  /[\w!#$%&'*+/=?^_`{|}~-]+(?:\.[\w!#$%&'*+/=?^_`{|}~-]+)*@(?:\w(?:[\w-]*\w)?\.)+[a-zA-Z0-9](?:[\w-]*\w)?/;
 
 /**
  * Gitea's GitRefName binding (modules/git/ref.go, `git check-ref-format` approximated): no control
@@ -26,7 +27,8 @@ export function isValidGitRefName(name: string): boolean {
   if (/[\x00-\x20\x7f\\~^:?*[]/.test(name)) return false;
   if (name.startsWith('/') || name.startsWith('.')) return false;
   if (name.includes('/.') || name.includes('..') || name.includes('//') || name.includes('@{')) return false;
-  if (name.endsWith('/') || name.endsWith('.') || name.endsWith('.lock') || name.includes('.lock/')) return false;
+  if (name.endsWith('/') || name.endsWith('.') || name.endsWith('.lock') || name.includes('.lock/'))
+    return false;
   return true;
 }
 
@@ -76,13 +78,27 @@ export type GoTimeResult = { ok: true; time: Date } | { ok: false; error: string
  */
 export function parseGoTime(value: string): GoTimeResult {
   const match = RFC3339.exec(value);
-  if (!match) return { ok: false, error: `parsing time "\\"${value}\\"" as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse` };
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (!match)
+    return {
+      ok: false,
+      error: `parsing time "\\"${value}\\"" as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse`,
+    };
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const fraction = match[7] ? Number(`0${match[7]}`) : 0;
   const sign = match[8] === '-' ? -1 : 1;
   const offsetHour = match[9] ? Number(match[9]) : 0;
   const offsetMinute = match[10] ? Number(match[10]) : 0;
-  const outOfRange = (field: string): GoTimeResult => ({ ok: false, error: `parsing time "\\"${value}\\"": ${field} out of range` });
+  const outOfRange = (field: string): GoTimeResult => ({
+    ok: false,
+    error: `parsing time "\\"${value}\\"": ${field} out of range`,
+  });
   if (month < 1 || month > 12) return outOfRange('month');
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;

@@ -1,6 +1,15 @@
 import { Transform } from 'class-transformer';
 import { Allow, ValidateBy, type ValidationArguments } from 'class-validator';
-import { bindingEmailOk, bindingUrlOk, isValidGitRefName, isValidUsername, jsonKind, parseGoBool, parseGoTime, runeLength } from './gitea-binding-rules';
+import {
+  bindingEmailOk,
+  bindingUrlOk,
+  isValidGitRefName,
+  isValidUsername,
+  jsonKind,
+  parseGoBool,
+  parseGoTime,
+  runeLength,
+} from './gitea-binding-rules';
 
 /**
  * Gitea's request binding as class-validator constraints. Go's JSON decoder runs first (type
@@ -62,7 +71,9 @@ function hasKind(kind: GoKind, value: unknown): boolean {
     case '[]string':
       return Array.isArray(value) && value.every((item) => typeof item === 'string');
     case '[]int64':
-      return Array.isArray(value) && value.every((item) => typeof item === 'number' && Number.isSafeInteger(item));
+      return (
+        Array.isArray(value) && value.every((item) => typeof item === 'number' && Number.isSafeInteger(item))
+      );
   }
 }
 
@@ -116,8 +127,10 @@ interface RuleSpec {
   text?: string;
 }
 
-const isEmpty = (value: unknown) => value === undefined || value === null || value === '' || value === 0 || value === false;
-const onString = (check: (text: string) => boolean) => (value: unknown) => typeof value !== 'string' || check(value);
+const isEmpty = (value: unknown) =>
+  value === undefined || value === null || value === '' || value === 0 || value === false;
+const onString = (check: (text: string) => boolean) => (value: unknown) =>
+  typeof value !== 'string' || check(value);
 
 function ruleSpec(rule: string, args: string[]): RuleSpec {
   const size = () => {
@@ -169,8 +182,19 @@ export function Binding(tag: string, options: { name?: string } = {}): PropertyD
   return (target, key) => {
     for (const { rule, spec } of rules) {
       ValidateBy(
-        { name: rule, validator: { validate: (value: unknown) => spec.test(value), defaultMessage: () => spec.text ?? rule } },
-        context({ phase: 'bind', rule, ...(spec.text ? { text: spec.text } : {}), ...(options.name ? { name: options.name } : {}) }),
+        {
+          name: rule,
+          validator: {
+            validate: (value: unknown) => spec.test(value),
+            defaultMessage: () => spec.text ?? rule,
+          },
+        },
+        context({
+          phase: 'bind',
+          rule,
+          ...(spec.text ? { text: spec.text } : {}),
+          ...(options.name ? { name: options.name } : {}),
+        }),
       )(target, key as string);
     }
     // A field without rules still belongs to the struct (whitelist).
@@ -182,7 +206,10 @@ export function Binding(tag: string, options: { name?: string } = {}): PropertyD
  * A check of the handler (not of the binding) on a query or body value, answered with a message of
  * its own (422 `{"message": "Invalid sort order: \"up\""}`); checked in field order with the rest.
  */
-export function GiteaCheck(test: (value: unknown, dto: object) => boolean, message: (value: unknown) => string): PropertyDecorator {
+export function GiteaCheck(
+  test: (value: unknown, dto: object) => boolean,
+  message: (value: unknown) => string,
+): PropertyDecorator {
   return ValidateBy(
     {
       name: 'giteaCheck',

@@ -5,28 +5,48 @@ import type { ErrorRenderContext, RenderedError } from '../rendered-error';
 import { giteaValidationMessage } from './gitea-validation';
 
 /** Gitea's error body `{message, url}` (reference gitea.md §2.1). */
-export function renderGiteaError(error: AnyDomainError | InternalFailure, context: ErrorRenderContext): RenderedError {
+export function renderGiteaError(
+  error: AnyDomainError | InternalFailure,
+  context: ErrorRenderContext,
+): RenderedError {
   const url = `${context.config.publicUrl}api/swagger`;
   const withUrl = (message: string) => ({ message, url });
   if (error instanceof InternalFailure) {
-    return { status: 500, body: withUrl(context.callerIsAdmin ? String(error.cause) : (error.publicMessage ?? '')) };
+    return {
+      status: 500,
+      body: withUrl(context.callerIsAdmin ? String(error.cause) : (error.publicMessage ?? '')),
+    };
   }
   switch (error.kind) {
     case 'bad_request':
       return { status: 400, body: withUrl(error.message) };
     case 'invalid':
-      return { status: 422, body: withUrl(error.code === DTO_VALIDATION ? giteaValidationMessage(error.fields, error.message) : error.message) };
+      return {
+        status: 422,
+        body: withUrl(
+          error.code === DTO_VALIDATION ? giteaValidationMessage(error.fields, error.message) : error.message,
+        ),
+      };
     case 'unauthenticated':
-      if (error.reason === 'inactive') return { status: 403, body: { message: 'This account is not activated.' } };
+      if (error.reason === 'inactive')
+        return { status: 403, body: { message: 'This account is not activated.' } };
       if (error.reason === 'login_prohibited') {
         return {
           status: 403,
-          body: { message: 'This account is prohibited from signing in, please contact your site administrator.' },
+          body: {
+            message: 'This account is prohibited from signing in, please contact your site administrator.',
+          },
         };
       }
       return {
         status: 401,
-        body: withUrl(error.reason === 'missing' ? 'token is required' : error.message === 'Authentication required.' ? 'invalid username, password or token' : error.message),
+        body: withUrl(
+          error.reason === 'missing'
+            ? 'token is required'
+            : error.message === 'Authentication required.'
+              ? 'invalid username, password or token'
+              : error.message,
+        ),
       };
     case 'forbidden':
       return renderForbidden(error, context);
@@ -65,14 +85,18 @@ function renderForbidden(error: ForbiddenError, context: ErrorRenderContext): Re
       // Account-state refusals carry no `url` in Gitea.
       return {
         status: 403,
-        body: { message: `You must change your password. Change it at: ${context.config.publicUrl}user/change_password` },
+        body: {
+          message: `You must change your password. Change it at: ${context.config.publicUrl}user/change_password`,
+        },
       };
     case 'inactive':
       return { status: 403, body: { message: 'This account is not activated.' } };
     case 'login_prohibited':
       return {
         status: 403,
-        body: { message: 'This account is prohibited from signing in, please contact your site administrator.' },
+        body: {
+          message: 'This account is prohibited from signing in, please contact your site administrator.',
+        },
       };
     case 'owner_required':
     case 'scope':

@@ -47,6 +47,7 @@ export function giteaValidationMessage(fields: FieldError[], fallback: string): 
   if (!first) return fallback;
   const context = giteaContext(first);
   if (context?.phase === 'message') return first.detail;
-  const rule = context?.text ?? context?.rule ?? (first.rule ? (RULE_NAMES[first.rule] ?? first.rule) : first.detail);
+  const rule =
+    context?.text ?? context?.rule ?? (first.rule ? (RULE_NAMES[first.rule] ?? first.rule) : first.detail);
   return `[${context?.name ?? goFieldName(first.field)}]: ${rule}`;
 }

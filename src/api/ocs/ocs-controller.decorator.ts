@@ -1,4 +1,11 @@
-import { applyDecorators, Controller, SetMetadata, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
+import {
+  applyDecorators,
+  Controller,
+  SetMetadata,
+  UseFilters,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
 import { ApiHeader, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { FormBody } from '../body/body.decorators';
 import { DIALECT_METADATA } from '../dialect';

@@ -4,7 +4,12 @@ export interface OcsEnvelope {
   ocs: { meta: { status: 'ok' | 'failure'; statuscode: number; message: string }; data: unknown };
 }
 
-export function ocsEnvelope(status: 'ok' | 'failure', statuscode: number, message: string, data: unknown): OcsEnvelope {
+export function ocsEnvelope(
+  status: 'ok' | 'failure',
+  statuscode: number,
+  message: string,
+  data: unknown,
+): OcsEnvelope {
   return { ocs: { meta: { status, statuscode, message }, data } };
 }
 
@@ -17,13 +22,18 @@ export function ocsWantsJson(req: Request): boolean {
 }
 
 function escapeXml(value: string): string {
-  return value.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
+  return value.replace(
+    /[<>&'"]/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!,
+  );
 }
 
 function xmlNode(name: string, value: unknown): string {
   if (value === null || value === undefined) return `<${name}/>`;
   if (Array.isArray(value)) {
-    return value.length === 0 ? `<${name}/>` : `<${name}>${value.map((item) => xmlNode('element', item)).join('')}</${name}>`;
+    return value.length === 0
+      ? `<${name}/>`
+      : `<${name}>${value.map((item) => xmlNode('element', item)).join('')}</${name}>`;
   }
   if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>);

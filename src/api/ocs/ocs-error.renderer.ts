@@ -10,12 +10,19 @@ function failure(status: number, statuscode: number, message: string): RenderedE
 }
 
 /** OCS v2 error envelope (reference nextcloud-workflowengine.md §2.1, §2.2). */
-export function renderOcsError(error: AnyDomainError | InternalFailure, _context: ErrorRenderContext): RenderedError {
+export function renderOcsError(
+  error: AnyDomainError | InternalFailure,
+  _context: ErrorRenderContext,
+): RenderedError {
   if (error instanceof InternalFailure) return failure(500, 996, 'Internal Server Error\n');
   switch (error.kind) {
     case 'bad_request':
     case 'invalid':
-      return failure(400, 400, error.code === DTO_VALIDATION ? ocsValidationMessage(error.fields) : error.message);
+      return failure(
+        400,
+        400,
+        error.code === DTO_VALIDATION ? ocsValidationMessage(error.fields) : error.message,
+      );
     case 'unauthenticated': {
       const missing = error.reason === 'missing';
       return {
@@ -24,7 +31,11 @@ export function renderOcsError(error: AnyDomainError | InternalFailure, _context
       };
     }
     case 'forbidden':
-      return failure(403, 403, error.reason === 'admin_required' ? 'Logged in account must be an admin' : error.message);
+      return failure(
+        403,
+        403,
+        error.reason === 'admin_required' ? 'Logged in account must be an admin' : error.message,
+      );
     case 'not_found':
       return failure(404, 404, error.message);
     case 'conflict':
@@ -33,7 +44,8 @@ export function renderOcsError(error: AnyDomainError | InternalFailure, _context
       return failure(410, 410, error.message);
     case 'precondition_failed':
       // The CSRF refusal is plain JSON in Nextcloud, not an envelope.
-      if (error.code === 'OCS_CSRF') return { status: 412, body: { message: 'CSRF check failed' }, bypassEnvelope: true };
+      if (error.code === 'OCS_CSRF')
+        return { status: 412, body: { message: 'CSRF check failed' }, bypassEnvelope: true };
       return failure(412, 412, error.message);
     case 'too_large':
       return failure(413, 413, error.message);

@@ -9,7 +9,10 @@ export const OCS_MESSAGE = 'ocsMessage';
  * (`@IsString(ocsMessage('The given name is invalid'))`). `%s` is replaced by the parameter name.
  */
 export function ocsMessage(message: string, options: ValidationOptions = {}): ValidationOptions {
-  return { ...options, context: { ...(options.context as Record<string, unknown> | undefined), [OCS_MESSAGE]: message } };
+  return {
+    ...options,
+    context: { ...(options.context as Record<string, unknown> | undefined), [OCS_MESSAGE]: message },
+  };
 }
 
 /**

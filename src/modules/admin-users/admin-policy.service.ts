@@ -16,7 +16,8 @@ export class DatabaseGrantGraph implements GrantGraph {
       where: { id },
       select: { id: true, isAdmin: true, adminGrantedBy: true, type: true },
     });
-    if (user) return { isAdmin: user.type === 'individual' && user.isAdmin, adminGrantedBy: user.adminGrantedBy };
+    if (user)
+      return { isAdmin: user.type === 'individual' && user.isAdmin, adminGrantedBy: user.adminGrantedBy };
     const tombstone = await this.manager.getRepository(AdminGrantTombstone).findOneBy({ userId: id });
     return tombstone ? { isAdmin: false, adminGrantedBy: tombstone.adminGrantedBy } : null;
   }

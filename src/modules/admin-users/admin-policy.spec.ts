@@ -1,4 +1,10 @@
-import { AdminPolicy, type AdminManagementPolicy, type GrantGraph, type GrantNode, type PolicyUser } from './admin-policy';
+import {
+  AdminPolicy,
+  type AdminManagementPolicy,
+  type GrantGraph,
+  type GrantNode,
+  type PolicyUser,
+} from './admin-policy';
 
 /**
  * The administrator management policy matrix (spec 3, rules 1-4) over an in-memory grant graph.
@@ -8,7 +14,19 @@ import { AdminPolicy, type AdminManagementPolicy, type GrantGraph, type GrantNod
 type Name = 'root' | 'a' | 'b' | 'c' | 'x' | 's' | 'n' | 'u' | 't' | 's2' | 'q';
 
 function fixture(): Map<Name, PolicyUser> {
-  const ids: Record<Name, string> = { root: '1', a: '2', b: '3', c: '4', x: '5', s: '6', n: '7', u: '8', t: '9', s2: '10', q: '11' };
+  const ids: Record<Name, string> = {
+    root: '1',
+    a: '2',
+    b: '3',
+    c: '4',
+    x: '5',
+    s: '6',
+    n: '7',
+    u: '8',
+    t: '9',
+    s2: '10',
+    q: '11',
+  };
   const admin = (name: Name, grantor: Name | null, extra: Partial<PolicyUser> = {}): PolicyUser => ({
     id: ids[name],
     name,
@@ -36,18 +54,16 @@ class MemoryGraph implements GrantGraph {
   async node(id: string): Promise<GrantNode | null> {
     const user = [...this.users.values()].find((candidate) => candidate.id === id);
     if (user) return { isAdmin: user.isAdmin, adminGrantedBy: user.adminGrantedBy };
-    return this.tombstones.has(id) ? { isAdmin: false, adminGrantedBy: this.tombstones.get(id) ?? null } : null;
+    return this.tombstones.has(id)
+      ? { isAdmin: false, adminGrantedBy: this.tombstones.get(id) ?? null }
+      : null;
   }
   async countSuperAdmins(): Promise<number> {
     return [...this.users.values()].filter((user) => user.isSuperAdmin).length;
   }
 }
 
-type Op =
-  | { op: 'canManage' }
-  | { op: 'flag'; requested: boolean }
-  | { op: 'edit' }
-  | { op: 'delete' };
+type Op = { op: 'canManage' } | { op: 'flag'; requested: boolean } | { op: 'edit' } | { op: 'delete' };
 
 interface Row {
   id: string;
@@ -78,12 +94,33 @@ const chain = (message: string) => `administrator ${message} is outside your man
 
 // D5 fixture: s2 super admin whose recorded grantor is t (an admin).
 const d5 = (users: Map<Name, PolicyUser>) => {
-  users.set('t', { id: '9', name: 't', isAdmin: true, isSuperAdmin: false, adminGrantedBy: '1', hasBootstrapGrant: false });
-  users.set('s2', { id: '10', name: 's2', isAdmin: true, isSuperAdmin: true, adminGrantedBy: '9', hasBootstrapGrant: false });
+  users.set('t', {
+    id: '9',
+    name: 't',
+    isAdmin: true,
+    isSuperAdmin: false,
+    adminGrantedBy: '1',
+    hasBootstrapGrant: false,
+  });
+  users.set('s2', {
+    id: '10',
+    name: 's2',
+    isAdmin: true,
+    isSuperAdmin: true,
+    adminGrantedBy: '9',
+    hasBootstrapGrant: false,
+  });
 };
 // D6/D7 fixture: a (not super) is the recorded grantor of super q.
 const superQ = (onlySuper: boolean) => (users: Map<Name, PolicyUser>) => {
-  users.set('q', { id: '11', name: 'q', isAdmin: true, isSuperAdmin: true, adminGrantedBy: '2', hasBootstrapGrant: false });
+  users.set('q', {
+    id: '11',
+    name: 'q',
+    isAdmin: true,
+    isSuperAdmin: true,
+    adminGrantedBy: '2',
+    hasBootstrapGrant: false,
+  });
   if (onlySuper) {
     users.get('root')!.isSuperAdmin = false;
     users.get('s')!.isSuperAdmin = false;
@@ -92,66 +129,520 @@ const superQ = (onlySuper: boolean) => (users: Map<Name, PolicyUser>) => {
 
 const rows: Row[] = [
   // Rule 2 (canManage)
-  { id: 'R2.6 grantor-inheritance, direct grantor', superAdmin: false, policy: GI, caller: 'a', target: 'b', action: { op: 'canManage' }, expected: true },
-  { id: 'R2.6 grandparent while b is a live admin', superAdmin: false, policy: GI, caller: 'a', target: 'c', action: { op: 'canManage' }, expected: false },
-  { id: 'R2.6 inherits past a demoted b', superAdmin: false, policy: GI, caller: 'a', target: 'c', action: { op: 'canManage' }, setup: demote('b'), expected: true },
-  { id: 'R2.6 inherits past a deleted b (tombstone)', superAdmin: false, policy: GI, caller: 'a', target: 'c', action: { op: 'canManage' }, setup: remove('b'), expected: true },
-  { id: 'R2.6 root manages a three-level chain only through live links', superAdmin: false, policy: GI, caller: 'root', target: 'c', action: { op: 'canManage' }, setup: (u, g) => { remove('b')(u, g); demote('a')(u); }, expected: true },
-  { id: 'R2.6 chain ends at an unknown grantor', superAdmin: false, policy: GI, caller: 'a', target: 'c', action: { op: 'canManage' }, setup: (u) => { u.get('c')!.adminGrantedBy = '999'; }, expected: false },
-  { id: 'R2.6 grant cycle ends the walk', superAdmin: false, policy: GI, caller: 'a', target: 'c', action: { op: 'canManage' }, setup: (u) => { demote('b')(u); u.get('b')!.adminGrantedBy = u.get('c')!.id; }, expected: false },
-  { id: 'R2.5 grantor-only, recorded grantor', superAdmin: false, policy: GO, caller: 'a', target: 'b', action: { op: 'canManage' }, expected: true },
-  { id: 'R2.5 grantor-only does not inherit', superAdmin: false, policy: GO, caller: 'a', target: 'c', action: { op: 'canManage' }, setup: demote('b'), expected: false },
-  { id: 'R2.7 super-admins-only refuses an admin', superAdmin: false, policy: SAO, caller: 'a', target: 'b', action: { op: 'canManage' }, expected: false },
-  ...ALL_POLICIES.map((policy): Row => ({ id: `R2.1 non-admin target (${policy})`, superAdmin: false, policy, caller: 'a', target: 'u', action: { op: 'canManage' }, expected: true })),
-  ...ALL_POLICIES.map((policy): Row => ({ id: `R2.2 self (${policy})`, superAdmin: false, policy, caller: 'a', target: 'a', action: { op: 'canManage' }, expected: true })),
-  { id: 'R2.3 super caller, S on', superAdmin: true, policy: SAO, caller: 's', target: 'b', action: { op: 'canManage' }, expected: true },
-  { id: 'R2.3 super flag ineffective when S off', superAdmin: false, policy: SAO, caller: 's', target: 'b', action: { op: 'canManage' }, expected: false },
-  { id: 'R2.4 non-admin caller', superAdmin: false, policy: GI, caller: 'u', target: 'b', action: { op: 'canManage' }, expected: false },
-  { id: 'sibling is outside the chain (S off)', superAdmin: false, policy: GI, caller: 'x', target: 'b', action: { op: 'canManage' }, expected: false },
-  { id: 'sibling is outside the chain (S on)', superAdmin: true, policy: GI, caller: 'x', target: 'b', action: { op: 'canManage' }, expected: false },
-  { id: 'admin without grantor is nobody\'s', superAdmin: false, policy: GI, caller: 'a', target: 'n', action: { op: 'canManage' }, expected: false },
-  { id: 'root manages its direct grantee', superAdmin: false, policy: GI, caller: 'root', target: 'a', action: { op: 'canManage' }, expected: true },
+  {
+    id: 'R2.6 grantor-inheritance, direct grantor',
+    superAdmin: false,
+    policy: GI,
+    caller: 'a',
+    target: 'b',
+    action: { op: 'canManage' },
+    expected: true,
+  },
+  {
+    id: 'R2.6 grandparent while b is a live admin',
+    superAdmin: false,
+    policy: GI,
+    caller: 'a',
+    target: 'c',
+    action: { op: 'canManage' },
+    expected: false,
+  },
+  {
+    id: 'R2.6 inherits past a demoted b',
+    superAdmin: false,
+    policy: GI,
+    caller: 'a',
+    target: 'c',
+    action: { op: 'canManage' },
+    setup: demote('b'),
+    expected: true,
+  },
+  {
+    id: 'R2.6 inherits past a deleted b (tombstone)',
+    superAdmin: false,
+    policy: GI,
+    caller: 'a',
+    target: 'c',
+    action: { op: 'canManage' },
+    setup: remove('b'),
+    expected: true,
+  },
+  {
+    id: 'R2.6 root manages a three-level chain only through live links',
+    superAdmin: false,
+    policy: GI,
+    caller: 'root',
+    target: 'c',
+    action: { op: 'canManage' },
+    setup: (u, g) => {
+      remove('b')(u, g);
+      demote('a')(u);
+    },
+    expected: true,
+  },
+  {
+    id: 'R2.6 chain ends at an unknown grantor',
+    superAdmin: false,
+    policy: GI,
+    caller: 'a',
+    target: 'c',
+    action: { op: 'canManage' },
+    setup: (u) => {
+      u.get('c')!.adminGrantedBy = '999';
+    },
+    expected: false,
+  },
+  {
+    id: 'R2.6 grant cycle ends the walk',
+    superAdmin: false,
+    policy: GI,
+    caller: 'a',
+    target: 'c',
+    action: { op: 'canManage' },
+    setup: (u) => {
+      demote('b')(u);
+      u.get('b')!.adminGrantedBy = u.get('c')!.id;
+    },
+    expected: false,
+  },
+  {
+    id: 'R2.5 grantor-only, recorded grantor',
+    superAdmin: false,
+    policy: GO,
+    caller: 'a',
+    target: 'b',
+    action: { op: 'canManage' },
+    expected: true,
+  },
+  {
+    id: 'R2.5 grantor-only does not inherit',
+    superAdmin: false,
+    policy: GO,
+    caller: 'a',
+    target: 'c',
+    action: { op: 'canManage' },
+    setup: demote('b'),
+    expected: false,
+  },
+  {
+    id: 'R2.7 super-admins-only refuses an admin',
+    superAdmin: false,
+    policy: SAO,
+    caller: 'a',
+    target: 'b',
+    action: { op: 'canManage' },
+    expected: false,
+  },
+  ...ALL_POLICIES.map((policy): Row => ({
+    id: `R2.1 non-admin target (${policy})`,
+    superAdmin: false,
+    policy,
+    caller: 'a',
+    target: 'u',
+    action: { op: 'canManage' },
+    expected: true,
+  })),
+  ...ALL_POLICIES.map((policy): Row => ({
+    id: `R2.2 self (${policy})`,
+    superAdmin: false,
+    policy,
+    caller: 'a',
+    target: 'a',
+    action: { op: 'canManage' },
+    expected: true,
+  })),
+  {
+    id: 'R2.3 super caller, S on',
+    superAdmin: true,
+    policy: SAO,
+    caller: 's',
+    target: 'b',
+    action: { op: 'canManage' },
+    expected: true,
+  },
+  {
+    id: 'R2.3 super flag ineffective when S off',
+    superAdmin: false,
+    policy: SAO,
+    caller: 's',
+    target: 'b',
+    action: { op: 'canManage' },
+    expected: false,
+  },
+  {
+    id: 'R2.4 non-admin caller',
+    superAdmin: false,
+    policy: GI,
+    caller: 'u',
+    target: 'b',
+    action: { op: 'canManage' },
+    expected: false,
+  },
+  {
+    id: 'sibling is outside the chain (S off)',
+    superAdmin: false,
+    policy: GI,
+    caller: 'x',
+    target: 'b',
+    action: { op: 'canManage' },
+    expected: false,
+  },
+  {
+    id: 'sibling is outside the chain (S on)',
+    superAdmin: true,
+    policy: GI,
+    caller: 'x',
+    target: 'b',
+    action: { op: 'canManage' },
+    expected: false,
+  },
+  {
+    id: "admin without grantor is nobody's",
+    superAdmin: false,
+    policy: GI,
+    caller: 'a',
+    target: 'n',
+    action: { op: 'canManage' },
+    expected: false,
+  },
+  {
+    id: 'root manages its direct grantee',
+    superAdmin: false,
+    policy: GI,
+    caller: 'root',
+    target: 'a',
+    action: { op: 'canManage' },
+    expected: true,
+  },
 
   // Rule 3 (the Admin flag)
-  { id: 'A2 S off: demotion applies', superAdmin: false, policy: GI, caller: 'a', target: 'b', action: { op: 'flag', requested: false }, expected: 'apply' },
-  { id: 'A2 S off: even super-admins-only applies', superAdmin: false, policy: SAO, caller: 'x', target: 'b', action: { op: 'flag', requested: false }, expected: 'apply' },
-  { id: 'A3 unchanged value', superAdmin: true, policy: GI, caller: 'a', target: 'b', action: { op: 'flag', requested: true }, expected: 'unchanged' },
-  { id: 'A4 super caller demotes', superAdmin: true, policy: GI, caller: 's', target: 'b', action: { op: 'flag', requested: false }, expected: 'apply' },
-  { id: 'A4 super caller under super-admins-only', superAdmin: true, policy: SAO, caller: 's', target: 'u', action: { op: 'flag', requested: true }, expected: 'apply' },
-  { id: 'A5 non-admin caller: no change', superAdmin: true, policy: GI, caller: 'u', target: 'b', action: { op: 'flag', requested: false }, expected: 'unchanged' },
-  { id: 'A6 super target: no change', superAdmin: true, policy: GI, caller: 'a', target: 's', action: { op: 'flag', requested: false }, expected: 'unchanged' },
-  { id: 'A7 grantor-inheritance: any admin promotes', superAdmin: true, policy: GI, caller: 'x', target: 'u', action: { op: 'flag', requested: true }, expected: 'apply' },
-  { id: 'A7 grantor-only: any admin promotes', superAdmin: true, policy: GO, caller: 'x', target: 'u', action: { op: 'flag', requested: true }, expected: 'apply' },
-  { id: 'A8 demotion by the effective grantor', superAdmin: true, policy: GI, caller: 'a', target: 'b', action: { op: 'flag', requested: false }, expected: 'apply' },
-  { id: 'A8 grantor-only demotion by the grantor', superAdmin: true, policy: GO, caller: 'a', target: 'b', action: { op: 'flag', requested: false }, expected: 'apply' },
-  { id: 'A9 demotion outside the chain: no change', superAdmin: true, policy: GI, caller: 'x', target: 'b', action: { op: 'flag', requested: false }, expected: 'unchanged' },
-  { id: 'A10 super-admins-only, non-super promotes: no change', superAdmin: true, policy: SAO, caller: 'a', target: 'u', action: { op: 'flag', requested: true }, expected: 'unchanged' },
-  { id: 'A10 super-admins-only, non-super demotes: no change', superAdmin: true, policy: SAO, caller: 'a', target: 'b', action: { op: 'flag', requested: false }, expected: 'unchanged' },
+  {
+    id: 'A2 S off: demotion applies',
+    superAdmin: false,
+    policy: GI,
+    caller: 'a',
+    target: 'b',
+    action: { op: 'flag', requested: false },
+    expected: 'apply',
+  },
+  {
+    id: 'A2 S off: even super-admins-only applies',
+    superAdmin: false,
+    policy: SAO,
+    caller: 'x',
+    target: 'b',
+    action: { op: 'flag', requested: false },
+    expected: 'apply',
+  },
+  {
+    id: 'A3 unchanged value',
+    superAdmin: true,
+    policy: GI,
+    caller: 'a',
+    target: 'b',
+    action: { op: 'flag', requested: true },
+    expected: 'unchanged',
+  },
+  {
+    id: 'A4 super caller demotes',
+    superAdmin: true,
+    policy: GI,
+    caller: 's',
+    target: 'b',
+    action: { op: 'flag', requested: false },
+    expected: 'apply',
+  },
+  {
+    id: 'A4 super caller under super-admins-only',
+    superAdmin: true,
+    policy: SAO,
+    caller: 's',
+    target: 'u',
+    action: { op: 'flag', requested: true },
+    expected: 'apply',
+  },
+  {
+    id: 'A5 non-admin caller: no change',
+    superAdmin: true,
+    policy: GI,
+    caller: 'u',
+    target: 'b',
+    action: { op: 'flag', requested: false },
+    expected: 'unchanged',
+  },
+  {
+    id: 'A6 super target: no change',
+    superAdmin: true,
+    policy: GI,
+    caller: 'a',
+    target: 's',
+    action: { op: 'flag', requested: false },
+    expected: 'unchanged',
+  },
+  {
+    id: 'A7 grantor-inheritance: any admin promotes',
+    superAdmin: true,
+    policy: GI,
+    caller: 'x',
+    target: 'u',
+    action: { op: 'flag', requested: true },
+    expected: 'apply',
+  },
+  {
+    id: 'A7 grantor-only: any admin promotes',
+    superAdmin: true,
+    policy: GO,
+    caller: 'x',
+    target: 'u',
+    action: { op: 'flag', requested: true },
+    expected: 'apply',
+  },
+  {
+    id: 'A8 demotion by the effective grantor',
+    superAdmin: true,
+    policy: GI,
+    caller: 'a',
+    target: 'b',
+    action: { op: 'flag', requested: false },
+    expected: 'apply',
+  },
+  {
+    id: 'A8 grantor-only demotion by the grantor',
+    superAdmin: true,
+    policy: GO,
+    caller: 'a',
+    target: 'b',
+    action: { op: 'flag', requested: false },
+    expected: 'apply',
+  },
+  {
+    id: 'A9 demotion outside the chain: no change',
+    superAdmin: true,
+    policy: GI,
+    caller: 'x',
+    target: 'b',
+    action: { op: 'flag', requested: false },
+    expected: 'unchanged',
+  },
+  {
+    id: 'A10 super-admins-only, non-super promotes: no change',
+    superAdmin: true,
+    policy: SAO,
+    caller: 'a',
+    target: 'u',
+    action: { op: 'flag', requested: true },
+    expected: 'unchanged',
+  },
+  {
+    id: 'A10 super-admins-only, non-super demotes: no change',
+    superAdmin: true,
+    policy: SAO,
+    caller: 'a',
+    target: 'b',
+    action: { op: 'flag', requested: false },
+    expected: 'unchanged',
+  },
 
   // Rule 4 (EditUser 403)
-  ...ALL_POLICIES.map((policy): Row => ({ id: `E1 bootstrap target (${policy})`, superAdmin: true, policy, caller: 's', target: 'root', action: { op: 'edit' }, expected: 'the bootstrap administrator can only be changed by itself' })),
-  { id: 'E1 bootstrap admin edits itself', superAdmin: true, policy: GI, caller: 'root', target: 'root', action: { op: 'edit' }, expected: null },
-  { id: 'E2 super target, non-super caller (before E3)', superAdmin: true, policy: GI, caller: 'a', target: 's', action: { op: 'edit' }, expected: 'only a super administrator can change a super administrator' },
-  { id: 'E2 super target by super caller', superAdmin: true, policy: GI, caller: 'root', target: 's', action: { op: 'edit' }, setup: (u) => { u.get('root')!.hasBootstrapGrant = false; }, expected: null },
-  { id: 'E3 admin outside the chain', superAdmin: false, policy: GI, caller: 'x', target: 'b', action: { op: 'edit' }, expected: chain('b') },
-  { id: 'E3 super-admins-only with S off: no admin edits another', superAdmin: false, policy: SAO, caller: 'a', target: 'b', action: { op: 'edit' }, expected: chain('b') },
-  { id: 'edit a plain user', superAdmin: false, policy: SAO, caller: 'x', target: 'u', action: { op: 'edit' }, expected: null },
-  { id: 'edit a managed admin', superAdmin: false, policy: GI, caller: 'a', target: 'b', action: { op: 'edit' }, expected: null },
-  { id: 'edit oneself', superAdmin: true, policy: SAO, caller: 'a', target: 'a', action: { op: 'edit' }, expected: null },
+  ...ALL_POLICIES.map((policy): Row => ({
+    id: `E1 bootstrap target (${policy})`,
+    superAdmin: true,
+    policy,
+    caller: 's',
+    target: 'root',
+    action: { op: 'edit' },
+    expected: 'the bootstrap administrator can only be changed by itself',
+  })),
+  {
+    id: 'E1 bootstrap admin edits itself',
+    superAdmin: true,
+    policy: GI,
+    caller: 'root',
+    target: 'root',
+    action: { op: 'edit' },
+    expected: null,
+  },
+  {
+    id: 'E2 super target, non-super caller (before E3)',
+    superAdmin: true,
+    policy: GI,
+    caller: 'a',
+    target: 's',
+    action: { op: 'edit' },
+    expected: 'only a super administrator can change a super administrator',
+  },
+  {
+    id: 'E2 super target by super caller',
+    superAdmin: true,
+    policy: GI,
+    caller: 'root',
+    target: 's',
+    action: { op: 'edit' },
+    setup: (u) => {
+      u.get('root')!.hasBootstrapGrant = false;
+    },
+    expected: null,
+  },
+  {
+    id: 'E3 admin outside the chain',
+    superAdmin: false,
+    policy: GI,
+    caller: 'x',
+    target: 'b',
+    action: { op: 'edit' },
+    expected: chain('b'),
+  },
+  {
+    id: 'E3 super-admins-only with S off: no admin edits another',
+    superAdmin: false,
+    policy: SAO,
+    caller: 'a',
+    target: 'b',
+    action: { op: 'edit' },
+    expected: chain('b'),
+  },
+  {
+    id: 'edit a plain user',
+    superAdmin: false,
+    policy: SAO,
+    caller: 'x',
+    target: 'u',
+    action: { op: 'edit' },
+    expected: null,
+  },
+  {
+    id: 'edit a managed admin',
+    superAdmin: false,
+    policy: GI,
+    caller: 'a',
+    target: 'b',
+    action: { op: 'edit' },
+    expected: null,
+  },
+  {
+    id: 'edit oneself',
+    superAdmin: true,
+    policy: SAO,
+    caller: 'a',
+    target: 'a',
+    action: { op: 'edit' },
+    expected: null,
+  },
 
   // Delete 403s (D2-D7)
-  { id: 'D2 self', superAdmin: false, policy: GI, caller: 'a', target: 'a', action: { op: 'delete' }, expected: 'you cannot delete yourself' },
-  ...ALL_POLICIES.map((policy): Row => ({ id: `D3 bootstrap (${policy})`, superAdmin: true, policy, caller: 's', target: 'root', action: { op: 'delete' }, expected: 'the bootstrap administrator cannot be deleted' })),
-  { id: 'D4 outside the chain', superAdmin: false, policy: GI, caller: 'x', target: 'b', action: { op: 'delete' }, expected: chain('b') },
-  { id: 'D4 grantor-only, grandchild', superAdmin: false, policy: GO, caller: 'a', target: 'c', action: { op: 'delete' }, expected: chain('c') },
-  { id: 'D5 the caller\'s own grantor', superAdmin: true, policy: GI, caller: 's2', target: 't', action: { op: 'delete' }, setup: d5, expected: 'you cannot delete the administrator who granted your privileges' },
-  { id: 'D6 last super administrator', superAdmin: true, policy: GI, caller: 'a', target: 'q', action: { op: 'delete' }, setup: superQ(true), expected: 'can not delete the last super administrator [uid: 11]' },
-  { id: 'D7 super by a non-super', superAdmin: true, policy: GI, caller: 'a', target: 'q', action: { op: 'delete' }, setup: superQ(false), expected: 'only a super administrator can delete a super administrator' },
-  { id: 'super deletes super (another remains)', superAdmin: true, policy: GI, caller: 'root', target: 's', action: { op: 'delete' }, expected: null },
-  { id: 'super flag ignored with S off (q deletable by its grantor)', superAdmin: false, policy: GI, caller: 'a', target: 'q', action: { op: 'delete' }, setup: superQ(true), expected: null },
-  { id: 'delete a managed admin', superAdmin: false, policy: GI, caller: 'a', target: 'b', action: { op: 'delete' }, expected: null },
-  { id: 'delete a plain user', superAdmin: false, policy: SAO, caller: 'x', target: 'u', action: { op: 'delete' }, expected: null },
-  { id: 'after b is deleted, a manages c', superAdmin: false, policy: GI, caller: 'a', target: 'c', action: { op: 'delete' }, setup: remove('b'), expected: null },
+  {
+    id: 'D2 self',
+    superAdmin: false,
+    policy: GI,
+    caller: 'a',
+    target: 'a',
+    action: { op: 'delete' },
+    expected: 'you cannot delete yourself',
+  },
+  ...ALL_POLICIES.map((policy): Row => ({
+    id: `D3 bootstrap (${policy})`,
+    superAdmin: true,
+    policy,
+    caller: 's',
+    target: 'root',
+    action: { op: 'delete' },
+    expected: 'the bootstrap administrator cannot be deleted',
+  })),
+  {
+    id: 'D4 outside the chain',
+    superAdmin: false,
+    policy: GI,
+    caller: 'x',
+    target: 'b',
+    action: { op: 'delete' },
+    expected: chain('b'),
+  },
+  {
+    id: 'D4 grantor-only, grandchild',
+    superAdmin: false,
+    policy: GO,
+    caller: 'a',
+    target: 'c',
+    action: { op: 'delete' },
+    expected: chain('c'),
+  },
+  {
+    id: "D5 the caller's own grantor",
+    superAdmin: true,
+    policy: GI,
+    caller: 's2',
+    target: 't',
+    action: { op: 'delete' },
+    setup: d5,
+    expected: 'you cannot delete the administrator who granted your privileges',
+  },
+  {
+    id: 'D6 last super administrator',
+    superAdmin: true,
+    policy: GI,
+    caller: 'a',
+    target: 'q',
+    action: { op: 'delete' },
+    setup: superQ(true),
+    expected: 'can not delete the last super administrator [uid: 11]',
+  },
+  {
+    id: 'D7 super by a non-super',
+    superAdmin: true,
+    policy: GI,
+    caller: 'a',
+    target: 'q',
+    action: { op: 'delete' },
+    setup: superQ(false),
+    expected: 'only a super administrator can delete a super administrator',
+  },
+  {
+    id: 'super deletes super (another remains)',
+    superAdmin: true,
+    policy: GI,
+    caller: 'root',
+    target: 's',
+    action: { op: 'delete' },
+    expected: null,
+  },
+  {
+    id: 'super flag ignored with S off (q deletable by its grantor)',
+    superAdmin: false,
+    policy: GI,
+    caller: 'a',
+    target: 'q',
+    action: { op: 'delete' },
+    setup: superQ(true),
+    expected: null,
+  },
+  {
+    id: 'delete a managed admin',
+    superAdmin: false,
+    policy: GI,
+    caller: 'a',
+    target: 'b',
+    action: { op: 'delete' },
+    expected: null,
+  },
+  {
+    id: 'delete a plain user',
+    superAdmin: false,
+    policy: SAO,
+    caller: 'x',
+    target: 'u',
+    action: { op: 'delete' },
+    expected: null,
+  },
+  {
+    id: 'after b is deleted, a manages c',
+    superAdmin: false,
+    policy: GI,
+    caller: 'a',
+    target: 'c',
+    action: { op: 'delete' },
+    setup: remove('b'),
+    expected: null,
+  },
 ];
 
 describe('administrator management policy', () => {
@@ -241,7 +732,10 @@ describe('rule 2 matrix over a three-level grantor chain', () => {
     if (b === 'demoted') demote('b')(users);
     if (b === 'deleted') remove('b')(users, graph);
     const policyName = { gi: GI, go: GO, sao: SAO }[column.toLowerCase() as 'gi' | 'go' | 'sao'];
-    const policy = new AdminPolicy({ superAdminEnabled: column === column.toUpperCase(), policy: policyName }, graph);
+    const policy = new AdminPolicy(
+      { superAdminEnabled: column === column.toUpperCase(), policy: policyName },
+      graph,
+    );
     expect(await policy.canManage(users.get(caller)!, users.get(target)!)).toBe(expected);
   });
 });

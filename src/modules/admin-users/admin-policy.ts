@@ -84,7 +84,11 @@ export class AdminPolicy {
   }
 
   /** Rule 3: whether a requested Admin flag value is applied (never an error). */
-  async decideAdminFlag(caller: PolicyUser, target: PolicyUser, requested: boolean): Promise<AdminFlagDecision> {
+  async decideAdminFlag(
+    caller: PolicyUser,
+    target: PolicyUser,
+    requested: boolean,
+  ): Promise<AdminFlagDecision> {
     if (!this.settings.superAdminEnabled) return 'apply'; // A2
     if (requested === target.isAdmin) return 'unchanged'; // A3
     if (this.isSuper(caller)) return 'apply'; // A4
@@ -121,7 +125,8 @@ export class AdminPolicy {
       return 'you cannot delete the administrator who granted your privileges'; // D5
     }
     if (this.isSuper(target)) {
-      if ((await this.graph.countSuperAdmins()) <= 1) return `can not delete the last super administrator [uid: ${target.id}]`; // D6
+      if ((await this.graph.countSuperAdmins()) <= 1)
+        return `can not delete the last super administrator [uid: ${target.id}]`; // D6
       if (!this.isSuper(caller)) return 'only a super administrator can delete a super administrator'; // D7
     }
     return null;

@@ -16,7 +16,13 @@ import { PublicKeysService } from './public-keys.service';
 @Module({
   imports: [TypeOrmModule.forFeature(ADMIN_USERS_ENTITIES)],
   controllers: [AdminUsersController, UserKeysController],
-  providers: [AdminUsersService, AdminPolicyService, GiteaPasswordPolicy, PublicKeysService, MustChangePasswordListener],
+  providers: [
+    AdminUsersService,
+    AdminPolicyService,
+    GiteaPasswordPolicy,
+    PublicKeysService,
+    MustChangePasswordListener,
+  ],
   exports: [AdminPolicyService, GiteaPasswordPolicy, PublicKeysService],
 })
 export class AdminUsersModule {}

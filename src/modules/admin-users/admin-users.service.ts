@@ -4,7 +4,13 @@ import { type EntityManager, QueryFailedError, Repository } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { TransactionRunner, type Transaction } from '../../platform/database/transaction-runner.service';
-import { BadRequestError, ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../../platform/errors/domain-error';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  InvalidError,
+  NotFoundError,
+} from '../../platform/errors/domain-error';
 import { giteaPaging, type GiteaPaging } from '../../api/gitea/gitea-page';
 import { ApiToken } from '../identity/entities/api-token.entity';
 import { User, type Visibility } from '../identity/entities/user.entity';
@@ -15,14 +21,24 @@ import type { CreateUserOptionDto } from './dto/create-user-option.dto';
 import type { EditUserOptionDto } from './dto/edit-user-option.dto';
 import type { SearchUsersQueryDto } from './dto/search-users-query.dto';
 import { AdminGrantTombstone } from './entities/admin-grant-tombstone.entity';
-import { compileEmailDomainCheck, emailDomainMessage, emailProblem, usernameProblem } from '../identity/gitea-rules';
+import {
+  compileEmailDomainCheck,
+  emailDomainMessage,
+  emailProblem,
+  usernameProblem,
+} from '../identity/gitea-rules';
 import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
 import { GiteaPasswordPolicy } from './password-policy.service';
 
 /** Serialises every change that can lower the number of administrators. */
 const ADMINS_LOCK = "SELECT pg_advisory_xact_lock(hashtext('devplane.admin-users.admins'))";
 
-const SORTS: Record<string, string> = { name: 'u.lower_name', created: 'u.created_at', updated: 'u.updated_at', id: 'u.id' };
+const SORTS: Record<string, string> = {
+  name: 'u.lower_name',
+  created: 'u.created_at',
+  updated: 'u.updated_at',
+  id: 'u.id',
+};
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -73,7 +89,10 @@ export class AdminUsersService implements OnModuleInit {
     private readonly owned: OwnedResourcesRegistry,
     private readonly transactions: TransactionRunner,
   ) {
-    this.emailDomainAllowed = compileEmailDomainCheck(config.emailDomainAllowlist, config.emailDomainBlocklist);
+    this.emailDomainAllowed = compileEmailDomainCheck(
+      config.emailDomainAllowlist,
+      config.emailDomainBlocklist,
+    );
   }
 
   /** Organization ownership is identity data: registered here, next to what other modules add. */
@@ -113,7 +132,8 @@ export class AdminUsersService implements OnModuleInit {
   /** `{username}` of the admin routes: users and organizations, case-insensitive; 404 otherwise. */
   async requireAccount(username: string): Promise<User> {
     const account = await this.accounts.findOneBy({ lowerName: username.toLowerCase() });
-    if (!account) throw new NotFoundError(`user does not exist [uid: 0, name: ${username}]`, { code: 'USER_NOT_FOUND' });
+    if (!account)
+      throw new NotFoundError(`user does not exist [uid: 0, name: ${username}]`, { code: 'USER_NOT_FOUND' });
     return account;
   }
 
@@ -158,7 +178,12 @@ export class AdminUsersService implements OnModuleInit {
     const loginName = query.login_name.trim();
     if (loginName !== '') qb.andWhere('u.login_name = :loginName', { loginName });
     if (visibility !== '') qb.andWhere('u.visibility = :visibility', { visibility });
-    const { is_active: active, is_admin: admin, is_restricted: restricted, is_prohibit_login: prohibited } = query;
+    const {
+      is_active: active,
+      is_admin: admin,
+      is_restricted: restricted,
+      is_prohibit_login: prohibited,
+    } = query;
     if (active !== undefined) qb.andWhere(active ? "u.status = 'active'" : "u.status <> 'active'");
     if (admin !== undefined) qb.andWhere('u.is_admin = :admin', { admin });
     if (restricted !== undefined) qb.andWhere('u.restricted = :restricted', { restricted });
@@ -179,7 +204,15 @@ export class AdminUsersService implements OnModuleInit {
     const total = shortPage
       ? paging.offset + users.length
       : Number(
-          (await qb.clone().select('count(*)', 'n').orderBy().offset(undefined).limit(undefined).getRawOne<{ n: string }>())?.n ?? 0,
+          (
+            await qb
+              .clone()
+              .select('count(*)', 'n')
+              .orderBy()
+              .offset(undefined)
+              .limit(undefined)
+              .getRawOne<{ n: string }>()
+          )?.n ?? 0,
         );
     return { users, total, paging };
   }
@@ -193,15 +226,22 @@ export class AdminUsersService implements OnModuleInit {
     const password = input.password ?? '';
     const problem = await this.passwords.check(password);
     if (problem) {
-      const code = problem.kind === 'too_short' ? 'PasswordIsRequired' : problem.kind === 'not_complex' ? 'PasswordComplexity' : 'PasswordPwned';
+      const code =
+        problem.kind === 'too_short'
+          ? 'PasswordIsRequired'
+          : problem.kind === 'not_complex'
+            ? 'PasswordComplexity'
+            : 'PasswordPwned';
       throw new BadRequestError(code, { code });
     }
     const nameProblem = usernameProblem(input.username);
     if (nameProblem) throw new InvalidError(nameProblem, { code: 'USERNAME_INVALID' });
     const mailProblem = emailProblem(input.email);
     if (mailProblem) throw new InvalidError(mailProblem, { code: 'EMAIL_INVALID' });
-    const nameTaken = () => new InvalidError(`user already exists [name: ${input.username}]`, { code: 'USER_NAME_TAKEN' });
-    const emailTaken = () => new InvalidError(`e-mail already in use [email: ${input.email}]`, { code: 'USER_EMAIL_TAKEN' });
+    const nameTaken = () =>
+      new InvalidError(`user already exists [name: ${input.username}]`, { code: 'USER_NAME_TAKEN' });
+    const emailTaken = () =>
+      new InvalidError(`e-mail already in use [email: ${input.email}]`, { code: 'USER_EMAIL_TAKEN' });
     if (await this.users.nameIsTaken(input.username)) throw nameTaken();
     if (await this.users.emailIsTaken(input.email)) throw emailTaken();
 
@@ -229,14 +269,18 @@ export class AdminUsersService implements OnModuleInit {
           tx,
         );
         if (createdAt) {
-          await tx.manager.query('UPDATE users SET created_at = $1, updated_at = $1 WHERE id = $2', [createdAt, created.id]);
+          await tx.manager.query('UPDATE users SET created_at = $1, updated_at = $1 WHERE id = $2', [
+            createdAt,
+            created.id,
+          ]);
           created.createdAt = createdAt;
           created.updatedAt = createdAt;
         }
         return created;
       });
     } catch (error) {
-      if (error instanceof ConflictError) throw error.code === 'USER_EMAIL_TAKEN' ? emailTaken() : nameTaken();
+      if (error instanceof ConflictError)
+        throw error.code === 'USER_EMAIL_TAKEN' ? emailTaken() : nameTaken();
       const constraint = uniqueViolation(error);
       if (constraint !== null) throw constraint.includes('email') ? emailTaken() : nameTaken();
       throw error;
@@ -251,7 +295,9 @@ export class AdminUsersService implements OnModuleInit {
     if (target.type === 'organization') throw organizationTarget(target);
     // Spec: one's own Admin, Active, Restricted and ProhibitLogin are ignored.
     const input: EditUserOptionDto =
-      target.id === caller.id ? { ...body, admin: undefined, active: undefined, restricted: undefined, prohibit_login: undefined } : body;
+      target.id === caller.id
+        ? { ...body, admin: undefined, active: undefined, restricted: undefined, prohibit_login: undefined }
+        : body;
     const policy = this.policy.for();
     const refusal = await policy.editRefusal(caller, target);
     if (refusal) throw new ForbiddenError(refusal, 'permission', { code: 'ADMIN_POLICY' });
@@ -274,17 +320,20 @@ export class AdminUsersService implements OnModuleInit {
         throw new BadRequestError(message, { code: 'PASSWORD_POLICY' });
       }
     }
-    const newEmail = input.email !== undefined && input.email.toLowerCase() !== target.lowerEmail ? input.email : undefined;
+    const newEmail =
+      input.email !== undefined && input.email.toLowerCase() !== target.lowerEmail ? input.email : undefined;
     if (newEmail !== undefined) {
       const mailProblem = emailProblem(newEmail);
       if (mailProblem) throw new BadRequestError(mailProblem, { code: 'EMAIL_INVALID' });
-      if (!this.emailDomainAllowed(newEmail)) throw new BadRequestError(emailDomainMessage(newEmail), { code: 'EMAIL_DOMAIN' });
+      if (!this.emailDomainAllowed(newEmail))
+        throw new BadRequestError(emailDomainMessage(newEmail), { code: 'EMAIL_DOMAIN' });
       const owner = await this.accounts.findOneBy({ lowerEmail: newEmail.toLowerCase() });
       if (owner && owner.id !== target.id) {
         throw new BadRequestError(`e-mail already in use [email: ${newEmail}]`, { code: 'USER_EMAIL_TAKEN' });
       }
     }
-    const adminDecision = input.admin === undefined ? 'unchanged' : await policy.decideAdminFlag(caller, target, input.admin);
+    const adminDecision =
+      input.admin === undefined ? 'unchanged' : await policy.decideAdminFlag(caller, target, input.admin);
     const passwordHash = passwordApplies ? await this.hasher.hash(password) : undefined;
 
     const changes: Partial<User> = { loginName: input.login_name };
@@ -303,7 +352,8 @@ export class AdminUsersService implements OnModuleInit {
     set('description', input.description);
     set('allowGitHook', input.allow_git_hook);
     set('allowImportLocal', input.allow_import_local);
-    if (input.max_repo_creation !== undefined) changes.maxRepoCreation = Math.min(2_147_483_647, Math.max(-1, input.max_repo_creation));
+    if (input.max_repo_creation !== undefined)
+      changes.maxRepoCreation = Math.min(2_147_483_647, Math.max(-1, input.max_repo_creation));
     set('prohibitLogin', input.prohibit_login);
     set('allowCreateOrganization', input.allow_create_organization);
     set('restricted', input.restricted);
@@ -320,14 +370,16 @@ export class AdminUsersService implements OnModuleInit {
       changes.isAdmin = false;
       changes.isSuperAdmin = false; // the grant record stays: the inheritance walk needs it
       // A Gitea site administrator is a Coder `owner`: the role goes with the flag.
-      if (target.siteRoles.includes('owner')) changes.siteRoles = target.siteRoles.filter((role) => role !== 'owner');
+      if (target.siteRoles.includes('owner'))
+        changes.siteRoles = target.siteRoles.filter((role) => role !== 'owner');
     }
 
     try {
       await this.transactions.run(async (tx) => {
         if (demote) {
           await tx.manager.query(ADMINS_LOCK);
-          if ((await this.countAdmins(tx.manager)) <= 1) throw new BadRequestError(lastAdmin(target), { code: 'LAST_ADMIN' });
+          if ((await this.countAdmins(tx.manager)) <= 1)
+            throw new BadRequestError(lastAdmin(target), { code: 'LAST_ADMIN' });
         }
         await tx.manager.getRepository(User).update({ id: target.id }, changes);
         if (passwordHash !== undefined) {
@@ -338,7 +390,12 @@ export class AdminUsersService implements OnModuleInit {
         if (passwordHash !== undefined) changed.push('password');
         tx.emit('user.updated', { userId: target.id, changed });
         if (changes.status !== undefined && changes.status !== previousStatus) {
-          tx.emit('user.status_changed', { userId: target.id, from: previousStatus, to: changes.status, actorId: caller.id });
+          tx.emit('user.status_changed', {
+            userId: target.id,
+            from: previousStatus,
+            to: changes.status,
+            actorId: caller.id,
+          });
         }
       });
     } catch (error) {
@@ -358,7 +415,10 @@ export class AdminUsersService implements OnModuleInit {
       await tx.manager.query(ADMINS_LOCK);
       // Re-read under the lock: the policy must see committed grants and flags.
       const current = await tx.manager.getRepository(User).findOneBy({ id: target.id });
-      if (!current) throw new NotFoundError(`user does not exist [uid: 0, name: ${target.name}]`, { code: 'USER_NOT_FOUND' });
+      if (!current)
+        throw new NotFoundError(`user does not exist [uid: 0, name: ${target.name}]`, {
+          code: 'USER_NOT_FOUND',
+        });
       const refusal = await this.policy.for(tx.manager).deleteRefusal(caller, current);
       if (refusal) throw new ForbiddenError(refusal, 'permission', { code: 'ADMIN_POLICY' });
       // Spec order: what the user still owns (purge removes it), then the last administrator.
@@ -374,7 +434,13 @@ export class AdminUsersService implements OnModuleInit {
         throw new InvalidError(lastAdmin(current), { code: 'LAST_ADMIN' });
       }
       await this.removeAccount(current, tx);
-      tx.emit('user.deleted', { userId: current.id, uuid: current.uuid, username: current.name, purge, actorId: caller.id });
+      tx.emit('user.deleted', {
+        userId: current.id,
+        uuid: current.uuid,
+        username: current.name,
+        purge,
+        actorId: caller.id,
+      });
     });
   }
 
@@ -400,12 +466,15 @@ export class AdminUsersService implements OnModuleInit {
     if (newName === target.name) return;
     const problem = usernameProblem(newName);
     if (problem) throw new InvalidError(problem, { code: 'USERNAME_INVALID' });
-    const taken = () => new InvalidError(`user already exists [name: ${newName}]`, { code: 'USER_NAME_TAKEN' });
+    const taken = () =>
+      new InvalidError(`user already exists [name: ${newName}]`, { code: 'USER_NAME_TAKEN' });
     const caseOnly = newName.toLowerCase() === target.lowerName;
     if (!caseOnly && (await this.users.nameIsTaken(newName))) throw taken();
     try {
       await this.transactions.run(async (tx) => {
-        await tx.manager.getRepository(User).update({ id: target.id }, { name: newName, lowerName: newName.toLowerCase() });
+        await tx.manager
+          .getRepository(User)
+          .update({ id: target.id }, { name: newName, lowerName: newName.toLowerCase() });
         tx.emit('user.renamed', { userId: target.id, from: target.name, to: newName });
       });
     } catch (error) {

@@ -4,7 +4,13 @@ import { createValidationPipe } from '../../api/validation';
 import { InvalidError } from '../../platform/errors/domain-error';
 import { CreateUserOptionDto } from './dto/create-user-option.dto';
 import { EditUserOptionDto } from './dto/edit-user-option.dto';
-import { compileEmailDomainCheck, emailProblem, isValidUsername, parseGoBool, usernameProblem } from '../identity/gitea-rules';
+import {
+  compileEmailDomainCheck,
+  emailProblem,
+  isValidUsername,
+  parseGoBool,
+  usernameProblem,
+} from '../identity/gitea-rules';
 
 describe('Gitea account rules', () => {
   it.each([
@@ -85,22 +91,32 @@ describe('Gitea binding (DTOs through the global ValidationPipe and the Gitea fo
   it('reports the first failing field in declaration order', async () => {
     expect(await bindCreateUser({ email: 'bad', username: '' })).toBe('[Username]: Required');
     expect(await bindCreateUser({ username: 'ok', email: 'bad' })).toBe('[Email]: Email');
-    expect(await bindCreateUser({ username: 'ok', email: `${'a'.repeat(250)}@b.io` })).toBe('[Email]: MaxSize');
+    expect(await bindCreateUser({ username: 'ok', email: `${'a'.repeat(250)}@b.io` })).toBe(
+      '[Email]: MaxSize',
+    );
     expect(await bindCreateUser({ username: 'ok', email: 'a@b.io', visibility: '' })).toBeNull();
   });
 
   it('rules of one field apply in the order of its binding tag', async () => {
-    expect(await bindCreateUser({ username: 'bad name'.repeat(6), email: 'a@b.io' })).toBe('[Username]: invalid username');
+    expect(await bindCreateUser({ username: 'bad name'.repeat(6), email: 'a@b.io' })).toBe(
+      '[Username]: invalid username',
+    );
     expect(await bindCreateUser({ username: 'ok', email: `bad${'a'.repeat(260)}` })).toBe('[Email]: Email');
-    expect(await bindEditUser({ login_name: 'x', website: `ftp://${'a'.repeat(260)}` })).toBe('[Website]: Url');
-    expect(await bindCreateUser({ username: 'ok', email: 'a@b.io', source_id: 0, created_at: undefined })).toBeNull();
+    expect(await bindEditUser({ login_name: 'x', website: `ftp://${'a'.repeat(260)}` })).toBe(
+      '[Website]: Url',
+    );
+    expect(
+      await bindCreateUser({ username: 'ok', email: 'a@b.io', source_id: 0, created_at: undefined }),
+    ).toBeNull();
   });
 
   it('type errors come from the decoder, before any rule', async () => {
     expect(await bindCreateUser({ username: '', email: 'a@b.io', restricted: 'yes' })).toBe(
       '[]: json: cannot unmarshal string into Go struct field CreateUserOption.restricted of type bool',
     );
-    expect(await bindCreateUser([])).toBe('[]: json: cannot unmarshal array into Go value of type api.CreateUserOption');
+    expect(await bindCreateUser([])).toBe(
+      '[]: json: cannot unmarshal array into Go value of type api.CreateUserOption',
+    );
     expect(await bindCreateUser([{ username: 'ok', email: 'a@b.io' }])).toBe(
       '[]: json: cannot unmarshal array into Go value of type api.CreateUserOption',
     );
@@ -108,15 +124,22 @@ describe('Gitea binding (DTOs through the global ValidationPipe and the Gitea fo
   });
 
   it('JSON null leaves a field unset; unknown fields are dropped', async () => {
-    const dto = (await pipe.transform({ login_name: 'x', full_name: null, extra: 1 }, { type: 'body', metatype: EditUserOptionDto })) as EditUserOptionDto;
+    const dto = (await pipe.transform(
+      { login_name: 'x', full_name: null, extra: 1 },
+      { type: 'body', metatype: EditUserOptionDto },
+    )) as EditUserOptionDto;
     expect(dto.full_name).toBeUndefined();
     expect(dto).not.toHaveProperty('extra');
     expect(await bindEditUser({ login_name: null })).toBe('[LoginName]: Required');
   });
 
   it('created_at must be RFC 3339', async () => {
-    expect(await bindCreateUser({ username: 'ok', email: 'a@b.io', created_at: 'yesterday' })).toMatch(/^\[\]: parsing time/);
-    expect(await bindCreateUser({ username: 'ok', email: 'a@b.io', created_at: '2020-01-02T03:04:05+02:00' })).toBeNull();
+    expect(await bindCreateUser({ username: 'ok', email: 'a@b.io', created_at: 'yesterday' })).toMatch(
+      /^\[\]: parsing time/,
+    );
+    expect(
+      await bindCreateUser({ username: 'ok', email: 'a@b.io', created_at: '2020-01-02T03:04:05+02:00' }),
+    ).toBeNull();
   });
 
   it('website must be http(s)', async () => {
@@ -129,16 +152,41 @@ describe('Gitea binding (DTOs through the global ValidationPipe and the Gitea fo
 describe("the reference's reserved names and patterns (gitea.md 6.2), written out", () => {
   // Names that also pass the character rule are answered "reserved"; the others are refused as invalid first.
   const reserved = [
-    'api', 'metrics', 'v2', 'assets', 'attachments', 'avatar', 'avatars', 'repo-avatars', 'captcha', 'login', 'org', 'repo',
-    'user', 'explore', 'issues', 'pulls', 'milestones', 'notifications', 'favicon.ico', 'manifest.json', 'robots.txt',
-    'sitemap.xml', 'ssh_info', 'swagger.v1.json', 'ghost', 'gitea-actions',
+    'api',
+    'metrics',
+    'v2',
+    'assets',
+    'attachments',
+    'avatar',
+    'avatars',
+    'repo-avatars',
+    'captcha',
+    'login',
+    'org',
+    'repo',
+    'user',
+    'explore',
+    'issues',
+    'pulls',
+    'milestones',
+    'notifications',
+    'favicon.ico',
+    'manifest.json',
+    'robots.txt',
+    'sitemap.xml',
+    'ssh_info',
+    'swagger.v1.json',
+    'ghost',
+    'gitea-actions',
   ];
   it.each(reserved)('%s is reserved (any case)', (name) => {
     expect(usernameProblem(name)).toBe(`name is reserved [name: ${name}]`);
     expect(usernameProblem(name.toUpperCase())).toBe(`name is reserved [name: ${name}]`);
   });
   it.each(['.', '..', '.well-known'])('%s is refused', (name) => {
-    expect(usernameProblem(name)).toBe(`name is invalid [${name}]: must be valid alpha or numeric or dash(-_) or dot characters`);
+    expect(usernameProblem(name)).toBe(
+      `name is invalid [${name}]: must be valid alpha or numeric or dash(-_) or dot characters`,
+    );
   });
   it.each(['keys', 'gpg', 'rss', 'atom', 'png'])('*.%s is a reserved pattern', (suffix) => {
     expect(usernameProblem(`someone.${suffix}`)).toBe(`name pattern is not allowed [pattern: *.${suffix}]`);

@@ -56,7 +56,9 @@ export class GiteaPasswordPolicy {
     if (mode === 'off' || password === '') return null;
     if (mode === 'local') {
       commonPasswords ??= loadCommonPasswords();
-      return commonPasswords.has(password) || commonPasswords.has(password.toLowerCase()) ? { kind: 'pwned' } : null;
+      return commonPasswords.has(password) || commonPasswords.has(password.toLowerCase())
+        ? { kind: 'pwned' }
+        : null;
     }
     try {
       return (await this.rangeApiCount(mode, password)) > 0 ? { kind: 'pwned' } : null;
@@ -69,7 +71,10 @@ export class GiteaPasswordPolicy {
   private async rangeApiCount(baseUrl: string, password: string): Promise<number> {
     const hash = createHash('sha1').update(password, 'utf8').digest('hex').toUpperCase();
     const url = `${baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`}${hash.slice(0, 5)}`;
-    const response = await fetch(url, { headers: { 'Add-Padding': 'true' }, signal: AbortSignal.timeout(5000) });
+    const response = await fetch(url, {
+      headers: { 'Add-Padding': 'true' },
+      signal: AbortSignal.timeout(5000),
+    });
     if (!response.ok) throw new Error(`range API answered ${response.status}`);
     const suffix = hash.slice(5);
     for (const line of (await response.text()).split('\n')) {

@@ -19,7 +19,11 @@ export class GiteaPublicKeyDto {
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
 
-export function presentPublicKey(key: PublicKey, viewer: User | undefined, publicUrl: string): GiteaPublicKeyDto {
+export function presentPublicKey(
+  key: PublicKey,
+  viewer: User | undefined,
+  publicUrl: string,
+): GiteaPublicKeyDto {
   const dto: GiteaPublicKeyDto = {
     id: Number(key.id),
     key: key.content,

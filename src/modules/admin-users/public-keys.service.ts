@@ -19,7 +19,8 @@ export interface ParsedKey {
 /** Parses one OpenSSH public key line; throws InvalidError with Gitea's texts. */
 export function parsePublicKey(text: string): ParsedKey {
   const content = text.trim();
-  if (/[\r\n]/.test(content)) throw new InvalidError('Invalid key content: only a single line with a single key please');
+  if (/[\r\n]/.test(content))
+    throw new InvalidError('Invalid key content: only a single line with a single key please');
   let key: sshpk.Key;
   try {
     key = sshpk.parseKey(content, 'ssh');
@@ -29,9 +30,12 @@ export function parsePublicKey(text: string): ParsedKey {
   }
   if (!key.type) throw new InvalidError('Unable to verify key content');
   const minimum = MINIMUM_KEY_SIZES[key.type];
-  if (minimum === undefined) throw new InvalidError(`Invalid key content: key type is not allowed: ${key.type}`);
+  if (minimum === undefined)
+    throw new InvalidError(`Invalid key content: key type is not allowed: ${key.type}`);
   if (key.size < minimum) {
-    throw new InvalidError(`Invalid key content: key length is not enough: got ${key.size}, needs ${minimum}`);
+    throw new InvalidError(
+      `Invalid key content: key length is not enough: got ${key.size}, needs ${minimum}`,
+    );
   }
   return { content, fingerprint: key.fingerprint('sha256').toString(), algorithm: key.type, size: key.size };
 }
@@ -51,7 +55,8 @@ export class PublicKeysService {
     if (await this.keys.existsBy({ fingerprint: parsed.fingerprint })) {
       throw new InvalidError('Key content has been used as non-deploy key');
     }
-    if (await this.keys.existsBy({ ownerId: owner.id, title })) throw new InvalidError('Key title has been used');
+    if (await this.keys.existsBy({ ownerId: owner.id, title }))
+      throw new InvalidError('Key title has been used');
     try {
       const saved = await this.keys.save(
         this.keys.create({
@@ -69,14 +74,26 @@ export class PublicKeysService {
       const constraint = uniqueViolation(error);
       if (constraint === null) throw error;
       throw new InvalidError(
-        constraint.includes('title') ? 'Key title has been used' : 'Key content has been used as non-deploy key',
+        constraint.includes('title')
+          ? 'Key title has been used'
+          : 'Key content has been used as non-deploy key',
       );
     }
   }
 
-  async list(owner: User, fingerprint: string | undefined, offset: number, limit: number): Promise<[PublicKey[], number]> {
+  async list(
+    owner: User,
+    fingerprint: string | undefined,
+    offset: number,
+    limit: number,
+  ): Promise<[PublicKey[], number]> {
     const where = fingerprint ? { ownerId: owner.id, fingerprint } : { ownerId: owner.id };
-    const [rows, total] = await this.keys.findAndCount({ where, order: { id: 'ASC' }, skip: offset, take: limit });
+    const [rows, total] = await this.keys.findAndCount({
+      where,
+      order: { id: 'ASC' },
+      skip: offset,
+      take: limit,
+    });
     for (const row of rows) row.owner = owner;
     return [rows, total];
   }

@@ -1,7 +1,13 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiBasicAuth, ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { type AnyPrincipal, type PrincipalKind, requestAnyPrincipal, requestPrincipal, type UserPrincipal } from './principal';
+import {
+  type AnyPrincipal,
+  type PrincipalKind,
+  requestAnyPrincipal,
+  requestPrincipal,
+  type UserPrincipal,
+} from './principal';
 
 export const ACCESS_METADATA = 'devplane:access';
 
@@ -78,5 +84,7 @@ export const CurrentCaller = createParamDecorator(
 
 /** The kinds a declaration admits. */
 export function admittedKinds(access: AccessDeclaration): readonly PrincipalKind[] {
-  return access.kind === 'authenticated' && access.principals && access.principals.length > 0 ? access.principals : ['user'];
+  return access.kind === 'authenticated' && access.principals && access.principals.length > 0
+    ? access.principals
+    : ['user'];
 }

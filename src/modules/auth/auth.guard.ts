@@ -54,7 +54,8 @@ export class AuthGuard implements CanActivate {
     if (context.getType() !== 'http') return this.canActivateNonHttp(context);
     const targets = [context.getHandler(), context.getClass()];
     const access = this.reflector.getAllAndOverride<AccessDeclaration | undefined>(ACCESS_METADATA, targets);
-    if (!access) throw new ForbiddenError('Route declares no access rule.', 'permission', { code: 'UNDECLARED_ACCESS' });
+    if (!access)
+      throw new ForbiddenError('Route declares no access rule.', 'permission', { code: 'UNDECLARED_ACCESS' });
     const req = context.switchToHttp().getRequest<Request>();
     const res = context.switchToHttp().getResponse<Response>();
     const dialect = routeDialect(this.reflector, context);
@@ -105,9 +106,10 @@ export class AuthGuard implements CanActivate {
       if (!giteaOk && !coderOk) {
         throw new ForbiddenError(problem ?? 'Forbidden.', 'scope', {
           // Coder answers its generic 403 (the renderer's default detail); the other dialects name the scope.
-          detail: access.tokenScope && dialect !== 'coder'
-            ? `API key scopes do not allow ${access.tokenScope.action} on ${access.tokenScope.type}.`
-            : undefined,
+          detail:
+            access.tokenScope && dialect !== 'coder'
+              ? `API key scopes do not allow ${access.tokenScope.action} on ${access.tokenScope.type}.`
+              : undefined,
         });
       }
     }
@@ -151,11 +153,11 @@ export class AuthGuard implements CanActivate {
       context.getHandler(),
       context.getClass(),
     ]);
-    if (!access) throw new ForbiddenError('Route declares no access rule.', 'permission', { code: 'UNDECLARED_ACCESS' });
+    if (!access)
+      throw new ForbiddenError('Route declares no access rule.', 'permission', { code: 'UNDECLARED_ACCESS' });
     return true;
   }
 }
 
 /** Stand-in handler of an upgrade: it carries no metadata, so the gateway class's declaration applies. */
 function UPGRADE_HANDLER(): void {}
-

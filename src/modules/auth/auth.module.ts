@@ -32,7 +32,11 @@ import { TargetUserResolver } from './target-user.service';
   imports: [TypeOrmModule.forFeature([...AUTH_ENTITIES, ApiToken])],
   controllers: [CoderAuthController, CoderTokensController],
   providers: [
-    { provide: AUTH_CONFIG, inject: [APP_CONFIG], useFactory: (config: AppConfig) => loadAuthConfig(config.env) },
+    {
+      provide: AUTH_CONFIG,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => loadAuthConfig(config.env),
+    },
     PasswordGuessLimiter,
     CredentialVerifier,
     ...CREDENTIAL_STRATEGIES,
@@ -48,6 +52,14 @@ import { TargetUserResolver } from './target-user.service';
     RealtimeAccessService,
     RealtimeRevocationListener,
   ],
-  exports: [CredentialResolver, CredentialVerifier, PasswordGuessLimiter, AuthGuard, AuthorizationService, PasswordStrengthService, AUTH_CONFIG],
+  exports: [
+    CredentialResolver,
+    CredentialVerifier,
+    PasswordGuessLimiter,
+    AuthGuard,
+    AuthorizationService,
+    PasswordStrengthService,
+    AUTH_CONFIG,
+  ],
 })
 export class AuthModule {}

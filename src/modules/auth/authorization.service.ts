@@ -30,7 +30,13 @@ export interface AuthzObject {
 
 export interface AuthcheckCheck {
   action: string;
-  object: { resource_type: string; owner_id: string; organization_id: string; resource_id: string; any_org: boolean };
+  object: {
+    resource_type: string;
+    owner_id: string;
+    organization_id: string;
+    resource_id: string;
+    any_org: boolean;
+  };
 }
 
 interface MembershipRow {
@@ -103,9 +109,14 @@ export class AuthorizationService {
     const scopes = token ? token.scopes : principal.scopes;
     // The key holds every field of the principal the subject is built from, so a principal read
     // before a change can never be filed under the versions after it.
-    const key = [user.id, user.uuid, coderSiteRoles(user).join(','), user.isServiceAccount, token?.id ?? '', scopes.join(' ')].join(
-      '|',
-    );
+    const key = [
+      user.id,
+      user.uuid,
+      coderSiteRoles(user).join(','),
+      user.isServiceAccount,
+      token?.id ?? '',
+      scopes.join(' '),
+    ].join('|');
     return this.compiledSubjects.get(key, () => this.compileUncached(principal));
   }
 
@@ -124,7 +135,9 @@ export class AuthorizationService {
     );
     const rows = result[0]?.memberships ?? [];
     const allowList = result[0]?.allow_list ?? undefined;
-    const memberRole = principal.user.isServiceAccount ? 'organization-service-account' : 'organization-member';
+    const memberRole = principal.user.isServiceAccount
+      ? 'organization-service-account'
+      : 'organization-member';
     const subject = new CompiledSubject(
       {
         id: principal.user.uuid,
@@ -132,11 +145,7 @@ export class AuthorizationService {
         memberships: rows.map((row) => ({
           orgId: row.org_uuid,
           sharingMode: row.sharing_mode,
-          roles: [
-            memberRole,
-            ...DEFAULT_ORG_MEMBER_ROLES,
-            ...(row.roles ?? []),
-          ],
+          roles: [memberRole, ...DEFAULT_ORG_MEMBER_ROLES, ...(row.roles ?? [])],
         })),
         scopes: principal.token ? principal.token.scopes : principal.scopes,
         allowList,
@@ -162,16 +171,29 @@ export class AuthorizationService {
   }
 
   /** Throws Coder's standard 403 (or 404 with `notFound`, for lookups) when not allowed. */
-  async require(principal: Principal, action: string, object: AuthzObject, options: { notFound?: boolean } = {}): Promise<void> {
+  async require(
+    principal: Principal,
+    action: string,
+    object: AuthzObject,
+    options: { notFound?: boolean } = {},
+  ): Promise<void> {
     if (await this.authorize(principal, action, object)) return;
-    if (options.notFound) throw new NotFoundError('Resource not found or you do not have access to this resource');
+    if (options.notFound)
+      throw new NotFoundError('Resource not found or you do not have access to this resource');
     throw new ForbiddenError('Forbidden.', 'permission');
   }
 
   /** Keeps the rows the caller may `action`. */
-  async filter<T>(principal: Principal, action: string, rows: T[], objectOf: (row: T) => AuthzObject): Promise<T[]> {
+  async filter<T>(
+    principal: Principal,
+    action: string,
+    rows: T[],
+    objectOf: (row: T) => AuthzObject,
+  ): Promise<T[]> {
     const subject = await this.subject(principal);
-    return rows.filter((row) => subject.authorize(action, this.rbacObject(principal, subject, objectOf(row))));
+    return rows.filter((row) =>
+      subject.authorize(action, this.rbacObject(principal, subject, objectOf(row))),
+    );
   }
 
   /** The RBAC object of a user account (Coder `user.RBACObject()`). */
@@ -180,7 +202,10 @@ export class AuthorizationService {
   }
 
   /** `POST /api/v2/authcheck` (reference A.2), checks answered in request order. */
-  async authcheck(principal: Principal, checks: [string, AuthcheckCheck][]): Promise<Record<string, boolean>> {
+  async authcheck(
+    principal: Principal,
+    checks: [string, AuthcheckCheck][],
+  ): Promise<Record<string, boolean>> {
     const withId = checks.filter(([, check]) => check.object.resource_id !== '').length;
     if (withId > MAX_RESOURCE_ID_CHECKS) {
       throw new BadRequestError(
@@ -192,7 +217,9 @@ export class AuthorizationService {
     for (const [key, check] of checks) {
       const { object } = check;
       if (object.resource_type === '') {
-        throw new BadRequestError(`Object's "resource_type" field must be defined for key ${JSON.stringify(key)}.`);
+        throw new BadRequestError(
+          `Object's "resource_type" field must be defined for key ${JSON.stringify(key)}.`,
+        );
       }
       let rbac: RbacObject = {
         type: object.resource_type,

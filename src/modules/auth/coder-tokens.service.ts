@@ -56,7 +56,9 @@ export class CoderTokensService {
     const lifetimeSeconds = this.validLifetime(target, input.lifetimeNs);
     const name = input.tokenName;
     if (name.length > MAX_TOKEN_NAME) {
-      throw new BadRequestError('Failed to create API key.', { detail: `token name must be at most ${MAX_TOKEN_NAME} characters` });
+      throw new BadRequestError('Failed to create API key.', {
+        detail: `token name must be at most ${MAX_TOKEN_NAME} characters`,
+      });
     }
     const taken = () =>
       new ConflictError(`A token with name "${name}" already exists.`, {
@@ -64,29 +66,40 @@ export class CoderTokensService {
         fields: [{ field: 'name', detail: 'This value is already in use and should be unique.' }],
       });
     if (name !== '' && (await this.tokenRows.existsBy({ userId: target.id, name }))) throw taken();
-    return this.transactions.run(async (tx) => {
-      const created = await this.tokens.create(
-        { userId: target.id, name, scopes, lifetimeSeconds, loginType: 'token' },
-        tx.manager,
-      );
-      if (!(allowList.length === 1 && allowList[0]!.type === '*' && allowList[0]!.id === '*')) {
-        await tx.manager.getRepository(TokenAllowList).insert({ tokenId: created.token.id, entries: allowList });
-      }
-      return created.key;
-    }).catch((error: unknown) => {
-      // Two concurrent creates with one name: the unique index decides, the loser gets the 409.
-      if (error instanceof QueryFailedError && (error.driverError as { code?: string } | undefined)?.code === '23505') throw taken();
-      throw error;
-    });
+    return this.transactions
+      .run(async (tx) => {
+        const created = await this.tokens.create(
+          { userId: target.id, name, scopes, lifetimeSeconds, loginType: 'token' },
+          tx.manager,
+        );
+        if (!(allowList.length === 1 && allowList[0]!.type === '*' && allowList[0]!.id === '*')) {
+          await tx.manager
+            .getRepository(TokenAllowList)
+            .insert({ tokenId: created.token.id, entries: allowList });
+        }
+        return created.key;
+      })
+      .catch((error: unknown) => {
+        // Two concurrent creates with one name: the unique index decides, the loser gets the 409.
+        if (
+          error instanceof QueryFailedError &&
+          (error.driverError as { code?: string } | undefined)?.code === '23505'
+        )
+          throw taken();
+        throw error;
+      });
   }
 
   private validScopes(principal: Principal, input: CreateTokenRequest): string[] {
-    const requested = input.scopes.length > 0 ? input.scopes : input.scope !== '' ? [input.scope] : ['coder:all'];
+    const requested =
+      input.scopes.length > 0 ? input.scopes : input.scope !== '' ? [input.scope] : ['coder:all'];
     const out: string[] = [];
     for (const scope of requested) {
       const canonical = canonicalExternalScope(scope);
       if (!canonical) {
-        throw new BadRequestError('Failed to create API key.', { detail: `invalid or unsupported API key scope: "${scope}"` });
+        throw new BadRequestError('Failed to create API key.', {
+          detail: `invalid or unsupported API key scope: "${scope}"`,
+        });
       }
       if (!out.includes(canonical)) out.push(canonical);
     }
@@ -99,7 +112,9 @@ export class CoderTokensService {
           (p) => have.has(`${p.type}:${p.action}`) || have.has(`${p.type}:*`) || have.has('*:*'),
         );
         if (!covered) {
-          throw new BadRequestError('Failed to create API key.', { detail: `invalid or unsupported API key scope: "${scope}"` });
+          throw new BadRequestError('Failed to create API key.', {
+            detail: `invalid or unsupported API key scope: "${scope}"`,
+          });
         }
       }
     }
@@ -110,27 +125,41 @@ export class CoderTokensService {
     if (entries.length === 0) return [ALLOW_ALL];
     for (const entry of entries) {
       if (entry.type !== '*' && !resourceActions(entry.type)) {
-        throw new BadRequestError('Failed to create API key.', { detail: `invalid allow_list entry: unknown resource type "${entry.type}"` });
+        throw new BadRequestError('Failed to create API key.', {
+          detail: `invalid allow_list entry: unknown resource type "${entry.type}"`,
+        });
       }
       if (entry.id !== '*' && !UUID.test(entry.id)) {
-        throw new BadRequestError('Failed to create API key.', { detail: `invalid allow_list entry: id "${entry.id}" must be a uuid or "*"` });
+        throw new BadRequestError('Failed to create API key.', {
+          detail: `invalid allow_list entry: id "${entry.id}" must be a uuid or "*"`,
+        });
       }
     }
-    return entries.some((e) => e.type === '*' && e.id === '*') ? [ALLOW_ALL] : entries.map((e) => ({ type: e.type, id: e.id.toLowerCase() }));
+    return entries.some((e) => e.type === '*' && e.id === '*')
+      ? [ALLOW_ALL]
+      : entries.map((e) => ({ type: e.type, id: e.id.toLowerCase() }));
   }
 
   private validLifetime(target: User, lifetimeNs: number): number {
     if (lifetimeNs === 0) return this.config.defaultTokenLifetimeSeconds;
     if (lifetimeNs < 0) {
-      throw new BadRequestError('Failed to validate create API key request.', { detail: 'lifetime must be positive number greater than 0' });
+      throw new BadRequestError('Failed to validate create API key request.', {
+        detail: 'lifetime must be positive number greater than 0',
+      });
     }
     const seconds = Math.floor(lifetimeNs / 1e9);
-    const max = target.isAdmin ? this.config.maxAdminTokenLifetimeSeconds : this.config.maxTokenLifetimeSeconds;
+    const max = target.isAdmin
+      ? this.config.maxAdminTokenLifetimeSeconds
+      : this.config.maxTokenLifetimeSeconds;
     if (seconds > max) {
-      throw new BadRequestError('Failed to validate create API key request.', { detail: `lifetime must be less than ${goDuration(max)}` });
+      throw new BadRequestError('Failed to validate create API key request.', {
+        detail: `lifetime must be less than ${goDuration(max)}`,
+      });
     }
     if (seconds === 0) {
-      throw new BadRequestError('Failed to validate create API key request.', { detail: 'lifetime must be positive number greater than 0' });
+      throw new BadRequestError('Failed to validate create API key request.', {
+        detail: 'lifetime must be positive number greater than 0',
+      });
     }
     return seconds;
   }
@@ -141,21 +170,36 @@ export class CoderTokensService {
       ? await this.allowLists.find({ where: allowed.map((row) => ({ tokenId: row.id })) })
       : [];
     const byId = new Map(lists.map((list) => [list.tokenId, list.entries]));
-    return allowed.map((token) => ({ token, owner: token.user, allowList: byId.get(token.id) ?? [ALLOW_ALL] }));
+    return allowed.map((token) => ({
+      token,
+      owner: token.user,
+      allowList: byId.get(token.id) ?? [ALLOW_ALL],
+    }));
   }
 
-  async list(principal: Principal, target: User, options: { includeExpired: boolean; includeAll: boolean }): Promise<TokenView[]> {
+  async list(
+    principal: Principal,
+    target: User,
+    options: { includeExpired: boolean; includeAll: boolean },
+  ): Promise<TokenView[]> {
     const rows = await this.tokenRows.find({
       where: { loginType: 'token', ...(options.includeAll ? {} : { userId: target.id }) },
       relations: { user: true },
       order: { createdAt: 'ASC' },
     });
     const now = Date.now();
-    return this.views(principal, 'read', options.includeExpired ? rows : rows.filter((row) => row.expiresAt.getTime() > now));
+    return this.views(
+      principal,
+      'read',
+      options.includeExpired ? rows : rows.filter((row) => row.expiresAt.getTime() > now),
+    );
   }
 
   async getByName(principal: Principal, target: User, name: string): Promise<TokenView> {
-    const row = await this.tokenRows.findOne({ where: { userId: target.id, name, loginType: 'token' }, relations: { user: true } });
+    const row = await this.tokenRows.findOne({
+      where: { userId: target.id, name, loginType: 'token' },
+      relations: { user: true },
+    });
     const [view] = row ? await this.views(principal, 'read', [row]) : [];
     if (!view) throw new NotFoundError(NOT_FOUND);
     return view;

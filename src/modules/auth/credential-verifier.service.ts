@@ -54,7 +54,8 @@ export class CredentialVerifier {
     if ('problem' in parsed) throw new UnauthenticatedError('malformed', INVALID, { detail: parsed.problem });
     const token = await this.tokens.findWithUser(parsed.id);
     if (!token) throw new UnauthenticatedError('unknown_key', INVALID);
-    if (!secretMatches(parsed.secret, token.hashedSecret)) throw new UnauthenticatedError('bad_secret', INVALID);
+    if (!secretMatches(parsed.secret, token.hashedSecret))
+      throw new UnauthenticatedError('bad_secret', INVALID);
     if (token.expiresAt.getTime() <= Date.now()) {
       throw new UnauthenticatedError('expired', INVALID, { detail: token.expiresAt.toISOString() });
     }
@@ -67,7 +68,12 @@ export class CredentialVerifier {
    * 429 before hashing once the address or the account has used up its failures; an unknown
    * account is verified against a dummy hash, so it costs the same time as a known one.
    */
-  async userFromPassword(login: string, password: string, req: Request, res?: Response): Promise<UserPrincipal> {
+  async userFromPassword(
+    login: string,
+    password: string,
+    req: Request,
+    res?: Response,
+  ): Promise<UserPrincipal> {
     if (!('problem' in parseToken(password))) {
       const principal = await this.tokenPrincipal(password, 'basic_token', '').catch(() => undefined);
       if (principal && [principal.user.lowerName, principal.user.lowerEmail].includes(login.toLowerCase())) {
@@ -90,7 +96,13 @@ export class CredentialVerifier {
       await this.guesses.recordFailure(address, account);
       throw new UnauthenticatedError('bad_password', INVALID);
     }
-    const principal: UserPrincipal = { kind: 'user', user, token: null, source: 'basic_password', scopes: ['all'] };
+    const principal: UserPrincipal = {
+      kind: 'user',
+      user,
+      token: null,
+      source: 'basic_password',
+      scopes: ['all'],
+    };
     await this.admit(principal);
     return principal;
   }
@@ -99,7 +111,9 @@ export class CredentialVerifier {
   async agentFromToken(raw: string): Promise<AgentPrincipal> {
     if (!this.agents) {
       const parsed = parseToken(raw);
-      throw new UnauthenticatedError('malformed', INVALID, { detail: 'problem' in parsed ? parsed.problem : undefined });
+      throw new UnauthenticatedError('malformed', INVALID, {
+        detail: 'problem' in parsed ? parsed.problem : undefined,
+      });
     }
     const agent = await this.agents.findByToken(raw);
     if (!agent) throw new UnauthenticatedError('unknown_key', INVALID);
@@ -124,7 +138,12 @@ export class CredentialVerifier {
     if (user.status === 'dormant') {
       user.status = 'active';
       await this.users.reactivate(user);
-      this.events.emit('user.status_changed', { userId: user.id, from: 'dormant', to: 'active', actorId: null });
+      this.events.emit('user.status_changed', {
+        userId: user.id,
+        from: 'dormant',
+        to: 'active',
+        actorId: null,
+      });
     }
     if (user.status !== 'active') {
       throw new UnauthenticatedError(

@@ -64,7 +64,9 @@ export class OneTimePasscodesService implements OnModuleDestroy {
       }
       const expiresAt = new Date(Date.now() + PASSCODE_VALIDITY_SECONDS * 1000);
       await this.transactions.run(async (tx) => {
-        await tx.manager.getRepository(OneTimePasscode).upsert({ userId: user.id, hashedPasscode: hashed, expiresAt }, ['userId']);
+        await tx.manager
+          .getRepository(OneTimePasscode)
+          .upsert({ userId: user.id, hashedPasscode: hashed, expiresAt }, ['userId']);
         tx.emit('auth.one_time_passcode_requested', {
           userId: user.id,
           email: user.email,
@@ -84,7 +86,10 @@ export class OneTimePasscodesService implements OnModuleDestroy {
     const user = await this.users.findByEmail(email);
     const stored = user ? await this.passcodes.findOneBy({ userId: user.id }) : null;
     const candidate = hashPasscode(code);
-    const matches = !!stored && stored.hashedPasscode.length === candidate.length && timingSafeEqual(stored.hashedPasscode, candidate);
+    const matches =
+      !!stored &&
+      stored.hashedPasscode.length === candidate.length &&
+      timingSafeEqual(stored.hashedPasscode, candidate);
     if (!user || !stored || !matches || Date.now() > stored.expiresAt.getTime()) {
       throw new BadRequestError(INCORRECT_PASSCODE, { code: 'INCORRECT_PASSCODE' });
     }
@@ -98,7 +103,10 @@ export class OneTimePasscodesService implements OnModuleDestroy {
         .getRepository(OneTimePasscode)
         .delete({ userId: user.id, hashedPasscode: candidate });
       if (!deleted.affected) throw new BadRequestError(INCORRECT_PASSCODE, { code: 'INCORRECT_PASSCODE' });
-      await tx.manager.query('UPDATE users SET password_hash = $1, updated_at = now() WHERE id = $2', [passwordHash, user.id]);
+      await tx.manager.query('UPDATE users SET password_hash = $1, updated_at = now() WHERE id = $2', [
+        passwordHash,
+        user.id,
+      ]);
       await this.tokens.deleteAllForUser(user.id, tx.manager);
       tx.emit('auth.password_changed', { userId: user.id, via: 'one_time_passcode' });
     });

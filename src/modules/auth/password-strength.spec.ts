@@ -19,17 +19,52 @@ describe('password strength (entropy rule)', () => {
     ['SomeSecurePassword!', 57, 19, 110.82, true, ''],
     ['MySecurePassword!', 57, 17, 99.16, true, ''],
     ['password', 26, 8, 37.6, false, NO_UPPER_DIGIT],
-    ['12345678', 10, 2, 6.64, false, 'insecure password, try including more special characters, using lowercase letters, using uppercase letters or using a longer password'],
-    ['Qwerty123!', 67, 6, 36.4, false, 'insecure password, try including more special characters or using a longer password'],
-    ['Passw0rd', 62, 8, 47.63, false, 'insecure password, try including more special characters or using a longer password'],
-    ['password1234', 36, 10, 51.7, false, 'insecure password, try including more special characters, using uppercase letters or using a longer password'],
+    [
+      '12345678',
+      10,
+      2,
+      6.64,
+      false,
+      'insecure password, try including more special characters, using lowercase letters, using uppercase letters or using a longer password',
+    ],
+    [
+      'Qwerty123!',
+      67,
+      6,
+      36.4,
+      false,
+      'insecure password, try including more special characters or using a longer password',
+    ],
+    [
+      'Passw0rd',
+      62,
+      8,
+      47.63,
+      false,
+      'insecure password, try including more special characters or using a longer password',
+    ],
+    [
+      'password1234',
+      36,
+      10,
+      51.7,
+      false,
+      'insecure password, try including more special characters, using uppercase letters or using a longer password',
+    ],
     ['Password1234', 62, 10, 59.54, true, ''],
     ['Summer2024', 62, 10, 59.54, true, ''],
     ['testpassword', 26, 12, 56.41, true, ''],
     ['abcdefghijklmnopqrstuvwxyz', 26, 6, 28.2, false, NO_UPPER_DIGIT],
     ['a'.repeat(40), 26, 2, 9.4, false, NO_UPPER_DIGIT],
     ['&1&1&1&1&1&é', 16, 13, 52, true, ''],
-    ['&1&1&1&1&1é', 16, 12, 48, false, 'insecure password, try including more special characters, using lowercase letters, using uppercase letters or using a longer password'],
+    [
+      '&1&1&1&1&1é',
+      16,
+      12,
+      48,
+      false,
+      'insecure password, try including more special characters, using lowercase letters, using uppercase letters or using a longer password',
+    ],
     ['éééé', 1, 4, 0, false, FOUR_HINTS],
     ['', 0, 0, 0, false, FOUR_HINTS],
     ['Aa1!'.repeat(16), 67, 64, 388.23, true, ''],
@@ -102,7 +137,13 @@ describe('linear removal equals the library algorithm', () => {
   it('removeMoreThanTwoRepeatingChars and removeSequence match on 3000 samples', () => {
     for (const chars of samples) {
       expect(removeMoreThanTwoRepeatingChars(chars)).toEqual(referenceRepeats(chars));
-      for (const sequence of ['0123456789', 'qwertyuiop', 'abcdefghijklmnopqrstuvwxyz', '9876543210', 'zyxwvutsrqponmlkjihgfedcba']) {
+      for (const sequence of [
+        '0123456789',
+        'qwertyuiop',
+        'abcdefghijklmnopqrstuvwxyz',
+        '9876543210',
+        'zyxwvutsrqponmlkjihgfedcba',
+      ]) {
         expect(removeSequence(chars, sequence)).toEqual(referenceSequence(chars, sequence));
       }
     }
@@ -111,6 +152,9 @@ describe('linear removal equals the library algorithm', () => {
   it('a megabyte password gets its verdict (the in-place version took minutes)', () => {
     expect(validatePasswordStrength('a'.repeat(1_000_000)).valid).toBe(false);
     expect(validatePasswordStrength('0123456789'.repeat(100_000)).valid).toBe(false);
-    expect(validatePasswordStrength('Aa1!x'.repeat(200_000))).toEqual({ valid: false, details: 'password must be no more than 64 characters' });
+    expect(validatePasswordStrength('Aa1!x'.repeat(200_000))).toEqual({
+      valid: false,
+      details: 'password must be no more than 64 characters',
+    });
   });
 });

@@ -82,7 +82,8 @@ export function removeSequence(chars: string[], sequence: string): string[] {
         continue;
       }
       matches++;
-      if (matches > 2) r++; // removed
+      if (matches > 2)
+        r++; // removed
       else out.push(chars[r++]!);
     }
     // The library's outer `i++` keeps the rune at the index and moves on.
@@ -116,7 +117,8 @@ export function passwordEntropy(password: string): number {
 function weaknessText(password: string): string {
   const present = new Set(Array.from(password).map(classOf));
   const hints: string[] = [];
-  if (!(present.has('replace') && present.has('sep') && present.has('other'))) hints.push('including more special characters');
+  if (!(present.has('replace') && present.has('sep') && present.has('other')))
+    hints.push('including more special characters');
   if (!present.has('lower')) hints.push('using lowercase letters');
   if (!present.has('upper')) hints.push('using uppercase letters');
   if (!present.has('digit')) hints.push('using numbers');
@@ -133,7 +135,9 @@ export interface PasswordVerdict {
 
 /** The rule: entropy ≥ 52 bits first, then at most 64 bytes. */
 export function validatePasswordStrength(password: string): PasswordVerdict {
-  if (passwordEntropy(password) < MIN_PASSWORD_ENTROPY) return { valid: false, details: weaknessText(password) };
-  if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) return { valid: false, details: PASSWORD_TOO_LONG };
+  if (passwordEntropy(password) < MIN_PASSWORD_ENTROPY)
+    return { valid: false, details: weaknessText(password) };
+  if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES)
+    return { valid: false, details: PASSWORD_TOO_LONG };
   return { valid: true, details: '' };
 }

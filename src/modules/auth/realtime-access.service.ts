@@ -26,7 +26,11 @@ type Refusal = { status: number; body: string; headers: Record<string, string> }
 
 /** What the realtime layer needs to know about a caller to revoke its connections. */
 export function realtimeIdentity(principal: Principal): RealtimeIdentity {
-  return { userId: principal.user.id, credentialId: principal.token?.id ?? null, viaCookie: principal.source === 'cookie' };
+  return {
+    userId: principal.user.id,
+    credentialId: principal.token?.id ?? null,
+    viaCookie: principal.source === 'cookie',
+  };
 }
 
 function dialectOf(gateway: Function): Dialect {
@@ -56,7 +60,11 @@ export class RealtimeAccessService implements UpgradeAuthorizer, RealtimeCredent
   async authorizeUpgrade(gateway: Function, req: IncomingMessage): Promise<UpgradeDecision> {
     try {
       const principal = await this.guard.authorizeUpgrade(gateway, req);
-      return { kind: 'accept', identity: principal ? realtimeIdentity(principal) : undefined, context: principal };
+      return {
+        kind: 'accept',
+        identity: principal ? realtimeIdentity(principal) : undefined,
+        context: principal,
+      };
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const refusal = this.renderRefusal(gateway, req, error);
@@ -97,8 +105,14 @@ export class RealtimeAccessService implements UpgradeAuthorizer, RealtimeCredent
   }
 
   async recheck(identities: RealtimeIdentity[]): Promise<(string | null)[]> {
-    const userIds = [...new Set(identities.map((identity) => identity.userId))].filter((id) => /^\d+$/.test(id));
-    const tokenIds = [...new Set(identities.map((identity) => identity.credentialId).filter((id): id is string => id !== null))];
+    const userIds = [...new Set(identities.map((identity) => identity.userId))].filter((id) =>
+      /^\d+$/.test(id),
+    );
+    const tokenIds = [
+      ...new Set(
+        identities.map((identity) => identity.credentialId).filter((id): id is string => id !== null),
+      ),
+    ];
     const users = new Map<string, { status: string; prohibit_login: boolean }>();
     if (userIds.length > 0) {
       const rows: { id: string; status: string; prohibit_login: boolean }[] = await this.dataSource.query(
@@ -121,7 +135,8 @@ export class RealtimeAccessService implements UpgradeAuthorizer, RealtimeCredent
       if (user.status !== 'active' && user.status !== 'dormant') {
         return `User is not active (status = "${user.status}"). Contact an admin to reactivate your account.`;
       }
-      if (user.prohibit_login) return 'This account is prohibited from signing in, please contact your site administrator.';
+      if (user.prohibit_login)
+        return 'This account is prohibited from signing in, please contact your site administrator.';
       if (identity.credentialId !== null && !liveTokens.has(`${identity.credentialId}:${identity.userId}`)) {
         return 'API key revoked.';
       }
@@ -133,7 +148,11 @@ export class RealtimeAccessService implements UpgradeAuthorizer, RealtimeCredent
 /** The close reason of a rendered 401: Coder's `detail` (or `message`), Gitea's `message`, OCS's meta message. */
 function reasonOf(body: string): string {
   try {
-    const parsed = JSON.parse(body) as { detail?: unknown; message?: unknown; ocs?: { meta?: { message?: unknown } } };
+    const parsed = JSON.parse(body) as {
+      detail?: unknown;
+      message?: unknown;
+      ocs?: { meta?: { message?: unknown } };
+    };
     for (const candidate of [parsed.detail, parsed.message, parsed.ocs?.meta?.message]) {
       if (typeof candidate === 'string' && candidate !== '') return candidate;
     }

@@ -5,7 +5,13 @@ import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { EventBus } from '../../platform/events/event-bus.service';
-import { BadRequestError, ForbiddenError, NotFoundError, RateLimitedError, UnauthenticatedError } from '../../platform/errors/domain-error';
+import {
+  BadRequestError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitedError,
+  UnauthenticatedError,
+} from '../../platform/errors/domain-error';
 import { PasswordGuessLimiter } from '../../platform/http/password-guess-limiter';
 import { ApiTokensService } from '../identity/api-tokens.service';
 import { ApiToken } from '../identity/entities/api-token.entity';
@@ -86,11 +92,19 @@ export class SessionsService {
     }
     if (user.status === 'dormant') {
       await this.users.reactivate(user);
-      this.events.emit('user.status_changed', { userId: user.id, from: 'dormant', to: 'active', actorId: null });
+      this.events.emit('user.status_changed', {
+        userId: user.id,
+        from: 'dormant',
+        to: 'active',
+        actorId: null,
+      });
     }
     const status = user.status === 'active' && user.prohibitLogin ? 'suspended' : user.status;
     if (status !== 'active') {
-      throw new UnauthenticatedError('inactive', `Your account is ${status}. Contact an admin to reactivate your account.`);
+      throw new UnauthenticatedError(
+        'inactive',
+        `Your account is ${status}. Contact an admin to reactivate your account.`,
+      );
     }
     return user;
   }
@@ -139,7 +153,11 @@ export class SessionsService {
         `DELETE FROM api_tokens WHERE user_id = $1 AND ('coder:application_connect' = ANY(scopes) OR 'application_connect' = ANY(scopes))`,
         [principal.user.id],
       );
-      tx.emit('auth.token_revoked', { userId: principal.user.id, tokenId: principal.token?.id ?? null, reason: 'logout' });
+      tx.emit('auth.token_revoked', {
+        userId: principal.user.id,
+        tokenId: principal.token?.id ?? null,
+        reason: 'logout',
+      });
     });
   }
 
@@ -155,7 +173,13 @@ export class SessionsService {
     await this.transactions.run(async (tx) => {
       const repo = tx.manager.getRepository(OAuthConvertState);
       await repo.delete({ userId: user.id });
-      await repo.insert({ state, userId: user.id, fromLoginType: 'password', toLoginType: toType, expiresAt });
+      await repo.insert({
+        state,
+        userId: user.id,
+        fromLoginType: 'password',
+        toLoginType: toType,
+        expiresAt,
+      });
     });
     this.logger.debug(`login conversion of user ${user.id} to ${toType} started`);
     return { state, expiresAt, toType, user };
@@ -166,28 +190,43 @@ export class SessionsService {
    * accounts only, the caller's own password needs the old one, the entropy rule, not the same
    * password; only owners change an owner's password. Every key of the user is deleted.
    */
-  async changePassword(principal: Principal, target: User, oldPassword: string, password: string): Promise<void> {
-    if (!(await this.authz.authorize(principal, 'update_personal', AuthorizationService.userObject(target)))) {
+  async changePassword(
+    principal: Principal,
+    target: User,
+    oldPassword: string,
+    password: string,
+  ): Promise<void> {
+    if (
+      !(await this.authz.authorize(principal, 'update_personal', AuthorizationService.userObject(target)))
+    ) {
       throw new NotFoundError('Resource not found or you do not have access to this resource');
     }
     const self = target.id === principal.user.id;
-    if (!self && target.isAdmin && !principal.user.isAdmin) throw new ForbiddenError('Forbidden.', 'permission');
+    if (!self && target.isAdmin && !principal.user.isAdmin)
+      throw new ForbiddenError('Forbidden.', 'permission');
     if (target.loginType !== 'password') {
       throw new BadRequestError('Users without password login type cannot change their password.');
     }
     if (self && oldPassword === '') {
-      throw new BadRequestError('Old password is required.', { fields: [{ field: 'old_password', detail: 'Old password is required.' }] });
+      throw new BadRequestError('Old password is required.', {
+        fields: [{ field: 'old_password', detail: 'Old password is required.' }],
+      });
     }
     this.strength.assertStrong(password);
     if ((self || oldPassword !== '') && !(await this.hasher.verify(target.passwordHash, oldPassword))) {
-      throw new BadRequestError('Old password is incorrect.', { fields: [{ field: 'old_password', detail: 'Old password is incorrect.' }] });
+      throw new BadRequestError('Old password is incorrect.', {
+        fields: [{ field: 'old_password', detail: 'Old password is incorrect.' }],
+      });
     }
     if (await this.hasher.verify(target.passwordHash, password)) {
       throw new BadRequestError('New password cannot match old password.');
     }
     const passwordHash = await this.hasher.hash(password);
     await this.transactions.run(async (tx) => {
-      await tx.manager.query('UPDATE users SET password_hash = $1, updated_at = now() WHERE id = $2', [passwordHash, target.id]);
+      await tx.manager.query('UPDATE users SET password_hash = $1, updated_at = now() WHERE id = $2', [
+        passwordHash,
+        target.id,
+      ]);
       await this.tokens.deleteAllForUser(target.id, tx.manager);
       tx.emit('auth.password_changed', { userId: target.id, via: self ? 'self' : 'admin' });
     });

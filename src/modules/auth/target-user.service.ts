@@ -20,7 +20,9 @@ export class TargetUserResolver {
     const user = await this.directory.requireCoderUser(ref, principal);
     if (user.id === principal.user.id) return user;
     if (!(await this.authz.authorize(principal, 'read', AuthorizationService.userObject(user)))) {
-      throw new NotFoundError('Resource not found or you do not have access to this resource', { code: 'USER_NOT_FOUND' });
+      throw new NotFoundError('Resource not found or you do not have access to this resource', {
+        code: 'USER_NOT_FOUND',
+      });
     }
     return user;
   }

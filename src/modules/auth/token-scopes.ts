@@ -15,7 +15,8 @@ export function missingGiteaScope(principal: Principal, categories: string[], me
   const level = method === 'GET' || method === 'HEAD' ? 'read' : 'write';
   const required = categories.map((category) => `${level}:${category}`);
   const satisfied = categories.every(
-    (category) => scopes.includes(`write:${category}`) || (level === 'read' && scopes.includes(`read:${category}`)),
+    (category) =>
+      scopes.includes(`write:${category}`) || (level === 'read' && scopes.includes(`read:${category}`)),
   );
   if (satisfied) return null;
   return `token does not have at least one of required scope(s), required=[${required.join(' ')}], token scope=${scopes.join(',')}`;
@@ -38,7 +39,10 @@ export const GITEA_SCOPE_CATEGORIES = [
 export function isGiteaScope(scope: string): boolean {
   if (scope === 'all') return true;
   const [level, category] = scope.split(':');
-  return (level === 'read' || level === 'write') && (GITEA_SCOPE_CATEGORIES as readonly string[]).includes(category ?? '');
+  return (
+    (level === 'read' || level === 'write') &&
+    (GITEA_SCOPE_CATEGORIES as readonly string[]).includes(category ?? '')
+  );
 }
 
 /** Whether the caller's API key grants `action` on resource `type` (Coder scopes); passwords and sessions without a key pass. */

@@ -24,9 +24,11 @@ export type ParsedToken = { id: string; secret: string } | { problem: string };
 /** `<10-char id>-<22-char secret>`, both [0-9A-Za-z]. */
 export function parseToken(raw: string): ParsedToken {
   const parts = raw.split('-');
-  if (parts.length !== 2) return { problem: `expected exactly one "-" separating id and secret, found ${parts.length - 1}` };
+  if (parts.length !== 2)
+    return { problem: `expected exactly one "-" separating id and secret, found ${parts.length - 1}` };
   const [id, secret] = parts as [string, string];
-  if (id.length !== TOKEN_ID_LENGTH) return { problem: `id length must be ${TOKEN_ID_LENGTH}, got ${id.length}` };
+  if (id.length !== TOKEN_ID_LENGTH)
+    return { problem: `id length must be ${TOKEN_ID_LENGTH}, got ${id.length}` };
   if (secret.length !== TOKEN_SECRET_LENGTH) {
     return { problem: `secret length must be ${TOKEN_SECRET_LENGTH}, got ${secret.length}` };
   }

@@ -38,14 +38,18 @@ export class ApiTokensService {
     @InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.lookupCache = new VersionedCache({ tables: ['api_tokens', 'users'], ttlMs: config.identityCacheSeconds * 1000 });
+    this.lookupCache = new VersionedCache({
+      tables: ['api_tokens', 'users'],
+      ttlMs: config.identityCacheSeconds * 1000,
+    });
   }
 
   async create(input: CreateTokenInput, manager?: EntityManager): Promise<CreatedToken> {
     const repo = manager ? manager.getRepository(ApiToken) : this.tokens;
     const id = randomString(TOKEN_ID_LENGTH);
     const secret = randomString(TOKEN_SECRET_LENGTH);
-    const name = input.name && input.name !== '' ? input.name : `${input.loginType ?? 'token'}_${id.toLowerCase()}`;
+    const name =
+      input.name && input.name !== '' ? input.name : `${input.loginType ?? 'token'}_${id.toLowerCase()}`;
     if (await repo.existsBy({ userId: input.userId, name })) {
       throw new ConflictError(`A token with name "${name}" already exists.`, { code: 'TOKEN_NAME_TAKEN' });
     }
@@ -105,7 +109,10 @@ export class ApiTokensService {
   })();
 
   listForUser(userId: string, loginType?: LoginType): Promise<ApiToken[]> {
-    return this.tokens.find({ where: { userId, ...(loginType ? { loginType } : {}) }, order: { createdAt: 'ASC' } });
+    return this.tokens.find({
+      where: { userId, ...(loginType ? { loginType } : {}) },
+      order: { createdAt: 'ASC' },
+    });
   }
 
   /** Nextcloud-style password confirmation of a session (workflows need it for cookie sessions). */
@@ -128,7 +135,11 @@ export class ApiTokensService {
   async recordUse(token: ApiToken, ipAddress: string): Promise<void> {
     const now = Date.now();
     const changes: Partial<ApiToken> = {};
-    if (!token.lastUsedAt || now - token.lastUsedAt.getTime() >= ONE_HOUR_MS || token.ipAddress !== ipAddress) {
+    if (
+      !token.lastUsedAt ||
+      now - token.lastUsedAt.getTime() >= ONE_HOUR_MS ||
+      token.ipAddress !== ipAddress
+    ) {
       changes.lastUsedAt = new Date(now);
       changes.ipAddress = ipAddress;
     }
@@ -179,8 +190,11 @@ function hydrate<T extends object>(
   for (const { property, database } of columns) {
     const value = row[`${prefix}${database}`];
     // Rows may come from the lookup cache: arrays and dates are copied so callers cannot change the cached row.
-    (target as Record<string, unknown>)[property] =
-      Array.isArray(value) ? [...(value as unknown[])] : value instanceof Date ? new Date(value.getTime()) : value;
+    (target as Record<string, unknown>)[property] = Array.isArray(value)
+      ? [...(value as unknown[])]
+      : value instanceof Date
+        ? new Date(value.getTime())
+        : value;
   }
   return target;
 }

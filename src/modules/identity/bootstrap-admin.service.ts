@@ -29,7 +29,8 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.bootstrapAdminOnStart || (await this.users.countIndividuals()) > 0) return;
-    const weak = this.config.admin.password === undefined ? null : validatePasswordStrength(this.config.admin.password);
+    const weak =
+      this.config.admin.password === undefined ? null : validatePasswordStrength(this.config.admin.password);
     if (weak && !weak.valid) {
       // The entropy rule guards every stored password; a weak ADMIN_PASSWORD stops the first start.
       throw new ConfigError('ADMIN_PASSWORD', `is too weak: ${weak.details}`);
@@ -37,7 +38,9 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
     // Instances started together on an empty database: one creates the administrator, under a
     // transaction-scoped advisory lock; the others find it there and do nothing.
     const created = await this.transactions.run(async (tx) => {
-      await tx.manager.query("SELECT pg_advisory_xact_lock(hashtext('devplane:bootstrap:' || current_schema()))");
+      await tx.manager.query(
+        "SELECT pg_advisory_xact_lock(hashtext('devplane:bootstrap:' || current_schema()))",
+      );
       if ((await tx.manager.getRepository(User).countBy({ type: 'individual' })) > 0) return null;
       return this.createAdmin(this.config.admin, tx);
     });
@@ -54,22 +57,28 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
     }
   }
 
-  async createAdmin(input: CreateAdminInput, tx?: Transaction): Promise<{ user: User; password: string; generated: boolean }> {
+  async createAdmin(
+    input: CreateAdminInput,
+    tx?: Transaction,
+  ): Promise<{ user: User; password: string; generated: boolean }> {
     const generated = input.password === undefined;
     const password = input.password ?? randomString(20);
     const isFirstAdmin = tx
       ? (await tx.manager.getRepository(User).countBy({ type: 'individual' })) === 0
       : (await this.users.countIndividuals()) === 0;
-    const user = await this.users.create({
-      username: input.username,
-      email: input.email,
-      password,
-      isAdmin: true,
-      siteRoles: ['owner'],
-      hasBootstrapGrant: isFirstAdmin,
-      isSuperAdmin: isFirstAdmin && this.config.superAdminEnabled,
-      mustChangePassword: false,
-    }, tx);
+    const user = await this.users.create(
+      {
+        username: input.username,
+        email: input.email,
+        password,
+        isAdmin: true,
+        siteRoles: ['owner'],
+        hasBootstrapGrant: isFirstAdmin,
+        isSuperAdmin: isFirstAdmin && this.config.superAdminEnabled,
+        mustChangePassword: false,
+      },
+      tx,
+    );
     return { user, password, generated };
   }
 }

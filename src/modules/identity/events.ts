@@ -1,6 +1,13 @@
 /** Events emitted by the identity module (after commit). */
 export interface IdentityEvents {
-  'user.created': { userId: string; uuid: string; username: string; email: string; createdBy: string | null; sendNotify: boolean };
+  'user.created': {
+    userId: string;
+    uuid: string;
+    username: string;
+    email: string;
+    createdBy: string | null;
+    sendNotify: boolean;
+  };
   'user.updated': { userId: string; changed: string[] };
   'user.status_changed': { userId: string; from: string; to: string; actorId: string | null };
   'user.deleted': { userId: string; uuid: string; username: string; purge: boolean; actorId: string | null };

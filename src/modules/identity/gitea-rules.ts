@@ -10,9 +10,35 @@ export { isValidUsername, parseGoBool } from '../../api/gitea/gitea-binding-rule
  */
 
 export const RESERVED_USERNAMES: ReadonlySet<string> = new Set([
-  '.', '..', '.well-known', 'api', 'metrics', 'v2', 'assets', 'attachments', 'avatar', 'avatars', 'repo-avatars',
-  'captcha', 'login', 'org', 'repo', 'user', 'explore', 'issues', 'pulls', 'milestones', 'notifications',
-  'favicon.ico', 'manifest.json', 'robots.txt', 'sitemap.xml', 'ssh_info', 'swagger.v1.json', 'ghost', 'gitea-actions',
+  '.',
+  '..',
+  '.well-known',
+  'api',
+  'metrics',
+  'v2',
+  'assets',
+  'attachments',
+  'avatar',
+  'avatars',
+  'repo-avatars',
+  'captcha',
+  'login',
+  'org',
+  'repo',
+  'user',
+  'explore',
+  'issues',
+  'pulls',
+  'milestones',
+  'notifications',
+  'favicon.ico',
+  'manifest.json',
+  'robots.txt',
+  'sitemap.xml',
+  'ssh_info',
+  'swagger.v1.json',
+  'ghost',
+  'gitea-actions',
 ]);
 
 export const RESERVED_USERNAME_PATTERNS: readonly string[] = ['*.keys', '*.gpg', '*.rss', '*.atom', '*.png'];
@@ -62,7 +88,10 @@ export function emailDomainMessage(email: string): string {
  * Gitea `IsEmailDomainAllowed`: with an allowlist, the domain must match one of its globs;
  * otherwise it must match none of the blocklist. Globs have no separators (`*` matches dots).
  */
-export function compileEmailDomainCheck(allowlist: string[], blocklist: string[]): (email: string) => boolean {
+export function compileEmailDomainCheck(
+  allowlist: string[],
+  blocklist: string[],
+): (email: string) => boolean {
   const compile = (patterns: string[]) =>
     patterns.map((pattern) => picomatch(pattern.toLowerCase(), { nocase: true, dot: true }));
   const allow = compile(allowlist);

@@ -17,8 +17,21 @@ import { UsersService } from './users.service';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES)],
-  controllers: [OcsCloudUserController, CoderUsersController, GiteaUsersController, GiteaOrganizationsController],
-  providers: [UsersService, OrganizationsService, ApiTokensService, PasswordHasher, UserDirectory, BootstrapAdminService, OwnedResourcesRegistry],
+  controllers: [
+    OcsCloudUserController,
+    CoderUsersController,
+    GiteaUsersController,
+    GiteaOrganizationsController,
+  ],
+  providers: [
+    UsersService,
+    OrganizationsService,
+    ApiTokensService,
+    PasswordHasher,
+    UserDirectory,
+    BootstrapAdminService,
+    OwnedResourcesRegistry,
+  ],
   exports: [
     UsersService,
     OrganizationsService,

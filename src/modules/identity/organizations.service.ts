@@ -24,7 +24,18 @@ export interface Membership {
 /** Gitea's Owners team, which every organization has. */
 export const OWNERS_TEAM = 'Owners';
 /** Gitea's repository units a team's permission can cover. */
-export const TEAM_UNITS = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.wiki', 'repo.ext_wiki', 'repo.pulls', 'repo.releases', 'repo.projects', 'repo.packages', 'repo.actions'] as const;
+export const TEAM_UNITS = [
+  'repo.code',
+  'repo.issues',
+  'repo.ext_issues',
+  'repo.wiki',
+  'repo.ext_wiki',
+  'repo.pulls',
+  'repo.releases',
+  'repo.projects',
+  'repo.packages',
+  'repo.actions',
+] as const;
 
 export interface EditOrganizationInput {
   fullName?: string;
@@ -63,7 +74,10 @@ export class OrganizationsService {
     private readonly owned: OwnedResourcesRegistry,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.membershipCache = new VersionedCache({ tables: ['organization_members', 'users'], ttlMs: config.identityCacheSeconds * 1000 });
+    this.membershipCache = new VersionedCache({
+      tables: ['organization_members', 'users'],
+      ttlMs: config.identityCacheSeconds * 1000,
+    });
   }
 
   /** A user's memberships (every Coder User response lists them), until a membership or account changes. */
@@ -82,7 +96,9 @@ export class OrganizationsService {
     return this.transactions.run(async (tx) => {
       const accounts = tx.manager.getRepository(User);
       if (await accounts.existsBy({ lowerName: input.name.toLowerCase() })) {
-        throw new ConflictError(`organization already exists [name: ${input.name}]`, { code: 'ORG_NAME_TAKEN' });
+        throw new ConflictError(`organization already exists [name: ${input.name}]`, {
+          code: 'ORG_NAME_TAKEN',
+        });
       }
       const account = await accounts.save(
         accounts.create({
@@ -95,7 +111,9 @@ export class OrganizationsService {
           loginType: 'none',
         }),
       );
-      await tx.manager.getRepository(Organization).insert({ accountId: account.id, displayName: input.displayName ?? input.name });
+      await tx.manager
+        .getRepository(Organization)
+        .insert({ accountId: account.id, displayName: input.displayName ?? input.name });
       // Gitea: every organization has an Owners team (owner permission, every repository).
       const owners = await tx.manager.getRepository(Team).save(
         tx.manager.getRepository(Team).create({
@@ -109,16 +127,24 @@ export class OrganizationsService {
         }),
       );
       if (input.ownerId) {
-        await tx.manager
-          .getRepository(OrganizationMember)
-          .insert({ organizationId: account.id, userId: input.ownerId, roles: ['organization-admin'], isOwner: true });
+        await tx.manager.getRepository(OrganizationMember).insert({
+          organizationId: account.id,
+          userId: input.ownerId,
+          roles: ['organization-admin'],
+          isOwner: true,
+        });
         await tx.manager.getRepository(TeamMember).insert({ teamId: owners.id, userId: input.ownerId });
       }
       return account;
     });
   }
 
-  async addMember(organizationId: string, userId: string, roles: string[] = [], isOwner = false): Promise<void> {
+  async addMember(
+    organizationId: string,
+    userId: string,
+    roles: string[] = [],
+    isOwner = false,
+  ): Promise<void> {
     await this.members_.upsert({ organizationId, userId, roles, isOwner }, ['organizationId', 'userId']);
   }
 
@@ -137,8 +163,14 @@ export class OrganizationsService {
     return memberships.map((membership) => ({ ...membership, roles: [...membership.roles] }));
   }
 
-  async createTeam(organizationId: string, name: string, permission: Team['permission'] = 'read'): Promise<Team> {
-    return this.teams.save(this.teams.create({ organizationId, name, lowerName: name.toLowerCase(), permission }));
+  async createTeam(
+    organizationId: string,
+    name: string,
+    permission: Team['permission'] = 'read',
+  ): Promise<Team> {
+    return this.teams.save(
+      this.teams.create({ organizationId, name, lowerName: name.toLowerCase(), permission }),
+    );
   }
 
   async addTeamMember(teamId: string, userId: string): Promise<void> {
@@ -165,7 +197,9 @@ export class OrganizationsService {
     await this.transactions.run(async (tx) => {
       for (const handler of this.owned.list()) {
         if ((await handler.count(organization.id, tx.manager)) > 0) {
-          throw new InvalidError(handler.message(organization.id).replace(/^user /, 'organization '), { code: `OWNS_${handler.kind.toUpperCase()}` });
+          throw new InvalidError(handler.message(organization.id).replace(/^user /, 'organization '), {
+            code: `OWNS_${handler.kind.toUpperCase()}`,
+          });
         }
       }
       await tx.manager.getRepository(User).delete({ id: organization.id, type: 'organization' });
@@ -173,7 +207,10 @@ export class OrganizationsService {
   }
 
   /** Members of an organization, by id. */
-  async members(organizationId: string, page: { offset: number; limit: number }): Promise<{ items: User[]; total: number }> {
+  async members(
+    organizationId: string,
+    page: { offset: number; limit: number },
+  ): Promise<{ items: User[]; total: number }> {
     const [rows, total] = await this.members_.findAndCount({
       where: { organizationId },
       relations: { user: true },
@@ -195,16 +232,23 @@ export class OrganizationsService {
       const member = await members.findOneBy({ organizationId, userId });
       if (!member) return;
       if (member.isOwner && (await members.countBy({ organizationId, isOwner: true })) <= 1) {
-        throw new InvalidError(`user is the last member of owner team [uid: ${userId}]`, { code: 'LAST_OWNER' });
+        throw new InvalidError(`user is the last member of owner team [uid: ${userId}]`, {
+          code: 'LAST_OWNER',
+        });
       }
-      const teamIds = (await tx.manager.getRepository(Team).find({ where: { organizationId }, select: { id: true } })).map((team) => team.id);
+      const teamIds = (
+        await tx.manager.getRepository(Team).find({ where: { organizationId }, select: { id: true } })
+      ).map((team) => team.id);
       if (teamIds.length) await tx.manager.getRepository(TeamMember).delete({ userId, teamId: In(teamIds) });
       await members.delete({ organizationId, userId });
     });
   }
 
   /** Organizations a user belongs to (Gitea `GET /user/orgs`). */
-  async organizationsOf(userId: string, page: { offset: number; limit: number }): Promise<{ items: User[]; total: number }> {
+  async organizationsOf(
+    userId: string,
+    page: { offset: number; limit: number },
+  ): Promise<{ items: User[]; total: number }> {
     const [rows, total] = await this.members_.findAndCount({
       where: { userId, organization: { type: 'organization' } },
       relations: { organization: true },
@@ -215,13 +259,23 @@ export class OrganizationsService {
     return { items: rows.map((row) => row.organization), total };
   }
 
-  async teamsOfOrganization(organizationId: string, page: { offset: number; limit: number }): Promise<{ items: Team[]; total: number }> {
-    const [items, total] = await this.teams.findAndCount({ where: { organizationId }, order: { id: 'ASC' }, skip: page.offset, take: page.limit });
+  async teamsOfOrganization(
+    organizationId: string,
+    page: { offset: number; limit: number },
+  ): Promise<{ items: Team[]; total: number }> {
+    const [items, total] = await this.teams.findAndCount({
+      where: { organizationId },
+      order: { id: 'ASC' },
+      skip: page.offset,
+      take: page.limit,
+    });
     return { items, total };
   }
 
   findTeamById(id: string): Promise<Team | null> {
-    return /^\d{1,18}$/.test(id) ? this.teams.findOne({ where: { id }, relations: { organization: true } }) : Promise.resolve(null);
+    return /^\d{1,18}$/.test(id)
+      ? this.teams.findOne({ where: { id }, relations: { organization: true } })
+      : Promise.resolve(null);
   }
 
   /** Gitea's CreateTeam / EditTeam. Names are unique per organization (422 otherwise). */
@@ -232,7 +286,10 @@ export class OrganizationsService {
       throw new InvalidError('the Owners team cannot be renamed', { code: 'OWNERS_TEAM' });
     }
     const clash = await this.teams.findOneBy({ organizationId, lowerName: name.toLowerCase() });
-    if (clash && clash.id !== existing?.id) throw new InvalidError(`team already exists [org_id: ${organizationId}, name: ${name}]`, { code: 'TEAM_EXISTS' });
+    if (clash && clash.id !== existing?.id)
+      throw new InvalidError(`team already exists [org_id: ${organizationId}, name: ${name}]`, {
+        code: 'TEAM_EXISTS',
+      });
     const team = existing ?? this.teams.create({ organizationId });
     team.name = name;
     team.lowerName = name.toLowerCase();
@@ -240,7 +297,8 @@ export class OrganizationsService {
     if (existing?.permission !== 'owner') {
       if (input.permission !== undefined) team.permission = input.permission;
       if (input.units !== undefined) team.units = input.units;
-      if (input.includesAllRepositories !== undefined) team.includesAllRepositories = input.includesAllRepositories;
+      if (input.includesAllRepositories !== undefined)
+        team.includesAllRepositories = input.includesAllRepositories;
     }
     team.permission ??= 'read';
     team.units ??= [];
@@ -249,12 +307,15 @@ export class OrganizationsService {
   }
 
   async deleteTeam(team: Team): Promise<void> {
-    if (team.permission === 'owner') throw new InvalidError('the Owners team cannot be deleted', { code: 'OWNERS_TEAM' });
+    if (team.permission === 'owner')
+      throw new InvalidError('the Owners team cannot be deleted', { code: 'OWNERS_TEAM' });
     await this.teams.delete({ id: team.id });
   }
 
   async teamMembers(teamId: string): Promise<User[]> {
-    return (await this.teamMembers_.find({ where: { teamId }, relations: { user: true }, order: { userId: 'ASC' } })).map((row) => row.user);
+    return (
+      await this.teamMembers_.find({ where: { teamId }, relations: { user: true }, order: { userId: 'ASC' } })
+    ).map((row) => row.user);
   }
 
   /** Adds a user to a team (and to the organization); the Owners team makes them an owner. */
@@ -265,7 +326,8 @@ export class OrganizationsService {
       const member = await members.findOneBy({ organizationId: team.organizationId, userId });
       const isOwner = team.permission === 'owner' || member?.isOwner === true;
       if (!member) await members.insert({ organizationId: team.organizationId, userId, roles: [], isOwner });
-      else if (isOwner !== member.isOwner) await members.update({ organizationId: team.organizationId, userId }, { isOwner });
+      else if (isOwner !== member.isOwner)
+        await members.update({ organizationId: team.organizationId, userId }, { isOwner });
     });
   }
 
@@ -274,8 +336,13 @@ export class OrganizationsService {
     await this.transactions.run(async (tx) => {
       if (team.permission === 'owner') {
         const members = tx.manager.getRepository(OrganizationMember);
-        if ((await members.countBy({ organizationId: team.organizationId, isOwner: true })) <= 1 && (await members.existsBy({ organizationId: team.organizationId, userId, isOwner: true }))) {
-          throw new InvalidError(`user is the last member of owner team [uid: ${userId}]`, { code: 'LAST_OWNER' });
+        if (
+          (await members.countBy({ organizationId: team.organizationId, isOwner: true })) <= 1 &&
+          (await members.existsBy({ organizationId: team.organizationId, userId, isOwner: true }))
+        ) {
+          throw new InvalidError(`user is the last member of owner team [uid: ${userId}]`, {
+            code: 'LAST_OWNER',
+          });
         }
         await members.update({ organizationId: team.organizationId, userId }, { isOwner: false });
       }
@@ -285,18 +352,25 @@ export class OrganizationsService {
 
   /** The teams the user belongs to, in organization `organizationId` (repository permissions). */
   async teamsOf(userId: string, organizationId: string): Promise<Team[]> {
-    const rows = await this.teamMembers_.find({ where: { userId, team: { organizationId } }, relations: { team: true } });
+    const rows = await this.teamMembers_.find({
+      where: { userId, team: { organizationId } },
+      relations: { team: true },
+    });
     return rows.map((row) => row.team);
   }
 
   /** Numeric ids of an organization's owners (members of its Owners team). */
   async ownerIdsOf(organizationId: string): Promise<string[]> {
-    return (await this.members_.find({ where: { organizationId, isOwner: true }, select: { userId: true } })).map((row) => row.userId);
+    return (
+      await this.members_.find({ where: { organizationId, isOwner: true }, select: { userId: true } })
+    ).map((row) => row.userId);
   }
 
   /** Every team the user belongs to, in any organization (repository visibility). */
   async allTeamsOf(userId: string): Promise<Team[]> {
-    return (await this.teamMembers_.find({ where: { userId }, relations: { team: true } })).map((row) => row.team);
+    return (await this.teamMembers_.find({ where: { userId }, relations: { team: true } })).map(
+      (row) => row.team,
+    );
   }
 
   /** An organization's team by name (case-insensitive). */
@@ -329,13 +403,22 @@ export class OrganizationsService {
     if (lowered === 'admin') return true;
     const slash = lowered.indexOf('/');
     if (slash < 0) return this.accounts.existsBy({ lowerName: lowered, type: 'organization' });
-    const organization = await this.accounts.findOneBy({ lowerName: lowered.slice(0, slash), type: 'organization' });
-    return organization !== null && (await this.teams.existsBy({ organizationId: organization.id, lowerName: lowered.slice(slash + 1) }));
+    const organization = await this.accounts.findOneBy({
+      lowerName: lowered.slice(0, slash),
+      type: 'organization',
+    });
+    return (
+      organization !== null &&
+      (await this.teams.existsBy({ organizationId: organization.id, lowerName: lowered.slice(slash + 1) }))
+    );
   }
 
   /** Names of the teams the user belongs to, as `org/team`. */
   async teamNamesOf(userId: string): Promise<string[]> {
-    const rows = await this.teamMembers_.find({ where: { userId }, relations: { team: { organization: true } } });
+    const rows = await this.teamMembers_.find({
+      where: { userId },
+      relations: { team: { organization: true } },
+    });
     return rows.map((row) => `${row.team.organization.name}/${row.team.name}`);
   }
 }

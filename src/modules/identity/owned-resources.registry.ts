@@ -25,7 +25,8 @@ export class OwnedResourcesRegistry {
   private readonly handlers = new Map<string, OwnedResourceHandler>();
 
   register(handler: OwnedResourceHandler): void {
-    if (this.handlers.has(handler.kind)) throw new Error(`owned resource kind "${handler.kind}" registered twice`);
+    if (this.handlers.has(handler.kind))
+      throw new Error(`owned resource kind "${handler.kind}" registered twice`);
     this.handlers.set(handler.kind, handler);
   }
 
@@ -36,6 +37,8 @@ export class OwnedResourcesRegistry {
   /** Handlers in check order. */
   list(): OwnedResourceHandler[] {
     const rank = (kind: string) => (ORDER.includes(kind) ? ORDER.indexOf(kind) : ORDER.length);
-    return [...this.handlers.values()].sort((a, b) => rank(a.kind) - rank(b.kind) || a.kind.localeCompare(b.kind));
+    return [...this.handlers.values()].sort(
+      (a, b) => rank(a.kind) - rank(b.kind) || a.kind.localeCompare(b.kind),
+    );
   }
 }

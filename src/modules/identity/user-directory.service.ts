@@ -13,7 +13,10 @@ export class UserDirectory {
   async requireCoderUser(ref: string, principal: Principal): Promise<User> {
     if (ref === 'me') return principal.user;
     const user = await this.users.findByUuidOrName(ref);
-    if (!user) throw new NotFoundError('Resource not found or you do not have access to this resource', { code: 'USER_NOT_FOUND' });
+    if (!user)
+      throw new NotFoundError('Resource not found or you do not have access to this resource', {
+        code: 'USER_NOT_FOUND',
+      });
     return user;
   }
 

@@ -81,7 +81,8 @@ export class UsersService {
 
   async requireByName(name: string): Promise<User> {
     const user = await this.findByName(name);
-    if (!user) throw new NotFoundError(`user does not exist [uid: 0, name: ${name}]`, { code: 'USER_NOT_FOUND' });
+    if (!user)
+      throw new NotFoundError(`user does not exist [uid: 0, name: ${name}]`, { code: 'USER_NOT_FOUND' });
     return user;
   }
 
@@ -96,7 +97,10 @@ export class UsersService {
 
   /** The administrator holding the bootstrap grant (the site's root; the admin CLI acts as it). */
   findBootstrapAdmin(): Promise<User | null> {
-    return this.users.findOne({ where: { type: 'individual', hasBootstrapGrant: true }, order: { id: 'ASC' } });
+    return this.users.findOne({
+      where: { type: 'individual', hasBootstrapGrant: true },
+      order: { id: 'ASC' },
+    });
   }
 
   /** Sets a new password chosen by an operator and whether it must be changed at the next sign-in. */
@@ -125,7 +129,9 @@ export class UsersService {
         throw new ConflictError(`user already exists [name: ${input.username}]`, { code: 'USER_NAME_TAKEN' });
       }
       if (input.email !== '' && (await this.emailIsTaken(input.email, tx.manager))) {
-        throw new ConflictError(`e-mail already in use [email: ${input.email}]`, { code: 'USER_EMAIL_TAKEN' });
+        throw new ConflictError(`e-mail already in use [email: ${input.email}]`, {
+          code: 'USER_EMAIL_TAKEN',
+        });
       }
       const user = repo.create({
         type: 'individual',
@@ -197,7 +203,10 @@ export class UsersService {
     if (user.lastSeenAt && now - user.lastSeenAt.getTime() < 60_000) return false;
     user.lastSeenAt = new Date(now);
     // Raw update: activity must not move updated_at.
-    await this.users.query(`${ACTIVITY_WRITE} UPDATE users SET last_seen_at = $1 WHERE id = $2`, [user.lastSeenAt, user.id]);
+    await this.users.query(`${ACTIVITY_WRITE} UPDATE users SET last_seen_at = $1 WHERE id = $2`, [
+      user.lastSeenAt,
+      user.id,
+    ]);
     return true;
   }
 }

@@ -25,7 +25,10 @@ export class NotificationListeners {
     try {
       await this.enqueuer.enqueue(request);
     } catch (error) {
-      this.logger.error({ err: error, templateId: request.templateId, userId: request.userId }, 'enqueue failed');
+      this.logger.error(
+        { err: error, templateId: request.templateId, userId: request.userId },
+        'enqueue failed',
+      );
     }
   }
 

@@ -36,7 +36,10 @@ export class NotificationPreferencesController {
   @ApiOperation({ summary: "A user's notification preferences (explicitly stored entries)" })
   @ApiOkResponse({ type: [NotificationPreferenceDto] })
   @ApiNotFoundResponse({ type: CoderResponseDto })
-  async get(@CurrentPrincipal() principal: Principal, @Param('user') ref: string): Promise<NotificationPreferenceDto[]> {
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('user') ref: string,
+  ): Promise<NotificationPreferenceDto[]> {
     const user = await this.target(ref, principal);
     return or500('Failed to retrieve user notification preferences.', () => this.preferences.list(user.id));
   }
@@ -58,10 +61,15 @@ export class NotificationPreferencesController {
     for (const [key, value] of Object.entries(body.template_disabled_map ?? {})) {
       const parsed = parseUuid(key);
       if ('error' in parsed) {
-        throw new BadRequestError('Unable to parse notification template UUID.', { code: 'INVALID_UUID', detail: parsed.error });
+        throw new BadRequestError('Unable to parse notification template UUID.', {
+          code: 'INVALID_UUID',
+          detail: parsed.error,
+        });
       }
       entries.set(parsed.uuid, value);
     }
-    return or500('Failed to update user notifications preferences.', () => this.preferences.update(user.id, entries));
+    return or500('Failed to update user notifications preferences.', () =>
+      this.preferences.update(user.id, entries),
+    );
   }
 }

@@ -23,7 +23,11 @@ export class NotificationPreferencesService {
       'SELECT template_id, disabled, updated_at FROM notification_preferences WHERE user_id = $1 ORDER BY template_id',
       [userId],
     );
-    return rows.map((row) => ({ id: row.template_id, disabled: row.disabled, updated_at: new Date(row.updated_at).toISOString() }));
+    return rows.map((row) => ({
+      id: row.template_id,
+      disabled: row.disabled,
+      updated_at: new Date(row.updated_at).toISOString(),
+    }));
   }
 
   /** Upserts the given entries in one statement; entries not named stay untouched. */
@@ -32,7 +36,11 @@ export class NotificationPreferencesService {
       const ids = [...entries.keys()];
       const existing = await this.templates.existingIds(ids);
       const unknown = ids.find((id) => !existing.has(id));
-      if (unknown) throw new BadRequestError('Unknown notification template.', { code: 'UNKNOWN_TEMPLATE', detail: unknown });
+      if (unknown)
+        throw new BadRequestError('Unknown notification template.', {
+          code: 'UNKNOWN_TEMPLATE',
+          detail: unknown,
+        });
       await this.dataSource.query(
         `INSERT INTO notification_preferences (user_id, template_id, disabled, created_at, updated_at)
          SELECT $1, t.id, t.disabled, now(), now() FROM unnest($2::uuid[], $3::boolean[]) AS t(id, disabled)

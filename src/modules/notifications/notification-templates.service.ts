@@ -8,7 +8,9 @@ import { NotificationTemplate, type TemplateKind } from './entities/notification
 export class NotificationTemplatesService {
   private readonly cache = new Map<string, NotificationTemplate>();
 
-  constructor(@InjectRepository(NotificationTemplate) private readonly templates: Repository<NotificationTemplate>) {}
+  constructor(
+    @InjectRepository(NotificationTemplate) private readonly templates: Repository<NotificationTemplate>,
+  ) {}
 
   async find(id: string, manager?: EntityManager): Promise<NotificationTemplate | null> {
     const cached = this.cache.get(id);

@@ -33,9 +33,18 @@ export const NOTIFICATIONS_CONFIG = Symbol('NOTIFICATIONS_CONFIG');
  * enqueue wakes the dispatcher in process; the fallback poll then only serves retries and expired
  * leases and defaults to a slower 60 s (each poll is a query on the single shared backend).
  */
-export function loadNotificationsConfig(env: Env = process.env, options: { embedded?: boolean } = {}): NotificationsConfig {
+export function loadNotificationsConfig(
+  env: Env = process.env,
+  options: { embedded?: boolean } = {},
+): NotificationsConfig {
   const config: NotificationsConfig = {
-    fetchIntervalMs: int(env, 'NOTIFICATIONS_FETCH_INTERVAL_MS', options.embedded ? 60_000 : 5_000, 10, 3_600_000),
+    fetchIntervalMs: int(
+      env,
+      'NOTIFICATIONS_FETCH_INTERVAL_MS',
+      options.embedded ? 60_000 : 5_000,
+      10,
+      3_600_000,
+    ),
     leasePeriodMs: int(env, 'NOTIFICATIONS_LEASE_PERIOD_MS', 120_000, 100, 86_400_000),
     leaseCount: int(env, 'NOTIFICATIONS_LEASE_COUNT', 100, 1, 10_000),
     maxSendAttempts: int(env, 'NOTIFICATIONS_MAX_SEND_ATTEMPTS', 5, 1, 100),
@@ -47,7 +56,10 @@ export function loadNotificationsConfig(env: Env = process.env, options: { embed
     retentionDays: int(env, 'NOTIFICATIONS_RETENTION_DAYS', 7, 1, 3_650),
   };
   if (config.dispatchTimeoutMs >= config.leasePeriodMs) {
-    throw new ConfigError('NOTIFICATIONS_DISPATCH_TIMEOUT_MS', 'must be less than NOTIFICATIONS_LEASE_PERIOD_MS');
+    throw new ConfigError(
+      'NOTIFICATIONS_DISPATCH_TIMEOUT_MS',
+      'must be less than NOTIFICATIONS_LEASE_PERIOD_MS',
+    );
   }
   return config;
 }

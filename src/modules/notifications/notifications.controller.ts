@@ -37,7 +37,6 @@ import { NotificationTemplatesService } from './notification-templates.service';
 import { OperationFailedError } from '../../platform/errors/operation-failed.error';
 import { NOTIFICATION_TEMPLATE_IDS } from './template-ids';
 
-
 /** Runs `work`; an unexpected (non-domain) error becomes the route's own 500. */
 export async function or500<T>(message: string, work: () => Promise<T>): Promise<T> {
   try {
@@ -174,20 +173,27 @@ export class NotificationsController {
   @ApiResponse({ status: 400, ...ERROR })
   @ApiForbiddenResponse(ERROR)
   @ApiInternalServerErrorResponse(ERROR)
-  async custom(@CurrentPrincipal() principal: Principal, @Body() body: CustomNotificationRequestDto): Promise<void> {
+  async custom(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CustomNotificationRequestDto,
+  ): Promise<void> {
     if (isSystemUser(principal.user)) {
-      throw new ForbiddenError('Forbidden', 'permission', { detail: 'System users cannot send custom notifications.' });
+      throw new ForbiddenError('Forbidden', 'permission', {
+        detail: 'System users cannot send custom notifications.',
+      });
     }
     const content = body.content;
     const title = content?.title ?? '';
     const message = content?.message ?? '';
-    const invalid = (detail: string) => new BadRequestError('Invalid request body', { code: 'INVALID_CUSTOM_NOTIFICATION', detail });
+    const invalid = (detail: string) =>
+      new BadRequestError('Invalid request body', { code: 'INVALID_CUSTOM_NOTIFICATION', detail });
     if (content === undefined || content === null) throw invalid('content is required');
     if (title.trim() === '' && message.trim() === '') {
       throw invalid("provide a non-empty 'content.title' or 'content.message'");
     }
     if (Buffer.byteLength(title) > 120) throw invalid("'content.title' must be less than 120 characters");
-    if (Buffer.byteLength(message) > 2000) throw invalid("'content.message' must be less than 2000 characters");
+    if (Buffer.byteLength(message) > 2000)
+      throw invalid("'content.message' must be less than 2000 characters");
     const minute = new Date();
     minute.setUTCSeconds(0, 0);
     await or500('Failed to send custom notification', () =>
@@ -206,7 +212,10 @@ export class NotificationsController {
   @ApiOperation({ summary: "The caller's inbox: 25 newest first, filters, keyset paging" })
   @ApiOkResponse({ type: ListInboxNotificationsResponseDto })
   @ApiResponse({ status: 400, ...ERROR })
-  async listInbox(@CurrentPrincipal() principal: Principal, @Query() query: ListInboxQueryDto): Promise<ListInboxNotificationsResponseDto> {
+  async listInbox(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListInboxQueryDto,
+  ): Promise<ListInboxNotificationsResponseDto> {
     const filters: InboxFilters = {
       targets: query.targets ?? [],
       templates: query.templates ?? [],
@@ -216,7 +225,9 @@ export class NotificationsController {
     const notifications = await or500('Failed to get filtered inbox notifications.', () =>
       this.inbox.list(principal.user.id, filters),
     );
-    const unread = await or500('Failed to count unread inbox notifications.', () => this.inbox.unreadCount(principal.user.id));
+    const unread = await or500('Failed to count unread inbox notifications.', () =>
+      this.inbox.unreadCount(principal.user.id),
+    );
     return { notifications, unread_count: unread };
   }
 
@@ -228,12 +239,18 @@ export class NotificationsController {
       'Upgrade to WebSocket (credentials as header, cookie or query). Query: targets, templates, read_status, format (markdown|plaintext). A plain GET answers 426.',
   })
   @ApiResponse({ status: 101, description: 'Switching protocols' })
-  @ApiOkResponse({ type: GetInboxNotificationResponseDto, description: 'The JSON of each WebSocket text frame' })
+  @ApiOkResponse({
+    type: GetInboxNotificationResponseDto,
+    description: 'The JSON of each WebSocket text frame',
+  })
   @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 426, ...ERROR })
   // The query DTO is validated before the 426 (same answers as the gateway's check before an upgrade).
   watchWithoutUpgrade(@Query() _query: WatchInboxQueryDto, @Res() res: Response): void {
-    res.status(426).json({ message: 'Failed to upgrade connection to websocket.', detail: 'Expected a WebSocket upgrade request.' });
+    res.status(426).json({
+      message: 'Failed to upgrade connection to websocket.',
+      detail: 'Expected a WebSocket upgrade request.',
+    });
   }
 
   @Put('inbox/mark-all-as-read')
@@ -242,7 +259,9 @@ export class NotificationsController {
   @ApiOperation({ summary: "Mark all of the caller's inbox items as read" })
   @ApiNoContentResponse({ description: 'Done' })
   async markAllRead(@CurrentPrincipal() principal: Principal): Promise<void> {
-    await or500('Failed to mark all unread notifications as read.', () => this.inbox.markAllRead(principal.user.id));
+    await or500('Failed to mark all unread notifications as read.', () =>
+      this.inbox.markAllRead(principal.user.id),
+    );
   }
 
   @Put('inbox/:id/read-status')
@@ -258,12 +277,15 @@ export class NotificationsController {
     @Body() body: UpdateInboxNotificationReadStatusDto,
   ): Promise<ReadStatusResponseDto> {
     const parsed = parseUuid(rawId);
-    if ('error' in parsed) throw new BadRequestError(`Invalid UUID "${rawId}".`, { code: 'INVALID_UUID', detail: parsed.error });
+    if ('error' in parsed)
+      throw new BadRequestError(`Invalid UUID "${rawId}".`, { code: 'INVALID_UUID', detail: parsed.error });
     const isRead = body.is_read ?? false;
     const notification = await or500('Failed to update inbox notification read status.', () =>
       this.inbox.setReadStatus(principal.user.id, parsed.uuid, isRead),
     );
-    const unread = await or500('Failed to count unread inbox notifications.', () => this.inbox.unreadCount(principal.user.id));
+    const unread = await or500('Failed to count unread inbox notifications.', () =>
+      this.inbox.unreadCount(principal.user.id),
+    );
     return { message: 'Notification read status updated.', notification, unread_count: unread };
   }
 }

@@ -8,7 +8,13 @@ import type { Package } from './entities/package.entity';
 export class GiteaPackageDto {
   @ApiProperty({ description: 'the package version id' }) id: number;
   @ApiProperty({ type: GiteaUserDto }) owner: GiteaUserDto;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: "Gitea's Repository, when linked and readable by the caller" }) repository: Record<string, unknown> | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: "Gitea's Repository, when linked and readable by the caller",
+  })
+  repository: Record<string, unknown> | null;
   @ApiProperty({ type: GiteaUserDto }) creator: GiteaUserDto;
   @ApiProperty() type: string;
   @ApiProperty() name: string;
@@ -29,7 +35,16 @@ export class GiteaPackageFileDto {
 
 /** Gitea's ghost for a creator whose account is gone. */
 function ghost(): User {
-  return { id: '-1', name: 'Ghost', lowerName: 'ghost', fullName: '', email: '', type: 'individual', isAdmin: false, createdAt: new Date(0) } as User;
+  return {
+    id: '-1',
+    name: 'Ghost',
+    lowerName: 'ghost',
+    fullName: '',
+    email: '',
+    type: 'individual',
+    isAdmin: false,
+    createdAt: new Date(0),
+  } as User;
 }
 
 export function presentGiteaPackage(

@@ -56,7 +56,9 @@ export class PackageBlobsService implements OnModuleInit {
   onModuleInit(): void {
     this.jobs.register<{ blobId: string }>(COLLECT_BLOB_JOB, async (job) => {
       await this.dataSource.transaction(async (manager) => {
-        const blob = await manager.getRepository(PackageBlob).findOne({ where: { id: job.payload.blobId }, lock: { mode: 'pessimistic_write' } });
+        const blob = await manager
+          .getRepository(PackageBlob)
+          .findOne({ where: { id: job.payload.blobId }, lock: { mode: 'pessimistic_write' } });
         if (!blob || (await manager.getRepository(PackageFile).existsBy({ blobId: blob.id }))) return;
         await manager.getRepository(PackageBlob).delete({ id: blob.id });
         await this.blobStore.delete(blob.blobKey);
@@ -69,16 +71,24 @@ export class PackageBlobsService implements OnModuleInit {
   }
 
   /** Stores the bytes (or finds the same content stored before) and returns its row. */
-  async store(body: Readable, options: { maxBytes?: number; contentType?: string } = {}): Promise<PackageBlob> {
+  async store(
+    body: Readable,
+    options: { maxBytes?: number; contentType?: string } = {},
+  ): Promise<PackageBlob> {
     const uuid = randomUUID();
     const key = `packages/${uuid.slice(0, 2)}/${uuid.slice(2, 4)}/${uuid}`;
-    await this.dataSource.transaction((manager) => this.jobs.enqueue(manager, COLLECT_KEY_JOB, { key }, { delayMs: ORPHAN_GRACE_MS }));
+    await this.dataSource.transaction((manager) =>
+      this.jobs.enqueue(manager, COLLECT_KEY_JOB, { key }, { delayMs: ORPHAN_GRACE_MS }),
+    );
     const hashing = new HashingStream();
     const source = body.pipe(hashing);
     body.once('error', (error) => hashing.destroy(error));
     let stored;
     try {
-      stored = await this.blobStore.put(key, source, { maxBytes: options.maxBytes, contentType: options.contentType });
+      stored = await this.blobStore.put(key, source, {
+        maxBytes: options.maxBytes,
+        contentType: options.contentType,
+      });
     } catch (error) {
       await this.blobStore.delete(key).catch(() => false);
       throw error;
@@ -91,7 +101,13 @@ export class PackageBlobsService implements OnModuleInit {
           await this.blobStore.delete(key);
           return existing;
         }
-        const row = await manager.getRepository(PackageBlob).save(manager.getRepository(PackageBlob).create({ size: String(stored.size), blobKey: key, ...digests }));
+        const row = await manager
+          .getRepository(PackageBlob)
+          .save(
+            manager
+              .getRepository(PackageBlob)
+              .create({ size: String(stored.size), blobKey: key, ...digests }),
+          );
         // Collected unless a file refers to it by then (a crash between this and the file's commit).
         await this.jobs.enqueue(manager, COLLECT_BLOB_JOB, { blobId: row.id }, { delayMs: ORPHAN_GRACE_MS });
         return row;

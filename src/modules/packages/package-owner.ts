@@ -18,8 +18,14 @@ export async function resolvePackageOwner(users: UsersService, name: string): Pr
  * The registries' rule (Gitea's package API): a caller without the access the route needs gets 401
  * with a Basic challenge, not 403, so clients send (other) credentials.
  */
-export async function requireRegistryAccess(permissions: PackagePermissions, user: User | null, owner: User, required: PackageAccess): Promise<PackageAccess> {
+export async function requireRegistryAccess(
+  permissions: PackagePermissions,
+  user: User | null,
+  owner: User,
+  required: PackageAccess,
+): Promise<PackageAccess> {
   const mode = await permissions.modeOf(user, owner);
-  if (!accessAtLeast(mode, required)) throw new UnauthenticatedError('missing', 'Unauthorized', { code: 'PACKAGE_ACCESS' });
+  if (!accessAtLeast(mode, required))
+    throw new UnauthenticatedError('missing', 'Unauthorized', { code: 'PACKAGE_ACCESS' });
   return mode;
 }

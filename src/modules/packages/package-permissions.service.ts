@@ -27,15 +27,23 @@ export class PackagePermissions {
     if (user && (user.status === 'suspended' || user.prohibitLogin)) return 'none';
     if (user?.isAdmin) return 'admin';
     if (user && user.id === owner.id) return 'admin';
-    const visible: PackageAccess = owner.visibility === 'public' || (owner.visibility === 'limited' && user) ? 'read' : 'none';
+    const visible: PackageAccess =
+      owner.visibility === 'public' || (owner.visibility === 'limited' && user) ? 'read' : 'none';
     if (!user || owner.type !== 'organization') return visible;
-    const membership = (await this.organizations.membershipsOf(user.id)).find((m) => m.organizationId === owner.id);
+    const membership = (await this.organizations.membershipsOf(user.id)).find(
+      (m) => m.organizationId === owner.id,
+    );
     if (!membership) return visible;
     if (membership.isOwner) return 'admin';
     let best: PackageAccess = 'read';
     for (const team of await this.organizations.teamsOf(user.id, owner.id)) {
       if (team.units.length > 0 && !team.units.includes(PACKAGES_UNIT)) continue;
-      const mode: PackageAccess = team.permission === 'owner' || team.permission === 'admin' ? 'admin' : team.permission === 'write' ? 'write' : 'read';
+      const mode: PackageAccess =
+        team.permission === 'owner' || team.permission === 'admin'
+          ? 'admin'
+          : team.permission === 'write'
+            ? 'write'
+            : 'read';
       if (RANK[mode] > RANK[best]) best = mode;
     }
     return best;

@@ -28,7 +28,10 @@ export class CollaboratorsService {
     return user;
   }
 
-  async list(repo: Repository, page: { offset: number; limit: number }): Promise<{ items: User[]; total: number }> {
+  async list(
+    repo: Repository,
+    page: { offset: number; limit: number },
+  ): Promise<{ items: User[]; total: number }> {
     const [rows, total] = await this.collaborators.findAndCount({
       where: { repositoryId: repo.id },
       relations: { user: true },
@@ -45,8 +48,14 @@ export class CollaboratorsService {
 
   /** Adds or changes a collaborator (Gitea's PUT: 204 either way). The owner cannot be one. */
   async put(repo: Repository, user: User, mode: CollaboratorMode): Promise<void> {
-    if (user.id === repo.ownerId) throw new InvalidError('user is already the owner of the repository', { code: 'COLLABORATOR_IS_OWNER' });
-    await this.collaborators.upsert({ repositoryId: repo.id, userId: user.id, mode }, ['repositoryId', 'userId']);
+    if (user.id === repo.ownerId)
+      throw new InvalidError('user is already the owner of the repository', {
+        code: 'COLLABORATOR_IS_OWNER',
+      });
+    await this.collaborators.upsert({ repositoryId: repo.id, userId: user.id, mode }, [
+      'repositoryId',
+      'userId',
+    ]);
   }
 
   async remove(repo: Repository, user: User): Promise<void> {
@@ -55,9 +64,13 @@ export class CollaboratorsService {
 
   /** A team of the owning organization (`PUT/DELETE /repos/{o}/{r}/teams/{team}`). */
   async requireTeam(repo: Repository, owner: User, teamName: string) {
-    if (owner.type !== 'organization') throw new NotFoundError('repository is not owned by an organization', { code: 'NOT_ORG_REPO' });
+    if (owner.type !== 'organization')
+      throw new NotFoundError('repository is not owned by an organization', { code: 'NOT_ORG_REPO' });
     const team = await this.organizations.findTeam(owner.id, teamName);
-    if (!team) throw new NotFoundError(`team does not exist [org_id ${owner.id}, name: ${teamName}]`, { code: 'TEAM_NOT_FOUND' });
+    if (!team)
+      throw new NotFoundError(`team does not exist [org_id ${owner.id}, name: ${teamName}]`, {
+        code: 'TEAM_NOT_FOUND',
+      });
     return team;
   }
 

@@ -15,16 +15,48 @@ export interface RepositoryEvents {
   'repository.deleted': { repositoryId: string; ownerId: string; name: string; actorId: string | null };
   'repository.renamed': { repositoryId: string; ownerId: string; from: string; to: string; actorId: string };
   /** A push moved refs (post-receive). */
-  'repository.pushed': { repositoryId: string; ownerId: string; repositoryName: string; pusherId: string; refs: PushedRef[] };
+  'repository.pushed': {
+    repositoryId: string;
+    ownerId: string;
+    repositoryName: string;
+    pusherId: string;
+    refs: PushedRef[];
+  };
   'tag.created': { repositoryId: string; tag: string; commitId: string; pusherId: string };
   'tag.deleted': { repositoryId: string; tag: string; oldCommitId: string; pusherId: string };
-  'issue.created': { repositoryId: string; issueId: string; index: string; posterId: string; isPull: boolean };
+  'issue.created': {
+    repositoryId: string;
+    issueId: string;
+    index: string;
+    posterId: string;
+    isPull: boolean;
+  };
   'issue.closed': { repositoryId: string; issueId: string; index: string; actorId: string; isPull: boolean };
-  'issue.reopened': { repositoryId: string; issueId: string; index: string; actorId: string; isPull: boolean };
-  'issue.commented': { repositoryId: string; issueId: string; index: string; commentId: string; posterId: string; isPull: boolean };
+  'issue.reopened': {
+    repositoryId: string;
+    issueId: string;
+    index: string;
+    actorId: string;
+    isPull: boolean;
+  };
+  'issue.commented': {
+    repositoryId: string;
+    issueId: string;
+    index: string;
+    commentId: string;
+    posterId: string;
+    isPull: boolean;
+  };
   'issue.comment_deleted': { repositoryId: string; issueId: string; commentId: string; actorId: string };
   /** A pull request was merged: the base branch moved to `mergedCommitId`. */
-  'pull.merged': { repositoryId: string; issueId: string; index: string; actorId: string; style: string; mergedCommitId: string };
+  'pull.merged': {
+    repositoryId: string;
+    issueId: string;
+    index: string;
+    actorId: string;
+    style: string;
+    mergedCommitId: string;
+  };
   'release.published': { repositoryId: string; releaseId: string; tag: string; actorId: string };
   'release.deleted': { repositoryId: string; releaseId: string; tag: string; actorId: string };
 }

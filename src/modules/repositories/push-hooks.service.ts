@@ -42,7 +42,11 @@ export class PushHooksService {
     );
   }
 
-  async preReceive(session: PushSession, refs: PushedRef[], quarantine: QuarantineInfo): Promise<{ ok: boolean; message?: string }> {
+  async preReceive(
+    session: PushSession,
+    refs: PushedRef[],
+    quarantine: QuarantineInfo,
+  ): Promise<{ ok: boolean; message?: string }> {
     const repo = await this.repositories.findById(session.repositoryId);
     if (!repo) return { ok: false, message: 'devplane: the repository no longer exists' };
     if (repo.isArchived) return { ok: false, message: 'devplane: the repository is archived' };
@@ -62,17 +66,27 @@ export class PushHooksService {
   async postReceive(session: PushSession, refs: PushedRef[]): Promise<{ ok: boolean; message?: string }> {
     const repo = await this.repositories.findById(session.repositoryId);
     if (!repo) return { ok: true };
-    const branchNames = refs.filter((ref) => ref.ref.startsWith('refs/heads/') && !ZERO.test(ref.newId)).map((ref) => ref.ref.slice(11));
+    const branchNames = refs
+      .filter((ref) => ref.ref.startsWith('refs/heads/') && !ZERO.test(ref.newId))
+      .map((ref) => ref.ref.slice(11));
     const updated = await this.repositories.recordPush(repo, repo.owner, branchNames);
-    const ownerUserIds = repo.owner.type === 'organization' ? await this.organizations.ownerIdsOf(repo.ownerId) : [repo.ownerId];
+    const ownerUserIds =
+      repo.owner.type === 'organization' ? await this.organizations.ownerIdsOf(repo.ownerId) : [repo.ownerId];
     const fullName = `${repo.owner.name}/${updated.name}`;
     const gitDir = this.repositories.gitDir(repo.owner, updated);
     const forced = new Map<string, boolean>();
     for (const { ref, oldId, newId } of refs) {
-      if (ref.startsWith('refs/heads/') && !ZERO.test(oldId) && !ZERO.test(newId)) forced.set(ref, !(await this.isAncestor(gitDir, oldId, newId)));
+      if (ref.startsWith('refs/heads/') && !ZERO.test(oldId) && !ZERO.test(newId))
+        forced.set(ref, !(await this.isAncestor(gitDir, oldId, newId)));
     }
     await this.transactions.run(async (tx) => {
-      tx.emit('repository.pushed', { repositoryId: repo.id, ownerId: repo.ownerId, repositoryName: updated.name, pusherId: session.pusherId, refs });
+      tx.emit('repository.pushed', {
+        repositoryId: repo.id,
+        ownerId: repo.ownerId,
+        repositoryName: updated.name,
+        pusherId: session.pusherId,
+        refs,
+      });
       for (const { ref, oldId, newId } of refs) {
         const created = ZERO.test(oldId);
         const deleted = ZERO.test(newId);
@@ -87,9 +101,19 @@ export class PushHooksService {
           };
           if (created) tx.emit('branch.created', { ...base, after: newId });
           else if (deleted) tx.emit('branch.deleted', { ...base, before: oldId });
-          else tx.emit('branch.updated', { ...base, before: oldId, after: newId, forced: forced.get(ref) ?? false });
+          else
+            tx.emit('branch.updated', {
+              ...base,
+              before: oldId,
+              after: newId,
+              forced: forced.get(ref) ?? false,
+            });
         } else if (ref.startsWith('refs/tags/')) {
-          const tag = { repositoryId: repo.id, pusherId: session.pusherId, tag: ref.slice('refs/tags/'.length) };
+          const tag = {
+            repositoryId: repo.id,
+            pusherId: session.pusherId,
+            tag: ref.slice('refs/tags/'.length),
+          };
           if (deleted) tx.emit('tag.deleted', { ...tag, oldCommitId: oldId });
           else tx.emit('tag.created', { ...tag, commitId: newId });
         }

@@ -84,10 +84,23 @@ import { RepositoryPermissions } from './repository-permissions.service';
     BranchesService,
     RepositoryLinksService,
     MirrorsService,
-    { provide: REPOSITORIES_CONFIG, inject: [APP_CONFIG], useFactory: (config: AppConfig) => loadRepositoriesConfig(config.env) },
+    {
+      provide: REPOSITORIES_CONFIG,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => loadRepositoriesConfig(config.env),
+    },
     { provide: RepositoryLinks, useExisting: RepositoryLinksService },
   ],
-  exports: [RepositoryLinks, RepositoriesService, RepositoryPermissions, ContentDeletionHooks, IssueAssets, IssuesService, PullsService, ReleasesService],
+  exports: [
+    RepositoryLinks,
+    RepositoriesService,
+    RepositoryPermissions,
+    ContentDeletionHooks,
+    IssueAssets,
+    IssuesService,
+    PullsService,
+    ReleasesService,
+  ],
 })
 export class RepositoriesModule implements OnModuleInit, OnModuleDestroy {
   constructor(
@@ -102,7 +115,9 @@ export class RepositoriesModule implements OnModuleInit, OnModuleDestroy {
       message: (userId) => `user still has ownership of repositories [uid: ${userId}]`,
       count: (userId, manager) => manager.getRepository(Repository).countBy({ ownerId: userId }),
       purge: async (userId, tx) => {
-        for (const repo of await tx.manager.getRepository(Repository).find({ where: { ownerId: userId }, relations: { owner: true } })) {
+        for (const repo of await tx.manager
+          .getRepository(Repository)
+          .find({ where: { ownerId: userId }, relations: { owner: true } })) {
           await this.repositories.deleteInTransaction(repo, tx);
         }
       },

@@ -4,7 +4,12 @@ import { Brackets, In, Repository as OrmRepository, type SelectQueryBuilder } fr
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { type Transaction, TransactionRunner } from '../../platform/database/transaction-runner.service';
-import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../../platform/errors/domain-error';
+import {
+  ConflictError,
+  ForbiddenError,
+  InvalidError,
+  NotFoundError,
+} from '../../platform/errors/domain-error';
 import { User } from '../identity/entities/user.entity';
 import { OrganizationsService } from '../identity/organizations.service';
 import { UsersService } from '../identity/users.service';
@@ -52,7 +57,10 @@ export interface SearchRepositoriesQuery extends RepositoryListQuery {
 export type Resolved = { repo: Repository; owner: User } | { redirectTo: { owner: string; name: string } };
 
 function uniqueViolation(error: unknown): boolean {
-  return (error as { code?: string }).code === '23505' || (error as { driverError?: { code?: string } }).driverError?.code === '23505';
+  return (
+    (error as { code?: string }).code === '23505' ||
+    (error as { driverError?: { code?: string } }).driverError?.code === '23505'
+  );
 }
 
 const REPO_EXISTS = 'The repository with the same name already exists.';
@@ -78,11 +86,22 @@ export class RepositoriesService {
   /** `{owner}/{repo}` of a path: the repository, a redirect for a renamed one, or 404 (unknown owner: Gitea's text). */
   async resolve(ownerName: string, repoName: string): Promise<Resolved> {
     const owner = await this.users.findAccountByName(ownerName);
-    if (!owner) throw new NotFoundError('GetUserByName', { code: 'USER_NOT_FOUND', detail: `user does not exist [uid: 0, name: ${ownerName}]` });
-    const repo = await this.repos.findOne({ where: { ownerId: owner.id, lowerName: repoName.toLowerCase() }, relations: { owner: true } });
+    if (!owner)
+      throw new NotFoundError('GetUserByName', {
+        code: 'USER_NOT_FOUND',
+        detail: `user does not exist [uid: 0, name: ${ownerName}]`,
+      });
+    const repo = await this.repos.findOne({
+      where: { ownerId: owner.id, lowerName: repoName.toLowerCase() },
+      relations: { owner: true },
+    });
     if (repo) return { repo, owner };
-    const redirect = await this.redirects.findOne({ where: { ownerId: owner.id, lowerName: repoName.toLowerCase() }, relations: { repository: { owner: true } } });
-    if (redirect) return { redirectTo: { owner: redirect.repository.owner.name, name: redirect.repository.name } };
+    const redirect = await this.redirects.findOne({
+      where: { ownerId: owner.id, lowerName: repoName.toLowerCase() },
+      relations: { repository: { owner: true } },
+    });
+    if (redirect)
+      return { redirectTo: { owner: redirect.repository.owner.name, name: redirect.repository.name } };
     throw repositoryNotFound();
   }
 
@@ -95,7 +114,8 @@ export class RepositoriesService {
     const problem = repositoryNameProblem(input.name);
     if (problem) throw new InvalidError(problem.text, { code: 'REPOSITORY_NAME' });
     const defaultBranch = input.defaultBranch || 'main';
-    if (!isValidBranchName(defaultBranch)) throw new InvalidError('[DefaultBranch]: GitRefName', { code: 'DEFAULT_BRANCH' });
+    if (!isValidBranchName(defaultBranch))
+      throw new InvalidError('[DefaultBranch]: GitRefName', { code: 'DEFAULT_BRANCH' });
     if (owner.type === 'organization') await this.assertMayCreateIn(actor, owner);
     if (await this.repos.existsBy({ ownerId: owner.id, lowerName: input.name.toLowerCase() })) {
       throw new ConflictError(REPO_EXISTS, { code: 'REPOSITORY_EXISTS' });
@@ -124,9 +144,16 @@ export class RepositoriesService {
           }),
         );
         // The name may have been taken by an old name of a renamed repository: the new one wins.
-        await tx.manager.getRepository(RepositoryRedirect).delete({ ownerId: owner.id, lowerName: row.lowerName });
+        await tx.manager
+          .getRepository(RepositoryRedirect)
+          .delete({ ownerId: owner.id, lowerName: row.lowerName });
         await staged.commit();
-        tx.emit('repository.created', { repositoryId: row.id, ownerId: owner.id, name: row.name, actorId: actor.id });
+        tx.emit('repository.created', {
+          repositoryId: row.id,
+          ownerId: owner.id,
+          name: row.name,
+          actorId: actor.id,
+        });
         return row.id;
       }),
     ).catch((error: unknown) => {
@@ -169,9 +196,16 @@ export class RepositoriesService {
             sizeKib: source.sizeKib,
           }),
         );
-        await tx.manager.getRepository(RepositoryRedirect).delete({ ownerId: target.id, lowerName: row.lowerName });
+        await tx.manager
+          .getRepository(RepositoryRedirect)
+          .delete({ ownerId: target.id, lowerName: row.lowerName });
         await staged.commit();
-        tx.emit('repository.created', { repositoryId: row.id, ownerId: target.id, name: row.name, actorId: actor.id });
+        tx.emit('repository.created', {
+          repositoryId: row.id,
+          ownerId: target.id,
+          name: row.name,
+          actorId: actor.id,
+        });
         return row.id;
       }),
     ).catch((error: unknown) => {
@@ -189,19 +223,32 @@ export class RepositoriesService {
   async createFromRemote(
     actor: User,
     owner: User,
-    input: { name: string; description?: string; private?: boolean; mirror: boolean; remote: { url: string; env: NodeJS.ProcessEnv } },
+    input: {
+      name: string;
+      description?: string;
+      private?: boolean;
+      mirror: boolean;
+      remote: { url: string; env: NodeJS.ProcessEnv };
+    },
     within: (tx: Transaction, repo: Repository) => Promise<void>,
   ): Promise<Repository> {
     const problem = repositoryNameProblem(input.name);
     if (problem) throw new InvalidError(problem.text, { code: 'REPOSITORY_NAME' });
     if (owner.type === 'organization') await this.assertMayCreateIn(actor, owner);
-    if (await this.repos.existsBy({ ownerId: owner.id, lowerName: input.name.toLowerCase() })) throw new ConflictError(REPO_EXISTS, { code: 'REPOSITORY_EXISTS' });
+    if (await this.repos.existsBy({ ownerId: owner.id, lowerName: input.name.toLowerCase() }))
+      throw new ConflictError(REPO_EXISTS, { code: 'REPOSITORY_EXISTS' });
     let staged: StagedMove;
     try {
-      staged = await this.storage.prepare(owner.name, input.name, { defaultBranch: 'main', cloneRemote: { ...input.remote, mirror: input.mirror } });
+      staged = await this.storage.prepare(owner.name, input.name, {
+        defaultBranch: 'main',
+        cloneRemote: { ...input.remote, mirror: input.mirror },
+      });
     } catch (error) {
       if (error instanceof GitCommandError) {
-        throw new InvalidError(`Migration failed: ${redactUrlIn(error.stderr.trim().split('\n').pop() ?? 'git clone failed', input.remote.url)}`, { code: 'MIGRATION_FAILED' });
+        throw new InvalidError(
+          `Migration failed: ${redactUrlIn(error.stderr.trim().split('\n').pop() ?? 'git clone failed', input.remote.url)}`,
+          { code: 'MIGRATION_FAILED' },
+        );
       }
       throw error;
     }
@@ -219,10 +266,17 @@ export class RepositoriesService {
             isMirror: input.mirror,
           }),
         );
-        await tx.manager.getRepository(RepositoryRedirect).delete({ ownerId: owner.id, lowerName: row.lowerName });
+        await tx.manager
+          .getRepository(RepositoryRedirect)
+          .delete({ ownerId: owner.id, lowerName: row.lowerName });
         await within(tx, row);
         await staged.commit();
-        tx.emit('repository.created', { repositoryId: row.id, ownerId: owner.id, name: row.name, actorId: actor.id });
+        tx.emit('repository.created', {
+          repositoryId: row.id,
+          ownerId: owner.id,
+          name: row.name,
+          actorId: actor.id,
+        });
         return row.id;
       }),
     ).catch((error: unknown) => {
@@ -237,8 +291,14 @@ export class RepositoriesService {
   async syncFromDisk(repo: Repository): Promise<Repository> {
     const gitDir = this.gitDir(repo.owner, repo);
     const branches = await this.storage.branches(gitDir);
-    const head = await runGit(['symbolic-ref', '--short', 'HEAD'], { env: { GIT_DIR: gitDir } }).then((out) => out.trim(), () => '');
-    const changes: Partial<Repository> = { isEmpty: branches.length === 0, sizeKib: String(await this.storage.sizeKib(gitDir)) };
+    const head = await runGit(['symbolic-ref', '--short', 'HEAD'], { env: { GIT_DIR: gitDir } }).then(
+      (out) => out.trim(),
+      () => '',
+    );
+    const changes: Partial<Repository> = {
+      isEmpty: branches.length === 0,
+      sizeKib: String(await this.storage.sizeKib(gitDir)),
+    };
     if (branches.some((branch) => branch.name === head)) changes.defaultBranch = head;
     else if (branches.length > 0 && !branches.some((branch) => branch.name === repo.defaultBranch)) {
       changes.defaultBranch = branches[0]!.name;
@@ -249,19 +309,34 @@ export class RepositoriesService {
   }
 
   /** `GET /repos/{o}/{r}/forks`: the forks the viewer may see. */
-  async listForks(source: Repository, viewer: User | null, page: RepositoryListQuery): Promise<{ items: Repository[]; total: number }> {
-    const query = await this.visibleTo(this.base().where('repo.fork_id = :sourceId', { sourceId: source.id }), viewer);
-    const [items, total] = await query.orderBy('repo.id', 'ASC').skip(page.offset).take(page.limit).getManyAndCount();
+  async listForks(
+    source: Repository,
+    viewer: User | null,
+    page: RepositoryListQuery,
+  ): Promise<{ items: Repository[]; total: number }> {
+    const query = await this.visibleTo(
+      this.base().where('repo.fork_id = :sourceId', { sourceId: source.id }),
+      viewer,
+    );
+    const [items, total] = await query
+      .orderBy('repo.id', 'ASC')
+      .skip(page.offset)
+      .take(page.limit)
+      .getManyAndCount();
     return { items, total };
   }
 
   private async assertMayCreateIn(actor: User, organization: User): Promise<void> {
     if (actor.isAdmin) return;
-    const membership = (await this.organizations.membershipsOf(actor.id)).find((m) => m.organizationId === organization.id);
+    const membership = (await this.organizations.membershipsOf(actor.id)).find(
+      (m) => m.organizationId === organization.id,
+    );
     if (membership?.isOwner) return;
     const teams = membership ? await this.organizations.teamsOf(actor.id, organization.id) : [];
     if (teams.some((team) => team.canCreateOrgRepo)) return;
-    throw new ForbiddenError('Given user is not owner of organization.', 'permission', { code: 'NOT_ORG_OWNER' });
+    throw new ForbiddenError('Given user is not owner of organization.', 'permission', {
+      code: 'NOT_ORG_OWNER',
+    });
   }
 
   /** Runs a database change around staged directory moves: both happen, or neither. */
@@ -280,7 +355,8 @@ export class RepositoriesService {
   async edit(actor: User, owner: User, repo: Repository, input: EditRepositoryInput): Promise<Repository> {
     const gitDir = this.gitDir(owner, repo);
     if (input.defaultBranch !== undefined && input.defaultBranch !== repo.defaultBranch) {
-      if (!isValidBranchName(input.defaultBranch)) throw new InvalidError('[DefaultBranch]: GitRefName', { code: 'DEFAULT_BRANCH' });
+      if (!isValidBranchName(input.defaultBranch))
+        throw new InvalidError('[DefaultBranch]: GitRefName', { code: 'DEFAULT_BRANCH' });
       if (!repo.isEmpty) {
         const branches = await this.storage.branches(gitDir);
         if (!branches.some((branch) => branch.name === input.defaultBranch)) {
@@ -294,7 +370,9 @@ export class RepositoriesService {
       if (problem) throw new InvalidError(problem.text, { code: 'REPOSITORY_NAME' });
       const caseOnly = newName.toLowerCase() === repo.lowerName;
       if (!caseOnly && (await this.repos.existsBy({ ownerId: owner.id, lowerName: newName.toLowerCase() }))) {
-        throw new InvalidError(`repository already exists [uname: ${owner.name}, name: ${newName}]`, { code: 'REPOSITORY_EXISTS' });
+        throw new InvalidError(`repository already exists [uname: ${owner.name}, name: ${newName}]`, {
+          code: 'REPOSITORY_EXISTS',
+        });
       }
     }
     const staged: StagedMove[] = [];
@@ -321,13 +399,25 @@ export class RepositoriesService {
         }
         if (Object.keys(changes).length > 0) await table.update({ id: repo.id }, changes);
         if (newName !== undefined) {
-          staged.push(await this.storage.stageMove({ owner: owner.name, name: repo.name }, { owner: owner.name, name: newName }));
-          tx.emit('repository.renamed', { repositoryId: repo.id, ownerId: owner.id, from: repo.name, to: newName, actorId: actor.id });
+          staged.push(
+            await this.storage.stageMove(
+              { owner: owner.name, name: repo.name },
+              { owner: owner.name, name: newName },
+            ),
+          );
+          tx.emit('repository.renamed', {
+            repositoryId: repo.id,
+            ownerId: owner.id,
+            from: repo.name,
+            to: newName,
+            actorId: actor.id,
+          });
         }
       }),
     );
     const updated = (await this.findById(repo.id))!;
-    if (input.defaultBranch !== undefined) await this.storage.setHead(this.gitDir(owner, updated), updated.defaultBranch);
+    if (input.defaultBranch !== undefined)
+      await this.storage.setHead(this.gitDir(owner, updated), updated.defaultBranch);
     return updated;
   }
 
@@ -339,7 +429,12 @@ export class RepositoriesService {
         await this.deletionHooks.run(tx, { kind: 'repository', id: repo.id });
         await tx.manager.getRepository(Repository).delete({ id: repo.id });
         staged = await this.storage.stageDelete(owner.name, repo.name);
-        tx.emit('repository.deleted', { repositoryId: repo.id, ownerId: owner.id, name: repo.name, actorId: actor?.id ?? null });
+        tx.emit('repository.deleted', {
+          repositoryId: repo.id,
+          ownerId: owner.id,
+          name: repo.name,
+          actorId: actor?.id ?? null,
+        });
       });
     } catch (error) {
       await staged?.rollback().catch(() => undefined);
@@ -358,7 +453,12 @@ export class RepositoriesService {
     const staged = await this.storage.stageDelete(repo.owner.name, repo.name);
     tx.afterCommit(() => staged.commit());
     tx.onRollback(() => staged.rollback());
-    tx.emit('repository.deleted', { repositoryId: repo.id, ownerId: repo.ownerId, name: repo.name, actorId: null });
+    tx.emit('repository.deleted', {
+      repositoryId: repo.id,
+      ownerId: repo.ownerId,
+      name: repo.name,
+      actorId: null,
+    });
   }
 
   /** How many repositories an account owns (user deletion refuses while any). */
@@ -375,9 +475,13 @@ export class RepositoriesService {
   async recordPush(repo: Repository, owner: User, pushedBranches: string[]): Promise<Repository> {
     const gitDir = this.gitDir(owner, repo);
     const branches = await this.storage.branches(gitDir);
-    const changes: Partial<Repository> = { isEmpty: branches.length === 0, sizeKib: String(await this.storage.sizeKib(gitDir)) };
+    const changes: Partial<Repository> = {
+      isEmpty: branches.length === 0,
+      sizeKib: String(await this.storage.sizeKib(gitDir)),
+    };
     if (branches.length > 0 && !branches.some((branch) => branch.name === repo.defaultBranch)) {
-      changes.defaultBranch = pushedBranches.find((name) => branches.some((b) => b.name === name)) ?? branches[0]!.name;
+      changes.defaultBranch =
+        pushedBranches.find((name) => branches.some((b) => b.name === name)) ?? branches[0]!.name;
       await this.storage.setHead(gitDir, changes.defaultBranch);
     }
     await this.repos.update({ id: repo.id }, changes);
@@ -389,7 +493,9 @@ export class RepositoriesService {
     const wanted = [...new Set(emails.map((email) => email.toLowerCase()).filter(Boolean))];
     const found = new Map<string, string>();
     if (wanted.length === 0) return found;
-    const users = await this.repos.manager.getRepository(User).find({ where: { lowerEmail: In(wanted) }, select: { name: true, lowerEmail: true } });
+    const users = await this.repos.manager
+      .getRepository(User)
+      .find({ where: { lowerEmail: In(wanted) }, select: { name: true, lowerEmail: true } });
     for (const user of users) found.set(user.lowerEmail, user.name);
     return found;
   }
@@ -401,14 +507,19 @@ export class RepositoriesService {
    * organizations they own or whose teams cover every repository, and the teams they are in.
    */
   private async reach(user: User): Promise<{ orgIds: string[]; teamIds: string[] }> {
-    const owned = (await this.organizations.membershipsOf(user.id)).filter((m) => m.isOwner).map((m) => m.organizationId);
+    const owned = (await this.organizations.membershipsOf(user.id))
+      .filter((m) => m.isOwner)
+      .map((m) => m.organizationId);
     const teams = await this.organizations.allTeamsOf(user.id);
     const allRepos = teams.filter((team) => team.includesAllRepositories).map((team) => team.organizationId);
     return { orgIds: [...new Set([...owned, ...allRepos])], teamIds: teams.map((team) => team.id) };
   }
 
   /** Repositories the viewer may see: public ones, and private ones they have access to. */
-  private async visibleTo(query: SelectQueryBuilder<Repository>, viewer: User | null): Promise<SelectQueryBuilder<Repository>> {
+  private async visibleTo(
+    query: SelectQueryBuilder<Repository>,
+    viewer: User | null,
+  ): Promise<SelectQueryBuilder<Repository>> {
     if (viewer?.isAdmin) return query;
     if (!viewer) return query.andWhere('repo.is_private = false');
     const { orgIds, teamIds } = await this.reach(viewer);
@@ -417,11 +528,16 @@ export class RepositoriesService {
         where
           .where('repo.is_private = false')
           .orWhere('repo.owner_id = :viewerId', { viewerId: viewer.id })
-          .orWhere('EXISTS (SELECT 1 FROM repository_collaborators c WHERE c.repository_id = repo.id AND c.user_id = :viewerId)')
+          .orWhere(
+            'EXISTS (SELECT 1 FROM repository_collaborators c WHERE c.repository_id = repo.id AND c.user_id = :viewerId)',
+          )
           .orWhere('repo.owner_id = ANY(:viewerOrgIds::bigint[])', { viewerOrgIds: orgIds })
-          .orWhere('EXISTS (SELECT 1 FROM team_repositories tr WHERE tr.repository_id = repo.id AND tr.team_id = ANY(:viewerTeamIds::bigint[]))', {
-            viewerTeamIds: teamIds,
-          });
+          .orWhere(
+            'EXISTS (SELECT 1 FROM team_repositories tr WHERE tr.repository_id = repo.id AND tr.team_id = ANY(:viewerTeamIds::bigint[]))',
+            {
+              viewerTeamIds: teamIds,
+            },
+          );
       }),
     );
   }
@@ -431,37 +547,79 @@ export class RepositoriesService {
   }
 
   /** `GET /users/{u}/repos`, `GET /orgs/{org}/repos`: an owner's repositories the viewer may see. */
-  async listOwnedBy(owner: User, viewer: User | null, page: RepositoryListQuery): Promise<{ items: Repository[]; total: number }> {
-    const query = await this.visibleTo(this.base().where('repo.owner_id = :ownerId', { ownerId: owner.id }), viewer);
-    const [items, total] = await query.orderBy('repo.lower_name', 'ASC').addOrderBy('repo.id', 'ASC').skip(page.offset).take(page.limit).getManyAndCount();
+  async listOwnedBy(
+    owner: User,
+    viewer: User | null,
+    page: RepositoryListQuery,
+  ): Promise<{ items: Repository[]; total: number }> {
+    const query = await this.visibleTo(
+      this.base().where('repo.owner_id = :ownerId', { ownerId: owner.id }),
+      viewer,
+    );
+    const [items, total] = await query
+      .orderBy('repo.lower_name', 'ASC')
+      .addOrderBy('repo.id', 'ASC')
+      .skip(page.offset)
+      .take(page.limit)
+      .getManyAndCount();
     return { items, total };
   }
 
   /** `GET /user/repos`: what the user owns or may access (collaborations, organizations, teams). */
-  async listAccessibleBy(user: User, page: RepositoryListQuery): Promise<{ items: Repository[]; total: number }> {
+  async listAccessibleBy(
+    user: User,
+    page: RepositoryListQuery,
+  ): Promise<{ items: Repository[]; total: number }> {
     const { orgIds, teamIds } = await this.reach(user);
     const query = this.base().where(
       new Brackets((where) => {
         where
           .where('repo.owner_id = :userId', { userId: user.id })
-          .orWhere('EXISTS (SELECT 1 FROM repository_collaborators c WHERE c.repository_id = repo.id AND c.user_id = :userId)')
+          .orWhere(
+            'EXISTS (SELECT 1 FROM repository_collaborators c WHERE c.repository_id = repo.id AND c.user_id = :userId)',
+          )
           .orWhere('repo.owner_id = ANY(:orgIds::bigint[])', { orgIds })
-          .orWhere('EXISTS (SELECT 1 FROM team_repositories tr WHERE tr.repository_id = repo.id AND tr.team_id = ANY(:teamIds::bigint[]))', { teamIds });
+          .orWhere(
+            'EXISTS (SELECT 1 FROM team_repositories tr WHERE tr.repository_id = repo.id AND tr.team_id = ANY(:teamIds::bigint[]))',
+            { teamIds },
+          );
       }),
     );
-    const [items, total] = await query.orderBy('repo.id', 'ASC').skip(page.offset).take(page.limit).getManyAndCount();
+    const [items, total] = await query
+      .orderBy('repo.id', 'ASC')
+      .skip(page.offset)
+      .take(page.limit)
+      .getManyAndCount();
     return { items, total };
   }
 
   /** `GET /repos/search`. */
-  async search(viewer: User | null, search: SearchRepositoriesQuery): Promise<{ items: Repository[]; total: number }> {
+  async search(
+    viewer: User | null,
+    search: SearchRepositoriesQuery,
+  ): Promise<{ items: Repository[]; total: number }> {
     let query = await this.visibleTo(this.base(), viewer);
-    if (search.q) query = query.andWhere('repo.lower_name LIKE :q', { q: `%${search.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+    if (search.q)
+      query = query.andWhere('repo.lower_name LIKE :q', {
+        q: `%${search.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+      });
     if (search.ownerId) query = query.andWhere('repo.owner_id = :ownerId', { ownerId: search.ownerId });
-    if (search.isPrivate !== undefined) query = query.andWhere('repo.is_private = :isPrivate', { isPrivate: search.isPrivate });
-    const column = { alpha: 'repo.lower_name', created: 'repo.created_at', updated: 'repo.updated_at', size: 'repo.size_kib', id: 'repo.id' }[search.sort];
+    if (search.isPrivate !== undefined)
+      query = query.andWhere('repo.is_private = :isPrivate', { isPrivate: search.isPrivate });
+    const column = {
+      alpha: 'repo.lower_name',
+      created: 'repo.created_at',
+      updated: 'repo.updated_at',
+      size: 'repo.size_kib',
+      id: 'repo.id',
+    }[search.sort];
     const direction = search.order === 'desc' ? 'DESC' : 'ASC';
-    const [items, total] = await query.orderBy(column, direction).addOrderBy('repo.id', direction).skip(search.offset).take(search.limit).getManyAndCount();
+    const [items, total] = await query
+      .orderBy(column, direction)
+      .addOrderBy('repo.id', direction)
+      .skip(search.offset)
+      .take(search.limit)
+      .getManyAndCount();
     return { items, total };
   }
 

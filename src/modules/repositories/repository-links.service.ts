@@ -37,12 +37,17 @@ export class RepositoryLinksService extends RepositoryLinks {
     return this.permissions.modeOf(user, repo);
   }
 
-  async presentForGitea(repositoryId: string, viewerId: string | null): Promise<Record<string, unknown> | null> {
+  async presentForGitea(
+    repositoryId: string,
+    viewerId: string | null,
+  ): Promise<Record<string, unknown> | null> {
     const repo = await this.repositories.findById(repositoryId);
     if (!repo) return null;
     const viewer = viewerId ? await this.users.findById(viewerId) : null;
     const mode = await this.permissions.modeOf(viewer, repo);
     if (!atLeast(mode, 'read')) return null;
-    return { ...presentGiteaRepository(repo, repo.owner, viewer ?? undefined, mode, this.repositories.publicUrl) };
+    return {
+      ...presentGiteaRepository(repo, repo.owner, viewer ?? undefined, mode, this.repositories.publicUrl),
+    };
   }
 }

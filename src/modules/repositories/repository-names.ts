@@ -6,7 +6,10 @@ const RESERVED_SUFFIXES = ['.git', '.wiki', '.rss', '.atom'];
 const ALPHA_DASH_DOT = /^[A-Za-z0-9_.-]+$/;
 
 /** Why a name cannot be used, in Gitea's words, or null. `field` is the Go form field (`Name`). */
-export function repositoryNameProblem(name: string, field = 'Name'): { text: string; binding: boolean } | null {
+export function repositoryNameProblem(
+  name: string,
+  field = 'Name',
+): { text: string; binding: boolean } | null {
   if (name === '') return { text: `[${field}]: Required`, binding: true };
   if (!ALPHA_DASH_DOT.test(name)) return { text: `[${field}]: AlphaDashDot`, binding: true };
   if (name.length > 100) return { text: `[${field}]: MaxSize`, binding: true };

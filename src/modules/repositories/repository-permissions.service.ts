@@ -45,19 +45,25 @@ export class RepositoryPermissions {
     if (user.isAdmin || repo.ownerId === user.id) return 'owner';
     const modes: AccessMode[] = [publicMode];
     if (repo.owner?.type === 'organization' || repo.owner === undefined) {
-      const membership = (await this.organizations.membershipsOf(user.id)).find((m) => m.organizationId === repo.ownerId);
+      const membership = (await this.organizations.membershipsOf(user.id)).find(
+        (m) => m.organizationId === repo.ownerId,
+      );
       if (membership?.isOwner) return 'owner';
       if (membership) {
         const teams = await this.organizations.teamsOf(user.id, repo.ownerId);
         const linked = teams.length
           ? new Set(
-              (await this.teamRepositories.findBy({ repositoryId: repo.id, teamId: In(teams.map((team) => team.id)) })).map(
-                (row) => row.teamId,
-              ),
+              (
+                await this.teamRepositories.findBy({
+                  repositoryId: repo.id,
+                  teamId: In(teams.map((team) => team.id)),
+                })
+              ).map((row) => row.teamId),
             )
           : new Set<string>();
         for (const team of teams) {
-          if (team.includesAllRepositories || linked.has(team.id)) modes.push(team.permission === 'none' ? 'none' : team.permission);
+          if (team.includesAllRepositories || linked.has(team.id))
+            modes.push(team.permission === 'none' ? 'none' : team.permission);
         }
       }
     }
@@ -74,14 +80,17 @@ export class RepositoryPermissions {
     const mode = await this.modeOf(user, repo);
     if (!atLeast(mode, 'read')) throw repositoryNotFound();
     if (!atLeast(mode, required)) {
-      throw new ForbiddenError(required === 'write' ? WRITE_REFUSAL : required === 'admin' ? ADMIN_REFUSAL : OWNER_REFUSAL);
+      throw new ForbiddenError(
+        required === 'write' ? WRITE_REFUSAL : required === 'admin' ? ADMIN_REFUSAL : OWNER_REFUSAL,
+      );
     }
     return mode;
   }
 
   /** Mutating routes on an archived repository: 423 `{owner}/{repo} is archived`. */
   assertNotArchived(repo: Repository, ownerName: string): void {
-    if (repo.isArchived) throw new LockedError(`${ownerName}/${repo.name} is archived`, { code: 'REPOSITORY_ARCHIVED' });
+    if (repo.isArchived)
+      throw new LockedError(`${ownerName}/${repo.name} is archived`, { code: 'REPOSITORY_ARCHIVED' });
   }
 }
 

@@ -17,7 +17,10 @@ export class PasswordConfirmationGuard implements CanActivate {
     const principal = requestPrincipal(context.switchToHttp().getRequest<Request>());
     if (!principal || principal.source !== 'cookie') return true;
     const confirmedAt = principal.token?.passwordConfirmedAt;
-    if (confirmedAt && Date.now() - new Date(confirmedAt).getTime() <= PASSWORD_CONFIRMATION_WINDOW_MS) return true;
-    throw new ForbiddenError('Password confirmation is required', 'permission', { code: 'PASSWORD_CONFIRMATION_REQUIRED' });
+    if (confirmedAt && Date.now() - new Date(confirmedAt).getTime() <= PASSWORD_CONFIRMATION_WINDOW_MS)
+      return true;
+    throw new ForbiddenError('Password confirmation is required', 'permission', {
+      code: 'PASSWORD_CONFIRMATION_REQUIRED',
+    });
   }
 }

@@ -43,7 +43,11 @@ export class WorkflowAccessControlService extends UploadPolicy {
       entity: ENTITY_FILE,
       actorUserId: file.actorUserId,
       request: file.request,
-      file: { name: file.name, mimeType: file.mimeType ?? null, size: file.size ?? file.request?.declaredSize ?? null },
+      file: {
+        name: file.name,
+        mimeType: file.mimeType ?? null,
+        size: file.size ?? file.request?.declaredSize ?? null,
+      },
       now: Math.floor(Date.now() / 1000),
       regexBudget: { remainingSteps: REGEX_STEPS_PER_EVENT },
     };

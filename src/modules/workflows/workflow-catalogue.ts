@@ -3,8 +3,20 @@ import { ENTITIES, OPERATIONS } from './workflow-registry';
 import { OPERATOR_ALIASES } from './workflow.constants';
 
 export interface WorkflowCatalogue {
-  entities: { id: string; name: string; events: { eventName: string; displayName: string; emitted: boolean }[] }[];
-  checks: { id: string; name: string; operators: string[]; valueFormat: string; examples: string[]; supportedEntities: string[]; scopes: number[] }[];
+  entities: {
+    id: string;
+    name: string;
+    events: { eventName: string; displayName: string; emitted: boolean }[];
+  }[];
+  checks: {
+    id: string;
+    name: string;
+    operators: string[];
+    valueFormat: string;
+    examples: string[];
+    supportedEntities: string[];
+    scopes: number[];
+  }[];
   operations: {
     id: string;
     name: string;
@@ -26,7 +38,11 @@ export function buildCatalogue(): WorkflowCatalogue {
     entities: ENTITIES.map((entity) => ({
       id: entity.id,
       name: entity.name,
-      events: entity.events.map((event) => ({ eventName: event.eventName, displayName: event.displayName, emitted: event.domainEvent !== undefined })),
+      events: entity.events.map((event) => ({
+        eventName: event.eventName,
+        displayName: event.displayName,
+        emitted: event.domainEvent !== undefined,
+      })),
     })),
     checks: CHECKS.map((check) => ({
       id: check.id,

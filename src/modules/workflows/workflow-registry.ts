@@ -16,7 +16,13 @@ import {
 } from './workflow.constants';
 
 /** Domain events the engine listens to: the subject events plus identity's user events. */
-export type EngineEventName = SubjectEventName | 'user.created' | 'user.updated' | 'user.status_changed' | 'user.renamed' | 'user.deleted';
+export type EngineEventName =
+  | SubjectEventName
+  | 'user.created'
+  | 'user.updated'
+  | 'user.status_changed'
+  | 'user.renamed'
+  | 'user.deleted';
 
 export interface WorkflowEventDefinition {
   /** The name rules store in `events`. */
@@ -42,50 +48,138 @@ export const ENTITIES: readonly WorkflowEntityDefinition[] = [
     id: ENTITY_FILE,
     name: 'File',
     events: [
-      { eventName: `${NODE}NodeCreatedEvent`, displayName: 'File created', domainEvent: 'file.created', text: '%actor created %subject' },
-      { eventName: `${NODE}NodeUpdatedEvent`, displayName: 'File updated', domainEvent: 'file.updated', text: '%actor modified %subject' },
-      { eventName: `${NODE}NodeRenamedEvent`, displayName: 'File renamed', domainEvent: 'file.renamed', text: '%actor renamed %subject' },
-      { eventName: `${NODE}NodeDeletedEvent`, displayName: 'File deleted', domainEvent: 'file.deleted', text: '%actor deleted %subject' },
-      { eventName: `${NODE}NodeTouchedEvent`, displayName: 'File accessed', domainEvent: 'file.accessed', text: '%actor accessed %subject' },
+      {
+        eventName: `${NODE}NodeCreatedEvent`,
+        displayName: 'File created',
+        domainEvent: 'file.created',
+        text: '%actor created %subject',
+      },
+      {
+        eventName: `${NODE}NodeUpdatedEvent`,
+        displayName: 'File updated',
+        domainEvent: 'file.updated',
+        text: '%actor modified %subject',
+      },
+      {
+        eventName: `${NODE}NodeRenamedEvent`,
+        displayName: 'File renamed',
+        domainEvent: 'file.renamed',
+        text: '%actor renamed %subject',
+      },
+      {
+        eventName: `${NODE}NodeDeletedEvent`,
+        displayName: 'File deleted',
+        domainEvent: 'file.deleted',
+        text: '%actor deleted %subject',
+      },
+      {
+        eventName: `${NODE}NodeTouchedEvent`,
+        displayName: 'File accessed',
+        domainEvent: 'file.accessed',
+        text: '%actor accessed %subject',
+      },
       { eventName: `${NODE}NodeCopiedEvent`, displayName: 'File copied', text: '%actor copied %subject' },
-      { eventName: 'OC\\SystemTag\\Events\\SingleTagAssignedEvent', displayName: 'Tag assigned', text: '%actor assigned a tag to %subject' },
+      {
+        eventName: 'OC\\SystemTag\\Events\\SingleTagAssignedEvent',
+        displayName: 'Tag assigned',
+        text: '%actor assigned a tag to %subject',
+      },
     ],
   },
   {
     id: ENTITY_BRANCH,
     name: 'Branch',
     events: [
-      { eventName: `${DEV}BranchCreatedEvent`, displayName: 'Branch created', domainEvent: 'branch.created', text: '%actor created branch %subject' },
-      { eventName: `${DEV}BranchUpdatedEvent`, displayName: 'Branch pushed', domainEvent: 'branch.updated', text: '%actor pushed to branch %subject' },
-      { eventName: `${DEV}BranchDeletedEvent`, displayName: 'Branch deleted', domainEvent: 'branch.deleted', text: '%actor deleted branch %subject' },
+      {
+        eventName: `${DEV}BranchCreatedEvent`,
+        displayName: 'Branch created',
+        domainEvent: 'branch.created',
+        text: '%actor created branch %subject',
+      },
+      {
+        eventName: `${DEV}BranchUpdatedEvent`,
+        displayName: 'Branch pushed',
+        domainEvent: 'branch.updated',
+        text: '%actor pushed to branch %subject',
+      },
+      {
+        eventName: `${DEV}BranchDeletedEvent`,
+        displayName: 'Branch deleted',
+        domainEvent: 'branch.deleted',
+        text: '%actor deleted branch %subject',
+      },
     ],
   },
   {
     id: ENTITY_PACKAGE,
     name: 'Package',
     events: [
-      { eventName: `${DEV}PackagePublishedEvent`, displayName: 'Package version published', domainEvent: 'package.published', text: '%actor published %subject' },
-      { eventName: `${DEV}PackageDeletedEvent`, displayName: 'Package version deleted', domainEvent: 'package.deleted', text: '%actor deleted %subject' },
+      {
+        eventName: `${DEV}PackagePublishedEvent`,
+        displayName: 'Package version published',
+        domainEvent: 'package.published',
+        text: '%actor published %subject',
+      },
+      {
+        eventName: `${DEV}PackageDeletedEvent`,
+        displayName: 'Package version deleted',
+        domainEvent: 'package.deleted',
+        text: '%actor deleted %subject',
+      },
     ],
   },
   {
     id: ENTITY_USER,
     name: 'User',
     events: [
-      { eventName: `${DEV}UserCreatedEvent`, displayName: 'User created', domainEvent: 'user.created', text: '%actor created user %subject' },
-      { eventName: `${DEV}UserUpdatedEvent`, displayName: 'User updated', domainEvent: 'user.updated', text: '%actor updated user %subject' },
-      { eventName: `${DEV}UserStatusChangedEvent`, displayName: 'User suspended or activated', domainEvent: 'user.status_changed', text: '%actor changed the status of user %subject' },
-      { eventName: `${DEV}UserRenamedEvent`, displayName: 'User renamed', domainEvent: 'user.renamed', text: '%actor renamed user %subject' },
-      { eventName: `${DEV}UserDeletedEvent`, displayName: 'User deleted', domainEvent: 'user.deleted', text: '%actor deleted user %subject' },
+      {
+        eventName: `${DEV}UserCreatedEvent`,
+        displayName: 'User created',
+        domainEvent: 'user.created',
+        text: '%actor created user %subject',
+      },
+      {
+        eventName: `${DEV}UserUpdatedEvent`,
+        displayName: 'User updated',
+        domainEvent: 'user.updated',
+        text: '%actor updated user %subject',
+      },
+      {
+        eventName: `${DEV}UserStatusChangedEvent`,
+        displayName: 'User suspended or activated',
+        domainEvent: 'user.status_changed',
+        text: '%actor changed the status of user %subject',
+      },
+      {
+        eventName: `${DEV}UserRenamedEvent`,
+        displayName: 'User renamed',
+        domainEvent: 'user.renamed',
+        text: '%actor renamed user %subject',
+      },
+      {
+        eventName: `${DEV}UserDeletedEvent`,
+        displayName: 'User deleted',
+        domainEvent: 'user.deleted',
+        text: '%actor deleted user %subject',
+      },
     ],
   },
 ];
 
-export const ENTITIES_BY_ID: ReadonlyMap<string, WorkflowEntityDefinition> = new Map(ENTITIES.map((e) => [e.id, e]));
+export const ENTITIES_BY_ID: ReadonlyMap<string, WorkflowEntityDefinition> = new Map(
+  ENTITIES.map((e) => [e.id, e]),
+);
 
 /** Domain event → (entity, rule event name). */
-export const EVENT_BY_DOMAIN_EVENT: ReadonlyMap<string, { entity: WorkflowEntityDefinition; event: WorkflowEventDefinition }> = new Map(
-  ENTITIES.flatMap((entity) => entity.events.filter((e) => e.domainEvent).map((event) => [event.domainEvent!, { entity, event }] as const)),
+export const EVENT_BY_DOMAIN_EVENT: ReadonlyMap<
+  string,
+  { entity: WorkflowEntityDefinition; event: WorkflowEventDefinition }
+> = new Map(
+  ENTITIES.flatMap((entity) =>
+    entity.events
+      .filter((e) => e.domainEvent)
+      .map((event) => [event.domainEvent!, { entity, event }] as const),
+  ),
 );
 
 export interface OperationValidationContext {
@@ -103,7 +197,11 @@ export interface OperationDefinition {
   entity?: string;
   triggerHint?: string;
   operationFormat: string;
-  validate(operation: string, checks: readonly WorkflowCheckElement[], context: OperationValidationContext): void;
+  validate(
+    operation: string,
+    checks: readonly WorkflowCheckElement[],
+    context: OperationValidationContext,
+  ): void;
 }
 
 export interface WebhookConfig {
@@ -120,7 +218,13 @@ export function parseWebhookConfig(operation: string, allowPrivate: boolean): We
     throw new CheckInvalidError('The webhook configuration is invalid');
   }
   const config = data as Record<string, unknown>;
-  if (!data || typeof data !== 'object' || Array.isArray(data) || typeof config.url !== 'string' || (config.secret !== undefined && typeof config.secret !== 'string')) {
+  if (
+    !data ||
+    typeof data !== 'object' ||
+    Array.isArray(data) ||
+    typeof config.url !== 'string' ||
+    (config.secret !== undefined && typeof config.secret !== 'string')
+  ) {
     throw new CheckInvalidError('The webhook configuration is invalid');
   }
   let url: URL;
@@ -129,8 +233,10 @@ export function parseWebhookConfig(operation: string, allowPrivate: boolean): We
   } catch {
     throw new CheckInvalidError('The webhook URL is invalid');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CheckInvalidError('The webhook URL is invalid');
-  if (!allowPrivate && isPrivateHost(url.hostname)) throw new CheckInvalidError('The webhook URL points to a private address');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CheckInvalidError('The webhook URL is invalid');
+  if (!allowPrivate && isPrivateHost(url.hostname))
+    throw new CheckInvalidError('The webhook URL points to a private address');
   return { url: config.url, secret: config.secret as string | undefined };
 }
 
@@ -154,7 +260,8 @@ export const OPERATIONS: readonly OperationDefinition[] = [
   {
     id: OPERATION_NOTIFICATION,
     name: 'Send a notification',
-    description: "Notifies the rule's owner when the event happens and the checks match (not when the owner acted). User scope only.",
+    description:
+      "Notifies the rule's owner when the event happens and the checks match (not when the owner acted). User scope only.",
     scopes: [SCOPE_USER],
     complex: false,
     operationFormat: 'JSON {"inscription":"text"} (Nextcloud), or any text; not validated',
@@ -163,17 +270,21 @@ export const OPERATIONS: readonly OperationDefinition[] = [
   {
     id: OPERATION_WEBHOOK,
     name: 'Call a webhook',
-    description: 'POSTs a JSON description of the event to a URL (10 s timeout, retries on network errors, 5xx and 429).',
+    description:
+      'POSTs a JSON description of the event to a URL (10 s timeout, retries on network errors, 5xx and 429).',
     scopes: [SCOPE_ADMIN, SCOPE_USER],
     complex: false,
-    operationFormat: 'JSON {"url":"https://...","secret":"optional HMAC-SHA256 key (X-Devplane-Signature: sha256=...)"}',
+    operationFormat:
+      'JSON {"url":"https://...","secret":"optional HMAC-SHA256 key (X-Devplane-Signature: sha256=...)"}',
     validate(operation, _checks, context) {
       parseWebhookConfig(operation, context.allowPrivateWebhooks);
     },
   },
 ];
 
-export const OPERATIONS_BY_ID: ReadonlyMap<string, OperationDefinition> = new Map(OPERATIONS.map((o) => [o.id, o]));
+export const OPERATIONS_BY_ID: ReadonlyMap<string, OperationDefinition> = new Map(
+  OPERATIONS.map((o) => [o.id, o]),
+);
 
 /** Every class name devplane knows, to tell "does not exist" from "is invalid". */
 export function isKnownClass(name: string): boolean {

@@ -33,5 +33,9 @@ export function parseCheckElement(raw: unknown): WorkflowCheckElement {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
   const check = raw as Record<string, unknown>;
   if (typeof check.class !== 'string' || typeof check.value !== 'string') return null;
-  return { class: check.class, operator: typeof check.operator === 'string' ? check.operator : null, value: check.value };
+  return {
+    class: check.class,
+    operator: typeof check.operator === 'string' ? check.operator : null,
+    value: check.value,
+  };
 }

@@ -10,7 +10,11 @@ import { scopeKey, type RuleCheck, type StoredRule } from './engine/rule-snapsho
 import { RuleStore } from './engine/rule-store.service';
 import { ENTITIES_BY_ID, isKnownClass, OPERATIONS_BY_ID } from './workflow-registry';
 import { SCOPE_ADMIN, type ScopeType } from './workflow.constants';
-import type { CreateWorkflowRuleInput, UpdateWorkflowRuleInput, WorkflowCheckElement } from './workflow-rule.input';
+import type {
+  CreateWorkflowRuleInput,
+  UpdateWorkflowRuleInput,
+  WorkflowCheckElement,
+} from './workflow-rule.input';
 import { WORKFLOWS_CONFIG, type WorkflowsConfig } from './workflows.config';
 import { OrganizationsService } from '../identity/organizations.service';
 
@@ -112,7 +116,9 @@ export class WorkflowRulesService {
   /** Numeric id → that rule or `[]`; anything else → the rules of that operation class (possibly `[]`). */
   async show(scope: RuleScope, id: string): Promise<ScopedRuleJson | ScopedRuleJson[]> {
     const snapshot = await this.store.snapshot();
-    const rules = (snapshot.byScope.get(scopeKey(scope.type, scope.userId)) ?? []).filter((rule) => this.available(rule, scope));
+    const rules = (snapshot.byScope.get(scopeKey(scope.type, scope.userId)) ?? []).filter((rule) =>
+      this.available(rule, scope),
+    );
     if (/^[0-9]+$/.test(id)) {
       const rule = rules.find((r) => r.id === Number(id));
       return rule ? toScopedRuleJson(rule) : [];
@@ -130,24 +136,41 @@ export class WorkflowRulesService {
       const inserted: { id: number }[] = await tx.manager.query(
         `INSERT INTO flow_operations (class, name, checks, operation, entity, events, description)
          VALUES ($1, $2, $3::jsonb, $4, $5, $6::jsonb, $7) RETURNING id`,
-        [input.class, input.name, JSON.stringify(checkIds), input.operation, input.entity, JSON.stringify(input.events), input.description],
+        [
+          input.class,
+          input.name,
+          JSON.stringify(checkIds),
+          input.operation,
+          input.entity,
+          JSON.stringify(input.events),
+          input.description,
+        ],
       );
       const ruleId = Number(inserted[0]!.id);
-      await tx.manager.query('INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, $2, $3)', [
-        ruleId,
-        scope.type,
-        scope.type === SCOPE_ADMIN ? '' : scope.userId,
-      ]);
+      await tx.manager.query(
+        'INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, $2, $3)',
+        [ruleId, scope.type, scope.type === SCOPE_ADMIN ? '' : scope.userId],
+      );
       return ruleId;
     });
     await this.store.changed(id, 'created');
-    return { id, class: input.class, name: input.name, checks, operation: input.operation, entity: input.entity, events: input.events, description: input.description };
+    return {
+      id,
+      class: input.class,
+      name: input.name,
+      checks,
+      operation: input.operation,
+      entity: input.entity,
+      events: input.events,
+      description: input.description,
+    };
   }
 
   async update(scope: RuleScope, id: string, body: UpdateWorkflowRuleInput): Promise<RuleJson> {
     // Shape (400, the DTO at the edge), then scope (403), then Nextcloud's validation (400). The class is never changed.
     const ruleId = parseRuleId(id);
-    const storedClass = ruleId === null ? null : await this.classInScope(this.dataSource.manager, scope, ruleId);
+    const storedClass =
+      ruleId === null ? null : await this.classInScope(this.dataSource.manager, scope, ruleId);
     if (ruleId === null || storedClass === null) throw new RuleScopeError();
     const input: RuleInput = { ...body, class: storedClass, description: body.description ?? '' };
     await this.validate(scope, input);
@@ -158,11 +181,28 @@ export class WorkflowRulesService {
       await tx.manager.query(
         `UPDATE flow_operations SET name = $2, checks = $3::jsonb, operation = $4, entity = $5, events = $6::jsonb,
                 description = $7, updated_at = now() WHERE id = $1`,
-        [ruleId, input.name, JSON.stringify(checkIds), input.operation, input.entity, JSON.stringify(input.events), input.description],
+        [
+          ruleId,
+          input.name,
+          JSON.stringify(checkIds),
+          input.operation,
+          input.entity,
+          JSON.stringify(input.events),
+          input.description,
+        ],
       );
     });
     await this.store.changed(ruleId, 'updated');
-    return { id: ruleId, class: storedClass, name: input.name, checks, operation: input.operation, entity: input.entity, events: input.events, description: input.description };
+    return {
+      id: ruleId,
+      class: storedClass,
+      name: input.name,
+      checks,
+      operation: input.operation,
+      entity: input.entity,
+      events: input.events,
+      description: input.description,
+    };
   }
 
   async destroy(scope: RuleScope, id: string): Promise<true> {
@@ -219,7 +259,9 @@ export class WorkflowRulesService {
   /** Finds or inserts the check rows in one round trip (race-safe through the unique hash). */
   private async upsertChecks(tx: Transaction, checks: RuleCheck[]): Promise<number[]> {
     if (checks.length === 0) return [];
-    const hashes = checks.map((c) => createHash('md5').update(`${c.class}::${c.operator}::${c.value}`, 'utf8').digest('hex'));
+    const hashes = checks.map((c) =>
+      createHash('md5').update(`${c.class}::${c.operator}::${c.value}`, 'utf8').digest('hex'),
+    );
     const rows: { id: number; hash: string }[] = await tx.manager.query(
       `INSERT INTO flow_checks (class, operator, value, hash)
        SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::text[], $4::char(32)[])
@@ -240,25 +282,41 @@ export class WorkflowRulesService {
     if (bytes(input.name) > 256) throw new CheckInvalidError('The provided name is too long');
     const operation = OPERATIONS_BY_ID.get(input.class);
     if (!operation) {
-      throw new CheckInvalidError(isKnownClass(input.class) ? `Operation ${input.class} is invalid` : `Operation ${input.class} does not exist`);
+      throw new CheckInvalidError(
+        isKnownClass(input.class)
+          ? `Operation ${input.class} is invalid`
+          : `Operation ${input.class} does not exist`,
+      );
     }
-    if (!operation.scopes.includes(scope.type)) throw new CheckInvalidError(`Operation ${input.class} is invalid`);
+    if (!operation.scopes.includes(scope.type))
+      throw new CheckInvalidError(`Operation ${input.class} is invalid`);
     const entity = ENTITIES_BY_ID.get(input.entity);
     if (!entity) {
-      throw new CheckInvalidError(isKnownClass(input.entity) ? `Entity ${input.entity} is invalid` : `Entity ${input.entity} does not exist`);
+      throw new CheckInvalidError(
+        isKnownClass(input.entity)
+          ? `Entity ${input.entity} is invalid`
+          : `Entity ${input.entity} does not exist`,
+      );
     }
     if (input.events.length === 0 && !operation.complex) throw new CheckInvalidError('No events are chosen.');
     for (const event of input.events) {
-      if (!entity.events.some((e) => e.eventName === event)) throw new CheckInvalidError(`Entity ${input.entity} has no event ${event}`);
+      if (!entity.events.some((e) => e.eventName === event))
+        throw new CheckInvalidError(`Entity ${input.entity} has no event ${event}`);
     }
     if (input.checks.length === 0) throw new CheckInvalidError('At least one check needs to be provided');
-    operation.validate(input.operation, input.checks, { allowPrivateWebhooks: this.config.webhookAllowPrivate });
+    operation.validate(input.operation, input.checks, {
+      allowPrivateWebhooks: this.config.webhookAllowPrivate,
+    });
     for (const check of input.checks) {
       if (check === null) throw new CheckInvalidError('Invalid check provided');
       if (bytes(check.value) > 2048) throw new CheckInvalidError('The provided check value is too long');
       const definition = CHECKS_BY_ID.get(check.class);
       if (!definition) {
-        throw new CheckInvalidError(isKnownClass(check.class) ? `Check ${check.class} is invalid` : `Check ${check.class} does not exist`);
+        throw new CheckInvalidError(
+          isKnownClass(check.class)
+            ? `Check ${check.class} is invalid`
+            : `Check ${check.class} does not exist`,
+        );
       }
       if (definition.supportedEntities.length > 0 && !definition.supportedEntities.includes(input.entity)) {
         throw new CheckInvalidError(`Check ${check.class} is not allowed with this entity`);

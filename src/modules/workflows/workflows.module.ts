@@ -27,7 +27,11 @@ import { loadWorkflowsConfig, WORKFLOWS_CONFIG } from './workflows.config';
   imports: [TypeOrmModule.forFeature(WORKFLOWS_ENTITIES)],
   controllers: [WorkflowsController, WorkflowCatalogueController, LoginConfirmController],
   providers: [
-    { provide: WORKFLOWS_CONFIG, inject: [APP_CONFIG], useFactory: (config: AppConfig) => loadWorkflowsConfig(config.env) },
+    {
+      provide: WORKFLOWS_CONFIG,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => loadWorkflowsConfig(config.env),
+    },
     RuleStore,
     WorkflowRulesService,
     WorkflowEngine,

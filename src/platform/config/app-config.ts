@@ -81,7 +81,8 @@ export function int(env: Env, name: string, fallback: number, min: number, max: 
   if (raw === undefined) return fallback;
   if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
   const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  if (value < min || value > max)
+    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
   return value;
 }
 
@@ -132,13 +133,18 @@ function trustedProxies(env: Env): string[] {
   const entries = list(env, 'TRUSTED_PROXIES');
   for (const entry of entries) {
     const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
-    if (!valid) throw new ConfigError('TRUSTED_PROXIES', `has "${entry}", which is neither an IP address nor a CIDR range`);
+    if (!valid)
+      throw new ConfigError(
+        'TRUSTED_PROXIES',
+        `has "${entry}", which is neither an IP address nor a CIDR range`,
+      );
   }
   return entries;
 }
 
 export function loadConfig(env: Env = process.env): AppConfig {
-  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${read(env, 'PORT') ?? 3000}/`;
+  const publicUrl =
+    url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${read(env, 'PORT') ?? 3000}/`;
   const complexity = list(env, 'PASSWORD_COMPLEXITY').filter((c) => c !== 'off');
   for (const item of complexity) {
     if (!['lower', 'upper', 'digit', 'spec'].includes(item)) {

@@ -23,8 +23,17 @@ export class SecretBox {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(Buffer.from(context, 'utf8'));
-    const body = Buffer.concat([cipher.update(typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain), cipher.final()]);
-    return [VERSION, this.keyId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+    const body = Buffer.concat([
+      cipher.update(typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain),
+      cipher.final(),
+    ]);
+    return [
+      VERSION,
+      this.keyId,
+      iv.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+      body.toString('base64url'),
+    ].join('.');
   }
 
   open(sealed: string, context = ''): Buffer {

@@ -54,14 +54,24 @@ class SecretsKeyCheck implements OnModuleInit {
     } catch (error) {
       if (!(error instanceof SecretBoxError)) throw error;
     }
-    throw new ConfigError('SECRETS_KEY', 'is not the key this database was encrypted with (the stored key check does not open)');
+    throw new ConfigError(
+      'SECRETS_KEY',
+      'is not the key this database was encrypted with (the stored key check does not open)',
+    );
   }
 }
 
 /** Provides `SecretBox` to every module (user secrets, AI gateway provider keys). */
 @Global()
 @Module({
-  providers: [{ provide: SecretBox, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new SecretBox(loadSecretsKey(config)) }, SecretsKeyCheck],
+  providers: [
+    {
+      provide: SecretBox,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new SecretBox(loadSecretsKey(config)),
+    },
+    SecretsKeyCheck,
+  ],
   exports: [SecretBox],
 })
 export class SecretsModule {}

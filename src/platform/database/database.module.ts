@@ -20,11 +20,15 @@ async function runMigrationsLocked(dataSource: DataSource, embedded: boolean): P
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`devplane:migrate:${await currentSchema(runner)}`]);
+    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [
+      `devplane:migrate:${await currentSchema(runner)}`,
+    ]);
     try {
       await dataSource.runMigrations({ transaction: 'each' });
     } finally {
-      await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`devplane:migrate:${await currentSchema(runner)}`]);
+      await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [
+        `devplane:migrate:${await currentSchema(runner)}`,
+      ]);
     }
   } finally {
     await runner.release();
@@ -50,10 +54,15 @@ export class DatabaseModule {
             // Embedded: one connection. pglite-socket interleaves the extended-protocol messages of
             // concurrent connections on its single session (seen: "bind message supplies N
             // parameters, but prepared statement requires M"), so queries queue in the pool instead.
-            ...dataSourceOptions(runtime.embedded ? { ...config, databasePoolSize: 1 } : config, runtime.url, parts),
+            ...dataSourceOptions(
+              runtime.embedded ? { ...config, databasePoolSize: 1 } : config,
+              runtime.url,
+              parts,
+            ),
             migrationsRun: false,
           }),
-          dataSourceFactory: async (options) => runMigrationsLocked(await new DataSource(options!).initialize(), runtime.embedded),
+          dataSourceFactory: async (options) =>
+            runMigrationsLocked(await new DataSource(options!).initialize(), runtime.embedded),
         }),
       ],
       providers: [{ provide: DATABASE_RUNTIME, useValue: runtime }, TransactionRunner],

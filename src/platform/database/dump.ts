@@ -24,7 +24,11 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<v
       ),
     );
     child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new DumpError(`${command} exited with ${code}: ${stderr.trim().split('\n').slice(-3).join(' ')}`)),
+      code === 0
+        ? resolve()
+        : reject(
+            new DumpError(`${command} exited with ${code}: ${stderr.trim().split('\n').slice(-3).join(' ')}`),
+          ),
     );
   });
 }
@@ -75,7 +79,9 @@ async function archiveEntries(input: string): Promise<string[]> {
     child.stdout.on('data', (chunk: Buffer) => (listing += chunk.toString('utf8')));
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve(listing.split('\n').filter(Boolean)) : reject(new DumpError(`${input} is not a dump made by "dump" (not a tar.gz archive)`)),
+      code === 0
+        ? resolve(listing.split('\n').filter(Boolean))
+        : reject(new DumpError(`${input} is not a dump made by "dump" (not a tar.gz archive)`)),
     );
   });
 }
@@ -89,11 +95,18 @@ export async function restoreDatabase(config: AppConfig, input: string, force: b
   const source = path.resolve(input);
   if (!existsSync(source)) throw new DumpError(`${source} does not exist.`);
   if (config.databaseUrl) {
-    await run('psql', ['--quiet', '--no-psqlrc', '--single-transaction', '-v', 'ON_ERROR_STOP=1', '-f', source], libpqEnv(config.databaseUrl));
+    await run(
+      'psql',
+      ['--quiet', '--no-psqlrc', '--single-transaction', '-v', 'ON_ERROR_STOP=1', '-f', source],
+      libpqEnv(config.databaseUrl),
+    );
     return `Restored ${source}.`;
   }
   const entries = await archiveEntries(source);
-  if (entries.length === 0 || entries.some((entry) => !/^pglite(\/|$)/.test(entry) || entry.split('/').includes('..'))) {
+  if (
+    entries.length === 0 ||
+    entries.some((entry) => !/^pglite(\/|$)/.test(entry) || entry.split('/').includes('..'))
+  ) {
     throw new DumpError(`${source} is not a dump made by "dump" (it must hold only the pglite directory).`);
   }
   const directory = path.join(config.dataDir, 'pglite');
@@ -102,7 +115,10 @@ export async function restoreDatabase(config: AppConfig, input: string, force: b
   try {
     let movedAside = '';
     if (existsSync(directory) && readdirSync(directory).length > 0) {
-      if (!force) throw new DumpError(`${directory} already holds a database; pass --force to replace it (it is kept beside as pglite.replaced-<time>).`);
+      if (!force)
+        throw new DumpError(
+          `${directory} already holds a database; pass --force to replace it (it is kept beside as pglite.replaced-<time>).`,
+        );
       movedAside = `${directory}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
       renameSync(directory, movedAside);
     }

@@ -18,7 +18,10 @@ export class EventBus {
 }
 
 /** `@OnDomainEvent('user.created')`: a listener whose name is checked against the event map. */
-export function OnDomainEvent<K extends DomainEventName>(name: K, options: { async?: boolean } = {}): MethodDecorator {
+export function OnDomainEvent<K extends DomainEventName>(
+  name: K,
+  options: { async?: boolean } = {},
+): MethodDecorator {
   // Listener errors are logged by the emitter's error handling (suppressErrors false → they surface).
   return OnEvent(name, { async: options.async ?? true, promisify: true, suppressErrors: false });
 }

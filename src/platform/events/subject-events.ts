@@ -56,7 +56,8 @@ export interface SubjectEventBase {
   occurredAt?: string;
 }
 
-export type StoredFileKind = 'issue_attachment' | 'comment_attachment' | 'release_attachment' | 'package_file' | 'other';
+export type StoredFileKind =
+  'issue_attachment' | 'comment_attachment' | 'release_attachment' | 'package_file' | 'other';
 
 /** A stored file (attachment or package file), as the File checks see it. */
 export interface FileEventPayload extends SubjectEventBase {
@@ -135,7 +136,9 @@ export function requestSnapshot(req: Request, declaredSize?: number | null): Req
   const url = `${req.protocol}://${host}${req.path}`;
   let size = declaredSize;
   if (size === undefined) {
-    const total = req.get('oc-total-length') ?? (['POST', 'PUT'].includes(req.method) ? req.get('content-length') : undefined);
+    const total =
+      req.get('oc-total-length') ??
+      (['POST', 'PUT'].includes(req.method) ? req.get('content-length') : undefined);
     size = total !== undefined && /^\d+$/.test(total) ? Number(total) : null;
   }
   return {

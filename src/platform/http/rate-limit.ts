@@ -12,7 +12,9 @@ const reflector = new Reflector();
 export const LoginRateLimit = (): MethodDecorator => SetMetadata(LOGIN_LIMITED, true);
 
 function isLoginLimited(context: ExecutionContext): boolean {
-  return reflector.getAllAndOverride<boolean>(LOGIN_LIMITED, [context.getHandler(), context.getClass()]) === true;
+  return (
+    reflector.getAllAndOverride<boolean>(LOGIN_LIMITED, [context.getHandler(), context.getClass()]) === true
+  );
 }
 
 /**

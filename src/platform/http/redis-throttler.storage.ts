@@ -40,11 +40,15 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
     throttlerName: string,
   ): Promise<ThrottlerStorageRecord> {
     const base = `devplane:throttle:${throttlerName}:${key}`;
-    const [hits, ttlMs, blockMs] = (await this.redis.eval(SCRIPT, 2, `${base}:hits`, `${base}:blocked`, ttl, limit, blockDuration || ttl)) as [
-      number,
-      number,
-      number,
-    ];
+    const [hits, ttlMs, blockMs] = (await this.redis.eval(
+      SCRIPT,
+      2,
+      `${base}:hits`,
+      `${base}:blocked`,
+      ttl,
+      limit,
+      blockDuration || ttl,
+    )) as [number, number, number];
     return {
       totalHits: hits,
       timeToExpire: Math.max(0, Math.ceil(ttlMs / 1000)),

@@ -5,7 +5,9 @@ type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 function normalise(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
   const parsed = ipaddr.parse(address);
   // A proxy on IPv4 shows up as an IPv4-mapped IPv6 peer on a dual-stack socket.
-  return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
+  return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()
+    ? (parsed as ipaddr.IPv6).toIPv4Address()
+    : parsed;
 }
 
 /**
@@ -18,7 +20,12 @@ export function trustProxySetting(entries: readonly string[]): false | ((address
   const ranges: Range[] = entries.map((entry) => {
     if (entry.includes('/')) {
       const [address, bits] = ipaddr.parseCIDR(entry);
-      return [address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address, bits];
+      return [
+        address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
+          ? (address as ipaddr.IPv6).toIPv4Address()
+          : address,
+        bits,
+      ];
     }
     const address = normalise(entry);
     return [address, address.kind() === 'ipv4' ? 32 : 128];
@@ -30,6 +37,8 @@ export function trustProxySetting(entries: readonly string[]): false | ((address
     } catch {
       return false;
     }
-    return ranges.some(([base, bits]) => base.kind() === address.kind() && address.match([base, bits] as never));
+    return ranges.some(
+      ([base, bits]) => base.kind() === address.kind() && address.match([base, bits] as never),
+    );
   };
 }

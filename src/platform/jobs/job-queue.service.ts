@@ -1,7 +1,20 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager, EntitySubscriberInterface, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
+import type {
+  DataSource,
+  EntityManager,
+  EntitySubscriberInterface,
+  TransactionCommitEvent,
+  TransactionRollbackEvent,
+} from 'typeorm';
 import { ClusterBus } from '../events/cluster-bus.service';
 import { wellFormed } from '../text/well-formed';
 import { JOBS_CONFIG, type JobsConfig } from './jobs.config';
@@ -75,7 +88,13 @@ const ERROR_TEXT_LIMIT = 2_000;
 
 /** Rows of a raw query: TypeORM returns `[rows, count]` for UPDATE/DELETE. */
 function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  if (
+    Array.isArray(result) &&
+    result.length === 2 &&
+    Array.isArray(result[0]) &&
+    typeof result[1] === 'number'
+  )
+    return result[0] as T[];
   return result as T[];
 }
 
@@ -90,7 +109,9 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * the commit, in process and over the cluster bus), by retry timers, and by a fallback poll.
  */
 @Injectable()
-export class JobQueue implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy, EntitySubscriberInterface {
+export class JobQueue
+  implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy, EntitySubscriberInterface
+{
   private readonly logger = new Logger(JobQueue.name);
   readonly workerId = randomUUID();
   private readonly types = new Map<string, RegisteredType>();
@@ -141,15 +162,24 @@ export class JobQueue implements OnModuleInit, OnApplicationBootstrap, OnModuleD
     const runs = [...this.running.values()];
     if (runs.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.config.shutdownGraceMs)));
+    const grace = new Promise<'timeout'>(
+      (resolve) => (timer = setTimeout(() => resolve('timeout'), this.config.shutdownGraceMs)),
+    );
     const outcome = await Promise.race([Promise.allSettled(runs.map((r) => r.promise)), grace]);
     clearTimeout(timer);
     if (outcome === 'timeout') {
       // Aborted handlers usually end at once and record a retry while the database is still open.
       const left = [...this.running.values()];
       for (const run of left) run.controller.abort(new Error('shutting down'));
-      await Promise.race([Promise.allSettled(left.map((r) => r.promise)), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
-      if (this.running.size > 0) this.logger.warn({ running: this.running.size }, 'shutdown: jobs still running are left to lease expiry');
+      await Promise.race([
+        Promise.allSettled(left.map((r) => r.promise)),
+        new Promise((resolve) => setTimeout(resolve, 1_000).unref()),
+      ]);
+      if (this.running.size > 0)
+        this.logger.warn(
+          { running: this.running.size },
+          'shutdown: jobs still running are left to lease expiry',
+        );
     }
   }
 
@@ -171,9 +201,15 @@ export class JobQueue implements OnModuleInit, OnApplicationBootstrap, OnModuleD
    * the workers) only when that transaction commits, and disappears if it rolls back. Returns the
    * job id, or null when `dedupeKey` matched a pending or running job.
    */
-  async enqueue<P>(manager: EntityManager, type: string, payload: P, options: EnqueueOptions = {}): Promise<string | null> {
+  async enqueue<P>(
+    manager: EntityManager,
+    type: string,
+    payload: P,
+    options: EnqueueOptions = {},
+  ): Promise<string | null> {
     const maxAttempts = options.maxAttempts ?? this.types.get(type)?.maxAttempts ?? 5;
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error('maxAttempts must be a positive integer');
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+      throw new Error('maxAttempts must be a positive integer');
     const delayMs = options.runAt ? options.runAt.getTime() - Date.now() : (options.delayMs ?? 0);
     const rows = rowsOf<{ id: string }>(
       await manager.query(
@@ -181,7 +217,13 @@ export class JobQueue implements OnModuleInit, OnApplicationBootstrap, OnModuleD
          VALUES ($1, $2::jsonb, $3, now() + make_interval(secs => $4), $5)
          ON CONFLICT (type, dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('pending', 'running') DO NOTHING
          RETURNING id`,
-        [type, JSON.stringify(wellFormed(payload ?? null)), maxAttempts, Math.max(0, delayMs) / 1000, options.dedupeKey ?? null],
+        [
+          type,
+          JSON.stringify(wellFormed(payload ?? null)),
+          maxAttempts,
+          Math.max(0, delayMs) / 1000,
+          options.dedupeKey ?? null,
+        ],
       ),
     );
     const id = rows[0]?.id ?? null;
@@ -207,7 +249,9 @@ export class JobQueue implements OnModuleInit, OnApplicationBootstrap, OnModuleD
 
   /** Wakes this instance's workers and, over the cluster bus, the other instances'. */
   private announce(): void {
-    this.cluster.publish(ENQUEUED_TOPIC, {}).catch((error: unknown) => this.logger.warn({ err: error }, 'jobs: cluster wake-up failed'));
+    this.cluster
+      .publish(ENQUEUED_TOPIC, {})
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'jobs: cluster wake-up failed'));
   }
 
   /** Leases and starts due jobs now (or right after the round in progress). */
@@ -268,7 +312,10 @@ export class JobQueue implements OnModuleInit, OnApplicationBootstrap, OnModuleD
     const registered = this.types.get(job.type)!;
     const controller = new AbortController();
     // The handler is told to stop a little before the lease ends, so no other worker starts it meanwhile.
-    const leaseTimer = setTimeout(() => controller.abort(new Error('lease expired')), Math.max(0, registered.leaseMs - 1_000));
+    const leaseTimer = setTimeout(
+      () => controller.abort(new Error('lease expired')),
+      Math.max(0, registered.leaseMs - 1_000),
+    );
     leaseTimer.unref();
     const promise = (async () => {
       if (this.config.testStartDelayMs > 0) await sleep(this.config.testStartDelayMs);
@@ -287,7 +334,9 @@ export class JobQueue implements OnModuleInit, OnApplicationBootstrap, OnModuleD
       }
       await this.recordSuccess(job);
     })()
-      .catch((error: unknown) => this.logger.error({ err: error, jobId: job.id, type: job.type }, 'jobs: recording an outcome failed'))
+      .catch((error: unknown) =>
+        this.logger.error({ err: error, jobId: job.id, type: job.type }, 'jobs: recording an outcome failed'),
+      )
       .finally(() => {
         clearTimeout(leaseTimer);
         this.running.delete(job.id);
@@ -320,7 +369,10 @@ export class JobQueue implements OnModuleInit, OnApplicationBootstrap, OnModuleD
     const message = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_TEXT_LIMIT);
     const permanent = error instanceof PermanentJobError;
     if (permanent || job.attempts >= job.max_attempts) {
-      this.logger.warn({ jobId: job.id, type: job.type, attempts: job.attempts, reason: message }, 'job failed');
+      this.logger.warn(
+        { jobId: job.id, type: job.type, attempts: job.attempts, reason: message },
+        'job failed',
+      );
       await this.dataSource.query(
         `UPDATE jobs SET status = 'failed', finished_at = now(), updated_at = now(), leased_by = NULL, leased_until = NULL, last_error = $4
           WHERE id = $1 AND leased_by = $2 AND attempts = $3`,
@@ -373,16 +425,23 @@ export class JobQueue implements OnModuleInit, OnApplicationBootstrap, OnModuleD
 
   /** Open and failed jobs per type (for the metrics endpoint and operators). */
   async depth(): Promise<QueueDepth[]> {
-    const rows: { type: string; ready: string; scheduled: string; running: string; failed: string }[] = await this.dataSource.query(
-      `SELECT type,
+    const rows: { type: string; ready: string; scheduled: string; running: string; failed: string }[] =
+      await this.dataSource.query(
+        `SELECT type,
               count(*) FILTER (WHERE status = 'pending' AND run_at <= now()) AS ready,
               count(*) FILTER (WHERE status = 'pending' AND run_at > now()) AS scheduled,
               count(*) FILTER (WHERE status = 'running') AS running,
               count(*) FILTER (WHERE status = 'failed') AS failed
          FROM jobs WHERE status IN ('pending', 'running', 'failed')
         GROUP BY type ORDER BY type`,
-    );
-    return rows.map((r) => ({ type: r.type, ready: Number(r.ready), scheduled: Number(r.scheduled), running: Number(r.running), failed: Number(r.failed) }));
+      );
+    return rows.map((r) => ({
+      type: r.type,
+      ready: Number(r.ready),
+      scheduled: Number(r.scheduled),
+      running: Number(r.running),
+      failed: Number(r.failed),
+    }));
   }
 
   /**
@@ -393,9 +452,10 @@ export class JobQueue implements OnModuleInit, OnApplicationBootstrap, OnModuleD
     const types = options.types ?? [...this.types.keys()];
     const deadline = Date.now() + (options.timeoutMs ?? 15_000);
     for (;;) {
-      const [{ open }] = (await this.dataSource.query(`SELECT count(*)::int AS open FROM jobs WHERE status IN ('pending', 'running') AND type = ANY($1::text[])`, [
-        types,
-      ])) as [{ open: number }];
+      const [{ open }] = (await this.dataSource.query(
+        `SELECT count(*)::int AS open FROM jobs WHERE status IN ('pending', 'running') AND type = ANY($1::text[])`,
+        [types],
+      )) as [{ open: number }];
       if (open === 0 && this.running.size === 0) return;
       if (Date.now() > deadline) throw new Error(`jobs: ${open} job(s) still open after the drain timeout`);
       this.kick();

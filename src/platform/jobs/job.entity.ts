@@ -12,7 +12,10 @@ export type JobStatus = 'pending' | 'running' | 'succeeded' | 'failed';
 @Check('CHK_jobs_status', `"status" IN ('pending', 'running', 'succeeded', 'failed')`)
 @Index('IDX_jobs_due', ['runAt'], { where: `"status" IN ('pending', 'running')` })
 @Index('IDX_jobs_finished', ['finishedAt'], { where: `"status" IN ('succeeded', 'failed')` })
-@Index('UQ_jobs_dedupe', ['type', 'dedupeKey'], { unique: true, where: `"dedupe_key" IS NOT NULL AND "status" IN ('pending', 'running')` })
+@Index('UQ_jobs_dedupe', ['type', 'dedupeKey'], {
+  unique: true,
+  where: `"dedupe_key" IS NOT NULL AND "status" IN ('pending', 'running')`,
+})
 export class Job {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -7,7 +7,14 @@ import { JOBS_CONFIG, loadJobsConfig } from './jobs.config';
 /** Durable jobs (the `jobs` table): JobQueue for every module, one worker loop per instance. */
 @Global()
 @Module({
-  providers: [{ provide: JOBS_CONFIG, inject: [APP_CONFIG], useFactory: (config: AppConfig) => loadJobsConfig(config.env) }, JobQueue],
+  providers: [
+    {
+      provide: JOBS_CONFIG,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => loadJobsConfig(config.env),
+    },
+    JobQueue,
+  ],
   exports: [JobQueue, JOBS_CONFIG],
 })
 export class JobsModule {}

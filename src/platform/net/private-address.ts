@@ -42,7 +42,10 @@ export function isPrivateAddress(address: string): boolean {
  */
 export function isPrivateHost(hostname: string): boolean {
   // Without the brackets of an IPv6 literal and the trailing dots of a fully qualified name (`localhost.`).
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.+$/, '');
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.+$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (!ipaddr.isValid(host)) return false;
   return isPrivateAddress(host);
@@ -53,7 +56,10 @@ export class PrivateAddressError extends Error {
   readonly code = 'EPRIVATEADDRESS';
 }
 
-export type Resolver = (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Resolver = (
+  hostname: string,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 export const systemResolver: Resolver = (hostname, callback) => dnsLookup(hostname, { all: true }, callback);
 
@@ -70,8 +76,10 @@ export function guardedLookup(options: { allowPrivate: boolean; resolve?: () => 
       if (error) return callback(error, '', 0);
       if (lookupOptions.family) addresses = addresses.filter((a) => a.family === lookupOptions.family);
       const allowed = options.allowPrivate ? addresses : addresses.filter((a) => isPublicAddress(a.address));
-      if (allowed.length === 0) return callback(new PrivateAddressError(`${hostname} resolves to a private address`), '', 0);
-      if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
+      if (allowed.length === 0)
+        return callback(new PrivateAddressError(`${hostname} resolves to a private address`), '', 0);
+      if (lookupOptions.all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
       callback(null, allowed[0]!.address, allowed[0]!.family);
     });
   };

@@ -19,5 +19,8 @@ export abstract class RepositoryLinks {
   /** The access the user (null: anonymous) has to the repository, Gitea's modes. */
   abstract accessOf(userId: string | null, repositoryId: string): Promise<RepositoryAccess>;
   /** The repository in Gitea's Repository JSON for this viewer, or null when the viewer cannot read it (or it is gone). */
-  abstract presentForGitea(repositoryId: string, viewerId: string | null): Promise<Record<string, unknown> | null>;
+  abstract presentForGitea(
+    repositoryId: string,
+    viewerId: string | null,
+  ): Promise<Record<string, unknown> | null>;
 }

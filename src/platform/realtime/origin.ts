@@ -27,7 +27,10 @@ export function allowedOrigins(config: Pick<AppConfig, 'publicUrl' | 'corsOrigin
  * fetches) and passes; otherwise the origin must be allowed. `null` (sandboxed frames, file://)
  * is refused.
  */
-export function originPermitted(header: string | string[] | undefined, allowed: ReadonlySet<string>): boolean {
+export function originPermitted(
+  header: string | string[] | undefined,
+  allowed: ReadonlySet<string>,
+): boolean {
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined || value === '') return true;
   const origin = originOf(value);

@@ -67,7 +67,8 @@ export class RealtimeGateways {
       callback: (ok: boolean, code?: number, message?: string, headers?: Record<string, string>) => void,
     ): void => {
       void this.decide(path, info.req).then(
-        (refusal) => (refusal ? callback(false, refusal.status, refusal.body, refusal.headers) : callback(true)),
+        (refusal) =>
+          refusal ? callback(false, refusal.status, refusal.body, refusal.headers) : callback(true),
         (error: unknown) => {
           this.logger.error({ err: error, path }, 'WebSocket upgrade failed');
           callback(false, 500);
@@ -90,7 +91,12 @@ export class RealtimeGateways {
       socket.close(decision.code, closeReason(decision.reason));
       return false;
     }
-    const connection = new WsConnection(socket, decision.identity, this.connections.settings.maxBufferedBytes, decision.context);
+    const connection = new WsConnection(
+      socket,
+      decision.identity,
+      this.connections.settings.maxBufferedBytes,
+      decision.context,
+    );
     (req as unknown as Record<symbol, WsConnection>)[CONNECTION] = connection;
     this.connections.register(connection);
     return !connection.closed;
@@ -99,7 +105,11 @@ export class RealtimeGateways {
   private async decide(path: string, req: IncomingMessage): Promise<Refusal | undefined> {
     const gateway = this.gatewayAt(normalizePath(path));
     if (!gateway || !this.authorizer) {
-      return { status: 403, body: JSON.stringify({ message: 'Forbidden.' }), headers: { 'Content-Type': 'application/json; charset=utf-8' } };
+      return {
+        status: 403,
+        body: JSON.stringify({ message: 'Forbidden.' }),
+        headers: { 'Content-Type': 'application/json; charset=utf-8' },
+      };
     }
     const decision = await this.authorizer.authorizeUpgrade(gateway.metatype, req);
     if (decision.kind === 'refuse') return decision;
@@ -125,7 +135,8 @@ export class RealtimeGateways {
       this.gateways = new Map();
       for (const wrapper of this.discovery.getProviders()) {
         const metatype = wrapper.metatype as Function | null | undefined;
-        if (!metatype || typeof metatype !== 'function' || !Reflect.getMetadata(GATEWAY_METADATA, metatype)) continue;
+        if (!metatype || typeof metatype !== 'function' || !Reflect.getMetadata(GATEWAY_METADATA, metatype))
+          continue;
         const options = (Reflect.getMetadata(GATEWAY_OPTIONS, metatype) ?? {}) as { path?: string };
         this.gateways.set(normalizePath(options.path ?? '/'), { metatype, instance: wrapper.instance });
       }

@@ -28,7 +28,11 @@ export type UpgradeDecision =
 export interface UpgradeAuthorizer {
   authorizeUpgrade(gateway: Function, req: IncomingMessage): Promise<UpgradeDecision>;
   /** Renders a refusal in the gateway's dialect (used for the Origin check and gateway pre-checks). */
-  renderRefusal(gateway: Function, req: IncomingMessage, error: unknown): { status: number; body: string; headers: Record<string, string> };
+  renderRefusal(
+    gateway: Function,
+    req: IncomingMessage,
+    error: unknown,
+  ): { status: number; body: string; headers: Record<string, string> };
 }
 
 /**

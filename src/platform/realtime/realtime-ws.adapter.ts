@@ -19,18 +19,24 @@ export class RealtimeWsAdapter extends WsAdapter {
 
   private get gateways(): RealtimeGateways {
     const service = this.gatewaysService ?? this.app.get(RealtimeGateways, { strict: false });
-    if (!service) throw new Error('RealtimeModule is not loaded: no RealtimeGateways to guard WebSocket upgrades.');
+    if (!service)
+      throw new Error('RealtimeModule is not loaded: no RealtimeGateways to guard WebSocket upgrades.');
     this.gatewaysService = service;
     return service;
   }
 
   override create(port: number, options?: Record<string, unknown> & { path?: string }): WebSocketServer {
     const server = super.create(port, options as never) as WebSocketServer;
-    (server.options as { verifyClient?: unknown }).verifyClient = this.gateways.verifyClient(options?.path ?? '/');
+    (server.options as { verifyClient?: unknown }).verifyClient = this.gateways.verifyClient(
+      options?.path ?? '/',
+    );
     return server;
   }
 
-  override bindClientConnect(server: WebSocketServer, callback: (socket: WebSocket, req: IncomingMessage) => void): void {
+  override bindClientConnect(
+    server: WebSocketServer,
+    callback: (socket: WebSocket, req: IncomingMessage) => void,
+  ): void {
     server.on('connection', (socket: WebSocket, req: IncomingMessage) => {
       if (this.gateways.connect(socket, req)) callback(socket, req);
     });

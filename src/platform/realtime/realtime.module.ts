@@ -13,7 +13,11 @@ import { SseStreams } from './sse-streams.service';
 @Module({
   imports: [DiscoveryModule],
   providers: [
-    { provide: REALTIME_SETTINGS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => loadRealtimeSettings(config) },
+    {
+      provide: REALTIME_SETTINGS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => loadRealtimeSettings(config),
+    },
     RealtimeHub,
     RealtimeConnections,
     RealtimeGateways,

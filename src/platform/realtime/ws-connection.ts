@@ -37,7 +37,8 @@ export class WsConnection extends RealtimeConnection {
   }
 
   close(code: number, reason: string): void {
-    if (this.socket.readyState === this.socket.CLOSED || this.socket.readyState === this.socket.CLOSING) return;
+    if (this.socket.readyState === this.socket.CLOSED || this.socket.readyState === this.socket.CLOSING)
+      return;
     this.socket.close(code, closeReason(reason));
     // A peer that never answers the close handshake is cut off (ws would wait 30 s).
     const timer = setTimeout(() => this.socket.terminate(), 2_000);

@@ -6,7 +6,14 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { NotFoundError } from '../errors/domain-error';
 import { assertBlobKey } from './blob-key';
-import { BlobStore, type BlobPutOptions, type BlobPutResult, type BlobReadResult, type BlobStat, type ByteRange } from './blob-store';
+import {
+  BlobStore,
+  type BlobPutOptions,
+  type BlobPutResult,
+  type BlobReadResult,
+  type BlobStat,
+  type ByteRange,
+} from './blob-store';
 import { MeasuringStream } from './measuring-stream';
 import { resolveRange } from './range';
 
@@ -39,7 +46,11 @@ export class LocalBlobStore extends BlobStore {
     const measure = new MeasuringStream(options.maxBytes);
     try {
       // 1 MiB of buffering lets the write stream batch chunks (writev) instead of one system call per 64 KiB.
-      await pipeline(body, measure, createWriteStream(temporary, { mode: 0o600, flags: 'wx', highWaterMark: 1024 * 1024 }));
+      await pipeline(
+        body,
+        measure,
+        createWriteStream(temporary, { mode: 0o600, flags: 'wx', highWaterMark: 1024 * 1024 }),
+      );
       await rename(temporary, target);
     } catch (error) {
       await rm(temporary, { force: true });
@@ -54,7 +65,10 @@ export class LocalBlobStore extends BlobStore {
     const { start, end } = resolveRange(range, found.size);
     // An empty blob has nothing to read (createReadStream with end -1 would read everything). Read in
     // 1 MiB chunks: a sixteenth of the system calls and socket writes of the 64 KiB default on large files.
-    const stream = found.size === 0 ? Readable.from([]) : createReadStream(this.file(key), { start, end, highWaterMark: 1024 * 1024 });
+    const stream =
+      found.size === 0
+        ? Readable.from([])
+        : createReadStream(this.file(key), { start, end, highWaterMark: 1024 * 1024 });
     return { stream, totalSize: found.size, start, end };
   }
 

@@ -18,7 +18,9 @@ export class MeasuringStream extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.size += chunk.length;
     if (this.maxBytes !== undefined && this.size > this.maxBytes) {
-      callback(new TooLargeError(`Blob exceeds the limit of ${this.maxBytes} bytes.`, { code: 'BLOB_TOO_LARGE' }));
+      callback(
+        new TooLargeError(`Blob exceeds the limit of ${this.maxBytes} bytes.`, { code: 'BLOB_TOO_LARGE' }),
+      );
       return;
     }
     this.hash.update(chunk);

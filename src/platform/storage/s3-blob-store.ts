@@ -12,7 +12,14 @@ import {
 import { Readable } from 'node:stream';
 import { NotFoundError } from '../errors/domain-error';
 import { assertBlobKey } from './blob-key';
-import { BlobStore, type BlobPutOptions, type BlobPutResult, type BlobReadResult, type BlobStat, type ByteRange } from './blob-store';
+import {
+  BlobStore,
+  type BlobPutOptions,
+  type BlobPutResult,
+  type BlobReadResult,
+  type BlobStat,
+  type ByteRange,
+} from './blob-store';
 import { MeasuringStream } from './measuring-stream';
 import { resolveRange } from './range';
 
@@ -94,12 +101,22 @@ export class S3BlobStore extends BlobStore {
       }
       if (!uploadId) {
         await this.client.send(
-          new PutObjectCommand({ Bucket, Key, Body: Buffer.concat(pending), ContentType: options.contentType }),
+          new PutObjectCommand({
+            Bucket,
+            Key,
+            Body: Buffer.concat(pending),
+            ContentType: options.contentType,
+          }),
         );
       } else {
         if (pendingBytes > 0) await flushPart();
         await this.client.send(
-          new CompleteMultipartUploadCommand({ Bucket, Key, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
+          new CompleteMultipartUploadCommand({
+            Bucket,
+            Key,
+            UploadId: uploadId,
+            MultipartUpload: { Parts: parts },
+          }),
         );
       }
     } catch (error) {
@@ -137,7 +154,9 @@ export class S3BlobStore extends BlobStore {
 
   async stat(key: string): Promise<BlobStat | null> {
     try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }));
+      const head = await this.client.send(
+        new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }),
+      );
       return { key, size: head.ContentLength ?? 0, lastModified: head.LastModified ?? new Date(0) };
     } catch (error) {
       if (isMissing(error)) return null;
@@ -147,15 +166,25 @@ export class S3BlobStore extends BlobStore {
 
   async delete(key: string): Promise<boolean> {
     const existed = (await this.stat(key)) !== null;
-    if (existed) await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }));
+    if (existed)
+      await this.client.send(
+        new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }),
+      );
     return existed;
   }
 
   /** Readiness: whether the bucket answers. */
   async ping(): Promise<void> {
-    await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: `${this.options.prefix ?? ''}.devplane-ping` })).catch((error: unknown) => {
-      if (!isMissing(error)) throw error;
-    });
+    await this.client
+      .send(
+        new HeadObjectCommand({
+          Bucket: this.options.bucket,
+          Key: `${this.options.prefix ?? ''}.devplane-ping`,
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isMissing(error)) throw error;
+      });
   }
 
   close(): void {

@@ -14,6 +14,9 @@ export function wellFormed<T>(value: T, depth = 0): T {
   if (depth > 64 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((item: unknown) => wellFormed(item, depth + 1)) as T;
   return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>).map(([key, item]) => [wellFormed(key), wellFormed(item, depth + 1)]),
+    Object.entries(value as Record<string, unknown>).map(([key, item]) => [
+      wellFormed(key),
+      wellFormed(item, depth + 1),
+    ]),
   ) as T;
 }

@@ -1,5 +1,11 @@
 import { Body, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
@@ -29,7 +35,11 @@ const ADMIN: AuthenticatedOptions = { admin: true, scopes: ['admin'] };
 /** Gitea `/api/v1/admin/users`: administrator user management. */
 @GiteaController('admin/users')
 @ApiResponse({ status: 401, type: GiteaErrorDto, description: 'no or bad credentials' })
-@ApiResponse({ status: 403, type: GiteaErrorDto, description: 'not a site administrator, token scope, or policy refusal' })
+@ApiResponse({
+  status: 403,
+  type: GiteaErrorDto,
+  description: 'not a site administrator, token scope, or policy refusal',
+})
 export class AdminUsersController {
   constructor(
     private readonly service: AdminUsersService,
@@ -43,7 +53,10 @@ export class AdminUsersController {
   @ApiOperation({ summary: 'Search users according to filter conditions' })
   @ApiOkResponse({ type: [GiteaUserDto] })
   @ApiResponse({ status: 422, type: GiteaErrorDto, description: 'invalid sort, order or visibility' })
-  async search(@CurrentPrincipal() principal: Principal, @Query() query: SearchUsersQueryDto): Promise<GiteaPage<GiteaUserDto>> {
+  async search(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: SearchUsersQueryDto,
+  ): Promise<GiteaPage<GiteaUserDto>> {
     const { users, total, paging } = await this.service.search(query);
     return new GiteaPage(
       users.map((user) => presentGiteaUser(user, principal.user, this.config.publicUrl)),
@@ -55,7 +68,10 @@ export class AdminUsersController {
   @Post()
   @Authenticated(ADMIN)
   @ApiOperation({ summary: 'Create a user' })
-  @ApiCreatedResponse({ type: GiteaUserDto, description: 'X-Service-Warning when the email domain is not allowed' })
+  @ApiCreatedResponse({
+    type: GiteaUserDto,
+    description: 'X-Service-Warning when the email domain is not allowed',
+  })
   @ApiResponse({ status: 400, type: GiteaErrorDto, description: 'password policy' })
   @ApiResponse({ status: 422, type: GiteaErrorDto, description: 'validation, name, email or duplicate' })
   async create(
@@ -77,7 +93,11 @@ export class AdminUsersController {
   @ApiResponse({ status: 400, type: GiteaErrorDto, description: 'password, email or last administrator' })
   @ApiResponse({ status: 404, type: GiteaErrorDto })
   @ApiResponse({ status: 422, type: GiteaErrorDto })
-  async edit(@CurrentPrincipal() principal: Principal, @AdminTarget() target: User, @Body() body: EditUserOptionDto): Promise<GiteaUserDto> {
+  async edit(
+    @CurrentPrincipal() principal: Principal,
+    @AdminTarget() target: User,
+    @Body() body: EditUserOptionDto,
+  ): Promise<GiteaUserDto> {
     const user = await this.service.edit(principal.user, target, body);
     return presentGiteaUser(user, principal.user, this.config.publicUrl);
   }
@@ -89,7 +109,11 @@ export class AdminUsersController {
   @ApiOperation({ summary: 'Delete a user' })
   @ApiNoContentResponse()
   @ApiResponse({ status: 404, type: GiteaErrorDto })
-  @ApiResponse({ status: 422, type: GiteaErrorDto, description: 'organization, still owns resources, last administrator' })
+  @ApiResponse({
+    status: 422,
+    type: GiteaErrorDto,
+    description: 'organization, still owns resources, last administrator',
+  })
   async delete(
     @CurrentPrincipal() principal: Principal,
     @AdminTarget() target: User,

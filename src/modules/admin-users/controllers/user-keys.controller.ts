@@ -1,5 +1,11 @@
 import { Body, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+} from '@nestjs/swagger';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { GiteaErrorDto } from '../../../api/gitea/gitea-error.dto';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
@@ -39,7 +45,11 @@ export class UserKeysController {
     const paging = giteaPaging(query);
     const fingerprint = query.fingerprint !== '' ? query.fingerprint : undefined;
     const [rows, total] = await this.keys.list(principal.user, fingerprint, paging.offset, paging.limit);
-    return new GiteaPage(rows.map((key) => presentPublicKey(key, principal.user, this.config.publicUrl)), total, paging);
+    return new GiteaPage(
+      rows.map((key) => presentPublicKey(key, principal.user, this.config.publicUrl)),
+      total,
+      paging,
+    );
   }
 
   @Post('user/keys')
@@ -47,7 +57,10 @@ export class UserKeysController {
   @ApiOperation({ summary: 'Create a public key' })
   @ApiCreatedResponse({ type: GiteaPublicKeyDto })
   @ApiResponse({ status: 422, type: GiteaErrorDto })
-  async addOwn(@CurrentPrincipal() principal: Principal, @Body() body: CreateKeyOptionDto): Promise<GiteaPublicKeyDto> {
+  async addOwn(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateKeyOptionDto,
+  ): Promise<GiteaPublicKeyDto> {
     const saved = await this.keys.add(principal.user, body.title, body.key);
     return presentPublicKey(saved, principal.user, this.config.publicUrl);
   }
@@ -57,7 +70,10 @@ export class UserKeysController {
   @ApiOperation({ summary: 'Get a public key' })
   @ApiOkResponse({ type: GiteaPublicKeyDto })
   @ApiResponse({ status: 404, type: GiteaErrorDto })
-  async getOwn(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<GiteaPublicKeyDto> {
+  async getOwn(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+  ): Promise<GiteaPublicKeyDto> {
     const key = await this.keys.requireOwned(principal.user, id);
     return presentPublicKey(key, principal.user, this.config.publicUrl);
   }
@@ -75,7 +91,7 @@ export class UserKeysController {
   @Get('users/:username/keys')
   @GiteaPaged()
   @Authenticated(USER)
-  @ApiOperation({ summary: 'List the given user\'s public keys' })
+  @ApiOperation({ summary: "List the given user's public keys" })
   @ApiOkResponse({ type: [GiteaPublicKeyDto] })
   @ApiResponse({ status: 404, type: GiteaErrorDto })
   async listOfUser(
@@ -87,6 +103,10 @@ export class UserKeysController {
     const paging = giteaPaging(query);
     const fingerprint = query.fingerprint !== '' ? query.fingerprint : undefined;
     const [rows, total] = await this.keys.list(owner, fingerprint, paging.offset, paging.limit);
-    return new GiteaPage(rows.map((key) => presentPublicKey(key, principal.user, this.config.publicUrl)), total, paging);
+    return new GiteaPage(
+      rows.map((key) => presentPublicKey(key, principal.user, this.config.publicUrl)),
+      total,
+      paging,
+    );
   }
 }

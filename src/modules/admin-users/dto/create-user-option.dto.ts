@@ -4,7 +4,11 @@ import { Binding, GoStruct, GoTime, GoType } from '../../../api/gitea/gitea-bind
 /** Gitea `api.CreateUserOption` (`POST /admin/users`). */
 @GoStruct('CreateUserOption')
 export class CreateUserOptionDto {
-  @ApiPropertyOptional({ type: 'integer', format: 'int64', description: 'authentication source; only 0 (local) exists' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int64',
+    description: 'authentication source; only 0 (local) exists',
+  })
   @GoType('int64')
   @Binding('', { name: 'SourceID' })
   source_id?: number;

@@ -13,7 +13,11 @@ const VISIBILITIES = ['public', 'limited', 'private'];
  * (junk = false).
  */
 export class SearchUsersQueryDto extends GiteaListQueryDto {
-  @ApiPropertyOptional({ type: 'integer', format: 'int64', description: 'authentication source; 0 or none = all' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int64',
+    description: 'authentication source; 0 or none = all',
+  })
   @FormString()
   source_id: string = '';
 

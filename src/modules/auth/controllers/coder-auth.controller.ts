@@ -90,9 +90,14 @@ export class CoderAuthController {
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: { type: 'boolean' } } })
   @ApiBadRequestResponse({ type: CoderResponseDto })
   @ApiUnauthorizedResponse({ type: CoderResponseDto })
-  async authcheck(@CurrentPrincipal() principal: Principal, @Body() body: AuthorizationRequestDto): Promise<Record<string, boolean>> {
+  async authcheck(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: AuthorizationRequestDto,
+  ): Promise<Record<string, boolean>> {
     // Go zero values for what the JSON left out (a null check is a zero AuthorizationCheck).
-    const parsed: [string, AuthcheckCheck][] = [...(body.checks ?? new Map<string, AuthorizationCheckDto | null>())].map(([key, check]) => {
+    const parsed: [string, AuthcheckCheck][] = [
+      ...(body.checks ?? new Map<string, AuthorizationCheckDto | null>()),
+    ].map(([key, check]) => {
       const object = check?.object;
       return [
         key,
@@ -135,7 +140,13 @@ export class CoderAuthController {
       maxAge: ONE_YEAR_MS,
     });
     // Readable by the page on purpose: it echoes it in X-CSRF-Token on cookie-authenticated writes.
-    res.cookie(CSRF_COOKIE, newCsrfToken(), { path: '/', httpOnly: false, sameSite: 'lax', secure: this.secureCookies, maxAge: ONE_YEAR_MS });
+    res.cookie(CSRF_COOKIE, newCsrfToken(), {
+      path: '/',
+      httpOnly: false,
+      sameSite: 'lax',
+      secure: this.secureCookies,
+      maxAge: ONE_YEAR_MS,
+    });
     return { session_token: key };
   }
 
@@ -145,9 +156,18 @@ export class CoderAuthController {
   @ApiOperation({ summary: 'Log out: delete the session and clear the cookie' })
   @ApiOkResponse({ type: LogoutResponseDto })
   @ApiUnauthorizedResponse({ type: CoderResponseDto })
-  async logout(@CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) res: Response): Promise<LogoutResponseDto> {
+  async logout(
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<LogoutResponseDto> {
     await this.sessions.logout(principal);
-    res.cookie(SESSION_COOKIE, '', { path: '/', httpOnly: true, sameSite: 'lax', secure: this.secureCookies, maxAge: 0 });
+    res.cookie(SESSION_COOKIE, '', {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: this.secureCookies,
+      maxAge: 0,
+    });
     return { message: 'Logged out!' };
   }
 
@@ -214,7 +234,8 @@ export class CoderAuthController {
     if (toType === 'none' || toType === 'password' || toType === 'token') {
       throw new BadRequestError(`Cannot convert to login type "${toType}".`);
     }
-    if (!(LOGIN_TYPES as readonly string[]).includes(toType)) throw new BadRequestError(`Unknown login type "${toType}".`);
+    if (!(LOGIN_TYPES as readonly string[]).includes(toType))
+      throw new BadRequestError(`Unknown login type "${toType}".`);
     const result = await this.sessions.startConversion(target, toType as LoginType, password);
     res.cookie(CONVERT_COOKIE, result.state, {
       path: '/',
@@ -237,7 +258,9 @@ export class CoderAuthController {
   @HttpCode(204)
   @Authenticated({ tokenScope: { type: 'user', action: 'update_personal' } })
   @LoginRateLimit()
-  @ApiOperation({ summary: "Change a user's password (the password rule applies; every key of the user is deleted)" })
+  @ApiOperation({
+    summary: "Change a user's password (the password rule applies; every key of the user is deleted)",
+  })
   @ApiParam({ name: 'user', description: 'user id (uuid), username, or `me`' })
   @ApiBody({ type: UpdateUserPasswordRequestDto })
   @ApiNoContentResponse({ description: 'Password changed' })

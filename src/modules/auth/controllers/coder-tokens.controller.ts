@@ -32,7 +32,9 @@ const EPOCH = new Date(0).toISOString();
 
 export function presentApiKey(view: TokenView): ApiKeyDto {
   const { token } = view;
-  const scopes = token.scopes.map((scope) => (scope === 'all' ? 'coder:all' : scope === 'application_connect' ? 'coder:application_connect' : scope));
+  const scopes = token.scopes.map((scope) =>
+    scope === 'all' ? 'coder:all' : scope === 'application_connect' ? 'coder:application_connect' : scope,
+  );
   return {
     id: token.id,
     user_id: view.owner.uuid,
@@ -41,7 +43,11 @@ export function presentApiKey(view: TokenView): ApiKeyDto {
     created_at: token.createdAt.toISOString(),
     updated_at: token.updatedAt.toISOString(),
     login_type: token.loginType,
-    scope: scopes.includes('coder:application_connect') ? 'application_connect' : scopes.includes('coder:all') ? 'all' : '',
+    scope: scopes.includes('coder:application_connect')
+      ? 'application_connect'
+      : scopes.includes('coder:all')
+        ? 'all'
+        : '',
     scopes,
     token_name: token.name,
     lifetime_seconds: Number(token.lifetimeSeconds),
@@ -76,7 +82,10 @@ export class CoderTokensController {
     @Body() body: CreateTokenRequestDto,
   ): Promise<GenerateApiKeyResponseDto> {
     const target = await this.targets.resolve(ref, principal);
-    const allowList: AllowListEntry[] = (body.allow_list ?? []).map((entry) => ({ type: entry.type ?? '', id: entry.id ?? '' }));
+    const allowList: AllowListEntry[] = (body.allow_list ?? []).map((entry) => ({
+      type: entry.type ?? '',
+      id: entry.id ?? '',
+    }));
     const key = await this.tokens.create(principal, target, {
       tokenName: body.token_name ?? '',
       scopes: body.scopes ?? [],
@@ -113,7 +122,10 @@ export class CoderTokensController {
   @ApiParam(USER_PARAM)
   @ApiOkResponse({ type: TokenConfigDto })
   @ApiUnauthorizedResponse({ type: CoderResponseDto })
-  async tokenConfig(@CurrentPrincipal() principal: Principal, @Param('user') ref: string): Promise<TokenConfigDto> {
+  async tokenConfig(
+    @CurrentPrincipal() principal: Principal,
+    @Param('user') ref: string,
+  ): Promise<TokenConfigDto> {
     const target = await this.targets.resolve(ref, principal);
     return { max_token_lifetime: this.tokens.maxLifetimeSeconds(target) * 1e9 };
   }
@@ -143,7 +155,11 @@ export class CoderTokensController {
   @ApiOkResponse({ type: ApiKeyDto })
   @ApiUnauthorizedResponse({ type: CoderResponseDto })
   @ApiNotFoundResponse({ type: CoderResponseDto })
-  async getById(@CurrentPrincipal() principal: Principal, @Param('user') ref: string, @Param('keyid') id: string): Promise<ApiKeyDto> {
+  async getById(
+    @CurrentPrincipal() principal: Principal,
+    @Param('user') ref: string,
+    @Param('keyid') id: string,
+  ): Promise<ApiKeyDto> {
     const target = await this.targets.resolve(ref, principal);
     return presentApiKey(await this.tokens.getById(principal, target, id));
   }
@@ -157,7 +173,11 @@ export class CoderTokensController {
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiUnauthorizedResponse({ type: CoderResponseDto })
   @ApiNotFoundResponse({ type: CoderResponseDto })
-  async delete(@CurrentPrincipal() principal: Principal, @Param('user') ref: string, @Param('keyid') id: string): Promise<void> {
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @Param('user') ref: string,
+    @Param('keyid') id: string,
+  ): Promise<void> {
     const target = await this.targets.resolve(ref, principal);
     await this.tokens.delete(principal, target, id);
   }

@@ -13,7 +13,9 @@ export class ExternalApiKeyScopesDto {
 
 @GoStruct('AuthorizationObject')
 export class AuthorizationObjectDto {
-  @ApiProperty({ description: 'RBAC resource type, e.g. workspace' }) @GoType('string') resource_type?: string;
+  @ApiProperty({ description: 'RBAC resource type, e.g. workspace' })
+  @GoType('string')
+  resource_type?: string;
   @ApiPropertyOptional({ description: 'user uuid, or "me"' }) @GoType('string') owner_id?: string;
   @ApiPropertyOptional({ format: 'uuid' }) @GoType('string') organization_id?: string;
   @ApiPropertyOptional({ format: 'uuid' }) @GoType('string') resource_id?: string;
@@ -41,7 +43,11 @@ function checksMap({ value, obj }: { value: unknown; obj: Record<string, unknown
     Object.entries(raw as Record<string, unknown>).map(([key, check]) => [
       key,
       // null decodes to the zero AuthorizationCheck, as in Go.
-      check === null ? new AuthorizationCheckDto() : typeof check === 'object' && !Array.isArray(check) ? plainCheck(check) : check,
+      check === null
+        ? new AuthorizationCheckDto()
+        : typeof check === 'object' && !Array.isArray(check)
+          ? plainCheck(check)
+          : check,
     ]),
   );
 }
@@ -49,13 +55,17 @@ function checksMap({ value, obj }: { value: unknown; obj: Record<string, unknown
 function plainCheck(check: object): AuthorizationCheckDto {
   const dto = Object.assign(new AuthorizationCheckDto(), check);
   const object: unknown = (check as { object?: unknown }).object;
-  if (typeof object === 'object' && object !== null && !Array.isArray(object)) dto.object = Object.assign(new AuthorizationObjectDto(), object);
+  if (typeof object === 'object' && object !== null && !Array.isArray(object))
+    dto.object = Object.assign(new AuthorizationObjectDto(), object);
   return dto;
 }
 
 @GoStruct('AuthorizationRequest')
 export class AuthorizationRequestDto {
-  @ApiProperty({ type: 'object', additionalProperties: { $ref: '#/components/schemas/AuthorizationCheckDto' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: '#/components/schemas/AuthorizationCheckDto' },
+  })
   @Transform(checksMap)
   @GoType('map[string]codersdk.AuthorizationCheck')
   @IsOptional() // null decodes to the zero value (Go); nested validation only for values
@@ -123,7 +133,9 @@ export class CreateTokenRequestDto {
   @ApiPropertyOptional() @GoType('string') token_name?: string;
   @ApiPropertyOptional({ type: [String] }) @GoType('[]string') scopes?: string[];
   @ApiPropertyOptional({ deprecated: true }) @GoType('string') scope?: string;
-  @ApiPropertyOptional({ description: 'lifetime in nanoseconds (Go duration); 0 = default' }) @GoType('time.Duration') lifetime?: number;
+  @ApiPropertyOptional({ description: 'lifetime in nanoseconds (Go duration); 0 = default' })
+  @GoType('time.Duration')
+  lifetime?: number;
   @ApiPropertyOptional({ type: [ApiAllowListTargetDto] })
   @GoType('[]codersdk.APIAllowListTarget')
   @IsOptional() // null decodes to the zero value (Go); nested validation only for values
@@ -167,6 +179,8 @@ export class TokenConfigDto {
 
 @GoStruct('UpdateUserPasswordRequest')
 export class UpdateUserPasswordRequestDto {
-  @ApiPropertyOptional({ description: 'required when changing your own password' }) @GoType('string') old_password?: string;
+  @ApiPropertyOptional({ description: 'required when changing your own password' })
+  @GoType('string')
+  old_password?: string;
   @ApiProperty() @GoType('string') @GoValidate('required') password: string;
 }

@@ -1,4 +1,12 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, OneToOne, PrimaryColumn, type Relation } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  JoinColumn,
+  OneToOne,
+  PrimaryColumn,
+  type Relation,
+} from 'typeorm';
 import { User } from '../../identity/entities/user.entity';
 
 /** The one pending password-reset passcode of a user: SHA-256 of the code, 20 minutes, single use. */

@@ -12,7 +12,13 @@ const BASE = ['organization-member', 'organization-workspace-access'];
 
 function subject(partial: Partial<RbacSubjectInput> = {}, ownerWorkspaceExec = true): CompiledSubject {
   return new CompiledSubject(
-    { id: ME, siteRoles: [], memberships: [{ orgId: ORG, roles: BASE, sharingMode: 'everyone' }], scopes: ['coder:all'], ...partial },
+    {
+      id: ME,
+      siteRoles: [],
+      memberships: [{ orgId: ORG, roles: BASE, sharingMode: 'everyone' }],
+      scopes: ['coder:all'],
+      ...partial,
+    },
     { ownerWorkspaceExec },
   );
 }
@@ -36,7 +42,9 @@ describe('RBAC catalogue', () => {
 describe('RBAC evaluator', () => {
   const member = subject();
   const owner = subject({ siteRoles: ['owner'] });
-  const orgAdmin = subject({ memberships: [{ orgId: ORG, roles: [...BASE, 'organization-admin'], sharingMode: 'everyone' }] });
+  const orgAdmin = subject({
+    memberships: [{ orgId: ORG, roles: [...BASE, 'organization-admin'], sharingMode: 'everyone' }],
+  });
 
   it.each([
     ['member', 'read', { type: 'user' }, false],
@@ -85,7 +93,9 @@ describe('RBAC evaluator', () => {
 
   it('creation ban: an org negation beats member grants', () => {
     const banned = subject({
-      memberships: [{ orgId: ORG, roles: [...BASE, 'organization-workspace-creation-ban'], sharingMode: 'everyone' }],
+      memberships: [
+        { orgId: ORG, roles: [...BASE, 'organization-workspace-creation-ban'], sharingMode: 'everyone' },
+      ],
     });
     expect(banned.authorize('create', ws(ME))).toBe(false);
     expect(banned.authorize('update', ws(ME))).toBe(true);
@@ -99,11 +109,21 @@ describe('RBAC evaluator', () => {
       ],
     });
     expect(twoOrgs.authorize('create', { type: 'workspace', owner: ME, anyOrg: true })).toBe(true);
-    expect(subject({ memberships: [] }).authorize('create', { type: 'workspace', owner: ME, anyOrg: true })).toBe(false);
+    expect(
+      subject({ memberships: [] }).authorize('create', { type: 'workspace', owner: ME, anyOrg: true }),
+    ).toBe(false);
   });
 
   it('service accounts get no share negation at member level', () => {
-    const sa = subject({ memberships: [{ orgId: ORG, roles: ['organization-service-account', 'organization-workspace-access'], sharingMode: 'service_accounts' }] });
+    const sa = subject({
+      memberships: [
+        {
+          orgId: ORG,
+          roles: ['organization-service-account', 'organization-workspace-access'],
+          sharingMode: 'service_accounts',
+        },
+      ],
+    });
     expect(sa.authorize('share', ws(ME))).toBe(true);
   });
 
@@ -120,7 +140,12 @@ describe('RBAC evaluator', () => {
     expect(scoped.authorize('read', ws(ME))).toBe(true);
     expect(scoped.authorize('update', ws(ME))).toBe(false);
     expect(scoped.authorize('read', { type: 'user', owner: ME })).toBe(true);
-    expect(subject({ siteRoles: ['owner'], scopes: ['template:read'] }).authorize('delete', { type: 'template', orgOwner: ORG })).toBe(false);
+    expect(
+      subject({ siteRoles: ['owner'], scopes: ['template:read'] }).authorize('delete', {
+        type: 'template',
+        orgOwner: ORG,
+      }),
+    ).toBe(false);
     expect(subject({ scopes: ['all'] }).authorize('update', ws(ME))).toBe(true);
     expect(subject({ scopes: [] }).authorize('update', ws(ME))).toBe(true);
     expect(subject({ scopes: ['read:repository'] }).authorize('read', ws(ME))).toBe(false);
@@ -132,9 +157,23 @@ describe('RBAC evaluator', () => {
 
   it('composite scopes expand to their exact permissions', () => {
     const keys = (scope: string) => COMPOSITE_SCOPES[scope]!.map((p) => `${p.type}:${p.action}`).sort();
-    expect(keys('coder:workspaces.access')).toEqual(['workspace:application_connect', 'workspace:read', 'workspace:ssh']);
-    expect(keys('coder:apikeys.manage_self')).toEqual(['api_key:create', 'api_key:delete', 'api_key:read', 'api_key:update']);
-    expect(keys('coder:templates.build')).toEqual(['file:create', 'file:read', 'provisioner_jobs:read', 'template:read']);
+    expect(keys('coder:workspaces.access')).toEqual([
+      'workspace:application_connect',
+      'workspace:read',
+      'workspace:ssh',
+    ]);
+    expect(keys('coder:apikeys.manage_self')).toEqual([
+      'api_key:create',
+      'api_key:delete',
+      'api_key:read',
+      'api_key:update',
+    ]);
+    expect(keys('coder:templates.build')).toEqual([
+      'file:create',
+      'file:read',
+      'provisioner_jobs:read',
+      'template:read',
+    ]);
   });
 });
 

@@ -73,7 +73,8 @@ export class CompiledSubject {
         if (role) this.addRole(role, membership.orgId);
         else this.unknownRoles.push(name);
       }
-      if (!this.orgs.has(membership.orgId)) this.orgs.set(membership.orgId, { org: newLevel(), member: newLevel() });
+      if (!this.orgs.has(membership.orgId))
+        this.orgs.set(membership.orgId, { org: newLevel(), member: newLevel() });
     }
     add(this.scope, expandScopes(input.scopes));
     this.allowList = input.allowList && input.allowList.length > 0 ? input.allowList : [ALLOW_ALL];
@@ -99,7 +100,9 @@ export class CompiledSubject {
 
   /** Coder's `policy.rego` decision: (role_allow || acl_allow) && scope_allow. */
   authorize(action: string, object: RbacObject): boolean {
-    return (this.roleAllows(action, object) || this.aclAllows(action, object)) && this.scopeAllows(action, object);
+    return (
+      (this.roleAllows(action, object) || this.aclAllows(action, object)) && this.scopeAllows(action, object)
+    );
   }
 
   private levelOrg(key: 'org' | 'member', object: RbacObject, action: string): number {
@@ -118,7 +121,8 @@ export class CompiledSubject {
     if (site === 1) return true;
     if (site === -1) return false;
     const owned = !!object.owner && object.owner === this.id;
-    if (owned && !object.orgOwner && !object.anyOrg && vote(this.user, object.type, action) === 1) return true;
+    if (owned && !object.orgOwner && !object.anyOrg && vote(this.user, object.type, action) === 1)
+      return true;
     const org = this.levelOrg('org', object, action);
     if (org === 1) return true;
     if (org === -1) return false;
@@ -143,7 +147,8 @@ export class CompiledSubject {
   private scopeAllows(action: string, object: RbacObject): boolean {
     const listed = this.allowList.some(
       (entry) =>
-        (entry.type === '*' || entry.type === object.type) && (entry.id === '*' || (!!object.id && entry.id === object.id)),
+        (entry.type === '*' || entry.type === object.type) &&
+        (entry.id === '*' || (!!object.id && entry.id === object.id)),
     );
     // Scopes are site-level only, so the four-level formula reduces to the site vote.
     return listed && vote(this.scope, object.type, action) === 1;

@@ -37,7 +37,16 @@ export interface SiteRoleOptions {
 }
 
 const WS_ALL = RBAC_RESOURCES.workspace!;
-const DORMANT = ['read', 'delete', 'create', 'update', 'stop', 'create_agent', 'delete_agent', 'update_agent'];
+const DORMANT = [
+  'read',
+  'delete',
+  'create',
+  'update',
+  'stop',
+  'create_agent',
+  'delete_agent',
+  'update_agent',
+];
 
 /** `perms('user', 'read', 'update')` → two permissions. */
 function perms(type: string, ...actions: string[]): Permission[] {
@@ -48,7 +57,10 @@ function deny(type: string, ...actions: string[]): Permission[] {
 }
 /** `type:*` for every catalogue resource except the listed ones. */
 function allExcept(...excluded: string[]): Permission[] {
-  return RBAC_RESOURCE_NAMES.filter((name) => !excluded.includes(name)).map((type) => ({ type, action: '*' }));
+  return RBAC_RESOURCE_NAMES.filter((name) => !excluded.includes(name)).map((type) => ({
+    type,
+    action: '*',
+  }));
 }
 function empty(): RolePermissions {
   return { site: [], org: [], member: [], user: [] };
@@ -88,7 +100,10 @@ function buildSiteRole(name: string, options: SiteRoleOptions): RolePermissions 
           'ai_seat',
           'ai_gateway_key',
         ),
-        ...perms('workspace', ...WS_ALL.filter((a) => options.ownerWorkspaceExec || (a !== 'ssh' && a !== 'application_connect'))),
+        ...perms(
+          'workspace',
+          ...WS_ALL.filter((a) => options.ownerWorkspaceExec || (a !== 'ssh' && a !== 'application_connect')),
+        ),
         ...perms('workspace_dormant', ...DORMANT),
         ...perms('user_skill', 'read', 'delete'),
         ...perms('ai_gateway_key', 'create', 'read', 'delete'),
@@ -97,7 +112,11 @@ function buildSiteRole(name: string, options: SiteRoleOptions): RolePermissions 
       ];
       return role;
     case 'member':
-      role.site = [...perms('assign_role', 'read'), ...perms('oauth2_app', 'read'), ...perms('workspace_proxy', 'read')];
+      role.site = [
+        ...perms('assign_role', 'read'),
+        ...perms('oauth2_app', 'read'),
+        ...perms('workspace_proxy', 'read'),
+      ];
       role.user = [
         ...allExcept(
           'workspace_dormant',
@@ -145,7 +164,9 @@ function buildSiteRole(name: string, options: SiteRoleOptions): RolePermissions 
         ...perms('workspace_dormant', 'read'),
         ...perms('prebuilt_workspace', 'update', 'delete'),
         ...perms('provisioner_daemon', 'create', 'read', 'update', 'delete'),
-        ...['user', 'group', 'group_member', 'organization', 'organization_member'].flatMap((type) => perms(type, 'read')),
+        ...['user', 'group', 'group_member', 'organization', 'organization_member'].flatMap((type) =>
+          perms(type, 'read'),
+        ),
       ];
       return role;
     case 'user-admin':
@@ -218,7 +239,9 @@ function buildOrgRole(name: string, sharingMode: WorkspaceSharingMode): RolePerm
         ...perms('provisioner_daemon', 'read'),
         ...perms('organization', 'read'),
         ...perms('assign_org_role', 'read'),
-        ...(sharingMode !== 'none' ? [...perms('organization_member', 'read'), ...perms('group', 'read')] : []),
+        ...(sharingMode !== 'none'
+          ? [...perms('organization_member', 'read'), ...perms('group', 'read')]
+          : []),
         ...(sharingMode === 'none' ? deny('workspace', 'share') : []),
       ];
       role.member = [...MEMBER_LEVEL_COMMON];

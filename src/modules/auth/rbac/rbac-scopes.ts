@@ -21,7 +21,11 @@ export const COMPOSITE_SCOPES: Readonly<Record<string, Permission[]>> = {
   'coder:workspaces.operate': p('workspace', 'read', 'update'),
   'coder:workspaces.delete': p('workspace', 'read', 'delete'),
   'coder:workspaces.access': p('workspace', 'read', 'ssh', 'application_connect'),
-  'coder:templates.build': [...p('template', 'read'), ...p('file', 'create', 'read'), ...p('provisioner_jobs', 'read')],
+  'coder:templates.build': [
+    ...p('template', 'read'),
+    ...p('file', 'create', 'read'),
+    ...p('provisioner_jobs', 'read'),
+  ],
   'coder:templates.author': [
     ...p('template', 'read', 'create', 'update', 'delete', 'view_insights'),
     ...p('file', 'create', 'read'),

@@ -4,7 +4,15 @@ import type { Request } from 'express';
 import { BasicStrategy as HttpBasicStrategy } from 'passport-http';
 import { CredentialVerifier } from '../credential-verifier.service';
 import type { UserPrincipal } from '../principal';
-import { authorizationView, NO_GLOBAL_REGISTRY, presentedTo, type StrategyActions, realRequest, responseOf, settle } from './credential-strategy';
+import {
+  authorizationView,
+  NO_GLOBAL_REGISTRY,
+  presentedTo,
+  type StrategyActions,
+  realRequest,
+  responseOf,
+  settle,
+} from './credential-strategy';
 
 /**
  * `Authorization: Basic` through passport-http: a password (argon2id, throttled), or a token as
@@ -36,7 +44,9 @@ export class BasicCredentialStrategy extends PassportStrategy(HttpBasicStrategy,
       settle(actions, this.validate(req, login, password));
       return;
     }
-    super.authenticate(authorizationView(req, `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`));
+    super.authenticate(
+      authorizationView(req, `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`),
+    );
   }
 
   validate(view: Request, login: string, password: string): Promise<UserPrincipal> {

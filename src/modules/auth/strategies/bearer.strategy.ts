@@ -6,7 +6,13 @@ import { UnauthenticatedError } from '../../../platform/errors/domain-error';
 import { parseToken } from '../../identity/api-token-codec';
 import { CredentialVerifier } from '../credential-verifier.service';
 import type { UserPrincipal } from '../principal';
-import { authorizationView, NO_GLOBAL_REGISTRY, presentedTo, type StrategyActions, realRequest } from './credential-strategy';
+import {
+  authorizationView,
+  NO_GLOBAL_REGISTRY,
+  presentedTo,
+  type StrategyActions,
+  realRequest,
+} from './credential-strategy';
 
 /**
  * `Authorization: Bearer <key>` through passport-http-bearer. The library sees only the normalised

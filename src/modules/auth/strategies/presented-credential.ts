@@ -79,7 +79,8 @@ function parse(req: Request): PresentedCredential | null {
   const queryToken = firstString(query.access_token) ?? firstString(query.token);
   if (queryToken) return { strategy: 'query-token', source: 'query_token', token: queryToken };
   const provisionerKey = firstString(req.headers[PROVISIONER_KEY_HEADER]);
-  if (provisionerKey) return { strategy: 'provisioner-key', source: 'provisioner_key', token: provisionerKey.trim() };
+  if (provisionerKey)
+    return { strategy: 'provisioner-key', source: 'provisioner_key', token: provisionerKey.trim() };
   return null;
 }
 

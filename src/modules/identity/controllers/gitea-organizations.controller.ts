@@ -1,5 +1,11 @@
 import { Body, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+} from '@nestjs/swagger';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
@@ -8,12 +14,22 @@ import { APP_CONFIG } from '../../../platform/config/config.token';
 import { ForbiddenError, InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
 import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
-import { CreateOrgOptionDto, EditOrgOptionDto, GiteaPageQueryDto, TeamOptionDto } from '../dto/gitea-organizations.dto';
+import {
+  CreateOrgOptionDto,
+  EditOrgOptionDto,
+  GiteaPageQueryDto,
+  TeamOptionDto,
+} from '../dto/gitea-organizations.dto';
 import type { Team } from '../entities/team.entity';
 import type { User } from '../entities/user.entity';
 import { usernameProblem } from '../gitea-rules';
 import { OrganizationsService } from '../organizations.service';
-import { GiteaOrganizationDto, GiteaTeamDto, presentGiteaOrganization, presentGiteaTeam } from '../presenters/gitea-organization.presenter';
+import {
+  GiteaOrganizationDto,
+  GiteaTeamDto,
+  presentGiteaOrganization,
+  presentGiteaTeam,
+} from '../presenters/gitea-organization.presenter';
 import { GiteaUserDto, presentGiteaUser } from '../presenters/gitea-user.presenter';
 import { UsersService } from '../users.service';
 
@@ -32,7 +48,11 @@ export class GiteaOrganizationsController {
   /** The organization of a path, hidden (404) when the viewer may not see it (private: members; limited: signed in). */
   private async visibleOrganization(name: string, viewer: User | undefined): Promise<User> {
     const organization = await this.users.findAccountByName(name);
-    const hidden = () => new NotFoundError('GetOrgByName', { code: 'ORG_NOT_FOUND', detail: `org does not exist [id: 0, name: ${name}]` });
+    const hidden = () =>
+      new NotFoundError('GetOrgByName', {
+        code: 'ORG_NOT_FOUND',
+        detail: `org does not exist [id: 0, name: ${name}]`,
+      });
     if (!organization || organization.type !== 'organization') throw hidden();
     if (organization.visibility === 'public' || viewer?.isAdmin) return organization;
     if (organization.visibility === 'limited' && viewer) return organization;
@@ -42,11 +62,14 @@ export class GiteaOrganizationsController {
 
   private async isOwner(organization: User, user: User): Promise<boolean> {
     if (user.isAdmin) return true;
-    return (await this.organizations.membershipsOf(user.id)).some((m) => m.organizationId === organization.id && m.isOwner);
+    return (await this.organizations.membershipsOf(user.id)).some(
+      (m) => m.organizationId === organization.id && m.isOwner,
+    );
   }
 
   private async requireOwner(organization: User, user: User): Promise<void> {
-    if (!(await this.isOwner(organization, user))) throw new ForbiddenError('Must be an organization owner', 'permission', { code: 'ORG_OWNER_REQUIRED' });
+    if (!(await this.isOwner(organization, user)))
+      throw new ForbiddenError('Must be an organization owner', 'permission', { code: 'ORG_OWNER_REQUIRED' });
   }
 
   private async requireMember(organization: User, user: User): Promise<void> {
@@ -71,22 +94,35 @@ export class GiteaOrganizationsController {
   @ApiOperation({ summary: 'Create an organization (the caller becomes its owner)' })
   @ApiCreatedResponse({ type: GiteaOrganizationDto })
   @ApiResponse({ status: 422, ...ERROR })
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateOrgOptionDto): Promise<GiteaOrganizationDto> {
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateOrgOptionDto,
+  ): Promise<GiteaOrganizationDto> {
     if (body.username === '') throw new InvalidError('[UserName]: Required', { code: 'ORG_NAME' });
     const problem = usernameProblem(body.username);
     if (problem) throw new InvalidError(problem, { code: 'ORG_NAME' });
-    if (await this.users.findAccountByName(body.username)) throw new InvalidError(`user already exists [name: ${body.username}]`, { code: 'ORG_NAME_TAKEN' });
-    const created = await this.organizations.create({
-      name: body.username,
-      displayName: body.full_name,
-      description: body.description,
-      visibility: body.visibility,
-      ownerId: principal.user.id,
-    }).catch((error: unknown) => {
-      if ((error as { code?: string }).code === 'ORG_NAME_TAKEN') throw new InvalidError(`user already exists [name: ${body.username}]`, { code: 'ORG_NAME_TAKEN' });
-      throw error;
-    });
-    return this.org(await this.organizations.edit(created, { website: body.website, location: body.location, fullName: body.full_name }));
+    if (await this.users.findAccountByName(body.username))
+      throw new InvalidError(`user already exists [name: ${body.username}]`, { code: 'ORG_NAME_TAKEN' });
+    const created = await this.organizations
+      .create({
+        name: body.username,
+        displayName: body.full_name,
+        description: body.description,
+        visibility: body.visibility,
+        ownerId: principal.user.id,
+      })
+      .catch((error: unknown) => {
+        if ((error as { code?: string }).code === 'ORG_NAME_TAKEN')
+          throw new InvalidError(`user already exists [name: ${body.username}]`, { code: 'ORG_NAME_TAKEN' });
+        throw error;
+      });
+    return this.org(
+      await this.organizations.edit(created, {
+        website: body.website,
+        location: body.location,
+        fullName: body.full_name,
+      }),
+    );
   }
 
   @Get('orgs/:org')
@@ -94,7 +130,10 @@ export class GiteaOrganizationsController {
   @ApiOperation({ summary: 'Get an organization' })
   @ApiOkResponse({ type: GiteaOrganizationDto })
   @ApiResponse({ status: 404, ...ERROR })
-  async get(@CurrentPrincipal() principal: Principal | undefined, @Param('org') name: string): Promise<GiteaOrganizationDto> {
+  async get(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param('org') name: string,
+  ): Promise<GiteaOrganizationDto> {
     return this.org(await this.visibleOrganization(name, principal?.user));
   }
 
@@ -104,7 +143,11 @@ export class GiteaOrganizationsController {
   @ApiOkResponse({ type: GiteaOrganizationDto })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async edit(@CurrentPrincipal() principal: Principal, @Param('org') name: string, @Body() body: EditOrgOptionDto): Promise<GiteaOrganizationDto> {
+  async edit(
+    @CurrentPrincipal() principal: Principal,
+    @Param('org') name: string,
+    @Body() body: EditOrgOptionDto,
+  ): Promise<GiteaOrganizationDto> {
     const organization = await this.visibleOrganization(name, principal.user);
     await this.requireOwner(organization, principal.user);
     return this.org(
@@ -121,7 +164,9 @@ export class GiteaOrganizationsController {
   @Delete('orgs/:org')
   @HttpCode(204)
   @Authenticated(ORG)
-  @ApiOperation({ summary: 'Delete an organization (owners; refused while it owns repositories or packages)' })
+  @ApiOperation({
+    summary: 'Delete an organization (owners; refused while it owns repositories or packages)',
+  })
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
@@ -134,7 +179,9 @@ export class GiteaOrganizationsController {
   @Get('orgs/:org/members')
   @GiteaPaged()
   @Authenticated(ORG)
-  @ApiOperation({ summary: "List an organization's members (members see them; others see none: memberships are private)" })
+  @ApiOperation({
+    summary: "List an organization's members (members see them; others see none: memberships are private)",
+  })
   @ApiOkResponse({ type: [GiteaUserDto] })
   async members(
     @CurrentPrincipal() principal: Principal,
@@ -143,9 +190,14 @@ export class GiteaOrganizationsController {
   ): Promise<GiteaPage<GiteaUserDto>> {
     const organization = await this.visibleOrganization(name, principal.user);
     const paging = giteaPaging(query);
-    if (!principal.user.isAdmin && !(await this.organizations.isMember(organization.id, principal.user.id))) return new GiteaPage<GiteaUserDto>([], 0, paging);
+    if (!principal.user.isAdmin && !(await this.organizations.isMember(organization.id, principal.user.id)))
+      return new GiteaPage<GiteaUserDto>([], 0, paging);
     const { items, total } = await this.organizations.members(organization.id, paging);
-    return new GiteaPage(items.map((user) => presentGiteaUser(user, principal.user, this.config.publicUrl)), total, paging);
+    return new GiteaPage(
+      items.map((user) => presentGiteaUser(user, principal.user, this.config.publicUrl)),
+      total,
+      paging,
+    );
   }
 
   @Delete('orgs/:org/members/:username')
@@ -155,11 +207,16 @@ export class GiteaOrganizationsController {
   @ApiNoContentResponse({ description: 'removed' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
-  async removeMember(@CurrentPrincipal() principal: Principal, @Param('org') name: string, @Param('username') username: string): Promise<void> {
+  async removeMember(
+    @CurrentPrincipal() principal: Principal,
+    @Param('org') name: string,
+    @Param('username') username: string,
+  ): Promise<void> {
     const organization = await this.visibleOrganization(name, principal.user);
     await this.requireOwner(organization, principal.user);
     const user = await this.users.findByName(username);
-    if (!user) throw new InvalidError(`user does not exist [uid: 0, name: ${username}]`, { code: 'USER_NOT_FOUND' });
+    if (!user)
+      throw new InvalidError(`user does not exist [uid: 0, name: ${username}]`, { code: 'USER_NOT_FOUND' });
     await this.organizations.removeMember(organization.id, user.id);
   }
 
@@ -168,10 +225,17 @@ export class GiteaOrganizationsController {
   @Authenticated(ORG)
   @ApiOperation({ summary: "List the signed-in user's organizations" })
   @ApiOkResponse({ type: [GiteaOrganizationDto] })
-  async mine(@CurrentPrincipal() principal: Principal, @Query() query: GiteaPageQueryDto): Promise<GiteaPage<GiteaOrganizationDto>> {
+  async mine(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: GiteaPageQueryDto,
+  ): Promise<GiteaPage<GiteaOrganizationDto>> {
     const paging = giteaPaging(query);
     const { items, total } = await this.organizations.organizationsOf(principal.user.id, paging);
-    return new GiteaPage(items.map((organization) => this.org(organization)), total, paging);
+    return new GiteaPage(
+      items.map((organization) => this.org(organization)),
+      total,
+      paging,
+    );
   }
 
   @Post('orgs/:org/teams')
@@ -180,11 +244,16 @@ export class GiteaOrganizationsController {
   @ApiCreatedResponse({ type: GiteaTeamDto })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
-  async createTeam(@CurrentPrincipal() principal: Principal, @Param('org') name: string, @Body() body: TeamOptionDto): Promise<GiteaTeamDto> {
+  async createTeam(
+    @CurrentPrincipal() principal: Principal,
+    @Param('org') name: string,
+    @Body() body: TeamOptionDto,
+  ): Promise<GiteaTeamDto> {
     const organization = await this.visibleOrganization(name, principal.user);
     await this.requireOwner(organization, principal.user);
     if (!body.name) throw new InvalidError('[Name]: Required', { code: 'TEAM_NAME' });
-    if (!/^[A-Za-z0-9_.-]+$/.test(body.name)) throw new InvalidError('[Name]: AlphaDashDot', { code: 'TEAM_NAME' });
+    if (!/^[A-Za-z0-9_.-]+$/.test(body.name))
+      throw new InvalidError('[Name]: AlphaDashDot', { code: 'TEAM_NAME' });
     const team = await this.organizations.saveTeam(organization.id, {
       name: body.name,
       description: body.description,
@@ -201,12 +270,20 @@ export class GiteaOrganizationsController {
   @Authenticated(ORG)
   @ApiOperation({ summary: "List an organization's teams (members)" })
   @ApiOkResponse({ type: [GiteaTeamDto] })
-  async teams(@CurrentPrincipal() principal: Principal, @Param('org') name: string, @Query() query: GiteaPageQueryDto): Promise<GiteaPage<GiteaTeamDto>> {
+  async teams(
+    @CurrentPrincipal() principal: Principal,
+    @Param('org') name: string,
+    @Query() query: GiteaPageQueryDto,
+  ): Promise<GiteaPage<GiteaTeamDto>> {
     const organization = await this.visibleOrganization(name, principal.user);
     await this.requireMember(organization, principal.user);
     const paging = giteaPaging(query);
     const { items, total } = await this.organizations.teamsOfOrganization(organization.id, paging);
-    return new GiteaPage(items.map((team) => presentGiteaTeam(team, organization, this.config.publicUrl)), total, paging);
+    return new GiteaPage(
+      items.map((team) => presentGiteaTeam(team, organization, this.config.publicUrl)),
+      total,
+      paging,
+    );
   }
 
   @Get('teams/:id')
@@ -225,9 +302,14 @@ export class GiteaOrganizationsController {
   @ApiOkResponse({ type: GiteaTeamDto })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
-  async editTeam(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: TeamOptionDto): Promise<GiteaTeamDto> {
+  async editTeam(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: TeamOptionDto,
+  ): Promise<GiteaTeamDto> {
     const { team, organization } = await this.team(id, principal.user, true);
-    if (body.name !== undefined && !/^[A-Za-z0-9_.-]+$/.test(body.name)) throw new InvalidError('[Name]: AlphaDashDot', { code: 'TEAM_NAME' });
+    if (body.name !== undefined && !/^[A-Za-z0-9_.-]+$/.test(body.name))
+      throw new InvalidError('[Name]: AlphaDashDot', { code: 'TEAM_NAME' });
     const saved = await this.organizations.saveTeam(
       organization.id,
       {
@@ -259,9 +341,14 @@ export class GiteaOrganizationsController {
   @Authenticated(ORG)
   @ApiOperation({ summary: "List a team's members" })
   @ApiOkResponse({ type: [GiteaUserDto] })
-  async teamMembers(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<GiteaUserDto[]> {
+  async teamMembers(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+  ): Promise<GiteaUserDto[]> {
     const { team } = await this.team(id, principal.user, false);
-    return (await this.organizations.teamMembers(team.id)).map((user) => presentGiteaUser(user, principal.user, this.config.publicUrl));
+    return (await this.organizations.teamMembers(team.id)).map((user) =>
+      presentGiteaUser(user, principal.user, this.config.publicUrl),
+    );
   }
 
   @Put('teams/:id/members/:username')
@@ -271,10 +358,18 @@ export class GiteaOrganizationsController {
   @ApiNoContentResponse({ description: 'added' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async addTeamMember(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Param('username') username: string): Promise<void> {
+  async addTeamMember(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Param('username') username: string,
+  ): Promise<void> {
     const { team } = await this.team(id, principal.user, true);
     const user = await this.users.findByName(username);
-    if (!user) throw new NotFoundError('GetUserByName', { code: 'USER_NOT_FOUND', detail: `user does not exist [uid: 0, name: ${username}]` });
+    if (!user)
+      throw new NotFoundError('GetUserByName', {
+        code: 'USER_NOT_FOUND',
+        detail: `user does not exist [uid: 0, name: ${username}]`,
+      });
     await this.organizations.joinTeam(team, user.id);
   }
 
@@ -286,10 +381,18 @@ export class GiteaOrganizationsController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
-  async removeTeamMember(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Param('username') username: string): Promise<void> {
+  async removeTeamMember(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Param('username') username: string,
+  ): Promise<void> {
     const { team } = await this.team(id, principal.user, true);
     const user = await this.users.findByName(username);
-    if (!user) throw new NotFoundError('GetUserByName', { code: 'USER_NOT_FOUND', detail: `user does not exist [uid: 0, name: ${username}]` });
+    if (!user)
+      throw new NotFoundError('GetUserByName', {
+        code: 'USER_NOT_FOUND',
+        detail: `user does not exist [uid: 0, name: ${username}]`,
+      });
     await this.organizations.removeTeamMember(team, user.id);
   }
 }

@@ -28,7 +28,10 @@ export class GiteaUsersController {
   @Public()
   @ApiOperation({ summary: 'Get a user' })
   @ApiOkResponse({ type: GiteaUserDto })
-  async get(@CurrentPrincipal() principal: Principal | undefined, @Param('username') username: string): Promise<GiteaUserDto> {
+  async get(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param('username') username: string,
+  ): Promise<GiteaUserDto> {
     const user = await this.directory.requireGiteaUser(username);
     const viewer = principal?.user;
     // Private users are visible to themselves and admins only; limited ones to signed-in users.

@@ -17,6 +17,9 @@ export class OcsCloudUserController {
   @ApiOperation({ summary: 'The signed-in user (Nextcloud provisioning shape), in the OCS envelope' })
   @ApiOcsOkResponse(OcsUserDto, 'The user in the OCS envelope')
   async current(@CurrentPrincipal() principal: Principal): Promise<OcsUserDto> {
-    return presentOcsUser(principal.user, [...(await this.organizations.groupsOf(principal.user.id))].filter((group) => group !== 'admin'));
+    return presentOcsUser(
+      principal.user,
+      [...(await this.organizations.groupsOf(principal.user.id))].filter((group) => group !== 'admin'),
+    );
   }
 }

@@ -26,7 +26,10 @@ export class GiteaTeamDto {
   @ApiProperty() includes_all_repositories: boolean;
   @ApiProperty({ enum: ['none', 'read', 'write', 'admin', 'owner'] }) permission: string;
   @ApiProperty({ type: [String] }) units: string[];
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) units_map: Record<string, string>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) units_map: Record<
+    string,
+    string
+  >;
   @ApiProperty() can_create_org_repo: boolean;
 }
 
@@ -55,7 +58,9 @@ export function presentGiteaTeam(team: Team, organization: User | null, publicUr
     includes_all_repositories: team.includesAllRepositories,
     permission: team.permission,
     units: team.units,
-    units_map: Object.fromEntries(team.units.map((unit) => [unit, team.permission === 'owner' ? 'owner' : team.permission])),
+    units_map: Object.fromEntries(
+      team.units.map((unit) => [unit, team.permission === 'owner' ? 'owner' : team.permission]),
+    ),
     can_create_org_repo: team.canCreateOrgRepo,
   };
 }

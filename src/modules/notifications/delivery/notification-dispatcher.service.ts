@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -37,7 +43,12 @@ interface LeasedRow {
 
 /** Rows of a raw query: TypeORM returns `[rows, count]` for UPDATE/DELETE. */
 export function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
+  if (
+    Array.isArray(result) &&
+    result.length === 2 &&
+    Array.isArray(result[0]) &&
+    typeof result[1] === 'number'
+  ) {
     return result[0] as T[];
   }
   return result as T[];
@@ -146,7 +157,12 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
              LIMIT $4
              FOR UPDATE SKIP LOCKED)
         RETURNING m.id, m.template_id, m.user_id, m.method, m.payload, m.attempt_count, m.targets`,
-        [this.dispatcherId, this.settings.leasePeriodMs / 1000, this.settings.maxSendAttempts, this.settings.leaseCount],
+        [
+          this.dispatcherId,
+          this.settings.leasePeriodMs / 1000,
+          this.settings.maxSendAttempts,
+          this.settings.leaseCount,
+        ],
       ),
     );
     if (rows.length === 0) return 0;
@@ -163,21 +179,25 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
     }
     if (inbox.length > 0) {
       await this.toInbox(inbox).catch(async (error: unknown) => {
-        for (const { row } of inbox) await this.fail(row, new SendError(`inbox: ${String(error)}`, true)).catch(() => undefined);
+        for (const { row } of inbox)
+          await this.fail(row, new SendError(`inbox: ${String(error)}`, true)).catch(() => undefined);
       });
     }
-    const workers = Array.from({ length: Math.min(this.settings.sendConcurrency, queue.length) }, async () => {
-      for (let row = queue.shift(); row; row = queue.shift()) {
-        if (Date.now() + this.settings.dispatchTimeoutMs >= leaseDeadline) {
-          await this.release(row).catch(() => undefined);
-          this.again = true;
-          continue;
+    const workers = Array.from(
+      { length: Math.min(this.settings.sendConcurrency, queue.length) },
+      async () => {
+        for (let row = queue.shift(); row; row = queue.shift()) {
+          if (Date.now() + this.settings.dispatchTimeoutMs >= leaseDeadline) {
+            await this.release(row).catch(() => undefined);
+            this.again = true;
+            continue;
+          }
+          await this.deliver(row, disabled).catch((error: unknown) =>
+            this.logger.error({ err: error, messageId: row!.id }, 'recording a notification outcome failed'),
+          );
         }
-        await this.deliver(row, disabled).catch((error: unknown) =>
-          this.logger.error({ err: error, messageId: row!.id }, 'recording a notification outcome failed'),
-        );
-      }
-    });
+      },
+    );
     await Promise.all(workers);
     return rows.length;
   }
@@ -201,7 +221,10 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
       if (!template) throw new Error(`template ${row.template_id} not found`);
       return { row, template, message: this.render(row, template) };
     } catch (error) {
-      await this.fail(row, new SendError(`render: ${error instanceof Error ? error.message : String(error)}`, false));
+      await this.fail(
+        row,
+        new SendError(`render: ${error instanceof Error ? error.message : String(error)}`, false),
+      );
       return undefined;
     }
   }
@@ -307,18 +330,21 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
       addedFor.set(item.row.user_id, added);
       const unreadCount = (unreadBefore.get(item.row.id) ?? 0) + added;
       // Local watchers get it synchronously inside announce(); the NOTIFY for other instances is not awaited.
-      void this.inbox.announce({
-        id: item.row.id,
-        user_id: item.row.payload.user_id,
-        template_id: item.row.template_id,
-        targets: item.row.targets ?? [],
-        title: item.message.titleMarkdown,
-        content: item.message.bodyMarkdown,
-        icon: item.icon,
-        actions: item.actions,
-        read_at: null,
-        created_at: at,
-      }, unreadCount);
+      void this.inbox.announce(
+        {
+          id: item.row.id,
+          user_id: item.row.payload.user_id,
+          template_id: item.row.template_id,
+          targets: item.row.targets ?? [],
+          title: item.message.titleMarkdown,
+          content: item.message.bodyMarkdown,
+          icon: item.icon,
+          actions: item.actions,
+          read_at: null,
+          created_at: at,
+        },
+        unreadCount,
+      );
     }
   }
 
@@ -349,15 +375,25 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
       timer.unref();
       return;
     }
-    this.logger.warn({ messageId: row.id, method: row.method, reason: error.message }, 'notification permanently failed');
+    this.logger.warn(
+      { messageId: row.id, method: row.method, reason: error.message },
+      'notification permanently failed',
+    );
     await this.finish(row, 'permanent_failure', error.message, true);
   }
 
-  private async finish(row: LeasedRow, status: MessageStatus, reason: string | null, attempted: boolean): Promise<void> {
+  private async finish(
+    row: LeasedRow,
+    status: MessageStatus,
+    reason: string | null,
+    attempted: boolean,
+  ): Promise<void> {
     // A one-time passcode stays in the row only while it may still be sent: once the message is
     // finished, its labels and actions (the reset link) are dropped, so the code does not wait in
     // the table for the retention purge.
-    const scrub = row.template_id === NOTIFICATION_TEMPLATE_IDS.oneTimePasscode && (status === 'sent' || status === 'permanent_failure');
+    const scrub =
+      row.template_id === NOTIFICATION_TEMPLATE_IDS.oneTimePasscode &&
+      (status === 'sent' || status === 'permanent_failure');
     await this.dataSource.query(
       `UPDATE notification_messages
           SET status = $3, attempt_count = attempt_count + $5, updated_at = now(), leased_until = NULL,

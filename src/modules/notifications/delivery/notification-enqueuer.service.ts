@@ -108,7 +108,10 @@ export class NotificationEnqueuer {
     if (!template) throw new Error(`unknown notification template ${request.templateId}`);
     const user = await manager.getRepository(User).findOneBy({ id: request.userId, type: 'individual' });
     if (!user) {
-      this.logger.warn({ userId: request.userId, templateId: request.templateId }, 'notification for an unknown user dropped');
+      this.logger.warn(
+        { userId: request.userId, templateId: request.templateId },
+        'notification for an unknown user dropped',
+      );
       return [];
     }
     const preference: { disabled: boolean }[] = await manager.query(

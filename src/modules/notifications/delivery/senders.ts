@@ -57,9 +57,10 @@ export class SmtpSender {
     const to = message.payload.user_email;
     if (!to) throw new SendError('recipient has no email address', false);
     const actions = message.payload.actions;
-    const text = [message.body, ...(actions.length > 0 ? [actions.map((a) => `${a.label}: ${a.url}`).join('\n')] : [])].join(
-      '\n\n',
-    );
+    const text = [
+      message.body,
+      ...(actions.length > 0 ? [actions.map((a) => `${a.label}: ${a.url}`).join('\n')] : []),
+    ].join('\n\n');
     const html =
       markdownToHtml(message.bodyMarkdown) +
       actions.map((a) => `<p><a href="${escapeHtml(a.url)}">${escapeHtml(a.label)}</a></p>`).join('');

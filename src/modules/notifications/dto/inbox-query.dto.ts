@@ -1,5 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { QueryEnum, QueryRejectUnknown, QueryString, QueryUuid, QueryUuidList } from '../../../api/coder/coder-dto.decorators';
+import {
+  QueryEnum,
+  QueryRejectUnknown,
+  QueryString,
+  QueryUuid,
+  QueryUuidList,
+} from '../../../api/coder/coder-dto.decorators';
 import { CREDENTIAL_PARAMS, READ_STATUS_MESSAGE, type ReadStatus } from '../inbox/inbox-query';
 import { parseUuid } from '../inbox/uuid';
 

@@ -3,13 +3,7 @@ import { type NotificationMethod, NotificationTemplate } from './notification-te
 import { User } from '../../identity/entities/user.entity';
 
 export type MessageStatus =
-  | 'pending'
-  | 'leased'
-  | 'sent'
-  | 'permanent_failure'
-  | 'temporary_failure'
-  | 'unknown'
-  | 'inhibited';
+  'pending' | 'leased' | 'sent' | 'permanent_failure' | 'temporary_failure' | 'unknown' | 'inhibited';
 
 /**
  * One delivery of one notification by one method: the durable queue. Every state lives in this

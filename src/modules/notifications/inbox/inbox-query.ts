@@ -17,7 +17,8 @@ export interface WatchFilters extends InboxFilters {
 /** Credential query parameters are not "excess" parameters (browsers cannot set WebSocket headers). */
 export const CREDENTIAL_PARAMS = new Set(['service_session_token', 'access_token', 'token']);
 
-export const READ_STATUS_MESSAGE = "starting_before query parameter should be any of 'all', 'read', 'unread'.";
+export const READ_STATUS_MESSAGE =
+  "starting_before query parameter should be any of 'all', 'read', 'unread'.";
 
 function uuidList(params: URLSearchParams, name: string, errors: FieldError[]): string[] {
   const raw = params.get(name);
@@ -41,7 +42,10 @@ function uuidList(params: URLSearchParams, name: string, errors: FieldError[]): 
  */
 export function parseInboxQuery(search: URLSearchParams, mode: 'list'): InboxFilters;
 export function parseInboxQuery(search: URLSearchParams, mode: 'watch'): WatchFilters;
-export function parseInboxQuery(search: URLSearchParams, mode: 'list' | 'watch'): InboxFilters | WatchFilters {
+export function parseInboxQuery(
+  search: URLSearchParams,
+  mode: 'list' | 'watch',
+): InboxFilters | WatchFilters {
   const errors: FieldError[] = [];
   const targets = uuidList(search, 'targets', errors);
   const templates = uuidList(search, 'templates', errors);
@@ -54,7 +58,11 @@ export function parseInboxQuery(search: URLSearchParams, mode: 'list' | 'watch')
     if (raw !== null && raw !== '') {
       const parsed = parseUuid(raw);
       if ('uuid' in parsed) startingBefore = parsed.uuid;
-      else errors.push({ field: 'starting_before', detail: 'Query param "starting_before" must be a valid uuid' });
+      else
+        errors.push({
+          field: 'starting_before',
+          detail: 'Query param "starting_before" must be a valid uuid',
+        });
     }
   } else {
     known.add('format');
@@ -68,14 +76,19 @@ export function parseInboxQuery(search: URLSearchParams, mode: 'list' | 'watch')
     errors.push({ field: key, detail: `Query param "${key}" is not a valid query param` });
   }
   if (errors.length > 0) {
-    throw new InvalidError('Query parameters have invalid values.', { code: 'INVALID_QUERY', fields: errors });
+    throw new InvalidError('Query parameters have invalid values.', {
+      code: 'INVALID_QUERY',
+      fields: errors,
+    });
   }
   const rawStatus = search.get('read_status');
   const readStatus = rawStatus === null || rawStatus === '' ? 'all' : rawStatus;
   if (readStatus !== 'all' && readStatus !== 'read' && readStatus !== 'unread') {
     throw new BadRequestError(READ_STATUS_MESSAGE, { code: 'INVALID_READ_STATUS' });
   }
-  return mode === 'list' ? { targets, templates, readStatus, startingBefore } : { targets, templates, readStatus, format };
+  return mode === 'list'
+    ? { targets, templates, readStatus, startingBefore }
+    : { targets, templates, readStatus, format };
 }
 
 export function searchParamsOf(url: string): URLSearchParams {

@@ -11,7 +11,12 @@ import { Authenticated } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
 import { markdownToPlaintext } from '../rendering/markdown';
 import { parseInboxQuery, type WatchFilters } from './inbox-query';
-import { inboxSubject, type InboxCreatedEvent, InboxService, type InboxNotificationView } from './inbox.service';
+import {
+  inboxSubject,
+  type InboxCreatedEvent,
+  InboxService,
+  type InboxNotificationView,
+} from './inbox.service';
 
 export const WATCH_PATH = '/api/v2/notifications/inbox/watch';
 
@@ -65,7 +70,12 @@ export class InboxWatchGateway implements OnGatewayConnection, OnModuleDestroy, 
     let entry = this.watchers.get(watcher.userId);
     if (!entry) {
       const subject = inboxSubject(watcher.userId);
-      entry = { set: new Set(), unsubscribe: this.hub.subscribe(subject, (payload) => this.enqueueFanOut(payload as InboxCreatedEvent)) };
+      entry = {
+        set: new Set(),
+        unsubscribe: this.hub.subscribe(subject, (payload) =>
+          this.enqueueFanOut(payload as InboxCreatedEvent),
+        ),
+      };
       this.watchers.set(watcher.userId, entry);
     }
     entry.set.add(watcher);
@@ -102,7 +112,9 @@ export class InboxWatchGateway implements OnGatewayConnection, OnModuleDestroy, 
     if (this.pending.length === 1) {
       setImmediate(() => {
         const batch = this.pending.splice(0);
-        void this.fanOut(batch).catch((error: unknown) => this.logger.warn({ err: error }, 'inbox watch fan-out failed'));
+        void this.fanOut(batch).catch((error: unknown) =>
+          this.logger.warn({ err: error }, 'inbox watch fan-out failed'),
+        );
       });
     }
   }
@@ -138,7 +150,11 @@ export class InboxWatchGateway implements OnGatewayConnection, OnModuleDestroy, 
       let frame: string;
       if (watcher.filters.format === 'plaintext') {
         plaintextFrame ??= `${JSON.stringify({
-          notification: { ...notification, title: markdownToPlaintext(notification.title), content: markdownToPlaintext(notification.content) },
+          notification: {
+            ...notification,
+            title: markdownToPlaintext(notification.title),
+            content: markdownToPlaintext(notification.content),
+          },
           unread_count: unreadCount,
         })}\n`;
         frame = plaintextFrame;

@@ -75,7 +75,12 @@ function present(row: InboxRow): InboxNotificationView {
 }
 
 function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
+  if (
+    Array.isArray(result) &&
+    result.length === 2 &&
+    Array.isArray(result[0]) &&
+    typeof result[1] === 'number'
+  ) {
     return result[0] as T[];
   }
   return result as T[];
@@ -154,21 +159,28 @@ export class InboxService {
         [id, userId, read],
       ),
     );
-    if (updated.length === 0) throw new NotFoundError(CODER_NOT_FOUND, { code: 'INBOX_NOTIFICATION_NOT_FOUND' });
+    if (updated.length === 0)
+      throw new NotFoundError(CODER_NOT_FOUND, { code: 'INBOX_NOTIFICATION_NOT_FOUND' });
     const view = await this.find(id);
     if (!view) throw new NotFoundError(CODER_NOT_FOUND, { code: 'INBOX_NOTIFICATION_NOT_FOUND' });
     return view;
   }
 
   async markAllRead(userId: string): Promise<void> {
-    await this.dataSource.query('UPDATE inbox_notifications SET read_at = now() WHERE user_id = $1 AND read_at IS NULL', [
-      userId,
-    ]);
+    await this.dataSource.query(
+      'UPDATE inbox_notifications SET read_at = now() WHERE user_id = $1 AND read_at IS NULL',
+      [userId],
+    );
   }
 
   /** Tells watchers on every instance about a new item. */
   async announce(notification: InboxNotificationView, unreadCount?: number): Promise<void> {
-    const event: InboxCreatedEvent = { notificationId: notification.id, userId: notification.user_id, notification, unreadCount };
+    const event: InboxCreatedEvent = {
+      notificationId: notification.id,
+      userId: notification.user_id,
+      notification,
+      unreadCount,
+    };
     if (Buffer.byteLength(JSON.stringify(notification)) > MAX_INLINE_BYTES) delete event.notification;
     await this.hub
       .publish(inboxSubject(notification.user_id), event)

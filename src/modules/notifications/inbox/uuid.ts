@@ -8,7 +8,8 @@ export function parseUuid(raw: string): { uuid: string } | { error: string } {
     case 36:
       break;
     case 36 + 9:
-      if (s.slice(0, 9).toLowerCase() !== 'urn:uuid:') return { error: `invalid urn prefix: "${s.slice(0, 9)}"` };
+      if (s.slice(0, 9).toLowerCase() !== 'urn:uuid:')
+        return { error: `invalid urn prefix: "${s.slice(0, 9)}"` };
       s = s.slice(9);
       break;
     case 36 + 2:

@@ -42,7 +42,9 @@ export const SEED_TEMPLATES: SeedTemplate[] = [
     name: 'Test Notification',
     title: 'A test notification',
     body: 'This is a test notification.',
-    actions: [{ label: 'View notification settings', url: '{{ base_url }}/deployment/notifications?tab=settings' }],
+    actions: [
+      { label: 'View notification settings', url: '{{ base_url }}/deployment/notifications?tab=settings' },
+    ],
     group: 'Notification Events',
     method: null,
     kind: 'system',
@@ -92,7 +94,9 @@ export const SEED_TEMPLATES: SeedTemplate[] = [
     body:
       'User account **{{.Labels.suspended_account_name}}** has been suspended.\n\n' +
       'The account {{if .Labels.suspended_account_user_name}}belongs to **{{.Labels.suspended_account_user_name}}** and it {{end}}was suspended by **{{.Labels.initiator}}**.',
-    actions: [{ label: 'View suspended accounts', url: '{{ base_url }}/deployment/users?filter=status%3Asuspended' }],
+    actions: [
+      { label: 'View suspended accounts', url: '{{ base_url }}/deployment/users?filter=status%3Asuspended' },
+    ],
     group: 'User Events',
     method: null,
     kind: 'system',

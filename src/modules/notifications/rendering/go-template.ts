@@ -120,7 +120,8 @@ function parseOperand(token: string): Operand {
   if (token === '.') return { kind: 'field', path: [] };
   if (token.startsWith('.')) {
     const path = token.slice(1).split('.');
-    if (path.some((part) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(part))) throw new TemplateError(`bad field ${token}`);
+    if (path.some((part) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(part)))
+      throw new TemplateError(`bad field ${token}`);
     return { kind: 'field', path };
   }
   if (token.startsWith('"')) return { kind: 'literal', value: JSON.parse(token) as string };
@@ -132,7 +133,11 @@ function parseOperand(token: string): Operand {
   throw new TemplateError(`function "${token}" not defined`);
 }
 
-function parseNodes(segments: Segment[], index: { i: number }, stopAt: string[]): { nodes: Node[]; stop: string } {
+function parseNodes(
+  segments: Segment[],
+  index: { i: number },
+  stopAt: string[],
+): { nodes: Node[]; stop: string } {
   const nodes: Node[] = [];
   while (index.i < segments.length) {
     const segment = segments[index.i]!;
@@ -271,7 +276,9 @@ function call(name: string, args: unknown[], context: TemplateContext): unknown 
     case 'ne':
       return args[0] !== args[1];
     case 'len':
-      return Array.isArray(args[0]) || typeof args[0] === 'string' ? args[0].length : Object.keys(args[0] ?? {}).length;
+      return Array.isArray(args[0]) || typeof args[0] === 'string'
+        ? args[0].length
+        : Object.keys(args[0] ?? {}).length;
     default:
       throw new TemplateError(`function "${name}" not defined`);
   }

@@ -5,7 +5,14 @@ import { Lexer, Marked, type Token, type Tokens } from 'marked';
  * blocks joined by blank lines, emphasis unwrapped, links as `text (href)`, images as their alt
  * text, list items prefixed with `- ` or `N. `, raw HTML dropped, entities decoded.
  */
-const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+const NAMED_ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+};
 
 export function decodeEntities(text: string): string {
   let out = '';
@@ -116,7 +123,9 @@ function blocks(tokens: Token[]): string[] {
       }
       case 'table': {
         const table = token as Tokens.Table;
-        const rows = [table.header, ...table.rows].map((row) => row.map((cell) => inline(cell.tokens)).join('\t'));
+        const rows = [table.header, ...table.rows].map((row) =>
+          row.map((cell) => inline(cell.tokens)).join('\t'),
+        );
         parts.push(rows.join('\n'));
         break;
       }

@@ -1,5 +1,13 @@
 import { Delete, Get, Head, HttpCode, Param, Put, Req, Res } from '@nestjs/common';
-import { ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiResponse,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
 import { BodyStream, StreamBody } from '../../../api/body/body.decorators';
@@ -22,9 +30,14 @@ const FILE_NAME = /^[-_+=:;.()[\]{}~!@#$%^& \w]+$/;
 
 /** Gitea's generic package rules (reference §7.2). */
 function checkNames(name: string, version: string, fileName?: string): void {
-  if (!NAME.test(name) || name === '..' || (name.length === 1 && !/^[A-Za-z0-9]$/.test(name))) throw new BadRequestError('invalid package name', { code: 'PACKAGE_NAME' });
-  if (!version || version.trim() !== version) throw new BadRequestError('invalid package version', { code: 'PACKAGE_VERSION' });
-  if (fileName !== undefined && (!FILE_NAME.test(fileName) || fileName.trim() !== fileName || fileName === '.' || fileName === '..')) {
+  if (!NAME.test(name) || name === '..' || (name.length === 1 && !/^[A-Za-z0-9]$/.test(name)))
+    throw new BadRequestError('invalid package name', { code: 'PACKAGE_NAME' });
+  if (!version || version.trim() !== version)
+    throw new BadRequestError('invalid package version', { code: 'PACKAGE_VERSION' });
+  if (
+    fileName !== undefined &&
+    (!FILE_NAME.test(fileName) || fileName.trim() !== fileName || fileName === '.' || fileName === '..')
+  ) {
     throw new BadRequestError('invalid filename', { code: 'PACKAGE_FILE_NAME' });
   }
 }
@@ -57,7 +70,13 @@ export class GenericRegistryController {
   @ApiResponse({ status: 401, ...TEXT })
   @ApiResponse({ status: 409, description: 'the version already has a file of that name' })
   @ApiResponse({ status: 413, ...TEXT })
-  async upload(@CurrentPrincipal() principal: Principal, @Param() params: FileParams, @BodyStream() body: Readable, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async upload(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: FileParams,
+    @BodyStream() body: Readable,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const owner = await resolvePackageOwner(this.users, params.owner);
     await requireRegistryAccess(this.permissions, principal.user, owner, 'write');
     checkNames(params.name, params.version, params.filename);
@@ -81,7 +100,8 @@ export class GenericRegistryController {
         stored = true;
         break;
       }
-      if (!stored) throw new BadRequestError('no file in the multipart body', { code: 'PACKAGE_FILE_MISSING' });
+      if (!stored)
+        throw new BadRequestError('no file in the multipart body', { code: 'PACKAGE_FILE_MISSING' });
     } else {
       await store(body);
     }
@@ -96,10 +116,21 @@ export class GenericRegistryController {
   @ApiOkResponse({ description: 'the file' })
   @ApiResponse({ status: 401, ...TEXT })
   @ApiResponse({ status: 404, ...TEXT })
-  async download(@CurrentPrincipal() principal: Principal | undefined, @Param() params: FileParams, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async download(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: FileParams,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const owner = await resolvePackageOwner(this.users, params.owner);
     await requireRegistryAccess(this.permissions, principal?.user ?? null, owner, 'read');
-    const file = await this.packages.findFileByPath(owner, 'generic', params.name, params.version, params.filename);
+    const file = await this.packages.findFileByPath(
+      owner,
+      'generic',
+      params.name,
+      params.version,
+      params.filename,
+    );
     if (!file) throw new NotFoundError('package file does not exist', { code: 'PACKAGE_FILE_NOT_FOUND' });
     const version = file.version;
     const sent = await sendBlobDownload(this.blobs, req, res, {
@@ -120,11 +151,20 @@ export class GenericRegistryController {
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiResponse({ status: 401, ...TEXT })
   @ApiResponse({ status: 404, ...TEXT })
-  async deleteVersion(@CurrentPrincipal() principal: Principal, @Param() params: VersionParams, @Req() req: Request): Promise<void> {
+  async deleteVersion(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: VersionParams,
+    @Req() req: Request,
+  ): Promise<void> {
     const owner = await resolvePackageOwner(this.users, params.owner);
     await requireRegistryAccess(this.permissions, principal.user, owner, 'write');
     const pkg = await this.packages.requirePackage(owner, 'generic', params.name);
-    await this.packages.deleteVersion(pkg, await this.packages.requireVersion(pkg, params.version), principal.user, requestSnapshot(req));
+    await this.packages.deleteVersion(
+      pkg,
+      await this.packages.requireVersion(pkg, params.version),
+      principal.user,
+      requestSnapshot(req),
+    );
   }
 
   @Delete(':name/:version/:filename')
@@ -134,7 +174,11 @@ export class GenericRegistryController {
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiResponse({ status: 401, ...TEXT })
   @ApiResponse({ status: 404, ...TEXT })
-  async deleteFile(@CurrentPrincipal() principal: Principal, @Param() params: FileParams, @Req() req: Request): Promise<void> {
+  async deleteFile(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: FileParams,
+    @Req() req: Request,
+  ): Promise<void> {
     const owner = await resolvePackageOwner(this.users, params.owner);
     await requireRegistryAccess(this.permissions, principal.user, owner, 'write');
     const pkg = await this.packages.requirePackage(owner, 'generic', params.name);

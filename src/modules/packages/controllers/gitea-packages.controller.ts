@@ -1,5 +1,11 @@
 import { Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
@@ -14,7 +20,12 @@ import { RepositoryLinks } from '../../../platform/ports/repository-links';
 import { PackageListQueryDto, PackageVersionsQueryDto } from '../dto/packages.dto';
 import type { PackageVersion } from '../entities/package-version.entity';
 import type { Package } from '../entities/package.entity';
-import { GiteaPackageDto, GiteaPackageFileDto, presentGiteaPackage, presentGiteaPackageFile } from '../gitea-package.presenter';
+import {
+  GiteaPackageDto,
+  GiteaPackageFileDto,
+  presentGiteaPackage,
+  presentGiteaPackageFile,
+} from '../gitea-package.presenter';
 import { accessAtLeast, type PackageAccess, PackagePermissions } from '../package-permissions.service';
 import { resolvePackageOwner } from '../package-owner';
 import { PackagesService } from '../packages.service';
@@ -39,15 +50,36 @@ export class GiteaPackagesController {
 
   private async access(viewer: User, owner: User, required: PackageAccess): Promise<void> {
     const mode = await this.permissions.modeOf(viewer, owner);
-    if (!accessAtLeast(mode, required)) throw new ForbiddenError(required === 'read' ? 'no package read access' : 'no package write access', 'permission', { code: 'PACKAGE_ACCESS' });
+    if (!accessAtLeast(mode, required))
+      throw new ForbiddenError(
+        required === 'read' ? 'no package read access' : 'no package write access',
+        'permission',
+        { code: 'PACKAGE_ACCESS' },
+      );
   }
 
-  private async present(pkg: Package, version: PackageVersion, owner: User, viewer: User): Promise<GiteaPackageDto> {
-    const repository = pkg.repositoryId ? await this.repositories.presentForGitea(pkg.repositoryId, viewer.id) : null;
-    return presentGiteaPackage(pkg, version, { owner, viewer, publicUrl: this.packages.publicUrl, repository });
+  private async present(
+    pkg: Package,
+    version: PackageVersion,
+    owner: User,
+    viewer: User,
+  ): Promise<GiteaPackageDto> {
+    const repository = pkg.repositoryId
+      ? await this.repositories.presentForGitea(pkg.repositoryId, viewer.id)
+      : null;
+    return presentGiteaPackage(pkg, version, {
+      owner,
+      viewer,
+      publicUrl: this.packages.publicUrl,
+      repository,
+    });
   }
 
-  private async presentPage(items: { package: Package; version: PackageVersion }[], owner: User, viewer: User): Promise<GiteaPackageDto[]> {
+  private async presentPage(
+    items: { package: Package; version: PackageVersion }[],
+    owner: User,
+    viewer: User,
+  ): Promise<GiteaPackageDto[]> {
     const out: GiteaPackageDto[] = [];
     for (const item of items) out.push(await this.present(item.package, item.version, owner, viewer));
     return out;
@@ -61,12 +93,20 @@ export class GiteaPackagesController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
-  async list(@CurrentPrincipal() principal: Principal, @Param() params: OwnerParams, @Query() query: PackageListQueryDto): Promise<GiteaPage<GiteaPackageDto>> {
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: OwnerParams,
+    @Query() query: PackageListQueryDto,
+  ): Promise<GiteaPage<GiteaPackageDto>> {
     const owner = await resolvePackageOwner(this.users, params.owner);
     await this.access(principal.user, owner, 'read');
     const paging = giteaPaging(query);
     const type = query.type && query.type !== 'all' ? query.type : undefined;
-    const { items, total } = await this.packages.list(owner, { type, q: query.q?.trim() || undefined, ...paging });
+    const { items, total } = await this.packages.list(owner, {
+      type,
+      q: query.q?.trim() || undefined,
+      ...paging,
+    });
     return new GiteaPage(await this.presentPage(items, owner, principal.user), total, paging);
   }
 
@@ -77,11 +117,19 @@ export class GiteaPackagesController {
   @ApiOkResponse({ type: [GiteaPackageDto] })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async versions(@CurrentPrincipal() principal: Principal, @Param() params: PackageParams, @Query() query: PackageVersionsQueryDto): Promise<GiteaPage<GiteaPackageDto>> {
+  async versions(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: PackageParams,
+    @Query() query: PackageVersionsQueryDto,
+  ): Promise<GiteaPage<GiteaPackageDto>> {
     const owner = await resolvePackageOwner(this.users, params.owner);
     await this.access(principal.user, owner, 'read');
     const paging = giteaPaging(query);
-    const { items, total } = await this.packages.list(owner, { type: params.type, name: params.name, ...paging });
+    const { items, total } = await this.packages.list(owner, {
+      type: params.type,
+      name: params.name,
+      ...paging,
+    });
     if (total === 0) throw new NotFoundError('package does not exist', { code: 'PACKAGE_NOT_FOUND' });
     return new GiteaPage(await this.presentPage(items, owner, principal.user), total, paging);
   }
@@ -93,7 +141,11 @@ export class GiteaPackagesController {
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async deletePackage(@CurrentPrincipal() principal: Principal, @Param() params: PackageParams, @Req() req: Request): Promise<void> {
+  async deletePackage(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: PackageParams,
+    @Req() req: Request,
+  ): Promise<void> {
     const owner = await resolvePackageOwner(this.users, params.owner);
     const pkg = await this.packages.requirePackage(owner, params.type, params.name);
     await this.access(principal.user, owner, 'write');
@@ -106,7 +158,10 @@ export class GiteaPackagesController {
   @ApiOkResponse({ type: GiteaPackageDto })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async latest(@CurrentPrincipal() principal: Principal, @Param() params: PackageParams): Promise<GiteaPackageDto> {
+  async latest(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: PackageParams,
+  ): Promise<GiteaPackageDto> {
     const owner = await resolvePackageOwner(this.users, params.owner);
     const pkg = await this.packages.requirePackage(owner, params.type, params.name);
     await this.access(principal.user, owner, 'read');
@@ -121,14 +176,22 @@ export class GiteaPackagesController {
   @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async link(@CurrentPrincipal() principal: Principal, @Param() params: PackageParams & { repo_name: string }, @Res({ passthrough: true }) res: Response): Promise<void> {
+  async link(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: PackageParams & { repo_name: string },
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
     const owner = await resolvePackageOwner(this.users, params.owner);
     await this.access(principal.user, owner, 'write');
     const pkg = await this.packages.requirePackage(owner, params.type, params.name);
     const repo = await this.repositories.find(owner.id, params.repo_name);
     const mode = repo ? await this.repositories.accessOf(principal.user.id, repo.id) : 'none';
-    if (!repo || mode === 'none') throw new NotFoundError('repository does not exist', { code: 'REPOSITORY_NOT_FOUND' });
-    if (mode === 'read') throw new ForbiddenError('no permission to link this package to the repository', 'permission', { code: 'PACKAGE_LINK' });
+    if (!repo || mode === 'none')
+      throw new NotFoundError('repository does not exist', { code: 'REPOSITORY_NOT_FOUND' });
+    if (mode === 'read')
+      throw new ForbiddenError('no permission to link this package to the repository', 'permission', {
+        code: 'PACKAGE_LINK',
+      });
     await this.packages.link(pkg, repo);
     res.status(201);
   }
@@ -145,9 +208,13 @@ export class GiteaPackagesController {
     const owner = await resolvePackageOwner(this.users, params.owner);
     await this.access(principal.user, owner, 'write');
     const pkg = await this.packages.requirePackage(owner, params.type, params.name);
-    const linkedMode = pkg.repositoryId ? await this.repositories.accessOf(principal.user.id, pkg.repositoryId) : null;
+    const linkedMode = pkg.repositoryId
+      ? await this.repositories.accessOf(principal.user.id, pkg.repositoryId)
+      : null;
     if (linkedMode === 'none' || linkedMode === 'read') {
-      throw new ForbiddenError('no permission to unlink this package from the repository', 'permission', { code: 'PACKAGE_LINK' });
+      throw new ForbiddenError('no permission to unlink this package from the repository', 'permission', {
+        code: 'PACKAGE_LINK',
+      });
     }
     await this.packages.unlink(pkg);
   }
@@ -158,7 +225,10 @@ export class GiteaPackagesController {
   @ApiOkResponse({ type: GiteaPackageDto })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async get(@CurrentPrincipal() principal: Principal, @Param() params: VersionParams): Promise<GiteaPackageDto> {
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: VersionParams,
+  ): Promise<GiteaPackageDto> {
     const owner = await resolvePackageOwner(this.users, params.owner);
     const pkg = await this.packages.requirePackage(owner, params.type, params.name);
     const version = await this.packages.requireVersion(pkg, params.version);
@@ -173,7 +243,11 @@ export class GiteaPackagesController {
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async deleteVersion(@CurrentPrincipal() principal: Principal, @Param() params: VersionParams, @Req() req: Request): Promise<void> {
+  async deleteVersion(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: VersionParams,
+    @Req() req: Request,
+  ): Promise<void> {
     const owner = await resolvePackageOwner(this.users, params.owner);
     const pkg = await this.packages.requirePackage(owner, params.type, params.name);
     const version = await this.packages.requireVersion(pkg, params.version);
@@ -187,7 +261,10 @@ export class GiteaPackagesController {
   @ApiOkResponse({ type: [GiteaPackageFileDto] })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async files(@CurrentPrincipal() principal: Principal, @Param() params: VersionParams): Promise<GiteaPackageFileDto[]> {
+  async files(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: VersionParams,
+  ): Promise<GiteaPackageFileDto[]> {
     const owner = await resolvePackageOwner(this.users, params.owner);
     const pkg = await this.packages.requirePackage(owner, params.type, params.name);
     const version = await this.packages.requireVersion(pkg, params.version);

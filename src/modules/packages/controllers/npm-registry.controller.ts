@@ -78,8 +78,21 @@ export class NpmRegistryController {
   @Get('-/v1/search')
   @Public()
   @ApiOperation({ summary: "npm search over this owner's packages" })
-  @ApiOkResponse({ schema: { type: 'object', properties: { objects: { type: 'array', items: { type: 'object' } }, total: { type: 'integer' }, time: { type: 'string' } } } })
-  async search(@CurrentPrincipal() principal: Principal | undefined, @Param('owner') ownerName: string, @Query() query: NpmSearchQueryDto): Promise<Record<string, unknown>> {
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      properties: {
+        objects: { type: 'array', items: { type: 'object' } },
+        total: { type: 'integer' },
+        time: { type: 'string' },
+      },
+    },
+  })
+  async search(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param('owner') ownerName: string,
+    @Query() query: NpmSearchQueryDto,
+  ): Promise<Record<string, unknown>> {
     const owner = await this.readable(principal, ownerName);
     const size = Math.min(Math.max(Number(query.size ?? 20) || 20, 1), 250);
     const from = Math.max(Number(query.from ?? 0) || 0, 0);
@@ -88,7 +101,8 @@ export class NpmRegistryController {
     for (const pkg of items) {
       const doc = await this.npm.packument(owner, pkg);
       const tags = doc['dist-tags'] as Record<string, string>;
-      const latest = ((doc.versions as Record<string, Record<string, unknown>>)[tags.latest ?? ''] ?? {}) as Record<string, unknown>;
+      const latest = ((doc.versions as Record<string, Record<string, unknown>>)[tags.latest ?? ''] ??
+        {}) as Record<string, unknown>;
       objects.push({
         package: {
           name: pkg.name,
@@ -113,7 +127,10 @@ export class NpmRegistryController {
   @ApiOperation({ summary: 'npm dist-tag ls' })
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: { type: 'string' } } })
   @ApiResponse({ status: 404, ...ERROR })
-  async listTags(@CurrentPrincipal() principal: Principal | undefined, @Param() params: NameParams): Promise<Record<string, string>> {
+  async listTags(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: NameParams,
+  ): Promise<Record<string, string>> {
     const owner = await this.readable(principal, params.owner);
     return this.npm.distTagsOf(await this.requirePackage(owner, params.name));
   }
@@ -126,7 +143,11 @@ export class NpmRegistryController {
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: { type: 'string' } } })
   @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async addTag(@CurrentPrincipal() principal: Principal, @Param() params: TagParams, @Req() req: Request): Promise<Record<string, string>> {
+  async addTag(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: TagParams,
+    @Req() req: Request,
+  ): Promise<Record<string, string>> {
     const owner = await this.writable(principal, params.owner);
     const pkg = await this.requirePackage(owner, params.name);
     let version: unknown;
@@ -135,9 +156,12 @@ export class NpmRegistryController {
     } catch {
       version = undefined;
     }
-    if (typeof version !== 'string' || !version) throw new BadRequestError('the body must be a version as a JSON string', { code: 'NPM_TAG_VERSION' });
-    if (!params.tag || semver.validRange(params.tag)) throw new BadRequestError('invalid tag name', { code: 'NPM_TAG' });
-    if (!(await this.packages.findVersion(pkg, version))) throw new NotFoundError('package version does not exist', { code: 'PACKAGE_VERSION_NOT_FOUND' });
+    if (typeof version !== 'string' || !version)
+      throw new BadRequestError('the body must be a version as a JSON string', { code: 'NPM_TAG_VERSION' });
+    if (!params.tag || semver.validRange(params.tag))
+      throw new BadRequestError('invalid tag name', { code: 'NPM_TAG' });
+    if (!(await this.packages.findVersion(pkg, version)))
+      throw new NotFoundError('package version does not exist', { code: 'PACKAGE_VERSION_NOT_FOUND' });
     await this.packages.setDistTags(pkg, { [params.tag]: version });
     return this.npm.distTagsOf(pkg);
   }
@@ -148,10 +172,14 @@ export class NpmRegistryController {
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: { type: 'string' } } })
   @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async removeTag(@CurrentPrincipal() principal: Principal, @Param() params: TagParams): Promise<Record<string, string>> {
+  async removeTag(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: TagParams,
+  ): Promise<Record<string, string>> {
     const owner = await this.writable(principal, params.owner);
     const pkg = await this.requirePackage(owner, params.name);
-    if (params.tag === 'latest') throw new BadRequestError('the latest tag cannot be removed', { code: 'NPM_TAG' });
+    if (params.tag === 'latest')
+      throw new BadRequestError('the latest tag cannot be removed', { code: 'NPM_TAG' });
     await this.packages.setDistTags(pkg, { [params.tag]: null });
     return this.npm.distTagsOf(pkg);
   }
@@ -163,7 +191,12 @@ export class NpmRegistryController {
   @ApiOkResponse({ schema: { type: 'object' } })
   @ApiResponse({ status: 401, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async packument(@CurrentPrincipal() principal: Principal | undefined, @Param() params: NameParams, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
+  async packument(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: NameParams,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Record<string, unknown>> {
     const owner = await this.readable(principal, params.owner);
     const pkg = await this.requirePackage(owner, params.name);
     if ((req.get('accept') ?? '').includes(ABBREVIATED) && req.query.write === undefined) {
@@ -176,12 +209,20 @@ export class NpmRegistryController {
   @Put(':name')
   @LargeJsonBody()
   @Authenticated({ scopes: ['package'] })
-  @ApiOperation({ summary: 'npm publish (one version, tarball in _attachments); without attachments: npm deprecate' })
+  @ApiOperation({
+    summary: 'npm publish (one version, tarball in _attachments); without attachments: npm deprecate',
+  })
   @ApiOkResponse({ schema: { type: 'object', properties: { ok: { type: 'boolean' } } } })
   @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 401, ...ERROR })
   @ApiResponse({ status: 413, ...ERROR })
-  async publish(@CurrentPrincipal() principal: Principal, @Param() params: NameParams, @Body() body: NpmPublishDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<{ ok: boolean }> {
+  async publish(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: NameParams,
+    @Body() body: NpmPublishDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ ok: boolean }> {
     const owner = await this.writable(principal, params.owner);
     if (!isValidNpmName(params.name)) throw new BadRequestError('invalid package name', { code: 'NPM_NAME' });
     if (!body._attachments || Object.keys(body._attachments).length === 0) {
@@ -196,10 +237,16 @@ export class NpmRegistryController {
   @Put(':name/-rev/:rev')
   @LargeJsonBody()
   @Authenticated({ scopes: ['package'] })
-  @ApiOperation({ summary: 'The packument write before an unpublish or deprecate (deprecations are applied)' })
+  @ApiOperation({
+    summary: 'The packument write before an unpublish or deprecate (deprecations are applied)',
+  })
   @ApiOkResponse({ schema: { type: 'object', properties: { ok: { type: 'boolean' } } } })
   @ApiResponse({ status: 404, ...ERROR })
-  async writeRevision(@CurrentPrincipal() principal: Principal, @Param() params: NameParams, @Body() body: NpmPublishDto): Promise<{ ok: boolean }> {
+  async writeRevision(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: NameParams,
+    @Body() body: NpmPublishDto,
+  ): Promise<{ ok: boolean }> {
     const owner = await this.writable(principal, params.owner);
     await this.npm.updateMetadata(await this.requirePackage(owner, params.name), body);
     return { ok: true };
@@ -210,7 +257,11 @@ export class NpmRegistryController {
   @ApiOperation({ summary: 'npm unpublish of the whole package' })
   @ApiOkResponse({ schema: { type: 'object', properties: { ok: { type: 'boolean' } } } })
   @ApiResponse({ status: 404, ...ERROR })
-  async unpublishPackage(@CurrentPrincipal() principal: Principal, @Param() params: NameParams, @Req() req: Request): Promise<{ ok: boolean }> {
+  async unpublishPackage(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: NameParams,
+    @Req() req: Request,
+  ): Promise<{ ok: boolean }> {
     const owner = await this.writable(principal, params.owner);
     const pkg = await this.requirePackage(owner, params.name);
     pkg.owner = owner;
@@ -223,11 +274,20 @@ export class NpmRegistryController {
   @ApiOperation({ summary: 'npm unpublish of one version (its tarball)' })
   @ApiOkResponse({ schema: { type: 'object', properties: { ok: { type: 'boolean' } } } })
   @ApiResponse({ status: 404, ...ERROR })
-  async unpublishVersion(@CurrentPrincipal() principal: Principal, @Param() params: FileParams, @Req() req: Request): Promise<{ ok: boolean }> {
+  async unpublishVersion(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: FileParams,
+    @Req() req: Request,
+  ): Promise<{ ok: boolean }> {
     const owner = await this.writable(principal, params.owner);
     const pkg = await this.requirePackage(owner, params.name);
     pkg.owner = owner;
-    await this.packages.deleteVersion(pkg, await this.packages.requireVersion(pkg, params.version), principal.user, requestSnapshot(req));
+    await this.packages.deleteVersion(
+      pkg,
+      await this.packages.requireVersion(pkg, params.version),
+      principal.user,
+      requestSnapshot(req),
+    );
     return { ok: true };
   }
 
@@ -238,9 +298,20 @@ export class NpmRegistryController {
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'the tarball' })
   @ApiResponse({ status: 404, ...ERROR })
-  async tarball(@CurrentPrincipal() principal: Principal | undefined, @Param() params: FileParams, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async tarball(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: FileParams,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const owner = await this.readable(principal, params.owner);
-    const file = await this.packages.findFileByPath(owner, 'npm', params.name, params.version, params.filename);
+    const file = await this.packages.findFileByPath(
+      owner,
+      'npm',
+      params.name,
+      params.version,
+      params.filename,
+    );
     if (!file) throw new NotFoundError('package file does not exist', { code: 'PACKAGE_FILE_NOT_FOUND' });
     const version = file.version;
     const sent = await sendBlobDownload(this.blobs, req, res, {

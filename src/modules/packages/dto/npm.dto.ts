@@ -9,9 +9,26 @@ export class NpmPublishDto {
   @ApiPropertyOptional() @IsOptional() @IsString() _id?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() name?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() description?: string;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } }) @IsOptional() @IsObject() 'dist-tags'?: Record<string, unknown>;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'version → manifest (one version per publish)' }) @IsOptional() @IsObject() versions?: Record<string, unknown>;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'tarball name → {content_type, data (base64), length}' }) @IsOptional() @IsObject() _attachments?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @IsOptional()
+  @IsObject()
+  'dist-tags'?: Record<string, unknown>;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'version → manifest (one version per publish)',
+  })
+  @IsOptional()
+  @IsObject()
+  versions?: Record<string, unknown>;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'tarball name → {content_type, data (base64), length}',
+  })
+  @IsOptional()
+  @IsObject()
+  _attachments?: Record<string, unknown>;
   @ApiPropertyOptional() @IsOptional() @IsString() readme?: string;
   @ApiPropertyOptional() @Allow() access?: unknown;
   @ApiPropertyOptional() @Allow() _rev?: unknown;

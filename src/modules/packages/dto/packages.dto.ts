@@ -18,10 +18,20 @@ export class PackageVersionsQueryDto {
 
 /** `GET /packages/{owner}`: Gitea's filters. */
 export class PackageListQueryDto extends PackageVersionsQueryDto {
-  @ApiPropertyOptional({ enum: ['all', ...PACKAGE_TYPES], description: 'package type (empty or `all`: every type)' })
+  @ApiPropertyOptional({
+    enum: ['all', ...PACKAGE_TYPES],
+    description: 'package type (empty or `all`: every type)',
+  })
   @IsOptional()
   @IsString()
-  @GiteaCheck((value) => value === undefined || value === '' || value === 'all' || (PACKAGE_TYPES as readonly string[]).includes(String(value)), (value) => `invalid package type "${String(value)}"`)
+  @GiteaCheck(
+    (value) =>
+      value === undefined ||
+      value === '' ||
+      value === 'all' ||
+      (PACKAGE_TYPES as readonly string[]).includes(String(value)),
+    (value) => `invalid package type "${String(value)}"`,
+  )
   type?: string;
 
   @ApiPropertyOptional({ description: 'case-insensitive substring of the package name' })

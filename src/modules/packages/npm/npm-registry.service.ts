@@ -79,25 +79,48 @@ export class NpmRegistryService {
   }
 
   /** `PUT /{name}` with `_attachments`: a new version. */
-  async publish(owner: User, creator: User, urlName: string, doc: PublishDocument, request: RequestSnapshot | null): Promise<PackageVersion> {
+  async publish(
+    owner: User,
+    creator: User,
+    urlName: string,
+    doc: PublishDocument,
+    request: RequestSnapshot | null,
+  ): Promise<PackageVersion> {
     const name = typeof doc.name === 'string' ? doc.name : '';
     if (!isValidNpmName(name) || name !== urlName) throw invalid('invalid package name', 'NPM_NAME');
-    if (!isObject(doc.versions) || Object.keys(doc.versions).length !== 1) throw invalid('exactly one version must be published', 'NPM_VERSIONS');
+    if (!isObject(doc.versions) || Object.keys(doc.versions).length !== 1)
+      throw invalid('exactly one version must be published', 'NPM_VERSIONS');
     const [version, manifest] = Object.entries(doc.versions)[0]!;
-    if (!semver.valid(version) || !isObject(manifest)) throw invalid('invalid package version', 'NPM_VERSION');
-    if (!isObject(doc._attachments) || Object.keys(doc._attachments).length !== 1) throw invalid('exactly one tarball must be attached', 'NPM_ATTACHMENTS');
+    if (!semver.valid(version) || !isObject(manifest))
+      throw invalid('invalid package version', 'NPM_VERSION');
+    if (!isObject(doc._attachments) || Object.keys(doc._attachments).length !== 1)
+      throw invalid('exactly one tarball must be attached', 'NPM_ATTACHMENTS');
     const attachment = Object.values(doc._attachments)[0];
-    if (!isObject(attachment) || typeof attachment.data !== 'string') throw invalid('the attachment has no data', 'NPM_ATTACHMENTS');
+    if (!isObject(attachment) || typeof attachment.data !== 'string')
+      throw invalid('the attachment has no data', 'NPM_ATTACHMENTS');
     const bytes = Buffer.from(attachment.data, 'base64');
     const dist = isObject(manifest.dist) ? manifest.dist : {};
     const sha512 = createHash('sha512').update(bytes).digest('base64');
     const sha1 = createHash('sha1').update(bytes).digest('hex');
-    if (typeof dist.integrity === 'string' && dist.integrity.startsWith('sha512-') && dist.integrity !== `sha512-${sha512}`) throw invalid('integrity mismatch: the tarball does not match dist.integrity', 'NPM_INTEGRITY');
-    if (typeof dist.shasum === 'string' && dist.shasum !== sha1) throw invalid('integrity mismatch: the tarball does not match dist.shasum', 'NPM_INTEGRITY');
+    if (
+      typeof dist.integrity === 'string' &&
+      dist.integrity.startsWith('sha512-') &&
+      dist.integrity !== `sha512-${sha512}`
+    )
+      throw invalid('integrity mismatch: the tarball does not match dist.integrity', 'NPM_INTEGRITY');
+    if (typeof dist.shasum === 'string' && dist.shasum !== sha1)
+      throw invalid('integrity mismatch: the tarball does not match dist.shasum', 'NPM_INTEGRITY');
     const tags: Record<string, string> = {};
-    if (isObject(doc['dist-tags'])) for (const [tag, value] of Object.entries(doc['dist-tags'])) if (typeof value === 'string' && tag !== '' && !semver.valid(tag)) tags[tag] = value;
+    if (isObject(doc['dist-tags']))
+      for (const [tag, value] of Object.entries(doc['dist-tags']))
+        if (typeof value === 'string' && tag !== '' && !semver.valid(tag)) tags[tag] = value;
     if (Object.keys(tags).length === 0) tags.latest = version;
-    const stored = { ...manifest, name, version, ...(typeof doc.readme === 'string' && !manifest.readme ? { readme: doc.readme } : {}) };
+    const stored = {
+      ...manifest,
+      name,
+      version,
+      ...(typeof doc.readme === 'string' && !manifest.readme ? { readme: doc.readme } : {}),
+    };
     delete (stored as Record<string, unknown>).dist;
     const { version: row } = await this.packages.addFile({
       owner,
@@ -128,13 +151,18 @@ export class NpmRegistryService {
       const sent = doc.versions[version.version];
       if (!isObject(sent)) continue;
       const metadata = { ...version.metadata };
-      if (typeof sent.deprecated === 'string' && sent.deprecated !== '') metadata.deprecated = sent.deprecated;
+      if (typeof sent.deprecated === 'string' && sent.deprecated !== '')
+        metadata.deprecated = sent.deprecated;
       else delete metadata.deprecated;
-      if (metadata.deprecated !== version.metadata.deprecated) await this.packages.updateVersionMetadata(version, metadata);
+      if (metadata.deprecated !== version.metadata.deprecated)
+        await this.packages.updateVersionMetadata(version, metadata);
     }
   }
 
-  private async versionDocs(owner: User, pkg: Package): Promise<{ version: PackageVersion; doc: Record<string, unknown> }[]> {
+  private async versionDocs(
+    owner: User,
+    pkg: Package,
+  ): Promise<{ version: PackageVersion; doc: Record<string, unknown> }[]> {
     const out: { version: PackageVersion; doc: Record<string, unknown> }[] = [];
     for (const { version, files } of await this.packages.versionsWithFiles(pkg)) {
       const file = files.find((f) => f.isLead) ?? files[0];
@@ -161,7 +189,10 @@ export class NpmRegistryService {
     const known = new Set(versions.map((v) => v.version));
     const tags = Object.fromEntries(Object.entries(pkg.distTags).filter(([, version]) => known.has(version)));
     if (!tags.latest && versions.length > 0) {
-      const sorted = versions.map((v) => v.version).filter((v) => semver.valid(v)).sort(semver.rcompare);
+      const sorted = versions
+        .map((v) => v.version)
+        .filter((v) => semver.valid(v))
+        .sort(semver.rcompare);
       const stable = sorted.find((v) => !semver.prerelease(v));
       tags.latest = stable ?? sorted[0] ?? versions[versions.length - 1]!.version;
     }

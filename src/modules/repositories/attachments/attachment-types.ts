@@ -1,6 +1,7 @@
 import path from 'node:path';
 
-export const FORBIDDEN_TYPE_MESSAGE = 'This file cannot be uploaded or modified due to a forbidden file extension or type.';
+export const FORBIDDEN_TYPE_MESSAGE =
+  'This file cannot be uploaded or modified due to a forbidden file extension or type.';
 
 /**
  * Gitea's allowed-type list (`upload.Verify`): `|` counts as `,`; entries are trimmed and

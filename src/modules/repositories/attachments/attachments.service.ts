@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnModuleDestroy,
+  type OnModuleInit,
+  Optional,
+} from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -6,8 +13,17 @@ import { DataSource, In, IsNull, Repository as OrmRepository } from 'typeorm';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import { TransactionRunner, type Transaction } from '../../../platform/database/transaction-runner.service';
-import { BadRequestError, InvalidError, NotFoundError, TooLargeError } from '../../../platform/errors/domain-error';
-import type { FileEventPayload, RequestSnapshot, StoredFileKind } from '../../../platform/events/subject-events';
+import {
+  BadRequestError,
+  InvalidError,
+  NotFoundError,
+  TooLargeError,
+} from '../../../platform/errors/domain-error';
+import type {
+  FileEventPayload,
+  RequestSnapshot,
+  StoredFileKind,
+} from '../../../platform/events/subject-events';
 import { JobQueue } from '../../../platform/jobs/job-queue.service';
 import { BlobStore } from '../../../platform/storage/blob-store';
 import { UploadPolicy } from '../../../platform/uploads/upload-policy';
@@ -44,10 +60,18 @@ export interface UploadInput {
   request: RequestSnapshot | null;
 }
 
-const KIND: Record<AttachmentTarget['kind'], StoredFileKind> = { release: 'release_attachment', issue: 'issue_attachment', comment: 'comment_attachment' };
+const KIND: Record<AttachmentTarget['kind'], StoredFileKind> = {
+  release: 'release_attachment',
+  issue: 'issue_attachment',
+  comment: 'comment_attachment',
+};
 
 function fileKind(attachment: Attachment): StoredFileKind {
-  return attachment.releaseId ? 'release_attachment' : attachment.commentId ? 'comment_attachment' : 'issue_attachment';
+  return attachment.releaseId
+    ? 'release_attachment'
+    : attachment.commentId
+      ? 'comment_attachment'
+      : 'issue_attachment';
 }
 
 /**
@@ -84,8 +108,12 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
     });
     this.deletionHooks.register('attachments', (tx, scope) => this.deleteAllOf(tx, scope));
     this.issueAssets.use({
-      ofIssue: async (issueId) => this.present(await this.attachments.find({ where: { issueId, commentId: IsNull() }, order: { id: 'ASC' } })),
-      ofComment: async (commentId) => this.present(await this.attachments.find({ where: { commentId }, order: { id: 'ASC' } })),
+      ofIssue: async (issueId) =>
+        this.present(
+          await this.attachments.find({ where: { issueId, commentId: IsNull() }, order: { id: 'ASC' } }),
+        ),
+      ofComment: async (commentId) =>
+        this.present(await this.attachments.find({ where: { commentId }, order: { id: 'ASC' } })),
       ofRelease: async (releaseId) => this.present(await this.listOfRelease(releaseId)),
     });
   }
@@ -105,7 +133,9 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
   }
 
   private allowedTypes(kind: AttachmentTarget['kind']): AllowedTypes {
-    return new AllowedTypes(kind === 'release' ? this.settings.releaseAllowedTypes : this.settings.allowedTypes);
+    return new AllowedTypes(
+      kind === 'release' ? this.settings.releaseAllowedTypes : this.settings.allowedTypes,
+    );
   }
 
   /** Gitea answers a forbidden type with 400 for release assets and 422 for issue and comment assets. */
@@ -119,7 +149,13 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
     return repo.owner.type === 'organization' ? this.organizations.ownerIdsOf(repo.ownerId) : [repo.ownerId];
   }
 
-  private async fileEvent(repo: Repository, attachment: Attachment, actor: User | null, request: RequestSnapshot | null, extra: Partial<FileEventPayload> = {}): Promise<FileEventPayload> {
+  private async fileEvent(
+    repo: Repository,
+    attachment: Attachment,
+    actor: User | null,
+    request: RequestSnapshot | null,
+    extra: Partial<FileEventPayload> = {},
+  ): Promise<FileEventPayload> {
     return {
       actorUserId: actor?.id ?? null,
       ownerUserIds: await this.ownerUserIds(repo),
@@ -138,7 +174,8 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
   async upload(input: UploadInput): Promise<Attachment> {
     const kind = input.target.kind;
     const name = input.name.trim();
-    if (!name) throw new BadRequestError('Could not determine name of attachment.', { code: 'ATTACHMENT_NAME' });
+    if (!name)
+      throw new BadRequestError('Could not determine name of attachment.', { code: 'ATTACHMENT_NAME' });
     if (name.length > 255) throw new InvalidError('[Name]: MaxSize', { code: 'ATTACHMENT_NAME' });
     const { head, body } = await readHead(input.body, SNIFF_LENGTH);
     if (!this.allowedTypes(kind).allows(name, detectContentType(head), head.length)) {
@@ -147,21 +184,32 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
     }
     const mimeType = storedMimeType(name, head);
     if (this.policy) {
-      await this.policy.assertFileAllowed({ name, mimeType, size: input.request?.declaredSize ?? null, actorUserId: input.uploader.id, request: input.request }).catch((error: unknown) => {
-        body.destroy();
-        throw error;
-      });
+      await this.policy
+        .assertFileAllowed({
+          name,
+          mimeType,
+          size: input.request?.declaredSize ?? null,
+          actorUserId: input.uploader.id,
+          request: input.request,
+        })
+        .catch((error: unknown) => {
+          body.destroy();
+          throw error;
+        });
     }
     const uuid = randomUUID();
     const blobKey = `attachments/${uuid[0]}/${uuid[1]}/${uuid}`;
     // A crash after the bytes are stored and before the row commits must not leave them forever.
-    await this.dataSource.transaction((manager) => this.jobs.enqueue(manager, DELETE_BLOB_JOB, { key: blobKey }, { delayMs: ORPHAN_GRACE_MS }));
+    await this.dataSource.transaction((manager) =>
+      this.jobs.enqueue(manager, DELETE_BLOB_JOB, { key: blobKey }, { delayMs: ORPHAN_GRACE_MS }),
+    );
     const maxBytes = this.maxBytes(kind);
     let stored;
     try {
       stored = await this.blobs.put(blobKey, body, { maxBytes, contentType: mimeType });
     } catch (error) {
-      if (error instanceof TooLargeError) throw new TooLargeError(`attachment exceeds limit ${maxBytes}`, { code: 'ATTACHMENT_TOO_LARGE' });
+      if (error instanceof TooLargeError)
+        throw new TooLargeError(`attachment exceeds limit ${maxBytes}`, { code: 'ATTACHMENT_TOO_LARGE' });
       throw error;
     }
     try {
@@ -172,7 +220,8 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
           uuid,
           repositoryId: input.repo.id,
           releaseId: target.kind === 'release' ? target.release.id : null,
-          issueId: target.kind === 'issue' ? target.issue.id : target.kind === 'comment' ? target.issue.id : null,
+          issueId:
+            target.kind === 'issue' ? target.issue.id : target.kind === 'comment' ? target.issue.id : null,
           commentId: target.kind === 'comment' ? target.comment.id : null,
           uploaderId: input.uploader.id,
           name,
@@ -183,7 +232,10 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
         });
         const saved = await tx.manager.getRepository(Attachment).save(row);
         await this.touchParent(tx, target);
-        tx.emit('file.created', await this.fileEvent(input.repo, saved, input.uploader, input.request, { kind: KIND[kind] }));
+        tx.emit(
+          'file.created',
+          await this.fileEvent(input.repo, saved, input.uploader, input.request, { kind: KIND[kind] }),
+        );
         return saved;
       });
     } catch (error) {
@@ -194,7 +246,8 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
 
   /** The issue or comment is saved again so the attachment is linked and its `updated_at` moves (Gitea). */
   private async touchParent(tx: Transaction, target: AttachmentTarget): Promise<void> {
-    if (target.kind === 'issue') await tx.manager.getRepository(Issue).update({ id: target.issue.id }, { updatedAt: new Date() });
+    if (target.kind === 'issue')
+      await tx.manager.getRepository(Issue).update({ id: target.issue.id }, { updatedAt: new Date() });
     if (target.kind === 'comment') {
       await tx.manager.getRepository(Comment).update({ id: target.comment.id }, { updatedAt: new Date() });
       await tx.manager.getRepository(Issue).update({ id: target.issue.id }, { updatedAt: new Date() });
@@ -207,44 +260,70 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
 
   async listOf(target: AttachmentTarget): Promise<Attachment[]> {
     if (target.kind === 'release') return this.listOfRelease(target.release.id);
-    if (target.kind === 'issue') return this.attachments.find({ where: { issueId: target.issue.id, commentId: IsNull() }, order: { id: 'ASC' } });
+    if (target.kind === 'issue')
+      return this.attachments.find({
+        where: { issueId: target.issue.id, commentId: IsNull() },
+        order: { id: 'ASC' },
+      });
     return this.attachments.find({ where: { commentId: target.comment.id }, order: { id: 'ASC' } });
   }
 
   /** An attachment of the target, else Gitea's 404 texts. */
   async requireOf(repo: Repository, target: AttachmentTarget, attachmentId: string): Promise<Attachment> {
-    const row = /^\d{1,18}$/.test(attachmentId) ? await this.attachments.findOneBy({ id: attachmentId }) : null;
+    const row = /^\d{1,18}$/.test(attachmentId)
+      ? await this.attachments.findOneBy({ id: attachmentId })
+      : null;
     switch (target.kind) {
       case 'release':
-        if (!row || row.releaseId !== target.release.id) throw new NotFoundError('attachment does not exist', { code: 'ATTACHMENT_NOT_FOUND' });
+        if (!row || row.releaseId !== target.release.id)
+          throw new NotFoundError('attachment does not exist', { code: 'ATTACHMENT_NOT_FOUND' });
         return row;
       case 'issue':
-        if (!row || row.repositoryId !== repo.id) throw new NotFoundError('no such attachment in repo', { code: 'ATTACHMENT_NOT_FOUND' });
-        if (row.issueId !== target.issue.id || row.commentId !== null) throw new NotFoundError('no such attachment in issue', { code: 'ATTACHMENT_NOT_FOUND' });
+        if (!row || row.repositoryId !== repo.id)
+          throw new NotFoundError('no such attachment in repo', { code: 'ATTACHMENT_NOT_FOUND' });
+        if (row.issueId !== target.issue.id || row.commentId !== null)
+          throw new NotFoundError('no such attachment in issue', { code: 'ATTACHMENT_NOT_FOUND' });
         return row;
       case 'comment':
-        if (!row || row.repositoryId !== repo.id) throw new NotFoundError('no such attachment in repo', { code: 'ATTACHMENT_NOT_FOUND' });
-        if (row.commentId !== target.comment.id) throw new NotFoundError('no such attachment in comment', { code: 'ATTACHMENT_NOT_FOUND' });
+        if (!row || row.repositoryId !== repo.id)
+          throw new NotFoundError('no such attachment in repo', { code: 'ATTACHMENT_NOT_FOUND' });
+        if (row.commentId !== target.comment.id)
+          throw new NotFoundError('no such attachment in comment', { code: 'ATTACHMENT_NOT_FOUND' });
         return row;
     }
   }
 
   /** Renames (an empty name changes nothing); the new name must pass the allowed list by extension (422). */
-  async rename(repo: Repository, attachment: Attachment, actor: User, newName: string | undefined, request: RequestSnapshot | null): Promise<Attachment> {
+  async rename(
+    repo: Repository,
+    attachment: Attachment,
+    actor: User,
+    newName: string | undefined,
+    request: RequestSnapshot | null,
+  ): Promise<Attachment> {
     const name = newName?.trim() ?? '';
     if (!name || name === attachment.name) return attachment;
     if (name.length > 255) throw new InvalidError('[Name]: MaxSize', { code: 'ATTACHMENT_NAME' });
     const kind = attachment.releaseId ? 'release' : 'issue';
-    if (!this.allowedTypes(kind).allows(name, null, 0)) throw new InvalidError(FORBIDDEN_TYPE_MESSAGE, { code: 'ATTACHMENT_TYPE' });
+    if (!this.allowedTypes(kind).allows(name, null, 0))
+      throw new InvalidError(FORBIDDEN_TYPE_MESSAGE, { code: 'ATTACHMENT_TYPE' });
     return this.transactions.run(async (tx) => {
       await tx.manager.getRepository(Attachment).update({ id: attachment.id }, { name });
       const updated = await tx.manager.getRepository(Attachment).findOneByOrFail({ id: attachment.id });
-      tx.emit('file.renamed', await this.fileEvent(repo, updated, actor, request, { oldName: attachment.name }));
+      tx.emit(
+        'file.renamed',
+        await this.fileEvent(repo, updated, actor, request, { oldName: attachment.name }),
+      );
       return updated;
     });
   }
 
-  async remove(repo: Repository, attachment: Attachment, actor: User, request: RequestSnapshot | null): Promise<void> {
+  async remove(
+    repo: Repository,
+    attachment: Attachment,
+    actor: User,
+    request: RequestSnapshot | null,
+  ): Promise<void> {
     await this.transactions.run(async (tx) => {
       await tx.manager.getRepository(Attachment).delete({ id: attachment.id });
       await this.jobs.enqueue(tx.manager, DELETE_BLOB_JOB, { key: attachment.blobKey });
@@ -254,8 +333,15 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
 
   /** Inside the transaction deleting a repository, release, issue or comment: one blob job per attachment. */
   private async deleteAllOf(tx: Transaction, scope: ContentScope): Promise<void> {
-    const column = { repository: 'repositoryId', release: 'releaseId', issue: 'issueId', comment: 'commentId' } as const;
-    const rows = await tx.manager.getRepository(Attachment).find({ where: { [column[scope.kind]]: scope.id } });
+    const column = {
+      repository: 'repositoryId',
+      release: 'releaseId',
+      issue: 'issueId',
+      comment: 'commentId',
+    } as const;
+    const rows = await tx.manager
+      .getRepository(Attachment)
+      .find({ where: { [column[scope.kind]]: scope.id } });
     if (!rows.length) return;
     await tx.manager.getRepository(Attachment).delete({ id: In(rows.map((row) => row.id)) });
     for (const row of rows) await this.jobs.enqueue(tx.manager, DELETE_BLOB_JOB, { key: row.blobKey });
@@ -268,13 +354,27 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
   }
 
   async findReleaseAsset(releaseId: string, name: string): Promise<Attachment | null> {
-    return this.attachments.findOne({ where: { releaseId, name }, order: { id: 'ASC' }, relations: { release: true } });
+    return this.attachments.findOne({
+      where: { releaseId, name },
+      order: { id: 'ASC' },
+      relations: { release: true },
+    });
   }
 
   /** Access check for a download (workflow rules may refuse reads too), then count it. */
-  async beforeDownload(attachment: Attachment, actor: User | null, request: RequestSnapshot | null): Promise<void> {
+  async beforeDownload(
+    attachment: Attachment,
+    actor: User | null,
+    request: RequestSnapshot | null,
+  ): Promise<void> {
     if (this.policy) {
-      await this.policy.assertFileAllowed({ name: attachment.name, mimeType: attachment.mimeType, size: Number(attachment.size), actorUserId: actor?.id ?? null, request });
+      await this.policy.assertFileAllowed({
+        name: attachment.name,
+        mimeType: attachment.mimeType,
+        size: Number(attachment.size),
+        actorUserId: actor?.id ?? null,
+        request,
+      });
     }
   }
 

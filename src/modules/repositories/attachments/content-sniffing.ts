@@ -21,15 +21,31 @@ const SIGNATURES: Signature[] = [
   { pattern: bytes('BM'), type: 'image/bmp' },
   { pattern: bytes('GIF87a'), type: 'image/gif' },
   { pattern: bytes('GIF89a'), type: 'image/gif' },
-  { mask: [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], pattern: [...bytes('RIFF'), 0, 0, 0, 0, ...bytes('WEBPVP')], type: 'image/webp' },
+  {
+    mask: [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+    pattern: [...bytes('RIFF'), 0, 0, 0, 0, ...bytes('WEBPVP')],
+    type: 'image/webp',
+  },
   { pattern: [0x89, ...bytes('PNG'), 0x0d, 0x0a, 0x1a, 0x0a], type: 'image/png' },
   { pattern: [0xff, 0xd8, 0xff], type: 'image/jpeg' },
-  { mask: [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff], pattern: [...bytes('FORM'), 0, 0, 0, 0, ...bytes('AIFF')], type: 'audio/aiff' },
+  {
+    mask: [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff],
+    pattern: [...bytes('FORM'), 0, 0, 0, 0, ...bytes('AIFF')],
+    type: 'audio/aiff',
+  },
   { pattern: [0x49, 0x44, 0x33], type: 'audio/mpeg' },
   { pattern: [...bytes('OggS'), 0x00], type: 'application/ogg' },
   { pattern: [...bytes('MThd'), 0, 0, 0, 6], type: 'audio/midi' },
-  { mask: [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff], pattern: [...bytes('RIFF'), 0, 0, 0, 0, ...bytes('AVI ')], type: 'video/avi' },
-  { mask: [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff], pattern: [...bytes('RIFF'), 0, 0, 0, 0, ...bytes('WAVE')], type: 'audio/wave' },
+  {
+    mask: [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff],
+    pattern: [...bytes('RIFF'), 0, 0, 0, 0, ...bytes('AVI ')],
+    type: 'video/avi',
+  },
+  {
+    mask: [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff],
+    pattern: [...bytes('RIFF'), 0, 0, 0, 0, ...bytes('WAVE')],
+    type: 'audio/wave',
+  },
   { pattern: [0x1a, 0x45, 0xdf, 0xa3], type: 'video/webm' },
   { pattern: bytes('wOFF'), type: 'font/woff' },
   { pattern: bytes('wOF2'), type: 'font/woff2' },
@@ -43,7 +59,25 @@ const SIGNATURES: Signature[] = [
   { pattern: [0x00, 0x61, 0x73, 0x6d], type: 'application/wasm' },
 ];
 
-const HTML_TAGS = ['<!DOCTYPE HTML', '<HTML', '<HEAD', '<SCRIPT', '<IFRAME', '<H1', '<DIV', '<FONT', '<TABLE', '<A', '<STYLE', '<TITLE', '<B', '<BODY', '<BR', '<P', '<!--'];
+const HTML_TAGS = [
+  '<!DOCTYPE HTML',
+  '<HTML',
+  '<HEAD',
+  '<SCRIPT',
+  '<IFRAME',
+  '<H1',
+  '<DIV',
+  '<FONT',
+  '<TABLE',
+  '<A',
+  '<STYLE',
+  '<TITLE',
+  '<B',
+  '<BODY',
+  '<BR',
+  '<P',
+  '<!--',
+];
 
 function isWhitespace(byte: number): boolean {
   return byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d || byte === 0x20;
@@ -90,7 +124,10 @@ export function detectContentType(head: Buffer): string {
   if (markup) return markup;
   for (const signature of SIGNATURES) if (matches(data, signature)) return signature.type;
   if (isMp4(data)) return 'video/mp4';
-  const binary = data.some((byte) => byte <= 0x08 || byte === 0x0b || (byte >= 0x0e && byte <= 0x1a) || (byte >= 0x1c && byte <= 0x1f));
+  const binary = data.some(
+    (byte) =>
+      byte <= 0x08 || byte === 0x0b || (byte >= 0x0e && byte <= 0x1a) || (byte >= 0x1c && byte <= 0x1f),
+  );
   return binary ? 'application/octet-stream' : 'text/plain; charset=utf-8';
 }
 
@@ -100,7 +137,9 @@ export function detectContentType(head: Buffer): string {
  * the name says, else the sniffed type without parameters.
  */
 export function storedMimeType(name: string, head: Buffer): string {
-  const detected = filetypeinfo(new Uint8Array(head.subarray(0, SNIFF_LENGTH))).find((info) => info.mime)?.mime;
+  const detected = filetypeinfo(new Uint8Array(head.subarray(0, SNIFF_LENGTH))).find(
+    (info) => info.mime,
+  )?.mime;
   if (detected) return detected;
   const byName = mime.lookup(name);
   if (byName) return byName;

@@ -1,7 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository as OrmRepository } from 'typeorm';
-import { BadRequestError, ForbiddenError, InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
+import {
+  BadRequestError,
+  ForbiddenError,
+  InvalidError,
+  NotFoundError,
+} from '../../../platform/errors/domain-error';
 import type { Team } from '../../identity/entities/team.entity';
 import { User } from '../../identity/entities/user.entity';
 import { OrganizationsService } from '../../identity/organizations.service';
@@ -48,11 +53,41 @@ export interface ProtectionInput {
 }
 
 type ListKind = 'push' | 'forcePush' | 'merge' | 'approvals';
-const LISTS: { kind: ListKind; users: keyof ProtectionInput; teams: keyof ProtectionInput; userIds: keyof BranchProtection; teamIds: keyof BranchProtection }[] = [
-  { kind: 'push', users: 'pushWhitelistUsernames', teams: 'pushWhitelistTeams', userIds: 'pushWhitelistUserIds', teamIds: 'pushWhitelistTeamIds' },
-  { kind: 'forcePush', users: 'forcePushAllowlistUsernames', teams: 'forcePushAllowlistTeams', userIds: 'forcePushAllowlistUserIds', teamIds: 'forcePushAllowlistTeamIds' },
-  { kind: 'merge', users: 'mergeWhitelistUsernames', teams: 'mergeWhitelistTeams', userIds: 'mergeWhitelistUserIds', teamIds: 'mergeWhitelistTeamIds' },
-  { kind: 'approvals', users: 'approvalsWhitelistUsernames', teams: 'approvalsWhitelistTeams', userIds: 'approvalsWhitelistUserIds', teamIds: 'approvalsWhitelistTeamIds' },
+const LISTS: {
+  kind: ListKind;
+  users: keyof ProtectionInput;
+  teams: keyof ProtectionInput;
+  userIds: keyof BranchProtection;
+  teamIds: keyof BranchProtection;
+}[] = [
+  {
+    kind: 'push',
+    users: 'pushWhitelistUsernames',
+    teams: 'pushWhitelistTeams',
+    userIds: 'pushWhitelistUserIds',
+    teamIds: 'pushWhitelistTeamIds',
+  },
+  {
+    kind: 'forcePush',
+    users: 'forcePushAllowlistUsernames',
+    teams: 'forcePushAllowlistTeams',
+    userIds: 'forcePushAllowlistUserIds',
+    teamIds: 'forcePushAllowlistTeamIds',
+  },
+  {
+    kind: 'merge',
+    users: 'mergeWhitelistUsernames',
+    teams: 'mergeWhitelistTeams',
+    userIds: 'mergeWhitelistUserIds',
+    teamIds: 'mergeWhitelistTeamIds',
+  },
+  {
+    kind: 'approvals',
+    users: 'approvalsWhitelistUsernames',
+    teams: 'approvalsWhitelistTeams',
+    userIds: 'approvalsWhitelistUserIds',
+    teamIds: 'approvalsWhitelistTeamIds',
+  },
 ];
 
 /** Scalars copied as given (create) or when present (edit). */
@@ -70,7 +105,7 @@ const PLAIN_FLAGS = [
 ] as const;
 
 export function protectionNotFound(): NotFoundError {
-  return new NotFoundError('The target couldn\'t be found.', { code: 'BRANCH_PROTECTION_NOT_FOUND' });
+  return new NotFoundError("The target couldn't be found.", { code: 'BRANCH_PROTECTION_NOT_FOUND' });
 }
 
 /**
@@ -112,20 +147,35 @@ export class BranchProtectionsService {
   /** The user's standing for rule checks: code write on the repository and teams in its organization. */
   async subjectOf(user: User, repo: Repository): Promise<RuleSubject> {
     const mode = await this.permissions.modeOf(user, repo);
-    const teams = repo.owner?.type === 'organization' ? await this.organizations.teamsOf(user.id, repo.ownerId) : [];
-    return { userId: user.id, canWrite: atLeast(mode, 'write'), teamIds: new Set(teams.map((team) => team.id)) };
+    const teams =
+      repo.owner?.type === 'organization' ? await this.organizations.teamsOf(user.id, repo.ownerId) : [];
+    return {
+      userId: user.id,
+      canWrite: atLeast(mode, 'write'),
+      teamIds: new Set(teams.map((team) => team.id)),
+    };
   }
 
   async create(repo: Repository, input: ProtectionInput): Promise<BranchProtection> {
     const ruleName = input.ruleName ?? '';
-    if (!ruleName) throw new BadRequestError('both rule_name and branch_name are empty', { code: 'BRANCH_PROTECTION_NAME' });
-    if (await this.findByName(repo, ruleName)) throw new ForbiddenError('Branch protection already exist', 'permission', { code: 'BRANCH_PROTECTION_EXISTS' });
+    if (!ruleName)
+      throw new BadRequestError('both rule_name and branch_name are empty', {
+        code: 'BRANCH_PROTECTION_NAME',
+      });
+    if (await this.findByName(repo, ruleName))
+      throw new ForbiddenError('Branch protection already exist', 'permission', {
+        code: 'BRANCH_PROTECTION_EXISTS',
+      });
     const lists = await this.resolveLists(repo, input, null);
     const enablePush = input.enablePush ?? false;
     const enableForcePush = enablePush && (input.enableForcePush ?? false);
     let priority = input.priority ?? 0;
     if (priority <= 0) {
-      const row = await this.rules.createQueryBuilder('rule').select('COALESCE(MAX(rule.priority), 0)', 'max').where('rule.repository_id = :id', { id: repo.id }).getRawOne<{ max: string }>();
+      const row = await this.rules
+        .createQueryBuilder('rule')
+        .select('COALESCE(MAX(rule.priority), 0)', 'max')
+        .where('rule.repository_id = :id', { id: repo.id })
+        .getRawOne<{ max: string }>();
       priority = Number(row?.max ?? 0) + 1;
     }
     const rule = this.rules.create({
@@ -134,10 +184,14 @@ export class BranchProtectionsService {
       priority: String(priority),
       enablePush,
       enablePushWhitelist: enablePush && (input.enablePushWhitelist ?? false),
-      pushWhitelistDeployKeys: enablePush && (input.enablePushWhitelist ?? false) && (input.pushWhitelistDeployKeys ?? false),
+      pushWhitelistDeployKeys:
+        enablePush && (input.enablePushWhitelist ?? false) && (input.pushWhitelistDeployKeys ?? false),
       enableForcePush,
       enableForcePushAllowlist: enableForcePush && (input.enableForcePushAllowlist ?? false),
-      forcePushAllowlistDeployKeys: enableForcePush && (input.enableForcePushAllowlist ?? false) && (input.forcePushAllowlistDeployKeys ?? false),
+      forcePushAllowlistDeployKeys:
+        enableForcePush &&
+        (input.enableForcePushAllowlist ?? false) &&
+        (input.forcePushAllowlistDeployKeys ?? false),
       statusCheckContexts: input.statusCheckContexts ?? null,
       requiredApprovals: String(Math.max(0, input.requiredApprovals ?? 0)),
       protectedFilePatterns: input.protectedFilePatterns ?? '',
@@ -164,7 +218,8 @@ export class BranchProtectionsService {
             rule.pushWhitelistDeployKeys = false;
           } else {
             rule.enablePushWhitelist = true;
-            if (input.pushWhitelistDeployKeys !== undefined) rule.pushWhitelistDeployKeys = input.pushWhitelistDeployKeys;
+            if (input.pushWhitelistDeployKeys !== undefined)
+              rule.pushWhitelistDeployKeys = input.pushWhitelistDeployKeys;
           }
         }
       }
@@ -182,16 +237,20 @@ export class BranchProtectionsService {
             rule.forcePushAllowlistDeployKeys = false;
           } else {
             rule.enableForcePushAllowlist = true;
-            if (input.forcePushAllowlistDeployKeys !== undefined) rule.forcePushAllowlistDeployKeys = input.forcePushAllowlistDeployKeys;
+            if (input.forcePushAllowlistDeployKeys !== undefined)
+              rule.forcePushAllowlistDeployKeys = input.forcePushAllowlistDeployKeys;
           }
         }
       }
     }
     for (const flag of PLAIN_FLAGS) if (input[flag] !== undefined) rule[flag] = input[flag];
-    if (input.statusCheckContexts !== undefined && input.statusCheckContexts !== null) rule.statusCheckContexts = input.statusCheckContexts;
-    if (input.requiredApprovals !== undefined && input.requiredApprovals >= 0) rule.requiredApprovals = String(input.requiredApprovals);
+    if (input.statusCheckContexts !== undefined && input.statusCheckContexts !== null)
+      rule.statusCheckContexts = input.statusCheckContexts;
+    if (input.requiredApprovals !== undefined && input.requiredApprovals >= 0)
+      rule.requiredApprovals = String(input.requiredApprovals);
     if (input.protectedFilePatterns !== undefined) rule.protectedFilePatterns = input.protectedFilePatterns;
-    if (input.unprotectedFilePatterns !== undefined) rule.unprotectedFilePatterns = input.unprotectedFilePatterns;
+    if (input.unprotectedFilePatterns !== undefined)
+      rule.unprotectedFilePatterns = input.unprotectedFilePatterns;
     if (input.priority !== undefined && input.priority > 0) rule.priority = String(input.priority);
     Object.assign(rule, await this.resolveLists(repo, input, rule));
     const saved = await this.rules.save(rule);
@@ -208,7 +267,9 @@ export class BranchProtectionsService {
     await this.rules.manager.transaction(async (manager) => {
       let priority = 1;
       for (const id of ids) {
-        const result = await manager.getRepository(BranchProtection).update({ id: String(id), repositoryId: repo.id }, { priority: String(priority) });
+        const result = await manager
+          .getRepository(BranchProtection)
+          .update({ id: String(id), repositoryId: repo.id }, { priority: String(priority) });
         if (result.affected) priority++;
       }
     });
@@ -219,7 +280,11 @@ export class BranchProtectionsService {
    * only for organization-owned repositories; users and teams without write access are dropped.
    * A list absent from the input keeps the rule's (create: empty).
    */
-  private async resolveLists(repo: Repository, input: ProtectionInput, existing: BranchProtection | null): Promise<Partial<BranchProtection>> {
+  private async resolveLists(
+    repo: Repository,
+    input: ProtectionInput,
+    existing: BranchProtection | null,
+  ): Promise<Partial<BranchProtection>> {
     const out: Partial<Record<keyof BranchProtection, string[]>> = {};
     const isOrganization = repo.owner?.type === 'organization';
     for (const list of LISTS) {
@@ -230,8 +295,10 @@ export class BranchProtectionsService {
         const ids: string[] = [];
         for (const name of names) {
           const user = await this.users.findByName(name);
-          if (!user) throw new InvalidError(`user does not exist [uid: 0, name: ${name}]`, { code: 'USER_NOT_FOUND' });
-          if (atLeast(await this.permissions.modeOf(user, repo), 'write') && !ids.includes(user.id)) ids.push(user.id);
+          if (!user)
+            throw new InvalidError(`user does not exist [uid: 0, name: ${name}]`, { code: 'USER_NOT_FOUND' });
+          if (atLeast(await this.permissions.modeOf(user, repo), 'write') && !ids.includes(user.id))
+            ids.push(user.id);
         }
         out[list.userIds] = ids;
       }
@@ -243,7 +310,10 @@ export class BranchProtectionsService {
       const teamIds: string[] = [];
       for (const name of teamNames) {
         const team = await this.organizations.findTeam(repo.ownerId, name);
-        if (!team) throw new InvalidError(`team does not exist [org_id: ${repo.ownerId}, team_id: 0, name: ${name}]`, { code: 'TEAM_NOT_FOUND' });
+        if (!team)
+          throw new InvalidError(`team does not exist [org_id: ${repo.ownerId}, team_id: 0, name: ${name}]`, {
+            code: 'TEAM_NOT_FOUND',
+          });
         if ((await this.teamCanWrite(team, repo)) && !teamIds.includes(team.id)) teamIds.push(team.id);
       }
       out[list.teamIds] = teamIds;
@@ -253,7 +323,10 @@ export class BranchProtectionsService {
 
   private async teamCanWrite(team: Team, repo: Repository): Promise<boolean> {
     if (!['write', 'admin', 'owner'].includes(team.permission)) return false;
-    return team.includesAllRepositories || (await this.teamRepositories.existsBy({ teamId: team.id, repositoryId: repo.id }));
+    return (
+      team.includesAllRepositories ||
+      (await this.teamRepositories.existsBy({ teamId: team.id, repositoryId: repo.id }))
+    );
   }
 
   /** User and team names for the rule's id lists (accounts and teams that no longer exist are left out). */
@@ -261,7 +334,9 @@ export class BranchProtectionsService {
     const userIds = [...new Set(LISTS.flatMap((list) => rule[list.userIds] as string[]))];
     const teamIds = [...new Set(LISTS.flatMap((list) => rule[list.teamIds] as string[]))];
     const users = new Map<string, string>();
-    if (userIds.length) for (const user of await this.rules.manager.getRepository(User).findBy({ id: In(userIds) })) users.set(user.id, user.name);
+    if (userIds.length)
+      for (const user of await this.rules.manager.getRepository(User).findBy({ id: In(userIds) }))
+        users.set(user.id, user.name);
     const teams = new Map<string, string>();
     for (const id of teamIds) {
       const team = await this.organizations.findTeamById(id);
@@ -276,7 +351,10 @@ export class BranchProtectionsService {
     try {
       await this.pulls.recheckOpen(repo, (base) => set.protects(base));
     } catch (error) {
-      this.logger.warn({ err: error, repositoryId: repo.id }, 'rechecking pull requests after a protection change failed');
+      this.logger.warn(
+        { err: error, repositoryId: repo.id },
+        'rechecking pull requests after a protection change failed',
+      );
     }
   }
 }

@@ -2,7 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { randomBytes } from 'node:crypto';
 import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
-import { BadRequestError, ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  InvalidError,
+  NotFoundError,
+} from '../../../platform/errors/domain-error';
 import type { RequestSnapshot } from '../../../platform/events/subject-events';
 import type { User } from '../../identity/entities/user.entity';
 import { Repository } from '../entities/repository.entity';
@@ -125,7 +131,9 @@ export class BranchesService {
     const last = this.packedAt.get(gitDir) ?? 0;
     if (Date.now() - last < 10 * 60_000) return;
     this.packedAt.set(gitDir, Date.now());
-    BranchGit.packRefs(gitDir).catch((error: unknown) => this.logger.warn({ err: error, gitDir }, 'git pack-refs failed'));
+    BranchGit.packRefs(gitDir).catch((error: unknown) =>
+      this.logger.warn({ err: error, gitDir }, 'git pack-refs failed'),
+    );
   }
 
   gitDir(repo: Repository): string {
@@ -135,30 +143,56 @@ export class BranchesService {
   /** Writes on an empty repository are 404, on a mirror 403 (reference §5.3). */
   private assertWritable(repo: Repository): void {
     if (repo.isEmpty) throw new NotFoundError('Git Repository is empty.', { code: 'REPOSITORY_EMPTY' });
-    if (repo.isMirror) throw new ForbiddenError('Git Repository is a mirror.', 'permission', { code: 'REPOSITORY_MIRROR' });
+    if (repo.isMirror)
+      throw new ForbiddenError('Git Repository is a mirror.', 'permission', { code: 'REPOSITORY_MIRROR' });
   }
 
-  private async views(repo: Repository, viewer: User | null, tips: BranchTip[], rules: ProtectionRuleSet): Promise<BranchView[]> {
+  private async views(
+    repo: Repository,
+    viewer: User | null,
+    tips: BranchTip[],
+    rules: ProtectionRuleSet,
+  ): Promise<BranchView[]> {
     const subject = viewer ? await this.protections.subjectOf(viewer, repo) : null;
-    const commits = await this.commitDetails(repo, tips.map((tip) => tip.commitId));
+    const commits = await this.commitDetails(
+      repo,
+      tips.map((tip) => tip.commitId),
+    );
     return tips.map((tip) => view(tip, rules.effective(tip.name), subject, commits.get(tip.commitId)));
   }
 
-  async list(repo: Repository, viewer: User | null, page: { offset: number; limit: number }): Promise<{ items: BranchView[]; total: number }> {
+  async list(
+    repo: Repository,
+    viewer: User | null,
+    page: { offset: number; limit: number },
+  ): Promise<{ items: BranchView[]; total: number }> {
     if (repo.isEmpty) return { items: [], total: 0 };
     const tips = await this.tips(repo);
     const rules = await this.protections.ruleSet(repo);
-    return { items: await this.views(repo, viewer, tips.slice(page.offset, page.offset + page.limit), rules), total: tips.length };
+    return {
+      items: await this.views(repo, viewer, tips.slice(page.offset, page.offset + page.limit), rules),
+      total: tips.length,
+    };
   }
 
   async get(repo: Repository, viewer: User | null, name: string): Promise<BranchView> {
     const commitId = repo.isEmpty ? null : await BranchGit.tip(this.gitDir(repo), name);
     if (!commitId) throw branchNotFound(name);
-    const [found] = await this.views(repo, viewer, [{ name, commitId, commitTime: 0 }], await this.protections.ruleSet(repo));
+    const [found] = await this.views(
+      repo,
+      viewer,
+      [{ name, commitId, commitTime: 0 }],
+      await this.protections.ruleSet(repo),
+    );
     return found!;
   }
 
-  async create(repo: Repository, actor: User, input: CreateBranchInput, request: RequestSnapshot | null): Promise<BranchView> {
+  async create(
+    repo: Repository,
+    actor: User,
+    input: CreateBranchInput,
+    request: RequestSnapshot | null,
+  ): Promise<BranchView> {
     this.assertWritable(repo);
     const gitDir = this.gitDir(repo);
     let source: string | null;
@@ -173,20 +207,34 @@ export class BranchesService {
       if (!source) throw new NotFoundError('The old branch does not exist', { code: 'BRANCH_NOT_FOUND' });
     }
     await this.assertNameFree(gitDir, input.name);
-    const moved = await this.apply(repo, actor, [{ ref: `refs/heads/${input.name}`, oldId: ZERO_ID, newId: source }], request);
+    const moved = await this.apply(
+      repo,
+      actor,
+      [{ ref: `refs/heads/${input.name}`, oldId: ZERO_ID, newId: source }],
+      request,
+    );
     if (!moved) throw new ConflictError('The branch already exists.', { code: 'BRANCH_EXISTS' });
     return this.get(repo, actor, input.name);
   }
 
   private async assertNameFree(gitDir: string, name: string): Promise<void> {
     const clashes = await BranchGit.conflictingBranches(gitDir, name);
-    if (clashes.includes(name)) throw new ConflictError('The branch already exists.', { code: 'BRANCH_EXISTS' });
-    if (clashes.length > 0) throw new ConflictError('The branch with the same name already exists.', { code: 'BRANCH_NAME_CLASH' });
-    if (await BranchGit.refExists(gitDir, `refs/tags/${name}`)) throw new ConflictError('The branch with the same tag already exists.', { code: 'BRANCH_TAG_CLASH' });
+    if (clashes.includes(name))
+      throw new ConflictError('The branch already exists.', { code: 'BRANCH_EXISTS' });
+    if (clashes.length > 0)
+      throw new ConflictError('The branch with the same name already exists.', { code: 'BRANCH_NAME_CLASH' });
+    if (await BranchGit.refExists(gitDir, `refs/tags/${name}`))
+      throw new ConflictError('The branch with the same tag already exists.', { code: 'BRANCH_TAG_CLASH' });
   }
 
   /** PUT: compare-and-swap of the branch tip (reference §5.4). */
-  async update(repo: Repository, actor: User, name: string, input: UpdateBranchInput, request: RequestSnapshot | null): Promise<void> {
+  async update(
+    repo: Repository,
+    actor: User,
+    name: string,
+    input: UpdateBranchInput,
+    request: RequestSnapshot | null,
+  ): Promise<void> {
     this.assertWritable(repo);
     const gitDir = this.gitDir(repo);
     const tip = await BranchGit.tip(gitDir, name);
@@ -194,47 +242,87 @@ export class BranchesService {
     if (input.oldCommitId) {
       const expected = await BranchGit.resolveCommit(gitDir, input.oldCommitId);
       // Gitea's text, labels as upstream prints them.
-      if (expected !== tip) throw new InvalidError(`branch commit does not match [expected: ${expected ?? input.oldCommitId}, given: ${tip}]`, { code: 'BRANCH_MOVED' });
+      if (expected !== tip)
+        throw new InvalidError(
+          `branch commit does not match [expected: ${expected ?? input.oldCommitId}, given: ${tip}]`,
+          { code: 'BRANCH_MOVED' },
+        );
     }
     const target = await BranchGit.resolveCommit(gitDir, input.newCommitId);
-    if (!target) throw new InvalidError(`new_commit_id ${input.newCommitId} is not a commit of this repository`, { code: 'COMMIT_NOT_FOUND' });
+    if (!target)
+      throw new InvalidError(`new_commit_id ${input.newCommitId} is not a commit of this repository`, {
+        code: 'COMMIT_NOT_FOUND',
+      });
     if (target === tip) return;
     if (!input.force && !(await BranchGit.isAncestor(gitDir, tip, target))) {
       throw new InvalidError(`Force push ${name} need a confirm force parameter`, { code: 'FORCE_REQUIRED' });
     }
-    const moved = await this.apply(repo, actor, [{ ref: `refs/heads/${name}`, oldId: tip, newId: target }], request);
-    if (!moved) throw new ConflictError('The branch moved during the update; try again.', { code: 'BRANCH_MOVED' });
+    const moved = await this.apply(
+      repo,
+      actor,
+      [{ ref: `refs/heads/${name}`, oldId: tip, newId: target }],
+      request,
+    );
+    if (!moved)
+      throw new ConflictError('The branch moved during the update; try again.', { code: 'BRANCH_MOVED' });
   }
 
   async delete(repo: Repository, actor: User, name: string, request: RequestSnapshot | null): Promise<void> {
     this.assertWritable(repo);
     if (name === repo.defaultBranch || (await this.pulls.isOpenTarget(repo, name))) {
-      throw new ForbiddenError('can not delete default or pull request target branch', 'permission', { code: 'BRANCH_IS_TARGET' });
+      throw new ForbiddenError('can not delete default or pull request target branch', 'permission', {
+        code: 'BRANCH_IS_TARGET',
+      });
     }
     const tip = await BranchGit.tip(this.gitDir(repo), name);
     if (!tip) throw branchNotFound(name);
-    if ((await this.protections.ruleSet(repo)).protects(name)) throw new ForbiddenError('branch protected', 'permission', { code: 'BRANCH_PROTECTED' });
-    const moved = await this.apply(repo, actor, [{ ref: `refs/heads/${name}`, oldId: tip, newId: ZERO_ID }], request);
-    if (!moved) throw new ConflictError('The branch moved during the deletion; try again.', { code: 'BRANCH_MOVED' });
+    if ((await this.protections.ruleSet(repo)).protects(name))
+      throw new ForbiddenError('branch protected', 'permission', { code: 'BRANCH_PROTECTED' });
+    const moved = await this.apply(
+      repo,
+      actor,
+      [{ ref: `refs/heads/${name}`, oldId: tip, newId: ZERO_ID }],
+      request,
+    );
+    if (!moved)
+      throw new ConflictError('The branch moved during the deletion; try again.', { code: 'BRANCH_MOVED' });
   }
 
   /** PATCH: rename (reference §5.5), the rule of that exact name, the default branch and open pull requests follow. */
-  async rename(repo: Repository, actor: User, mode: AccessMode, from: string, to: string, request: RequestSnapshot | null): Promise<void> {
+  async rename(
+    repo: Repository,
+    actor: User,
+    mode: AccessMode,
+    from: string,
+    to: string,
+    request: RequestSnapshot | null,
+  ): Promise<void> {
     this.assertWritable(repo);
     const gitDir = this.gitDir(repo);
     if (from === to || (await BranchGit.tip(gitDir, to))) {
-      throw new InvalidError('Cannot rename a branch using the same name or rename to a branch that already exists.', { code: 'BRANCH_EXISTS' });
+      throw new InvalidError(
+        'Cannot rename a branch using the same name or rename to a branch that already exists.',
+        { code: 'BRANCH_EXISTS' },
+      );
     }
     const tip = await BranchGit.tip(gitDir, from);
     if (!tip) throw new NotFoundError("Branch doesn't exist.", { code: 'BRANCH_NOT_FOUND' });
     const isAdmin = atLeast(mode, 'admin');
     const exactRule = await this.protections.findByName(repo, from);
-    if (!isAdmin && (from === repo.defaultBranch || exactRule)) throw new ForbiddenError(RENAME_ADMIN_ONLY, 'permission', { code: 'BRANCH_RENAME_ADMIN_ONLY' });
+    if (!isAdmin && (from === repo.defaultBranch || exactRule))
+      throw new ForbiddenError(RENAME_ADMIN_ONLY, 'permission', { code: 'BRANCH_RENAME_ADMIN_ONLY' });
     const rules = await this.protections.ruleSet(repo);
     const targetRule = rules.effective(to);
-    if (targetRule && !canPush(targetRule, await this.protections.subjectOf(actor, repo))) throw new ForbiddenError(RENAME_PROTECTED, 'permission', { code: 'BRANCH_PROTECTED' });
-    const clashes = (await BranchGit.conflictingBranches(gitDir, to)).filter((name) => name !== from && !(from.startsWith(`${name}/`) || name.startsWith(`${from}/`)));
-    if (clashes.length > 0) throw new InvalidError('Cannot rename a branch using the same name or rename to a branch that already exists.', { code: 'BRANCH_EXISTS' });
+    if (targetRule && !canPush(targetRule, await this.protections.subjectOf(actor, repo)))
+      throw new ForbiddenError(RENAME_PROTECTED, 'permission', { code: 'BRANCH_PROTECTED' });
+    const clashes = (await BranchGit.conflictingBranches(gitDir, to)).filter(
+      (name) => name !== from && !(from.startsWith(`${name}/`) || name.startsWith(`${from}/`)),
+    );
+    if (clashes.length > 0)
+      throw new InvalidError(
+        'Cannot rename a branch using the same name or rename to a branch that already exists.',
+        { code: 'BRANCH_EXISTS' },
+      );
     const updates: PushedRef[] = [
       { ref: `refs/heads/${from}`, oldId: tip, newId: ZERO_ID },
       { ref: `refs/heads/${to}`, oldId: ZERO_ID, newId: tip },
@@ -242,15 +330,20 @@ export class BranchesService {
     const wasDefault = from === repo.defaultBranch;
     await this.transactions.run(async (tx) => {
       if (exactRule) {
-        const taken = await tx.manager.getRepository(BranchProtection).existsBy({ repositoryId: repo.id, ruleName: to });
-        if (!taken) await tx.manager.getRepository(BranchProtection).update({ id: exactRule.id }, { ruleName: to });
+        const taken = await tx.manager
+          .getRepository(BranchProtection)
+          .existsBy({ repositoryId: repo.id, ruleName: to });
+        if (!taken)
+          await tx.manager.getRepository(BranchProtection).update({ id: exactRule.id }, { ruleName: to });
       } else if (rules.protects(from)) {
         throw new ForbiddenError(RENAME_PROTECTED, 'permission', { code: 'BRANCH_PROTECTED' });
       }
-      if (wasDefault) await tx.manager.getRepository(Repository).update({ id: repo.id }, { defaultBranch: to });
+      if (wasDefault)
+        await tx.manager.getRepository(Repository).update({ id: repo.id }, { defaultBranch: to });
       await this.pulls.followBranchRename(tx.manager, repo, from, to);
       // git last: a refused ref move rolls the rows back; a failed commit moves the refs back.
-      if (!(await BranchGit.updateRefs(gitDir, updates))) throw new ConflictError('The branch moved during the rename; try again.', { code: 'BRANCH_MOVED' });
+      if (!(await BranchGit.updateRefs(gitDir, updates)))
+        throw new ConflictError('The branch moved during the rename; try again.', { code: 'BRANCH_MOVED' });
       tx.onRollback(async () => {
         await BranchGit.updateRefs(gitDir, [
           { ref: `refs/heads/${to}`, oldId: tip, newId: ZERO_ID },
@@ -264,9 +357,15 @@ export class BranchesService {
   }
 
   /** POST merge-upstream (reference §5.9): brings a fork's branch up to its base repository. */
-  async mergeUpstream(fork: Repository, actor: User, input: { branch?: string; ffOnly?: boolean }, request: RequestSnapshot | null): Promise<MergeUpstreamResult> {
+  async mergeUpstream(
+    fork: Repository,
+    actor: User,
+    input: { branch?: string; ffOnly?: boolean },
+    request: RequestSnapshot | null,
+  ): Promise<MergeUpstreamResult> {
     if (!fork.forkId) throw new BadRequestError('repo is not a fork', { code: 'NOT_A_FORK' });
-    if (fork.isMirror) throw new ForbiddenError('Git Repository is a mirror.', 'permission', { code: 'REPOSITORY_MIRROR' });
+    if (fork.isMirror)
+      throw new ForbiddenError('Git Repository is a mirror.', 'permission', { code: 'REPOSITORY_MIRROR' });
     const base = await this.repositories.findById(fork.forkId);
     if (!base) throw new BadRequestError('repo is not a fork', { code: 'NOT_A_FORK' });
     const branch = input.branch || fork.defaultBranch;
@@ -283,19 +382,31 @@ export class BranchesService {
       if (await BranchGit.isAncestor(forkDir, baseTip, forkTip)) return 'up-to-date';
       const ref = `refs/heads/${branch}`;
       if (await BranchGit.isAncestor(forkDir, forkTip, baseTip)) {
-        if (!(await this.apply(fork, actor, [{ ref, oldId: forkTip, newId: baseTip }], request))) throw moved();
+        if (!(await this.apply(fork, actor, [{ ref, oldId: forkTip, newId: baseTip }], request)))
+          throw moved();
         return 'fast-forward';
       }
-      if (input.ffOnly) throw new BadRequestError('fast-forward merge not possible: branch has diverged', { code: 'DIVERGED' });
+      if (input.ffOnly)
+        throw new BadRequestError('fast-forward merge not possible: branch has diverged', {
+          code: 'DIVERGED',
+        });
       const merged = await BranchGit.mergeTree(forkDir, forkTip, baseTip);
       if ('conflicts' in merged) {
-        throw new ConflictError(`merge upstream conflicts in: ${merged.conflicts.join(', ')}`, { code: 'MERGE_CONFLICT', detail: merged.conflicts.join('\n') });
+        throw new ConflictError(`merge upstream conflicts in: ${merged.conflicts.join(', ')}`, {
+          code: 'MERGE_CONFLICT',
+          detail: merged.conflicts.join('\n'),
+        });
       }
-      const commit = await BranchGit.commitTree(forkDir, merged.tree, [forkTip, baseTip], 'merge upstream', { name: actor.fullName || actor.name, email: actor.email });
+      const commit = await BranchGit.commitTree(forkDir, merged.tree, [forkTip, baseTip], 'merge upstream', {
+        name: actor.fullName || actor.name,
+        email: actor.email,
+      });
       if (!(await this.apply(fork, actor, [{ ref, oldId: forkTip, newId: commit }], request))) throw moved();
       return 'merge';
     } finally {
-      await BranchGit.updateRefs(forkDir, [{ ref: scratch, oldId: (await BranchGit.resolveCommit(forkDir, scratch)) ?? ZERO_ID, newId: ZERO_ID }]).catch(() => false);
+      await BranchGit.updateRefs(forkDir, [
+        { ref: scratch, oldId: (await BranchGit.resolveCommit(forkDir, scratch)) ?? ZERO_ID, newId: ZERO_ID },
+      ]).catch(() => false);
     }
   }
 
@@ -304,7 +415,12 @@ export class BranchesService {
    * compare-and-swap, then the push's post-receive (events, default branch, size). False when a ref
    * was not at its expected id.
    */
-  private async apply(repo: Repository, actor: User, updates: PushedRef[], request: RequestSnapshot | null): Promise<boolean> {
+  private async apply(
+    repo: Repository,
+    actor: User,
+    updates: PushedRef[],
+    request: RequestSnapshot | null,
+  ): Promise<boolean> {
     const gitDir = this.gitDir(repo);
     const refusal = await this.refChecks.refusal(repo, actor, updates, { gitDir });
     if (refusal) throw new ForbiddenError(refusal, 'permission', { code: 'BRANCH_PROTECTED' });
@@ -318,7 +434,12 @@ function moved(): ConflictError {
   return new ConflictError('The branch moved meanwhile; try again.', { code: 'BRANCH_MOVED' });
 }
 
-function view(tip: BranchTip, rule: BranchProtection | null, subject: RuleSubject | null, commit: CommitDetails | undefined): BranchView {
+function view(
+  tip: BranchTip,
+  rule: BranchProtection | null,
+  subject: RuleSubject | null,
+  commit: CommitDetails | undefined,
+): BranchView {
   return {
     name: tip.name,
     commitId: tip.commitId,

@@ -40,11 +40,13 @@ export class GiteaBranchDto {
   @ApiProperty({ type: [String], nullable: true }) status_check_contexts: string[] | null;
   @ApiProperty() user_can_push: boolean;
   @ApiProperty() user_can_merge: boolean;
-  @ApiProperty({ description: 'the effective rule name, for repository administrators only' }) effective_branch_protection_name: string;
+  @ApiProperty({ description: 'the effective rule name, for repository administrators only' })
+  effective_branch_protection_name: string;
 }
 
 export class GiteaBranchProtectionDto {
-  @ApiProperty({ description: 'deprecated: the rule name when it is not a glob, else empty' }) branch_name: string;
+  @ApiProperty({ description: 'deprecated: the rule name when it is not a glob, else empty' })
+  branch_name: string;
   @ApiProperty() rule_name: string;
   @ApiProperty() priority: number;
   @ApiProperty() enable_push: boolean;
@@ -64,7 +66,8 @@ export class GiteaBranchProtectionDto {
   @ApiProperty({ type: [String], nullable: true }) status_check_contexts: string[] | null;
   @ApiProperty() required_approvals: number;
   @ApiProperty() enable_approvals_whitelist: boolean;
-  @ApiProperty({ type: [String], description: 'singular, as Gitea names it' }) approvals_whitelist_username: string[];
+  @ApiProperty({ type: [String], description: 'singular, as Gitea names it' })
+  approvals_whitelist_username: string[];
   @ApiProperty({ type: [String] }) approvals_whitelist_teams: string[];
   @ApiProperty() block_on_rejected_reviews: boolean;
   @ApiProperty() block_on_official_review_requests: boolean;
@@ -83,11 +86,24 @@ export class MergeUpstreamResponseDto {
   @ApiProperty({ enum: ['up-to-date', 'fast-forward', 'merge'] }) merge_type: string;
 }
 
-const UNSIGNED = { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' };
+const UNSIGNED = {
+  verified: false,
+  reason: 'gpg.error.not_signed_commit',
+  signature: '',
+  signer: null,
+  payload: '',
+};
 
-export function presentGiteaBranch(branch: BranchView, context: { repoHtmlUrl: string; isRepoAdmin: boolean; usernamesByEmail: Map<string, string> }): GiteaBranchDto {
+export function presentGiteaBranch(
+  branch: BranchView,
+  context: { repoHtmlUrl: string; isRepoAdmin: boolean; usernamesByEmail: Map<string, string> },
+): GiteaBranchDto {
   const commit = branch.commit;
-  const user = (name: string, email: string): GiteaPayloadUserDto => ({ name, email, username: context.usernamesByEmail.get(email.toLowerCase()) ?? '' });
+  const user = (name: string, email: string): GiteaPayloadUserDto => ({
+    name,
+    email,
+    username: context.usernamesByEmail.get(email.toLowerCase()) ?? '',
+  });
   const rule = branch.rule;
   return {
     name: branch.name,
@@ -113,9 +129,14 @@ export function presentGiteaBranch(branch: BranchView, context: { repoHtmlUrl: s
   };
 }
 
-export function presentGiteaBranchProtection(rule: BranchProtection, names: { users: Map<string, string>; teams: Map<string, string> }): GiteaBranchProtectionDto {
-  const users = (ids: string[]) => ids.map((id) => names.users.get(id)).filter((name): name is string => name !== undefined);
-  const teams = (ids: string[]) => ids.map((id) => names.teams.get(id)).filter((name): name is string => name !== undefined);
+export function presentGiteaBranchProtection(
+  rule: BranchProtection,
+  names: { users: Map<string, string>; teams: Map<string, string> },
+): GiteaBranchProtectionDto {
+  const users = (ids: string[]) =>
+    ids.map((id) => names.users.get(id)).filter((name): name is string => name !== undefined);
+  const teams = (ids: string[]) =>
+    ids.map((id) => names.teams.get(id)).filter((name): name is string => name !== undefined);
   return {
     branch_name: isGlobRuleName(rule.ruleName) ? '' : rule.ruleName,
     rule_name: rule.ruleName,

@@ -21,7 +21,7 @@ export function giteaGlobSource(glob: string, separators = '/'): string | null {
   const notSeparator = `[^${escapeRegex(separators)}]`;
   let out = '';
   let depth = 0;
-  for (let i = 0; i < glob.length; ) {
+  for (let i = 0; i < glob.length;) {
     const c = glob[i]!;
     if (c === '\\') {
       if (i + 1 >= glob.length) return null;
@@ -114,7 +114,8 @@ const compiledPatterns = new Map<string, BranchMatcher | null>();
 export function compileFilePatterns(patterns: string): BranchMatcher | null {
   if (compiledPatterns.has(patterns)) return compiledPatterns.get(patterns)!;
   const matcher = compileFilePatternsUncached(patterns);
-  if (compiledPatterns.size >= COMPILED_RULES_LIMIT) compiledPatterns.delete(compiledPatterns.keys().next().value!);
+  if (compiledPatterns.size >= COMPILED_RULES_LIMIT)
+    compiledPatterns.delete(compiledPatterns.keys().next().value!);
   compiledPatterns.set(patterns, matcher);
   return matcher;
 }

@@ -20,7 +20,12 @@ export class RefUpdateChecks {
   constructor(private readonly protections: BranchProtectionsService) {}
 
   /** null when every update may go ahead, else the reason the first refused one is refused. */
-  async refusal(repo: Repository, pusher: User | null, updates: PushedRef[], objects: GitObjects): Promise<string | null> {
+  async refusal(
+    repo: Repository,
+    pusher: User | null,
+    updates: PushedRef[],
+    objects: GitObjects,
+  ): Promise<string | null> {
     const branchUpdates = updates.filter((update) => update.ref.startsWith('refs/heads/'));
     if (branchUpdates.length === 0) return null;
     const rules = await this.protections.ruleSet(repo);
@@ -39,7 +44,10 @@ export class RefUpdateChecks {
         force = true;
       }
       if (rule.requireSignedCommits) {
-        const unsigned = await BranchGit.unsignedCommits(where, await BranchGit.newCommits(where, update.oldId, update.newId));
+        const unsigned = await BranchGit.unsignedCommits(
+          where,
+          await BranchGit.newCommits(where, update.oldId, update.newId),
+        );
         if (unsigned.length > 0) return `branch ${branch} is protected from unverified commit ${unsigned[0]}`;
       }
       let changed: string[] | undefined;
@@ -49,7 +57,9 @@ export class RefUpdateChecks {
         changed = await BranchGit.changedFiles(where, update.oldId, update.newId);
         protectedFile = changed.find(protectedFiles);
       }
-      subject ??= pusher ? await this.protections.subjectOf(pusher, repo) : { userId: '', canWrite: false, teamIds: new Set() };
+      subject ??= pusher
+        ? await this.protections.subjectOf(pusher, repo)
+        : { userId: '', canWrite: false, teamIds: new Set() };
       if (!protectedFile && (force ? canForcePush(rule, subject) : canPush(rule, subject))) continue;
       if (protectedFile) return `branch ${branch} is protected from changing file ${protectedFile}`;
       const unprotectedFiles = compileFilePatterns(rule.unprotectedFilePatterns);
@@ -57,7 +67,9 @@ export class RefUpdateChecks {
         changed ??= await BranchGit.changedFiles(where, update.oldId, update.newId);
         if (changed.every(unprotectedFiles)) continue;
       }
-      return force ? `Not allowed to force-push to protected branch ${branch}` : `Not allowed to push to protected branch ${branch}`;
+      return force
+        ? `Not allowed to force-push to protected branch ${branch}`
+        : `Not allowed to push to protected branch ${branch}`;
     }
     return null;
   }

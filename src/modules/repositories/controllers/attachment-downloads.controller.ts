@@ -36,7 +36,12 @@ export class AttachmentDownloadsController {
     private readonly blobs: BlobStore,
   ) {}
 
-  private async send(attachment: Attachment, principal: Principal | undefined, req: Request, res: Response): Promise<void> {
+  private async send(
+    attachment: Attachment,
+    principal: Principal | undefined,
+    req: Request,
+    res: Response,
+  ): Promise<void> {
     await this.attachments.beforeDownload(attachment, principal?.user ?? null, requestSnapshot(req, null));
     const sent = await sendBlobDownload(this.blobs, req, res, {
       key: attachment.blobKey,
@@ -58,7 +63,12 @@ export class AttachmentDownloadsController {
   @ApiResponse({ status: 206, description: 'a byte range' })
   @ApiResponse({ status: 404, ...NOT_FOUND })
   @ApiResponse({ status: 416, description: 'range not satisfiable' })
-  async byUuid(@CurrentPrincipal() principal: Principal | undefined, @Param('uuid') uuid: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async byUuid(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param('uuid') uuid: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const attachment = await this.attachments.findByUuid(uuid);
     if (!attachment) throw attachmentNotFound();
     const repo = await this.repositories.findById(attachment.repositoryId);
@@ -82,9 +92,20 @@ export class AttachmentDownloadsController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return;
-    const release = await this.releases.requireByTag(context.repo, params.tag, atLeast(context.mode, 'write'));
+    const release = await this.releases.requireByTag(
+      context.repo,
+      params.tag,
+      atLeast(context.mode, 'write'),
+    );
     const attachment = await this.attachments.findReleaseAsset(release.id, params.name);
     if (!attachment) throw attachmentNotFound();
     await this.send(attachment, principal, req, res);

@@ -46,7 +46,12 @@ export class GitSmartHttpController {
     private readonly pushes: PushSessions,
   ) {}
 
-  private async authorize(user: User | null, ownerName: string, rawRepo: string, service: GitService): Promise<{ repo: Repository; owner: User }> {
+  private async authorize(
+    user: User | null,
+    ownerName: string,
+    rawRepo: string,
+    service: GitService,
+  ): Promise<{ repo: Repository; owner: User }> {
     const isPush = service === 'git-receive-pack';
     const challenge = () => new UnauthenticatedError('missing', 'Authentication required');
     let resolved;
@@ -61,19 +66,31 @@ export class GitSmartHttpController {
     }
     const { repo, owner } =
       'redirectTo' in resolved
-        ? ((await this.repositories.resolve(resolved.redirectTo.owner, resolved.redirectTo.name)) as { repo: Repository; owner: User })
+        ? ((await this.repositories.resolve(resolved.redirectTo.owner, resolved.redirectTo.name)) as {
+            repo: Repository;
+            owner: User;
+          })
         : resolved;
     const mode = await this.permissions.modeOf(user, repo);
     if (!user && (repo.isPrivate || isPush)) throw challenge();
-    if (!atLeast(mode, 'read')) throw new NotFoundError('Repository not found', { code: 'REPOSITORY_NOT_FOUND' });
+    if (!atLeast(mode, 'read'))
+      throw new NotFoundError('Repository not found', { code: 'REPOSITORY_NOT_FOUND' });
     if (isPush) {
-      if (!atLeast(mode, 'write')) throw new ForbiddenError('User permission denied to push to this repository.');
+      if (!atLeast(mode, 'write'))
+        throw new ForbiddenError('User permission denied to push to this repository.');
       if (repo.isArchived) {
-        throw new ForbiddenError('This repository is archived. You can view files and clone it, but cannot push.', 'permission', {
-          code: 'REPOSITORY_ARCHIVED',
-        });
+        throw new ForbiddenError(
+          'This repository is archived. You can view files and clone it, but cannot push.',
+          'permission',
+          {
+            code: 'REPOSITORY_ARCHIVED',
+          },
+        );
       }
-      if (repo.isMirror) throw new ForbiddenError('mirror repository is read-only', 'permission', { code: 'REPOSITORY_MIRROR' });
+      if (repo.isMirror)
+        throw new ForbiddenError('mirror repository is read-only', 'permission', {
+          code: 'REPOSITORY_MIRROR',
+        });
     }
     return { repo, owner };
   }
@@ -89,10 +106,24 @@ export class GitSmartHttpController {
     @Res() res: Response,
   ): Promise<void> {
     if (!SERVICES.includes(service as GitService)) {
-      throw new ForbiddenError('Please upgrade your git client: devplane serves the smart HTTP protocol only.', 'permission', { code: 'DUMB_HTTP' });
+      throw new ForbiddenError(
+        'Please upgrade your git client: devplane serves the smart HTTP protocol only.',
+        'permission',
+        { code: 'DUMB_HTTP' },
+      );
     }
-    const { repo, owner } = await this.authorize(principal?.user ?? null, ownerName, rawRepo, service as GitService);
-    await this.smartHttp.advertise(this.repositories.gitDir(owner, repo), service as GitService, req.get('git-protocol'), res);
+    const { repo, owner } = await this.authorize(
+      principal?.user ?? null,
+      ownerName,
+      rawRepo,
+      service as GitService,
+    );
+    await this.smartHttp.advertise(
+      this.repositories.gitDir(owner, repo),
+      service as GitService,
+      req.get('git-protocol'),
+      res,
+    );
   }
 
   @Post(':owner/:repo/git-upload-pack')
@@ -106,8 +137,19 @@ export class GitSmartHttpController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const { repo, owner } = await this.authorize(principal?.user ?? null, ownerName, rawRepo, 'git-upload-pack');
-    await this.smartHttp.rpc(this.repositories.gitDir(owner, repo), 'git-upload-pack', body, req.get('git-protocol'), res);
+    const { repo, owner } = await this.authorize(
+      principal?.user ?? null,
+      ownerName,
+      rawRepo,
+      'git-upload-pack',
+    );
+    await this.smartHttp.rpc(
+      this.repositories.gitDir(owner, repo),
+      'git-upload-pack',
+      body,
+      req.get('git-protocol'),
+      res,
+    );
   }
 
   @Post(':owner/:repo/git-receive-pack')
@@ -125,12 +167,23 @@ export class GitSmartHttpController {
     const { repo, owner } = await this.authorize(user, ownerName, rawRepo, 'git-receive-pack');
     // The hooks call back into this instance on the address and port this request came in on.
     const hookBase = `http://${hookHost(req.socket.localAddress)}:${req.socket.localPort}/api/internal/git-hooks`;
-    const session = this.pushes.open({ repositoryId: repo.id, pusherId: user!.id, request: requestSnapshot(req) });
+    const session = this.pushes.open({
+      repositoryId: repo.id,
+      pusherId: user!.id,
+      request: requestSnapshot(req),
+    });
     try {
-      await this.smartHttp.rpc(this.repositories.gitDir(owner, repo), 'git-receive-pack', body, req.get('git-protocol'), res, {
-        args: ['-c', `core.hooksPath=${this.storage.hooksPath}`],
-        env: { DEVPLANE_HOOK_URL: hookBase, DEVPLANE_HOOK_TOKEN: session.token },
-      });
+      await this.smartHttp.rpc(
+        this.repositories.gitDir(owner, repo),
+        'git-receive-pack',
+        body,
+        req.get('git-protocol'),
+        res,
+        {
+          args: ['-c', `core.hooksPath=${this.storage.hooksPath}`],
+          env: { DEVPLANE_HOOK_URL: hookBase, DEVPLANE_HOOK_TOKEN: session.token },
+        },
+      );
     } finally {
       session.close();
     }

@@ -1,5 +1,11 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
@@ -7,7 +13,11 @@ import type { Principal } from '../../auth/principal';
 import type { BranchProtection } from '../branches/branch-protection.entity';
 import { BranchProtectionsService, type ProtectionInput } from '../branches/branch-protections.service';
 import { GiteaBranchProtectionDto, presentGiteaBranchProtection } from '../branches/gitea-branch.presenter';
-import { CreateBranchProtectionOptionDto, EditBranchProtectionOptionDto, UpdateBranchProtectionPrioritiesDto } from '../dto/branches.dto';
+import {
+  CreateBranchProtectionOptionDto,
+  EditBranchProtectionOptionDto,
+  UpdateBranchProtectionPrioritiesDto,
+} from '../dto/branches.dto';
 import { RepositoriesService } from '../repositories.service';
 import { RepositoryPermissions } from '../repository-permissions.service';
 import { type RepositoryContext, repositoryContext } from './repository-context';
@@ -63,8 +73,20 @@ export class GiteaBranchProtectionsController {
     return presentGiteaBranchProtection(rule, await this.protections.names(rule));
   }
 
-  private async admin(principal: Principal, params: RepoParams, res: Response, write: boolean): Promise<RepositoryContext | null> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'admin', res);
+  private async admin(
+    principal: Principal,
+    params: RepoParams,
+    res: Response,
+    write: boolean,
+  ): Promise<RepositoryContext | null> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'admin',
+      res,
+    );
     if (context && write) this.permissions.assertNotArchived(context.repo, context.owner.name);
     return context;
   }
@@ -75,7 +97,11 @@ export class GiteaBranchProtectionsController {
   @ApiOkResponse({ type: [GiteaBranchProtectionDto] })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async list(@CurrentPrincipal() principal: Principal, @Param() params: RepoParams, @Res({ passthrough: true }) res: Response): Promise<GiteaBranchProtectionDto[] | undefined> {
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: RepoParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaBranchProtectionDto[] | undefined> {
     const context = await this.admin(principal, params, res, false);
     if (!context) return undefined;
     const rules = await this.protections.list(context.repo);
@@ -101,14 +127,19 @@ export class GiteaBranchProtectionsController {
   ): Promise<GiteaBranchProtectionDto | undefined> {
     const context = await this.admin(principal, params, res, true);
     if (!context) return undefined;
-    const rule = await this.protections.create(context.repo, { ...protectionInput(body), ruleName: body.rule_name || body.branch_name || '' });
+    const rule = await this.protections.create(context.repo, {
+      ...protectionInput(body),
+      ruleName: body.rule_name || body.branch_name || '',
+    });
     return this.present(rule);
   }
 
   @Post('priority')
   @HttpCode(204)
   @Authenticated({ scopes: ['repository'] })
-  @ApiOperation({ summary: 'Set rule priorities 1, 2, 3… in the given order (ids of other repositories are ignored)' })
+  @ApiOperation({
+    summary: 'Set rule priorities 1, 2, 3… in the given order (ids of other repositories are ignored)',
+  })
   @ApiNoContentResponse({ description: 'updated' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
@@ -131,7 +162,11 @@ export class GiteaBranchProtectionsController {
   @ApiOkResponse({ type: GiteaBranchProtectionDto })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async get(@CurrentPrincipal() principal: Principal, @Param() params: RuleParams, @Res({ passthrough: true }) res: Response): Promise<GiteaBranchProtectionDto | undefined> {
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: RuleParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaBranchProtectionDto | undefined> {
     const context = await this.admin(principal, params, res, false);
     if (!context) return undefined;
     return this.present(await this.protections.requireByName(context.repo, params.name));
@@ -164,7 +199,11 @@ export class GiteaBranchProtectionsController {
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async delete(@CurrentPrincipal() principal: Principal, @Param() params: RuleParams, @Res({ passthrough: true }) res: Response): Promise<void> {
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: RuleParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
     const context = await this.admin(principal, params, res, false);
     if (!context) return;
     await this.protections.delete(await this.protections.requireByName(context.repo, params.name));

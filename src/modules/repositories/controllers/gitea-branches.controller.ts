@@ -1,5 +1,12 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiResponse,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
@@ -8,8 +15,18 @@ import { requestSnapshot } from '../../../platform/events/subject-events';
 import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
 import { BranchesService, type BranchView } from '../branches/branches.service';
-import { GiteaBranchDto, MergeUpstreamResponseDto, presentGiteaBranch, repoHtmlUrl } from '../branches/gitea-branch.presenter';
-import { CreateBranchRepoOptionDto, MergeUpstreamRequestDto, RenameBranchRepoOptionDto, UpdateBranchRepoOptionDto } from '../dto/branches.dto';
+import {
+  GiteaBranchDto,
+  MergeUpstreamResponseDto,
+  presentGiteaBranch,
+  repoHtmlUrl,
+} from '../branches/gitea-branch.presenter';
+import {
+  CreateBranchRepoOptionDto,
+  MergeUpstreamRequestDto,
+  RenameBranchRepoOptionDto,
+  UpdateBranchRepoOptionDto,
+} from '../dto/branches.dto';
 import { GiteaListQueryDto } from '../dto/repositories.dto';
 import { RepositoriesService } from '../repositories.service';
 import { atLeast, RepositoryPermissions } from '../repository-permissions.service';
@@ -35,14 +52,33 @@ export class GiteaBranchesController {
   ) {}
 
   private async present(views: BranchView[], context: RepositoryContext): Promise<GiteaBranchDto[]> {
-    const emails = views.flatMap((view) => (view.commit ? [view.commit.authorEmail, view.commit.committerEmail] : []));
+    const emails = views.flatMap((view) =>
+      view.commit ? [view.commit.authorEmail, view.commit.committerEmail] : [],
+    );
     const usernamesByEmail = await this.repositories.usernamesByEmail(emails);
     const htmlUrl = repoHtmlUrl(this.repositories.publicUrl, context.owner.name, context.repo);
-    return views.map((view) => presentGiteaBranch(view, { repoHtmlUrl: htmlUrl, isRepoAdmin: atLeast(context.mode, 'admin'), usernamesByEmail }));
+    return views.map((view) =>
+      presentGiteaBranch(view, {
+        repoHtmlUrl: htmlUrl,
+        isRepoAdmin: atLeast(context.mode, 'admin'),
+        usernamesByEmail,
+      }),
+    );
   }
 
-  private async writable(principal: Principal, params: RepoParams, res: Response): Promise<RepositoryContext | null> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'write', res);
+  private async writable(
+    principal: Principal,
+    params: RepoParams,
+    res: Response,
+  ): Promise<RepositoryContext | null> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'write',
+      res,
+    );
     if (context) this.permissions.assertNotArchived(context.repo, context.owner.name);
     return context;
   }
@@ -59,7 +95,14 @@ export class GiteaBranchesController {
     @Query() query: GiteaListQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPage<GiteaBranchDto> | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     const paging = giteaPaging(query);
     const { items, total } = await this.branches.list(context.repo, principal?.user ?? null, paging);
@@ -68,7 +111,9 @@ export class GiteaBranchesController {
 
   @Post('branches')
   @Authenticated({ scopes: ['repository'] })
-  @ApiOperation({ summary: 'Create a branch (from old_ref_name, else old_branch_name, else the default branch)' })
+  @ApiOperation({
+    summary: 'Create a branch (from old_ref_name, else old_branch_name, else the default branch)',
+  })
   @ApiCreatedResponse({ type: GiteaBranchDto })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
@@ -99,16 +144,34 @@ export class GiteaBranchesController {
   @ApiParam(BRANCH_PARAM)
   @ApiOkResponse({ type: GiteaBranchDto })
   @ApiResponse({ status: 404, ...ERROR })
-  async get(@CurrentPrincipal() principal: Principal | undefined, @Param() params: BranchParams, @Res({ passthrough: true }) res: Response): Promise<GiteaBranchDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+  async get(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: BranchParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaBranchDto | undefined> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
-    return (await this.present([await this.branches.get(context.repo, principal?.user ?? null, branchName(params))], context))[0];
+    return (
+      await this.present(
+        [await this.branches.get(context.repo, principal?.user ?? null, branchName(params))],
+        context,
+      )
+    )[0];
   }
 
   @Put('branches/*branch')
   @HttpCode(204)
   @Authenticated({ scopes: ['repository'] })
-  @ApiOperation({ summary: 'Move a branch to a commit (compare-and-swap with old_commit_id; force for a non-fast-forward)' })
+  @ApiOperation({
+    summary: 'Move a branch to a commit (compare-and-swap with old_commit_id; force for a non-fast-forward)',
+  })
   @ApiParam(BRANCH_PARAM)
   @ApiNoContentResponse({ description: 'moved, or already there' })
   @ApiResponse({ status: 403, ...ERROR })
@@ -125,13 +188,21 @@ export class GiteaBranchesController {
   ): Promise<void> {
     const context = await this.writable(principal, params, res);
     if (!context) return;
-    await this.branches.update(context.repo, principal.user, branchName(params), { newCommitId: body.new_commit_id, oldCommitId: body.old_commit_id, force: body.force }, requestSnapshot(req));
+    await this.branches.update(
+      context.repo,
+      principal.user,
+      branchName(params),
+      { newCommitId: body.new_commit_id, oldCommitId: body.old_commit_id, force: body.force },
+      requestSnapshot(req),
+    );
   }
 
   @Patch('branches/*branch')
   @HttpCode(204)
   @Authenticated({ scopes: ['repository'] })
-  @ApiOperation({ summary: 'Rename a branch (its exact-name rule, the default branch and open pull requests follow)' })
+  @ApiOperation({
+    summary: 'Rename a branch (its exact-name rule, the default branch and open pull requests follow)',
+  })
   @ApiParam(BRANCH_PARAM)
   @ApiNoContentResponse({ description: 'renamed' })
   @ApiResponse({ status: 403, ...ERROR })
@@ -147,19 +218,33 @@ export class GiteaBranchesController {
   ): Promise<void> {
     const context = await this.writable(principal, params, res);
     if (!context) return;
-    await this.branches.rename(context.repo, principal.user, context.mode, branchName(params), body.name, requestSnapshot(req));
+    await this.branches.rename(
+      context.repo,
+      principal.user,
+      context.mode,
+      branchName(params),
+      body.name,
+      requestSnapshot(req),
+    );
   }
 
   @Delete('branches/*branch')
   @HttpCode(204)
   @Authenticated({ scopes: ['repository'] })
-  @ApiOperation({ summary: 'Delete a branch (not the default branch, a pull request target or a protected branch)' })
+  @ApiOperation({
+    summary: 'Delete a branch (not the default branch, a pull request target or a protected branch)',
+  })
   @ApiParam(BRANCH_PARAM)
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
-  async delete(@CurrentPrincipal() principal: Principal, @Param() params: BranchParams, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: BranchParams,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
     const context = await this.writable(principal, params, res);
     if (!context) return;
     await this.branches.delete(context.repo, principal.user, branchName(params), requestSnapshot(req));
@@ -184,7 +269,12 @@ export class GiteaBranchesController {
   ): Promise<MergeUpstreamResponseDto | undefined> {
     const context = await this.writable(principal, params, res);
     if (!context) return undefined;
-    const result = await this.branches.mergeUpstream(context.repo, principal.user, { branch: body.branch, ffOnly: body.ff_only }, requestSnapshot(req));
+    const result = await this.branches.mergeUpstream(
+      context.repo,
+      principal.user,
+      { branch: body.branch, ffOnly: body.ff_only },
+      requestSnapshot(req),
+    );
     return { merge_type: result };
   }
 }

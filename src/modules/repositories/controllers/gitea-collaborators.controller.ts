@@ -38,7 +38,14 @@ export class GiteaCollaboratorsController {
     @Query() query: GiteaListQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPage<GiteaUserDto> | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     const paging = giteaPaging(query);
     const { items, total } = await this.collaborators.list(context.repo, paging);
@@ -56,11 +63,23 @@ export class GiteaCollaboratorsController {
   @ApiNoContentResponse({ description: 'a collaborator' })
   @ApiResponse({ status: 404, ...ERROR, description: 'not a collaborator' })
   @ApiResponse({ status: 422, ...ERROR, description: 'unknown user' })
-  async check(@CurrentPrincipal() principal: Principal, @Param() params: CollaboratorParams, @Res({ passthrough: true }) res: Response): Promise<void> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+  async check(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: CollaboratorParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'read',
+      res,
+    );
     if (!context) return;
     const user = await this.collaborators.requireUser(params.collaborator);
-    if (!(await this.collaborators.isCollaborator(context.repo, user))) throw new NotFoundError('not found', { code: 'NOT_COLLABORATOR' });
+    if (!(await this.collaborators.isCollaborator(context.repo, user)))
+      throw new NotFoundError('not found', { code: 'NOT_COLLABORATOR' });
   }
 
   @Put('collaborators/:collaborator')
@@ -76,7 +95,14 @@ export class GiteaCollaboratorsController {
     @Body() body: AddCollaboratorOptionDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'admin', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'admin',
+      res,
+    );
     if (!context) return;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const user = await this.collaborators.requireUser(params.collaborator);
@@ -90,8 +116,19 @@ export class GiteaCollaboratorsController {
   @ApiNoContentResponse({ description: 'removed' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
-  async remove(@CurrentPrincipal() principal: Principal, @Param() params: CollaboratorParams, @Res({ passthrough: true }) res: Response): Promise<void> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'admin', res);
+  async remove(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: CollaboratorParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'admin',
+      res,
+    );
     if (!context) return;
     const user = await this.collaborators.requireUser(params.collaborator);
     await this.collaborators.remove(context.repo, user);
@@ -109,7 +146,14 @@ export class GiteaCollaboratorsController {
     @Param() params: { owner: string; repo: string; team: string },
     @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'admin', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'admin',
+      res,
+    );
     if (!context) return;
     const team = await this.collaborators.requireTeam(context.repo, context.owner, params.team);
     await this.collaborators.addTeam(context.repo, team.id);
@@ -127,7 +171,14 @@ export class GiteaCollaboratorsController {
     @Param() params: { owner: string; repo: string; team: string },
     @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'admin', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'admin',
+      res,
+    );
     if (!context) return;
     const team = await this.collaborators.requireTeam(context.repo, context.owner, params.team);
     await this.collaborators.removeTeam(context.repo, team.id);

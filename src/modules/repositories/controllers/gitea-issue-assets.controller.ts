@@ -1,5 +1,14 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiResponse,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { StreamBody } from '../../../api/body/body.decorators';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
@@ -13,7 +22,12 @@ import { type AttachmentTarget, AttachmentsService } from '../attachments/attach
 import { presentGiteaAttachment } from '../attachments/gitea-attachment.presenter';
 import { AttachmentNameQueryDto, EditAttachmentOptionsDto } from '../dto/attachments.dto';
 import { GiteaAssetDto } from '../issues/gitea-issue.presenter';
-import { COMMENT_EDIT_REFUSAL, ISSUE_WRITE_REFUSAL, IssuesService, mayWriteIssue } from '../issues/issues.service';
+import {
+  COMMENT_EDIT_REFUSAL,
+  ISSUE_WRITE_REFUSAL,
+  IssuesService,
+  mayWriteIssue,
+} from '../issues/issues.service';
 import { RepositoriesService } from '../repositories.service';
 import { type AccessMode, atLeast, RepositoryPermissions } from '../repository-permissions.service';
 import { type RepositoryContext, repositoryContext } from './repository-context';
@@ -49,7 +63,8 @@ export class GiteaIssueAssetsController {
   ): Promise<{ context: RepositoryContext; target: AttachmentTarget } | null> {
     const context = await repositoryContext(this.repositories, this.permissions, params, user, 'read', res);
     if (!context) return null;
-    if (!this.attachments.settings.enabled) throw new NotFoundError('attachments are disabled', { code: 'ATTACHMENTS_DISABLED' });
+    if (!this.attachments.settings.enabled)
+      throw new NotFoundError('attachments are disabled', { code: 'ATTACHMENTS_DISABLED' });
     if (write) this.permissions.assertNotArchived(context.repo, context.owner.name);
     if (scope === 'issue') {
       const issue = await this.issues.require(context.repo, (params as IssueParams).index);
@@ -57,7 +72,8 @@ export class GiteaIssueAssetsController {
       return { context, target: { kind: 'issue', issue } };
     }
     const { comment, issue } = await this.issues.requireComment(context.repo, (params as CommentParams).id);
-    if (write && !this.mayEditCommentAssets(user, comment.posterId, context.mode)) throw new ForbiddenError(COMMENT_EDIT_REFUSAL);
+    if (write && !this.mayEditCommentAssets(user, comment.posterId, context.mode))
+      throw new ForbiddenError(COMMENT_EDIT_REFUSAL);
     return { context, target: { kind: 'comment', comment, issue } };
   }
 
@@ -67,38 +83,91 @@ export class GiteaIssueAssetsController {
     return posterId === user.id || atLeast(mode, 'admin') || user.isAdmin;
   }
 
-  private async list(scope: Scope, params: IssueParams | CommentParams, principal: Principal | undefined, res: Response): Promise<GiteaAssetDto[] | undefined> {
+  private async list(
+    scope: Scope,
+    params: IssueParams | CommentParams,
+    principal: Principal | undefined,
+    res: Response,
+  ): Promise<GiteaAssetDto[] | undefined> {
     const resolved = await this.resolve(scope, params, principal?.user ?? null, res, false);
     if (!resolved) return undefined;
     return (await this.attachments.listOf(resolved.target)).map((row) => this.asset(row));
   }
 
-  private async getOne(scope: Scope, params: (IssueParams | CommentParams) & { attachment_id: string }, principal: Principal | undefined, res: Response): Promise<GiteaAssetDto | undefined> {
+  private async getOne(
+    scope: Scope,
+    params: (IssueParams | CommentParams) & { attachment_id: string },
+    principal: Principal | undefined,
+    res: Response,
+  ): Promise<GiteaAssetDto | undefined> {
     const resolved = await this.resolve(scope, params, principal?.user ?? null, res, false);
     if (!resolved) return undefined;
-    return this.asset(await this.attachments.requireOf(resolved.context.repo, resolved.target, params.attachment_id));
+    return this.asset(
+      await this.attachments.requireOf(resolved.context.repo, resolved.target, params.attachment_id),
+    );
   }
 
-  private async create(scope: Scope, params: IssueParams | CommentParams, principal: Principal, name: string | undefined, req: Request, res: Response): Promise<GiteaAssetDto | undefined> {
+  private async create(
+    scope: Scope,
+    params: IssueParams | CommentParams,
+    principal: Principal,
+    name: string | undefined,
+    req: Request,
+    res: Response,
+  ): Promise<GiteaAssetDto | undefined> {
     const resolved = await this.resolve(scope, params, principal.user, res, true);
     if (!resolved) return undefined;
-    const row = await withUploadedFile(req, res, { nameOverride: name, maxBytes: this.attachments.maxBytes(resolved.target.kind), allowRaw: false }, (fileName, body) =>
-      this.attachments.upload({ repo: resolved.context.repo, uploader: principal.user, target: resolved.target, name: fileName, body, request: requestSnapshot(req) }),
+    const row = await withUploadedFile(
+      req,
+      res,
+      { nameOverride: name, maxBytes: this.attachments.maxBytes(resolved.target.kind), allowRaw: false },
+      (fileName, body) =>
+        this.attachments.upload({
+          repo: resolved.context.repo,
+          uploader: principal.user,
+          target: resolved.target,
+          name: fileName,
+          body,
+          request: requestSnapshot(req),
+        }),
     );
     return this.asset(row);
   }
 
-  private async edit(scope: Scope, params: (IssueParams | CommentParams) & { attachment_id: string }, principal: Principal, name: string | undefined, req: Request, res: Response): Promise<GiteaAssetDto | undefined> {
+  private async edit(
+    scope: Scope,
+    params: (IssueParams | CommentParams) & { attachment_id: string },
+    principal: Principal,
+    name: string | undefined,
+    req: Request,
+    res: Response,
+  ): Promise<GiteaAssetDto | undefined> {
     const resolved = await this.resolve(scope, params, principal.user, res, true);
     if (!resolved) return undefined;
-    const row = await this.attachments.requireOf(resolved.context.repo, resolved.target, params.attachment_id);
-    return this.asset(await this.attachments.rename(resolved.context.repo, row, principal.user, name, requestSnapshot(req)));
+    const row = await this.attachments.requireOf(
+      resolved.context.repo,
+      resolved.target,
+      params.attachment_id,
+    );
+    return this.asset(
+      await this.attachments.rename(resolved.context.repo, row, principal.user, name, requestSnapshot(req)),
+    );
   }
 
-  private async remove(scope: Scope, params: (IssueParams | CommentParams) & { attachment_id: string }, principal: Principal, req: Request, res: Response): Promise<void> {
+  private async remove(
+    scope: Scope,
+    params: (IssueParams | CommentParams) & { attachment_id: string },
+    principal: Principal,
+    req: Request,
+    res: Response,
+  ): Promise<void> {
     const resolved = await this.resolve(scope, params, principal.user, res, true);
     if (!resolved) return;
-    const row = await this.attachments.requireOf(resolved.context.repo, resolved.target, params.attachment_id);
+    const row = await this.attachments.requireOf(
+      resolved.context.repo,
+      resolved.target,
+      params.attachment_id,
+    );
     await this.attachments.remove(resolved.context.repo, row, principal.user, requestSnapshot(req));
   }
 
@@ -109,7 +178,11 @@ export class GiteaIssueAssetsController {
   @ApiOperation({ summary: "List a comment's attachments" })
   @ApiOkResponse({ type: [GiteaAssetDto] })
   @ApiResponse({ status: 404, ...ERROR })
-  listCommentAssets(@CurrentPrincipal() principal: Principal | undefined, @Param() params: CommentParams, @Res({ passthrough: true }) res: Response) {
+  listCommentAssets(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: CommentParams,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     return this.list('comment', params, principal, res);
   }
 
@@ -118,7 +191,11 @@ export class GiteaIssueAssetsController {
   @ApiOperation({ summary: 'Get a comment attachment' })
   @ApiOkResponse({ type: GiteaAssetDto })
   @ApiResponse({ status: 404, ...ERROR })
-  getCommentAsset(@CurrentPrincipal() principal: Principal | undefined, @Param() params: CommentParams & { attachment_id: string }, @Res({ passthrough: true }) res: Response) {
+  getCommentAsset(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: CommentParams & { attachment_id: string },
+    @Res({ passthrough: true }) res: Response,
+  ) {
     return this.getOne('comment', params, principal, res);
   }
 
@@ -173,7 +250,12 @@ export class GiteaIssueAssetsController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
-  deleteCommentAsset(@CurrentPrincipal() principal: Principal, @Param() params: CommentParams & { attachment_id: string }, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+  deleteCommentAsset(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: CommentParams & { attachment_id: string },
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     return this.remove('comment', params, principal, req, res);
   }
 
@@ -184,7 +266,11 @@ export class GiteaIssueAssetsController {
   @ApiOperation({ summary: "List an issue's attachments (not its comments')" })
   @ApiOkResponse({ type: [GiteaAssetDto] })
   @ApiResponse({ status: 404, ...ERROR })
-  listIssueAssets(@CurrentPrincipal() principal: Principal | undefined, @Param() params: IssueParams, @Res({ passthrough: true }) res: Response) {
+  listIssueAssets(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: IssueParams,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     return this.list('issue', params, principal, res);
   }
 
@@ -193,7 +279,11 @@ export class GiteaIssueAssetsController {
   @ApiOperation({ summary: 'Get an issue attachment' })
   @ApiOkResponse({ type: GiteaAssetDto })
   @ApiResponse({ status: 404, ...ERROR })
-  getIssueAsset(@CurrentPrincipal() principal: Principal | undefined, @Param() params: IssueParams & { attachment_id: string }, @Res({ passthrough: true }) res: Response) {
+  getIssueAsset(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: IssueParams & { attachment_id: string },
+    @Res({ passthrough: true }) res: Response,
+  ) {
     return this.getOne('issue', params, principal, res);
   }
 
@@ -248,7 +338,12 @@ export class GiteaIssueAssetsController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
-  deleteIssueAsset(@CurrentPrincipal() principal: Principal, @Param() params: IssueParams & { attachment_id: string }, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+  deleteIssueAsset(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: IssueParams & { attachment_id: string },
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     return this.remove('issue', params, principal, req, res);
   }
 }

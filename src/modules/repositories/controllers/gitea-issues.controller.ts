@@ -1,15 +1,33 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
 import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
-import { CreateIssueCommentOptionDto, CreateIssueOptionDto, EditIssueCommentOptionDto, EditIssueOptionDto, IssueListQueryDto } from '../dto/issues.dto';
+import {
+  CreateIssueCommentOptionDto,
+  CreateIssueOptionDto,
+  EditIssueCommentOptionDto,
+  EditIssueOptionDto,
+  IssueListQueryDto,
+} from '../dto/issues.dto';
 import { GiteaListQueryDto } from '../dto/repositories.dto';
 import { IssueAssets } from '../issues/issue-assets';
-import { GiteaCommentDto, GiteaIssueDto, presentGiteaComment, presentGiteaIssue, type PresentContext } from '../issues/gitea-issue.presenter';
+import {
+  GiteaCommentDto,
+  GiteaIssueDto,
+  presentGiteaComment,
+  presentGiteaIssue,
+  type PresentContext,
+} from '../issues/gitea-issue.presenter';
 import type { Issue } from '../issues/issue.entity';
 import { IssuesService } from '../issues/issues.service';
 import { PullsService } from '../issues/pulls.service';
@@ -37,12 +55,26 @@ export class GiteaIssuesController {
   ) {}
 
   private presentContext(context: RepositoryContext, principal: Principal | undefined): PresentContext {
-    return { repo: context.repo, owner: context.owner, viewer: principal?.user, publicUrl: this.repositories.publicUrl };
+    return {
+      repo: context.repo,
+      owner: context.owner,
+      viewer: principal?.user,
+      publicUrl: this.repositories.publicUrl,
+    };
   }
 
-  private async presentIssue(issue: Issue, context: RepositoryContext, principal: Principal | undefined): Promise<GiteaIssueDto> {
+  private async presentIssue(
+    issue: Issue,
+    context: RepositoryContext,
+    principal: Principal | undefined,
+  ): Promise<GiteaIssueDto> {
     const pull = issue.isPull ? (await this.pulls.find(context.repo, issue.index))?.pull : null;
-    return presentGiteaIssue(issue, this.presentContext(context, principal), await this.assets.ofIssue(issue), pull);
+    return presentGiteaIssue(
+      issue,
+      this.presentContext(context, principal),
+      await this.assets.ofIssue(issue),
+      pull,
+    );
   }
 
   @Get()
@@ -57,11 +89,23 @@ export class GiteaIssuesController {
     @Query() query: IssueListQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPage<GiteaIssueDto> | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     const paging = giteaPaging(query);
     const type = query.type === 'issues' || query.type === 'pulls' ? query.type : undefined;
-    const { items, total } = await this.issues.list(context.repo, { state: issueState(query.state), type, keyword: query.q?.trim() || undefined, ...paging });
+    const { items, total } = await this.issues.list(context.repo, {
+      state: issueState(query.state),
+      type,
+      keyword: query.q?.trim() || undefined,
+      ...paging,
+    });
     const presented = [];
     for (const issue of items) presented.push(await this.presentIssue(issue, context, principal));
     return new GiteaPage(presented, total, paging);
@@ -80,10 +124,21 @@ export class GiteaIssuesController {
     @Body() body: CreateIssueOptionDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaIssueDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
-    const issue = await this.issues.create(context.repo, principal.user, { title: body.title, body: body.body, closed: body.closed });
+    const issue = await this.issues.create(context.repo, principal.user, {
+      title: body.title,
+      body: body.body,
+      closed: body.closed,
+    });
     return this.presentIssue(issue, context, principal);
   }
 
@@ -99,12 +154,27 @@ export class GiteaIssuesController {
     @Query() query: GiteaListQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPage<GiteaCommentDto> | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     const paging = giteaPaging(query);
     const { items, total } = await this.issues.listRepositoryComments(context.repo, paging);
     const presented = [];
-    for (const { comment, issue } of items) presented.push(presentGiteaComment(comment, issue, this.presentContext(context, principal), await this.assets.ofComment(comment)));
+    for (const { comment, issue } of items)
+      presented.push(
+        presentGiteaComment(
+          comment,
+          issue,
+          this.presentContext(context, principal),
+          await this.assets.ofComment(comment),
+        ),
+      );
     return new GiteaPage(presented, total, paging);
   }
 
@@ -118,10 +188,22 @@ export class GiteaIssuesController {
     @Param() params: CommentParams,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaCommentDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     const { comment, issue } = await this.issues.requireComment(context.repo, params.id);
-    return presentGiteaComment(comment, issue, this.presentContext(context, principal), await this.assets.ofComment(comment));
+    return presentGiteaComment(
+      comment,
+      issue,
+      this.presentContext(context, principal),
+      await this.assets.ofComment(comment),
+    );
   }
 
   @Patch('comments/:id')
@@ -137,12 +219,24 @@ export class GiteaIssuesController {
     @Body() body: EditIssueCommentOptionDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaCommentDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const { comment, issue } = await this.issues.requireComment(context.repo, params.id);
     const edited = await this.issues.editComment(comment, principal.user, context.mode, body.body);
-    return presentGiteaComment(edited, issue, this.presentContext(context, principal), await this.assets.ofComment(edited));
+    return presentGiteaComment(
+      edited,
+      issue,
+      this.presentContext(context, principal),
+      await this.assets.ofComment(edited),
+    );
   }
 
   @Delete('comments/:id')
@@ -153,8 +247,19 @@ export class GiteaIssuesController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
-  async deleteComment(@CurrentPrincipal() principal: Principal, @Param() params: CommentParams, @Res({ passthrough: true }) res: Response): Promise<void> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+  async deleteComment(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: CommentParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'read',
+      res,
+    );
     if (!context) return;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const { comment } = await this.issues.requireComment(context.repo, params.id);
@@ -166,8 +271,19 @@ export class GiteaIssuesController {
   @ApiOperation({ summary: 'Get an issue (or a pull request as an issue)' })
   @ApiOkResponse({ type: GiteaIssueDto })
   @ApiResponse({ status: 404, ...ERROR })
-  async get(@CurrentPrincipal() principal: Principal | undefined, @Param() params: IssueParams, @Res({ passthrough: true }) res: Response): Promise<GiteaIssueDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+  async get(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: IssueParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaIssueDto | undefined> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     return this.presentIssue(await this.issues.require(context.repo, params.index), context, principal);
   }
@@ -175,7 +291,9 @@ export class GiteaIssuesController {
   @Patch(':index')
   @HttpCode(201)
   @Authenticated({ scopes: ['issue'] })
-  @ApiOperation({ summary: 'Edit an issue: title, body, state (its poster or a writer); answers 201 as Gitea does' })
+  @ApiOperation({
+    summary: 'Edit an issue: title, body, state (its poster or a writer); answers 201 as Gitea does',
+  })
   @ApiCreatedResponse({ type: GiteaIssueDto })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
@@ -187,11 +305,22 @@ export class GiteaIssuesController {
     @Body() body: EditIssueOptionDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaIssueDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const issue = await this.issues.require(context.repo, params.index);
-    const edited = await this.issues.edit(context.repo, issue, principal.user, context.mode, { title: body.title, body: body.body, state: body.state });
+    const edited = await this.issues.edit(context.repo, issue, principal.user, context.mode, {
+      title: body.title,
+      body: body.body,
+      state: body.state,
+    });
     return this.presentIssue(edited, context, principal);
   }
 
@@ -205,12 +334,26 @@ export class GiteaIssuesController {
     @Param() params: IssueParams,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaCommentDto[] | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     const issue = await this.issues.require(context.repo, params.index);
     const presented = [];
     for (const comment of await this.issues.listComments(issue)) {
-      presented.push(presentGiteaComment(comment, issue, this.presentContext(context, principal), await this.assets.ofComment(comment)));
+      presented.push(
+        presentGiteaComment(
+          comment,
+          issue,
+          this.presentContext(context, principal),
+          await this.assets.ofComment(comment),
+        ),
+      );
     }
     return presented;
   }
@@ -229,7 +372,14 @@ export class GiteaIssuesController {
     @Body() body: CreateIssueCommentOptionDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaCommentDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const issue = await this.issues.require(context.repo, params.index);

@@ -30,7 +30,10 @@ export class GiteaMigrationsController {
     let owner: User | null = actor;
     if (body.repo_owner) owner = await this.users.findAccountByName(body.repo_owner);
     else if (body.uid) owner = await this.users.findById(String(body.uid));
-    if (!owner) throw new InvalidError(`user does not exist [uid: ${body.uid ?? 0}, name: ${body.repo_owner ?? ''}]`, { code: 'USER_NOT_FOUND' });
+    if (!owner)
+      throw new InvalidError(`user does not exist [uid: ${body.uid ?? 0}, name: ${body.repo_owner ?? ''}]`, {
+        code: 'USER_NOT_FOUND',
+      });
     if (owner.id !== actor.id && owner.type !== 'organization' && !actor.isAdmin) {
       throw new ForbiddenError('Given user is not an organization.', 'permission', { code: 'NOT_AN_ORG' });
     }
@@ -44,12 +47,18 @@ export class GiteaMigrationsController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 409, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
-  async migrate(@CurrentPrincipal() principal: Principal, @Body() body: MigrateRepoOptionsDto): Promise<GiteaRepositoryDto> {
+  async migrate(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: MigrateRepoOptionsDto,
+  ): Promise<GiteaRepositoryDto> {
     const owner = await this.owner(principal.user, body);
     let intervalSeconds: number | undefined;
     if (body.mirror_interval !== undefined && body.mirror_interval !== '') {
       const parsed = body.mirror_interval === '0' ? 0 : parseGoDuration(body.mirror_interval);
-      if (parsed === null) throw new InvalidError(`Invalid mirror interval: ${body.mirror_interval}`, { code: 'MIRROR_INTERVAL' });
+      if (parsed === null)
+        throw new InvalidError(`Invalid mirror interval: ${body.mirror_interval}`, {
+          code: 'MIRROR_INTERVAL',
+        });
       intervalSeconds = parsed;
     }
     const { repo, mirror } = await this.mirrors.migrate(principal.user, owner, {
@@ -62,7 +71,13 @@ export class GiteaMigrationsController {
       auth: { username: body.auth_username, password: body.auth_password, token: body.auth_token },
     });
     const mode = await this.permissions.modeOf(principal.user, repo);
-    const presented = presentGiteaRepository(repo, repo.owner, principal.user, mode, this.repositories.publicUrl);
+    const presented = presentGiteaRepository(
+      repo,
+      repo.owner,
+      principal.user,
+      mode,
+      this.repositories.publicUrl,
+    );
     if (mirror) {
       presented.original_url = mirror.remoteUrl;
       presented.mirror_interval = formatGoDuration(mirror.intervalSeconds);
@@ -81,8 +96,19 @@ export class GiteaMigrationsController {
   @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async sync(@CurrentPrincipal() principal: Principal, @Param() params: { owner: string; repo: string }, @Res({ passthrough: true }) res: Response): Promise<void> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'write', res);
+  async sync(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: { owner: string; repo: string },
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'write',
+      res,
+    );
     if (!context) return;
     await this.mirrors.requestSync(context.repo);
   }

@@ -1,5 +1,11 @@
 import { Body, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
@@ -7,7 +13,12 @@ import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
 import { NotFoundError } from '../../../platform/errors/domain-error';
 import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
-import { CreatePullRequestOptionDto, EditPullRequestOptionDto, MergePullRequestOptionDto, PullListQueryDto } from '../dto/issues.dto';
+import {
+  CreatePullRequestOptionDto,
+  EditPullRequestOptionDto,
+  MergePullRequestOptionDto,
+  PullListQueryDto,
+} from '../dto/issues.dto';
 import { GiteaPullRequestDto, presentGiteaPull } from '../issues/gitea-issue.presenter';
 import { type Pull, PullsService } from '../issues/pulls.service';
 import { presentGiteaRepository } from '../presenters/gitea-repository.presenter';
@@ -27,17 +38,30 @@ export class GiteaPullsController {
     private readonly pulls: PullsService,
   ) {}
 
-  private async present(found: Pull, context: RepositoryContext, principal: Principal | undefined): Promise<GiteaPullRequestDto> {
+  private async present(
+    found: Pull,
+    context: RepositoryContext,
+    principal: Principal | undefined,
+  ): Promise<GiteaPullRequestDto> {
     const viewer = principal?.user;
     const publicUrl = this.repositories.publicUrl;
     const base = presentGiteaRepository(context.repo, context.owner, viewer, context.mode, publicUrl);
     const headRepo = found.pull.headRepository;
     let head: { repo: ReturnType<typeof presentGiteaRepository>; ownerName: string } | null = null;
     if (headRepo) {
-      const mode = headRepo.id === context.repo.id ? context.mode : await this.permissions.modeOf(viewer ?? null, headRepo);
-      head = { repo: presentGiteaRepository(headRepo, headRepo.owner, viewer, mode, publicUrl), ownerName: headRepo.owner.name };
+      const mode =
+        headRepo.id === context.repo.id
+          ? context.mode
+          : await this.permissions.modeOf(viewer ?? null, headRepo);
+      head = {
+        repo: presentGiteaRepository(headRepo, headRepo.owner, viewer, mode, publicUrl),
+        ownerName: headRepo.owner.name,
+      };
     }
-    return presentGiteaPull({ ...found, base, head }, { repo: context.repo, owner: context.owner, viewer, publicUrl });
+    return presentGiteaPull(
+      { ...found, base, head },
+      { repo: context.repo, owner: context.owner, viewer, publicUrl },
+    );
   }
 
   @Get()
@@ -52,7 +76,14 @@ export class GiteaPullsController {
     @Query() query: PullListQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPage<GiteaPullRequestDto> | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     const paging = giteaPaging(query);
     const state = query.state === 'closed' || query.state === 'all' ? query.state : 'open';
@@ -76,10 +107,22 @@ export class GiteaPullsController {
     @Body() body: CreatePullRequestOptionDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPullRequestDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
-    const created = await this.pulls.create(context.repo, principal.user, { head: body.head, base: body.base, title: body.title, body: body.body });
+    const created = await this.pulls.create(context.repo, principal.user, {
+      head: body.head,
+      base: body.base,
+      title: body.title,
+      body: body.body,
+    });
     return this.present(created, context, principal);
   }
 
@@ -88,8 +131,19 @@ export class GiteaPullsController {
   @ApiOperation({ summary: 'Get a pull request' })
   @ApiOkResponse({ type: GiteaPullRequestDto })
   @ApiResponse({ status: 404, ...ERROR })
-  async get(@CurrentPrincipal() principal: Principal | undefined, @Param() params: PullParams, @Res({ passthrough: true }) res: Response): Promise<GiteaPullRequestDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+  async get(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: PullParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaPullRequestDto | undefined> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     return this.present(await this.pulls.require(context.repo, params.index), context, principal);
   }
@@ -109,11 +163,22 @@ export class GiteaPullsController {
     @Body() body: EditPullRequestOptionDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPullRequestDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const found = await this.pulls.require(context.repo, params.index);
-    return this.present(await this.pulls.edit(context.repo, found, principal.user, context.mode, body), context, principal);
+    return this.present(
+      await this.pulls.edit(context.repo, found, principal.user, context.mode, body),
+      context,
+      principal,
+    );
   }
 
   @Get(':index/merge')
@@ -122,16 +187,30 @@ export class GiteaPullsController {
   @ApiOperation({ summary: 'Check whether a pull request was merged (204 merged, 404 not)' })
   @ApiNoContentResponse({ description: 'merged' })
   @ApiResponse({ status: 404, ...ERROR })
-  async isMerged(@CurrentPrincipal() principal: Principal | undefined, @Param() params: PullParams, @Res({ passthrough: true }) res: Response): Promise<void> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+  async isMerged(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: PullParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return;
-    if (!(await this.pulls.isMerged(context.repo, params.index))) throw new NotFoundError('pull request has not been merged', { code: 'PULL_NOT_MERGED' });
+    if (!(await this.pulls.isMerged(context.repo, params.index)))
+      throw new NotFoundError('pull request has not been merged', { code: 'PULL_NOT_MERGED' });
   }
 
   @Post(':index/merge')
   @HttpCode(200)
   @Authenticated({ scopes: ['repository'] })
-  @ApiOperation({ summary: 'Merge a pull request (Do: merge, rebase, rebase-merge, squash, fast-forward-only)' })
+  @ApiOperation({
+    summary: 'Merge a pull request (Do: merge, rebase, rebase-merge, squash, fast-forward-only)',
+  })
   @ApiOkResponse({ description: 'merged' })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 405, ...ERROR })
@@ -144,7 +223,14 @@ export class GiteaPullsController {
     @Body() body: MergePullRequestOptionDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'read',
+      res,
+    );
     if (!context) return;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const found = await this.pulls.require(context.repo, params.index);

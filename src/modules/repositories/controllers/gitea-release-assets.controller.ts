@@ -1,5 +1,14 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiResponse,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { StreamBody } from '../../../api/body/body.decorators';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
@@ -44,8 +53,19 @@ export class GiteaReleaseAssetsController {
   @ApiOperation({ summary: "List a release's attachments (sorted by name, not paged)" })
   @ApiOkResponse({ type: [GiteaAssetDto] })
   @ApiResponse({ status: 404, ...ERROR })
-  async list(@CurrentPrincipal() principal: Principal | undefined, @Param() params: ReleaseParams, @Res({ passthrough: true }) res: Response): Promise<GiteaAssetDto[] | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+  async list(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: ReleaseParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaAssetDto[] | undefined> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     const release = await this.releases.require(context.repo, params.id, atLeast(context.mode, 'write'));
     return (await this.attachments.listOfRelease(release.id)).map((row) => this.asset(row));
@@ -56,19 +76,38 @@ export class GiteaReleaseAssetsController {
   @ApiOperation({ summary: 'Get a release attachment' })
   @ApiOkResponse({ type: GiteaAssetDto })
   @ApiResponse({ status: 404, ...ERROR })
-  async get(@CurrentPrincipal() principal: Principal | undefined, @Param() params: AssetParams, @Res({ passthrough: true }) res: Response): Promise<GiteaAssetDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+  async get(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: AssetParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaAssetDto | undefined> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     const release = await this.releases.require(context.repo, params.id, atLeast(context.mode, 'write'));
-    return this.asset(await this.attachments.requireOf(context.repo, { kind: 'release', release }, params.attachment_id));
+    return this.asset(
+      await this.attachments.requireOf(context.repo, { kind: 'release', release }, params.attachment_id),
+    );
   }
 
   @Post()
   @StreamBody()
   @Authenticated({ scopes: ['repository'] })
-  @ApiOperation({ summary: 'Upload a release attachment: multipart field `attachment`, or the raw body with `?name=`' })
+  @ApiOperation({
+    summary: 'Upload a release attachment: multipart field `attachment`, or the raw body with `?name=`',
+  })
   @ApiConsumes('multipart/form-data', 'application/octet-stream')
-  @ApiQuery({ name: 'name', required: false, description: 'the file name (required for a raw body; overrides the multipart file name)' })
+  @ApiQuery({
+    name: 'name',
+    required: false,
+    description: 'the file name (required for a raw body; overrides the multipart file name)',
+  })
   @ApiBody({ schema: { type: 'object', properties: { attachment: { type: 'string', format: 'binary' } } } })
   @ApiCreatedResponse({ type: GiteaAssetDto })
   @ApiResponse({ status: 400, ...ERROR, description: 'no name, forbidden type' })
@@ -83,13 +122,31 @@ export class GiteaReleaseAssetsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaAssetDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'write', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'write',
+      res,
+    );
     if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const release = await this.releases.require(context.repo, params.id, true);
     if (!this.attachments.settings.enabled) throw attachmentsDisabled();
-    const row = await withUploadedFile(req, res, { nameOverride: query.name, maxBytes: this.attachments.maxBytes('release'), allowRaw: true }, (name, body) =>
-      this.attachments.upload({ repo: context.repo, uploader: principal.user, target: { kind: 'release', release }, name, body, request: requestSnapshot(req) }),
+    const row = await withUploadedFile(
+      req,
+      res,
+      { nameOverride: query.name, maxBytes: this.attachments.maxBytes('release'), allowRaw: true },
+      (name, body) =>
+        this.attachments.upload({
+          repo: context.repo,
+          uploader: principal.user,
+          target: { kind: 'release', release },
+          name,
+          body,
+          request: requestSnapshot(req),
+        }),
     );
     res.status(201);
     return this.asset(row);
@@ -109,12 +166,25 @@ export class GiteaReleaseAssetsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaAssetDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'write', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'write',
+      res,
+    );
     if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const release = await this.releases.require(context.repo, params.id, true);
-    const row = await this.attachments.requireOf(context.repo, { kind: 'release', release }, params.attachment_id);
-    return this.asset(await this.attachments.rename(context.repo, row, principal.user, body.name, requestSnapshot(req)));
+    const row = await this.attachments.requireOf(
+      context.repo,
+      { kind: 'release', release },
+      params.attachment_id,
+    );
+    return this.asset(
+      await this.attachments.rename(context.repo, row, principal.user, body.name, requestSnapshot(req)),
+    );
   }
 
   @Delete(':attachment_id')
@@ -123,12 +193,28 @@ export class GiteaReleaseAssetsController {
   @ApiOperation({ summary: 'Delete a release attachment' })
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiResponse({ status: 404, ...ERROR })
-  async delete(@CurrentPrincipal() principal: Principal, @Param() params: AssetParams, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'write', res);
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: AssetParams,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'write',
+      res,
+    );
     if (!context) return;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const release = await this.releases.require(context.repo, params.id, true);
-    const row = await this.attachments.requireOf(context.repo, { kind: 'release', release }, params.attachment_id);
+    const row = await this.attachments.requireOf(
+      context.repo,
+      { kind: 'release', release },
+      params.attachment_id,
+    );
     await this.attachments.remove(context.repo, row, principal.user, requestSnapshot(req));
   }
 }

@@ -1,5 +1,11 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
@@ -33,10 +39,19 @@ export class GiteaReleasesController {
     private readonly assets: IssueAssets,
   ) {}
 
-  private async present(release: Release, context: RepositoryContext, principal: Principal | undefined): Promise<GiteaReleaseDto> {
+  private async present(
+    release: Release,
+    context: RepositoryContext,
+    principal: Principal | undefined,
+  ): Promise<GiteaReleaseDto> {
     return presentGiteaRelease(
       release,
-      { repo: context.repo, owner: context.owner, viewer: principal?.user, publicUrl: this.repositories.publicUrl },
+      {
+        repo: context.repo,
+        owner: context.owner,
+        viewer: principal?.user,
+        publicUrl: this.repositories.publicUrl,
+      },
       await this.assets.ofRelease(release),
     );
   }
@@ -53,7 +68,14 @@ export class GiteaReleasesController {
     @Query() query: ReleaseListQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPage<GiteaReleaseDto> | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     const paging = giteaPaging(query);
     const { items, total } = await this.releases.list(context.repo, {
@@ -69,7 +91,9 @@ export class GiteaReleasesController {
 
   @Post()
   @Authenticated({ scopes: ['repository'] })
-  @ApiOperation({ summary: 'Create a release (a published one creates its tag at target_commitish when missing)' })
+  @ApiOperation({
+    summary: 'Create a release (a published one creates its tag at target_commitish when missing)',
+  })
   @ApiCreatedResponse({ type: GiteaReleaseDto })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
@@ -82,7 +106,14 @@ export class GiteaReleasesController {
     @Body() body: CreateReleaseOptionDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaReleaseDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'write', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'write',
+      res,
+    );
     if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const release = await this.releases.create(context.repo, principal.user, {
@@ -101,8 +132,19 @@ export class GiteaReleasesController {
   @ApiOperation({ summary: 'The newest published release that is not a pre-release' })
   @ApiOkResponse({ type: GiteaReleaseDto })
   @ApiResponse({ status: 404, ...ERROR })
-  async latest(@CurrentPrincipal() principal: Principal | undefined, @Param() params: { owner: string; repo: string }, @Res({ passthrough: true }) res: Response): Promise<GiteaReleaseDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+  async latest(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: { owner: string; repo: string },
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaReleaseDto | undefined> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     return this.present(await this.releases.latest(context.repo), context, principal);
   }
@@ -112,10 +154,25 @@ export class GiteaReleasesController {
   @ApiOperation({ summary: 'Get a release by its tag name' })
   @ApiOkResponse({ type: GiteaReleaseDto })
   @ApiResponse({ status: 404, ...ERROR })
-  async getByTag(@CurrentPrincipal() principal: Principal | undefined, @Param() params: TagParams, @Res({ passthrough: true }) res: Response): Promise<GiteaReleaseDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+  async getByTag(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: TagParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaReleaseDto | undefined> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
-    return this.present(await this.releases.requireByTag(context.repo, params.tag, atLeast(context.mode, 'write')), context, principal);
+    return this.present(
+      await this.releases.requireByTag(context.repo, params.tag, atLeast(context.mode, 'write')),
+      context,
+      principal,
+    );
   }
 
   @Delete('tags/:tag')
@@ -126,11 +183,26 @@ export class GiteaReleasesController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
-  async deleteByTag(@CurrentPrincipal() principal: Principal, @Param() params: TagParams, @Res({ passthrough: true }) res: Response): Promise<void> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'write', res);
+  async deleteByTag(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: TagParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'write',
+      res,
+    );
     if (!context) return;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
-    await this.releases.delete(context.repo, await this.releases.requireByTag(context.repo, params.tag, true), principal.user);
+    await this.releases.delete(
+      context.repo,
+      await this.releases.requireByTag(context.repo, params.tag, true),
+      principal.user,
+    );
   }
 
   @Get(':id')
@@ -138,10 +210,25 @@ export class GiteaReleasesController {
   @ApiOperation({ summary: 'Get a release (a draft is 404 to those who may not write)' })
   @ApiOkResponse({ type: GiteaReleaseDto })
   @ApiResponse({ status: 404, ...ERROR })
-  async get(@CurrentPrincipal() principal: Principal | undefined, @Param() params: ReleaseParams, @Res({ passthrough: true }) res: Response): Promise<GiteaReleaseDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+  async get(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param() params: ReleaseParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GiteaReleaseDto | undefined> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
-    return this.present(await this.releases.require(context.repo, params.id, atLeast(context.mode, 'write')), context, principal);
+    return this.present(
+      await this.releases.require(context.repo, params.id, atLeast(context.mode, 'write')),
+      context,
+      principal,
+    );
   }
 
   @Patch(':id')
@@ -159,7 +246,14 @@ export class GiteaReleasesController {
     @Body() body: EditReleaseOptionDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaReleaseDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'write', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'write',
+      res,
+    );
     if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const release = await this.releases.require(context.repo, params.id, true);
@@ -182,10 +276,25 @@ export class GiteaReleasesController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
-  async delete(@CurrentPrincipal() principal: Principal, @Param() params: ReleaseParams, @Res({ passthrough: true }) res: Response): Promise<void> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'write', res);
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @Param() params: ReleaseParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'write',
+      res,
+    );
     if (!context) return;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
-    await this.releases.delete(context.repo, await this.releases.require(context.repo, params.id, true), principal.user);
+    await this.releases.delete(
+      context.repo,
+      await this.releases.require(context.repo, params.id, true),
+      principal.user,
+    );
   }
 }

@@ -1,5 +1,11 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
@@ -9,7 +15,14 @@ import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decor
 import type { Principal } from '../../auth/principal';
 import type { User } from '../../identity/entities/user.entity';
 import { UsersService } from '../../identity/users.service';
-import { CreateForkOptionDto, CreateRepoOptionDto, EditRepoOptionDto, GiteaListQueryDto, SearchRepositoriesQueryDto, SearchResultsDto } from '../dto/repositories.dto';
+import {
+  CreateForkOptionDto,
+  CreateRepoOptionDto,
+  EditRepoOptionDto,
+  GiteaListQueryDto,
+  SearchRepositoriesQueryDto,
+  SearchResultsDto,
+} from '../dto/repositories.dto';
 import type { Repository } from '../entities/repository.entity';
 import { GiteaRepositoryDto, presentGiteaRepository } from '../presenters/gitea-repository.presenter';
 import { RepositoriesService } from '../repositories.service';
@@ -28,13 +41,18 @@ export class GiteaRepositoriesController {
     private readonly users: UsersService,
   ) {}
 
-  private async present(repo: Repository, viewer: User | undefined, withParent = true): Promise<GiteaRepositoryDto> {
+  private async present(
+    repo: Repository,
+    viewer: User | undefined,
+    withParent = true,
+  ): Promise<GiteaRepositoryDto> {
     const mode = await this.permissions.modeOf(viewer ?? null, repo);
     let parent: GiteaRepositoryDto | undefined;
     if (withParent && repo.forkId) {
       const source = await this.repositories.findById(repo.forkId);
       // Gitea shows the parent only to those who may read it.
-      if (source && (await this.permissions.modeOf(viewer ?? null, source)) !== 'none') parent = await this.present(source, viewer, false);
+      if (source && (await this.permissions.modeOf(viewer ?? null, source)) !== 'none')
+        parent = await this.present(source, viewer, false);
     }
     return presentGiteaRepository(repo, repo.owner, viewer, mode, this.repositories.publicUrl, parent);
   }
@@ -49,7 +67,10 @@ export class GiteaRepositoriesController {
   @ApiCreatedResponse({ type: GiteaRepositoryDto })
   @ApiResponse({ status: 409, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
-  async createForUser(@CurrentPrincipal() principal: Principal, @Body() body: CreateRepoOptionDto): Promise<GiteaRepositoryDto> {
+  async createForUser(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateRepoOptionDto,
+  ): Promise<GiteaRepositoryDto> {
     const repo = await this.repositories.create(principal.user, principal.user, {
       name: body.name,
       description: body.description,
@@ -75,7 +96,10 @@ export class GiteaRepositoriesController {
   ): Promise<GiteaRepositoryDto> {
     const organization = await this.users.findAccountByName(orgName);
     if (!organization || organization.type !== 'organization') {
-      throw new NotFoundError('GetOrgByName', { code: 'ORG_NOT_FOUND', detail: `org does not exist [id: 0, name: ${orgName}]` });
+      throw new NotFoundError('GetOrgByName', {
+        code: 'ORG_NOT_FOUND',
+        detail: `org does not exist [id: 0, name: ${orgName}]`,
+      });
     }
     const repo = await this.repositories.create(principal.user, organization, {
       name: body.name,
@@ -93,12 +117,17 @@ export class GiteaRepositoriesController {
   @ApiOperation({ summary: 'Search for repositories' })
   @ApiOkResponse({ type: SearchResultsDto })
   @ApiResponse({ status: 422, ...ERROR })
-  async search(@CurrentPrincipal() principal: Principal | undefined, @Query() query: SearchRepositoriesQueryDto): Promise<GiteaPage<GiteaRepositoryDto>> {
+  async search(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Query() query: SearchRepositoriesQueryDto,
+  ): Promise<GiteaPage<GiteaRepositoryDto>> {
     const paging = giteaPaging(query);
     const sort = (query.sort ?? 'alpha').toLowerCase();
-    if (!(SORTS as readonly string[]).includes(sort)) throw new InvalidError(`[Sort]: invalid sort "${query.sort}"`, { code: 'INVALID_SORT' });
+    if (!(SORTS as readonly string[]).includes(sort))
+      throw new InvalidError(`[Sort]: invalid sort "${query.sort}"`, { code: 'INVALID_SORT' });
     const order = (query.order ?? 'asc').toLowerCase();
-    if (order !== 'asc' && order !== 'desc') throw new InvalidError(`[Order]: invalid order "${query.order}"`, { code: 'INVALID_ORDER' });
+    if (order !== 'asc' && order !== 'desc')
+      throw new InvalidError(`[Order]: invalid order "${query.order}"`, { code: 'INVALID_ORDER' });
     const { items, total } = await this.repositories.search(principal?.user ?? null, {
       ...paging,
       q: query.q,
@@ -107,15 +136,21 @@ export class GiteaRepositoriesController {
       sort: sort as (typeof SORTS)[number],
       order,
     });
-    return new GiteaPage(await this.presentAll(items, principal?.user), total, paging, (data) => ({ ok: true, data }));
+    return new GiteaPage(await this.presentAll(items, principal?.user), total, paging, (data) => ({
+      ok: true,
+      data,
+    }));
   }
 
   @Get('user/repos')
   @GiteaPaged()
   @Authenticated({ scopes: ['repository'] })
-  @ApiOperation({ summary: "List the repositories the signed-in user owns or may access" })
+  @ApiOperation({ summary: 'List the repositories the signed-in user owns or may access' })
   @ApiOkResponse({ type: [GiteaRepositoryDto] })
-  async mine(@CurrentPrincipal() principal: Principal, @Query() query: GiteaListQueryDto): Promise<GiteaPage<GiteaRepositoryDto>> {
+  async mine(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: GiteaListQueryDto,
+  ): Promise<GiteaPage<GiteaRepositoryDto>> {
     const paging = giteaPaging(query);
     const { items, total } = await this.repositories.listAccessibleBy(principal.user, paging);
     return new GiteaPage(await this.presentAll(items, principal.user), total, paging);
@@ -133,7 +168,11 @@ export class GiteaRepositoriesController {
     @Query() query: GiteaListQueryDto,
   ): Promise<GiteaPage<GiteaRepositoryDto>> {
     const owner = await this.users.findAccountByName(username);
-    if (!owner) throw new NotFoundError('GetUserByName', { code: 'USER_NOT_FOUND', detail: `user does not exist [uid: 0, name: ${username}]` });
+    if (!owner)
+      throw new NotFoundError('GetUserByName', {
+        code: 'USER_NOT_FOUND',
+        detail: `user does not exist [uid: 0, name: ${username}]`,
+      });
     const paging = giteaPaging(query);
     const { items, total } = await this.repositories.listOwnedBy(owner, principal?.user ?? null, paging);
     return new GiteaPage(await this.presentAll(items, principal?.user), total, paging);
@@ -152,10 +191,17 @@ export class GiteaRepositoriesController {
   ): Promise<GiteaPage<GiteaRepositoryDto>> {
     const organization = await this.users.findAccountByName(orgName);
     if (!organization || organization.type !== 'organization') {
-      throw new NotFoundError('GetOrgByName', { code: 'ORG_NOT_FOUND', detail: `org does not exist [id: 0, name: ${orgName}]` });
+      throw new NotFoundError('GetOrgByName', {
+        code: 'ORG_NOT_FOUND',
+        detail: `org does not exist [id: 0, name: ${orgName}]`,
+      });
     }
     const paging = giteaPaging(query);
-    const { items, total } = await this.repositories.listOwnedBy(organization, principal?.user ?? null, paging);
+    const { items, total } = await this.repositories.listOwnedBy(
+      organization,
+      principal?.user ?? null,
+      paging,
+    );
     return new GiteaPage(await this.presentAll(items, principal?.user), total, paging);
   }
 
@@ -170,7 +216,14 @@ export class GiteaRepositoriesController {
     @Param() params: { owner: string; repo: string },
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaRepositoryDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     return this.present(context.repo, principal?.user);
   }
@@ -190,13 +243,23 @@ export class GiteaRepositoriesController {
     @Body() body: CreateForkOptionDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaRepositoryDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     let target: User = principal.user;
     if (body.organization) {
       const organization = await this.users.findAccountByName(body.organization);
       if (!organization || organization.type !== 'organization') {
-        throw new NotFoundError('GetOrgByName', { code: 'ORG_NOT_FOUND', detail: `org does not exist [id: 0, name: ${body.organization}]` });
+        throw new NotFoundError('GetOrgByName', {
+          code: 'ORG_NOT_FOUND',
+          detail: `org does not exist [id: 0, name: ${body.organization}]`,
+        });
       }
       target = organization;
     }
@@ -216,7 +279,14 @@ export class GiteaRepositoriesController {
     @Query() query: GiteaListQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPage<GiteaRepositoryDto> | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal?.user ?? null, 'read', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal?.user ?? null,
+      'read',
+      res,
+    );
     if (!context) return undefined;
     const paging = giteaPaging(query);
     const { items, total } = await this.repositories.listForks(context.repo, principal?.user ?? null, paging);
@@ -236,7 +306,14 @@ export class GiteaRepositoriesController {
     @Body() body: EditRepoOptionDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaRepositoryDto | undefined> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'admin', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'admin',
+      res,
+    );
     if (!context) return undefined;
     const repo = await this.repositories.edit(principal.user, context.owner, context.repo, {
       name: body.name,
@@ -246,7 +323,13 @@ export class GiteaRepositoriesController {
       archived: body.archived,
       defaultBranch: body.default_branch,
     });
-    return presentGiteaRepository(repo, repo.owner, principal.user, context.mode, this.repositories.publicUrl);
+    return presentGiteaRepository(
+      repo,
+      repo.owner,
+      principal.user,
+      context.mode,
+      this.repositories.publicUrl,
+    );
   }
 
   @Delete('repos/:owner/:repo')
@@ -261,7 +344,14 @@ export class GiteaRepositoriesController {
     @Param() params: { owner: string; repo: string },
     @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, principal.user, 'owner', res);
+    const context = await repositoryContext(
+      this.repositories,
+      this.permissions,
+      params,
+      principal.user,
+      'owner',
+      res,
+    );
     if (!context) return;
     await this.repositories.delete(principal.user, context.owner, context.repo);
   }

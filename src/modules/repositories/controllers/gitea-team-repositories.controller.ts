@@ -26,8 +26,11 @@ export class GiteaTeamRepositoriesController {
     if (!team) throw new NotFoundError('not found', { code: 'TEAM_NOT_FOUND' });
     const isOwner =
       principal.user.isAdmin ||
-      (await this.organizations.membershipsOf(principal.user.id)).some((m) => m.organizationId === team.organizationId && m.isOwner);
-    if (!isOwner) throw new ForbiddenError('Must be an organization owner', 'permission', { code: 'ORG_OWNER_REQUIRED' });
+      (await this.organizations.membershipsOf(principal.user.id)).some(
+        (m) => m.organizationId === team.organizationId && m.isOwner,
+      );
+    if (!isOwner)
+      throw new ForbiddenError('Must be an organization owner', 'permission', { code: 'ORG_OWNER_REQUIRED' });
     const resolved = await this.repositories.resolve(params.org, params.repo);
     if (!('repo' in resolved) || resolved.repo.ownerId !== team.organizationId) throw repositoryNotFound();
     return { team, repo: resolved.repo };

@@ -9,7 +9,10 @@ export class CreateBranchRepoOptionDto {
   @Binding('Required;GitRefName;MaxSize(100)', { name: 'BranchName' })
   new_branch_name: string;
 
-  @ApiPropertyOptional({ maxLength: 100, description: 'branch, tag, full ref or commit to branch from; takes precedence' })
+  @ApiPropertyOptional({
+    maxLength: 100,
+    description: 'branch, tag, full ref or commit to branch from; takes precedence',
+  })
   @GoType('string')
   @Binding('GitRefName;MaxSize(100)', { name: 'OldRefName' })
   old_ref_name?: string;
@@ -56,7 +59,9 @@ export class MergeUpstreamRequestDto {
   @Binding('')
   branch?: string;
 
-  @ApiPropertyOptional({ description: 'refuse (400) instead of writing a merge commit when the branch has diverged' })
+  @ApiPropertyOptional({
+    description: 'refuse (400) instead of writing a merge commit when the branch has diverged',
+  })
   @GoType('bool')
   @Binding('', { name: 'FfOnly' })
   ff_only?: boolean;
@@ -76,39 +81,69 @@ abstract class BranchProtectionFieldsDto {
   @ApiPropertyOptional() @GoType('int64') @Binding('') priority?: number;
   @ApiPropertyOptional() @GoType('bool') @Binding('') enable_push?: boolean;
   @ApiPropertyOptional() @GoType('bool') @Binding('') enable_push_whitelist?: boolean;
-  @ApiPropertyOptional({ type: [String] }) @GoType('[]string') @Binding('') push_whitelist_usernames?: string[];
+  @ApiPropertyOptional({ type: [String] })
+  @GoType('[]string')
+  @Binding('')
+  push_whitelist_usernames?: string[];
   @ApiPropertyOptional({ type: [String] }) @GoType('[]string') @Binding('') push_whitelist_teams?: string[];
   @ApiPropertyOptional() @GoType('bool') @Binding('') push_whitelist_deploy_keys?: boolean;
   @ApiPropertyOptional() @GoType('bool') @Binding('') enable_force_push?: boolean;
   @ApiPropertyOptional() @GoType('bool') @Binding('') enable_force_push_allowlist?: boolean;
-  @ApiPropertyOptional({ type: [String] }) @GoType('[]string') @Binding('') force_push_allowlist_usernames?: string[];
-  @ApiPropertyOptional({ type: [String] }) @GoType('[]string') @Binding('') force_push_allowlist_teams?: string[];
+  @ApiPropertyOptional({ type: [String] })
+  @GoType('[]string')
+  @Binding('')
+  force_push_allowlist_usernames?: string[];
+  @ApiPropertyOptional({ type: [String] })
+  @GoType('[]string')
+  @Binding('')
+  force_push_allowlist_teams?: string[];
   @ApiPropertyOptional() @GoType('bool') @Binding('') force_push_allowlist_deploy_keys?: boolean;
   @ApiPropertyOptional() @GoType('bool') @Binding('') enable_merge_whitelist?: boolean;
-  @ApiPropertyOptional({ type: [String] }) @GoType('[]string') @Binding('') merge_whitelist_usernames?: string[];
+  @ApiPropertyOptional({ type: [String] })
+  @GoType('[]string')
+  @Binding('')
+  merge_whitelist_usernames?: string[];
   @ApiPropertyOptional({ type: [String] }) @GoType('[]string') @Binding('') merge_whitelist_teams?: string[];
   @ApiPropertyOptional() @GoType('bool') @Binding('') enable_status_check?: boolean;
   @ApiPropertyOptional({ type: [String] }) @GoType('[]string') @Binding('') status_check_contexts?: string[];
   @ApiPropertyOptional() @GoType('int64') @Binding('') required_approvals?: number;
   @ApiPropertyOptional() @GoType('bool') @Binding('') enable_approvals_whitelist?: boolean;
-  @ApiPropertyOptional({ type: [String], description: 'singular, as Gitea names it' }) @GoType('[]string') @Binding('') approvals_whitelist_username?: string[];
-  @ApiPropertyOptional({ type: [String] }) @GoType('[]string') @Binding('') approvals_whitelist_teams?: string[];
+  @ApiPropertyOptional({ type: [String], description: 'singular, as Gitea names it' })
+  @GoType('[]string')
+  @Binding('')
+  approvals_whitelist_username?: string[];
+  @ApiPropertyOptional({ type: [String] })
+  @GoType('[]string')
+  @Binding('')
+  approvals_whitelist_teams?: string[];
   @ApiPropertyOptional() @GoType('bool') @Binding('') block_on_rejected_reviews?: boolean;
   @ApiPropertyOptional() @GoType('bool') @Binding('') block_on_official_review_requests?: boolean;
   @ApiPropertyOptional() @GoType('bool') @Binding('') block_on_outdated_branch?: boolean;
   @ApiPropertyOptional() @GoType('bool') @Binding('') dismiss_stale_approvals?: boolean;
   @ApiPropertyOptional() @GoType('bool') @Binding('') ignore_stale_approvals?: boolean;
   @ApiPropertyOptional() @GoType('bool') @Binding('') require_signed_commits?: boolean;
-  @ApiPropertyOptional({ description: 'semicolon-separated globs' }) @GoType('string') @Binding('') protected_file_patterns?: string;
-  @ApiPropertyOptional({ description: 'semicolon-separated globs' }) @GoType('string') @Binding('') unprotected_file_patterns?: string;
+  @ApiPropertyOptional({ description: 'semicolon-separated globs' })
+  @GoType('string')
+  @Binding('')
+  protected_file_patterns?: string;
+  @ApiPropertyOptional({ description: 'semicolon-separated globs' })
+  @GoType('string')
+  @Binding('')
+  unprotected_file_patterns?: string;
   @ApiPropertyOptional() @GoType('bool') @Binding('') block_admin_merge_override?: boolean;
 }
 
 /** Gitea `api.CreateBranchProtectionOption`. */
 @GoStruct('CreateBranchProtectionOption')
 export class CreateBranchProtectionOptionDto extends BranchProtectionFieldsDto {
-  @ApiPropertyOptional({ description: 'rule name: a branch name or a glob' }) @GoType('string') @Binding('') rule_name?: string;
-  @ApiPropertyOptional({ deprecated: true, description: 'used when rule_name is empty' }) @GoType('string') @Binding('') branch_name?: string;
+  @ApiPropertyOptional({ description: 'rule name: a branch name or a glob' })
+  @GoType('string')
+  @Binding('')
+  rule_name?: string;
+  @ApiPropertyOptional({ deprecated: true, description: 'used when rule_name is empty' })
+  @GoType('string')
+  @Binding('')
+  branch_name?: string;
 }
 
 /** Gitea `api.EditBranchProtectionOption` (the rule name cannot change). */

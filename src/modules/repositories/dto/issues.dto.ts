@@ -176,7 +176,9 @@ export class CreateReleaseOptionDto {
   @Binding('Required;MaxSize(255)')
   tag_name: string;
 
-  @ApiPropertyOptional({ description: 'branch or commit the tag is created at (default: the default branch)' })
+  @ApiPropertyOptional({
+    description: 'branch or commit the tag is created at (default: the default branch)',
+  })
   @GoType('string')
   @Binding('')
   target_commitish?: string;

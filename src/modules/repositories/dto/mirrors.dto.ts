@@ -14,7 +14,9 @@ export class MigrateRepoOptionsDto {
   @Binding('Required;MaxSize(100)', { name: 'RepoName' })
   repo_name: string;
 
-  @ApiPropertyOptional({ description: 'owner (user or organization) of the new repository; default: the caller' })
+  @ApiPropertyOptional({
+    description: 'owner (user or organization) of the new repository; default: the caller',
+  })
   @GoType('string')
   @Binding('', { name: 'RepoOwner' })
   repo_owner?: string;

@@ -10,4 +10,16 @@ import { RepositoryRedirect } from './repository-redirect.entity';
 import { Repository } from './repository.entity';
 import { TeamRepository } from './team-repository.entity';
 
-export const REPOSITORIES_ENTITIES: Function[] = [Repository, Collaborator, TeamRepository, RepositoryRedirect, Issue, Comment, PullRequest, Release, Attachment, BranchProtection, RepositoryMirror];
+export const REPOSITORIES_ENTITIES: Function[] = [
+  Repository,
+  Collaborator,
+  TeamRepository,
+  RepositoryRedirect,
+  Issue,
+  Comment,
+  PullRequest,
+  Release,
+  Attachment,
+  BranchProtection,
+  RepositoryMirror,
+];

@@ -100,7 +100,11 @@ export class GitStorage implements OnModuleInit {
     };
   }
 
-  private async commitReadme(gitDir: string, branch: string, readme: NonNullable<InitOptions['readme']>): Promise<void> {
+  private async commitReadme(
+    gitDir: string,
+    branch: string,
+    readme: NonNullable<InitOptions['readme']>,
+  ): Promise<void> {
     const env = {
       GIT_DIR: gitDir,
       GIT_AUTHOR_NAME: readme.authorName,
@@ -115,7 +119,10 @@ export class GitStorage implements OnModuleInit {
   }
 
   /** Moves a repository directory (rename or transfer); undone by `rollback()`. */
-  async stageMove(from: { owner: string; name: string }, to: { owner: string; name: string }): Promise<StagedMove> {
+  async stageMove(
+    from: { owner: string; name: string },
+    to: { owner: string; name: string },
+  ): Promise<StagedMove> {
     const source = this.pathOf(from.owner, from.name);
     const target = this.pathOf(to.owner, to.name);
     if (source === target) return { commit: async () => undefined, rollback: async () => undefined };
@@ -147,7 +154,9 @@ export class GitStorage implements OnModuleInit {
 
   /** Branch names and their commits (`refs/heads/*`). */
   async branches(gitDir: string): Promise<{ name: string; commitId: string }[]> {
-    const out = await runGit(['for-each-ref', '--format=%(objectname) %(refname:strip=2)', 'refs/heads/'], { env: { GIT_DIR: gitDir } });
+    const out = await runGit(['for-each-ref', '--format=%(objectname) %(refname:strip=2)', 'refs/heads/'], {
+      env: { GIT_DIR: gitDir },
+    });
     return out
       .split('\n')
       .filter(Boolean)

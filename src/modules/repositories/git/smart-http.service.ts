@@ -25,7 +25,13 @@ export class SmartHttpService {
   private readonly logger = new Logger(SmartHttpService.name);
 
   /** `GET info/refs?service=...`: the ref advertisement. */
-  async advertise(gitDir: string, service: GitService, gitProtocol: string | undefined, res: Response, extraArgs: string[] = []): Promise<void> {
+  async advertise(
+    gitDir: string,
+    service: GitService,
+    gitProtocol: string | undefined,
+    res: Response,
+    extraArgs: string[] = [],
+  ): Promise<void> {
     const env = protocolEnv(gitProtocol);
     res.status(200);
     res.setHeader('Content-Type', `application/x-${service}-advertisement`);
@@ -34,18 +40,40 @@ export class SmartHttpService {
     res.setHeader('Pragma', 'no-cache');
     // Version 2 clients get git's capability advertisement as it is; older ones the service header first.
     if (!env.GIT_PROTOCOL?.includes('version=2')) res.write(`${pktLine(`# service=${service}\n`)}0000`);
-    await this.run([...extraArgs, service.slice(4), '--stateless-rpc', '--advertise-refs', gitDir], env, undefined, res);
+    await this.run(
+      [...extraArgs, service.slice(4), '--stateless-rpc', '--advertise-refs', gitDir],
+      env,
+      undefined,
+      res,
+    );
   }
 
   /** `POST git-upload-pack` / `POST git-receive-pack`: one stateless RPC round. */
-  async rpc(gitDir: string, service: GitService, body: Readable, gitProtocol: string | undefined, res: Response, extra: { args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
+  async rpc(
+    gitDir: string,
+    service: GitService,
+    body: Readable,
+    gitProtocol: string | undefined,
+    res: Response,
+    extra: { args?: string[]; env?: NodeJS.ProcessEnv } = {},
+  ): Promise<void> {
     res.status(200);
     res.setHeader('Content-Type', `application/x-${service}-result`);
     res.setHeader('Cache-Control', 'no-cache, max-age=0, must-revalidate');
-    await this.run([...(extra.args ?? []), service.slice(4), '--stateless-rpc', gitDir], { ...protocolEnv(gitProtocol), ...extra.env }, body, res);
+    await this.run(
+      [...(extra.args ?? []), service.slice(4), '--stateless-rpc', gitDir],
+      { ...protocolEnv(gitProtocol), ...extra.env },
+      body,
+      res,
+    );
   }
 
-  private run(args: string[], env: NodeJS.ProcessEnv, input: Readable | undefined, res: Response): Promise<void> {
+  private run(
+    args: string[],
+    env: NodeJS.ProcessEnv,
+    input: Readable | undefined,
+    res: Response,
+  ): Promise<void> {
     return new Promise((resolve) => {
       const child = spawn('git', args, { env: gitEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
       let stderr = '';
@@ -76,7 +104,11 @@ export class SmartHttpService {
       });
       child.on('close', (code) => {
         res.off('close', onClose);
-        if (code !== 0 && stderr) this.logger.warn({ code, stderr: stderr.trim().slice(0, 500), command: args.find((a) => !a.startsWith('-')) }, 'git exited with an error');
+        if (code !== 0 && stderr)
+          this.logger.warn(
+            { code, stderr: stderr.trim().slice(0, 500), command: args.find((a) => !a.startsWith('-')) },
+            'git exited with an error',
+          );
         // git reports its own failures in the stream (report-status, ERR packets); end it either way.
         res.end();
         resolve();

@@ -98,12 +98,18 @@ export class GiteaIssueDto {
   @ApiProperty() updated_at: string;
   @ApiProperty({ nullable: true, type: String }) closed_at: string | null;
   @ApiProperty({ nullable: true, type: String }) due_date: null;
-  @ApiPropertyOptional({ type: GiteaPullRequestMetaDto, nullable: true }) pull_request: GiteaPullRequestMetaDto | null;
+  @ApiPropertyOptional({ type: GiteaPullRequestMetaDto, nullable: true })
+  pull_request: GiteaPullRequestMetaDto | null;
   @ApiProperty({ type: GiteaRepositoryMetaDto }) repository: GiteaRepositoryMetaDto;
   @ApiProperty() pin_order: number;
 }
 
-export function presentGiteaIssue(issue: Issue, context: PresentContext, assets: GiteaAssetDto[] = [], pull?: PullRequest | null): GiteaIssueDto {
+export function presentGiteaIssue(
+  issue: Issue,
+  context: PresentContext,
+  assets: GiteaAssetDto[] = [],
+  pull?: PullRequest | null,
+): GiteaIssueDto {
   const path = repoPath(context);
   const kind = issue.isPull ? 'pulls' : 'issues';
   return {
@@ -137,7 +143,12 @@ export function presentGiteaIssue(issue: Issue, context: PresentContext, assets:
           html_url: `${context.publicUrl}${path}/pulls/${issue.index}`,
         }
       : null,
-    repository: { id: Number(context.repo.id), name: context.repo.name, owner: context.owner.name, full_name: `${context.owner.name}/${context.repo.name}` },
+    repository: {
+      id: Number(context.repo.id),
+      name: context.repo.name,
+      owner: context.owner.name,
+      full_name: `${context.owner.name}/${context.repo.name}`,
+    },
     pin_order: 0,
   };
 }
@@ -157,7 +168,12 @@ export class GiteaCommentDto {
   @ApiProperty() updated_at: string;
 }
 
-export function presentGiteaComment(comment: Comment, issue: Issue, context: PresentContext, assets: GiteaAssetDto[] = []): GiteaCommentDto {
+export function presentGiteaComment(
+  comment: Comment,
+  issue: Issue,
+  context: PresentContext,
+  assets: GiteaAssetDto[] = [],
+): GiteaCommentDto {
   const path = repoPath(context);
   const issuePage = `${context.publicUrl}${path}/${issue.isPull ? 'pulls' : 'issues'}/${issue.index}`;
   return {
@@ -257,7 +273,13 @@ export function presentGiteaPull(input: PullPresentation, context: PresentContex
     merge_commit_sha: pull.mergedCommitId,
     merged_by: pull.hasMerged ? presentPoster(pull.mergedBy, context) : null,
     allow_maintainer_edit: pull.allowMaintainerEdit,
-    base: { label: pull.baseBranch, ref: pull.baseBranch, sha: pull.baseCommitId, repo_id: Number(context.repo.id), repo: input.base },
+    base: {
+      label: pull.baseBranch,
+      ref: pull.baseBranch,
+      sha: pull.baseCommitId,
+      repo_id: Number(context.repo.id),
+      repo: input.base,
+    },
     head: {
       label: sameRepo || !input.head ? pull.headBranch : `${input.head.ownerName}:${pull.headBranch}`,
       ref: pull.headBranch,

@@ -45,7 +45,10 @@ export function mayWriteIssue(user: User | null, issue: Issue, mode: AccessMode)
 
 /** Gitea's rule for changing a comment (and its attachments): its poster, or a repository administrator. */
 export function mayEditComment(user: User | null, comment: Comment, mode: AccessMode): boolean {
-  return user !== null && (comment.posterId === user.id || atLeast(mode, 'admin') || (atLeast(mode, 'write') && user.isAdmin));
+  return (
+    user !== null &&
+    (comment.posterId === user.id || atLeast(mode, 'admin') || (atLeast(mode, 'write') && user.isAdmin))
+  );
 }
 
 function titleProblem(title: string): string | null {
@@ -68,11 +71,19 @@ export class IssuesService {
   ) {}
 
   /** Inserts an issue (or the issue half of a pull request) with the next index of the repository. */
-  async insert(manager: EntityManager, repo: Repository, poster: User, fields: { title: string; body: string; isPull: boolean; closed?: boolean }): Promise<Issue> {
+  async insert(
+    manager: EntityManager,
+    repo: Repository,
+    poster: User,
+    fields: { title: string; body: string; isPull: boolean; closed?: boolean },
+  ): Promise<Issue> {
     const problem = titleProblem(fields.title);
     if (problem) throw new InvalidError(problem, { code: 'ISSUE_TITLE' });
     await manager.query('SELECT id FROM repositories WHERE id = $1 FOR UPDATE', [repo.id]);
-    const [{ next }] = (await manager.query('SELECT COALESCE(MAX(index), 0) + 1 AS next FROM issues WHERE repository_id = $1', [repo.id])) as { next: string }[];
+    const [{ next }] = (await manager.query(
+      'SELECT COALESCE(MAX(index), 0) + 1 AS next FROM issues WHERE repository_id = $1',
+      [repo.id],
+    )) as { next: string }[];
     const now = new Date();
     const issue = manager.getRepository(Issue).create({
       repositoryId: repo.id,
@@ -89,10 +100,25 @@ export class IssuesService {
     return saved;
   }
 
-  async create(repo: Repository, poster: User, input: { title: string; body?: string; closed?: boolean }): Promise<Issue> {
+  async create(
+    repo: Repository,
+    poster: User,
+    input: { title: string; body?: string; closed?: boolean },
+  ): Promise<Issue> {
     return this.transactions.run(async (tx) => {
-      const issue = await this.insert(tx.manager, repo, poster, { title: input.title, body: input.body ?? '', isPull: false, closed: input.closed });
-      tx.emit('issue.created', { repositoryId: repo.id, issueId: issue.id, index: issue.index, posterId: poster.id, isPull: false });
+      const issue = await this.insert(tx.manager, repo, poster, {
+        title: input.title,
+        body: input.body ?? '',
+        isPull: false,
+        closed: input.closed,
+      });
+      tx.emit('issue.created', {
+        repositoryId: repo.id,
+        issueId: issue.id,
+        index: issue.index,
+        posterId: poster.id,
+        isPull: false,
+      });
       return issue;
     });
   }
@@ -102,14 +128,20 @@ export class IssuesService {
       .createQueryBuilder('issue')
       .leftJoinAndSelect('issue.poster', 'poster')
       .where('issue.repository_id = :repositoryId', { repositoryId: repo.id });
-    if (query.state !== 'all') builder.andWhere('issue.is_closed = :closed', { closed: query.state === 'closed' });
+    if (query.state !== 'all')
+      builder.andWhere('issue.is_closed = :closed', { closed: query.state === 'closed' });
     if (query.type) builder.andWhere('issue.is_pull = :isPull', { isPull: query.type === 'pulls' });
     if (query.keyword) {
       builder.andWhere("(issue.title ILIKE :keyword ESCAPE '\\' OR issue.body ILIKE :keyword ESCAPE '\\')", {
         keyword: `%${query.keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
       });
     }
-    const [items, total] = await builder.orderBy('issue.created_at', 'DESC').addOrderBy('issue.id', 'DESC').skip(query.offset).take(query.limit).getManyAndCount();
+    const [items, total] = await builder
+      .orderBy('issue.created_at', 'DESC')
+      .addOrderBy('issue.id', 'DESC')
+      .skip(query.offset)
+      .take(query.limit)
+      .getManyAndCount();
     return { items, total };
   }
 
@@ -124,7 +156,13 @@ export class IssuesService {
     return issue;
   }
 
-  async edit(repo: Repository, issue: Issue, actor: User, mode: AccessMode, input: EditIssueInput): Promise<Issue> {
+  async edit(
+    repo: Repository,
+    issue: Issue,
+    actor: User,
+    mode: AccessMode,
+    input: EditIssueInput,
+  ): Promise<Issue> {
     if (!mayWriteIssue(actor, issue, mode)) throw new ForbiddenError(ISSUE_WRITE_REFUSAL);
     if (input.title !== undefined) {
       const problem = titleProblem(input.title);
@@ -140,9 +178,19 @@ export class IssuesService {
         changes.closedAt = changes.isClosed ? new Date() : null;
         stateChange = changes.isClosed ? 'closed' : 'reopened';
       }
-      if (Object.keys(changes).length) await tx.manager.getRepository(Issue).update({ id: issue.id }, changes);
-      const updated = await tx.manager.getRepository(Issue).findOneOrFail({ where: { id: issue.id }, relations: { poster: true } });
-      if (stateChange) tx.emit(`issue.${stateChange}`, { repositoryId: repo.id, issueId: issue.id, index: issue.index, actorId: actor.id, isPull: issue.isPull });
+      if (Object.keys(changes).length)
+        await tx.manager.getRepository(Issue).update({ id: issue.id }, changes);
+      const updated = await tx.manager
+        .getRepository(Issue)
+        .findOneOrFail({ where: { id: issue.id }, relations: { poster: true } });
+      if (stateChange)
+        tx.emit(`issue.${stateChange}`, {
+          repositoryId: repo.id,
+          issueId: issue.id,
+          index: issue.index,
+          actorId: actor.id,
+          isPull: issue.isPull,
+        });
       return updated;
     });
   }
@@ -154,23 +202,49 @@ export class IssuesService {
 
   // ---- comments ----
 
-  async comment(repo: Repository, issue: Issue, poster: User, mode: AccessMode, body: string): Promise<Comment> {
-    if (issue.isLocked && !atLeast(mode, 'write')) throw new ForbiddenError('Unable to create comment because the issue is locked');
+  async comment(
+    repo: Repository,
+    issue: Issue,
+    poster: User,
+    mode: AccessMode,
+    body: string,
+  ): Promise<Comment> {
+    if (issue.isLocked && !atLeast(mode, 'write'))
+      throw new ForbiddenError('Unable to create comment because the issue is locked');
     if (body.trim() === '') throw new InvalidError('[Body]: Required', { code: 'COMMENT_BODY' });
     return this.transactions.run(async (tx) => {
-      const saved = await tx.manager.getRepository(Comment).save(tx.manager.getRepository(Comment).create({ issueId: issue.id, posterId: poster.id, body }));
-      await tx.manager.query('UPDATE issues SET num_comments = num_comments + 1, updated_at = now() WHERE id = $1', [issue.id]);
-      tx.emit('issue.commented', { repositoryId: repo.id, issueId: issue.id, index: issue.index, commentId: saved.id, posterId: poster.id, isPull: issue.isPull });
+      const saved = await tx.manager
+        .getRepository(Comment)
+        .save(tx.manager.getRepository(Comment).create({ issueId: issue.id, posterId: poster.id, body }));
+      await tx.manager.query(
+        'UPDATE issues SET num_comments = num_comments + 1, updated_at = now() WHERE id = $1',
+        [issue.id],
+      );
+      tx.emit('issue.commented', {
+        repositoryId: repo.id,
+        issueId: issue.id,
+        index: issue.index,
+        commentId: saved.id,
+        posterId: poster.id,
+        isPull: issue.isPull,
+      });
       saved.poster = poster;
       return saved;
     });
   }
 
   async listComments(issue: Issue): Promise<Comment[]> {
-    return this.comments.find({ where: { issueId: issue.id }, relations: { poster: true }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return this.comments.find({
+      where: { issueId: issue.id },
+      relations: { poster: true },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
   }
 
-  async listRepositoryComments(repo: Repository, paging: { limit: number; offset: number }): Promise<{ items: { comment: Comment; issue: Issue }[]; total: number }> {
+  async listRepositoryComments(
+    repo: Repository,
+    paging: { limit: number; offset: number },
+  ): Promise<{ items: { comment: Comment; issue: Issue }[]; total: number }> {
     const [comments, total] = await this.comments
       .createQueryBuilder('comment')
       .innerJoinAndSelect('comment.issue', 'issue')
@@ -187,7 +261,10 @@ export class IssuesService {
   /** A comment of an issue of this repository, else 404 `no matching issue comment found`. */
   async requireComment(repo: Repository, id: string): Promise<{ comment: Comment; issue: Issue }> {
     if (!/^\d{1,18}$/.test(id)) throw commentNotFound();
-    const comment = await this.comments.findOne({ where: { id }, relations: { poster: true, issue: { poster: true } } });
+    const comment = await this.comments.findOne({
+      where: { id },
+      relations: { poster: true, issue: { poster: true } },
+    });
     if (!comment || comment.issue.repositoryId !== repo.id) throw commentNotFound();
     return { comment, issue: comment.issue };
   }
@@ -204,8 +281,15 @@ export class IssuesService {
     await this.transactions.run(async (tx) => {
       await this.deletionHooks.run(tx, { kind: 'comment', id: comment.id });
       await tx.manager.getRepository(Comment).delete({ id: comment.id });
-      await tx.manager.query('UPDATE issues SET num_comments = GREATEST(num_comments - 1, 0) WHERE id = $1', [comment.issueId]);
-      tx.emit('issue.comment_deleted', { repositoryId: repo.id, issueId: comment.issueId, commentId: comment.id, actorId: actor.id });
+      await tx.manager.query('UPDATE issues SET num_comments = GREATEST(num_comments - 1, 0) WHERE id = $1', [
+        comment.issueId,
+      ]);
+      tx.emit('issue.comment_deleted', {
+        repositoryId: repo.id,
+        issueId: comment.issueId,
+        commentId: comment.id,
+        actorId: actor.id,
+      });
     });
   }
 }

@@ -22,7 +22,8 @@ export class MergeRefusedError extends Error {
   }
 }
 
-const git = (gitDir: string, args: string[], env: NodeJS.ProcessEnv = {}) => runGit(args, { env: { GIT_DIR: gitDir, ...env } });
+const git = (gitDir: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+  runGit(args, { env: { GIT_DIR: gitDir, ...env } });
 
 function identityEnv(author: GitIdentity, committer: GitIdentity): NodeJS.ProcessEnv {
   return {
@@ -49,7 +50,12 @@ export const PullGit = {
   },
 
   /** Copies the head branch into `refs/pull/{index}/head` of the base repository; returns its commit. */
-  async syncHead(baseGitDir: string, headGitDir: string, headBranch: string, index: string): Promise<string | null> {
+  async syncHead(
+    baseGitDir: string,
+    headGitDir: string,
+    headBranch: string,
+    index: string,
+  ): Promise<string | null> {
     const ref = `refs/pull/${index}/head`;
     if (path.resolve(baseGitDir) === path.resolve(headGitDir)) {
       const sha = await PullGit.revParse(baseGitDir, `refs/heads/${headBranch}`);
@@ -57,7 +63,14 @@ export const PullGit = {
       return sha;
     }
     try {
-      await git(baseGitDir, ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', headGitDir, `+refs/heads/${headBranch}:${ref}`]);
+      await git(baseGitDir, [
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--no-write-fetch-head',
+        headGitDir,
+        `+refs/heads/${headBranch}:${ref}`,
+      ]);
     } catch (error) {
       if (error instanceof GitCommandError) return null;
       throw error;
@@ -95,7 +108,8 @@ export const PullGit = {
   }): Promise<string> {
     const work = await mkdtemp(path.join(input.tmpRoot, 'merge-'));
     const env = { GIT_DIR: path.join(work, '.git'), GIT_WORK_TREE: work };
-    const run = (args: string[], extra: NodeJS.ProcessEnv = {}) => runGit(args, { cwd: work, env: { ...env, ...extra } });
+    const run = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+      runGit(args, { cwd: work, env: { ...env, ...extra } });
     const asMerger = identityEnv(input.merger, input.merger);
     try {
       await runGit(['clone', '--quiet', '--shared', '--no-checkout', input.gitDir, work]);
@@ -104,15 +118,23 @@ export const PullGit = {
       try {
         switch (input.style) {
           case 'merge':
-            await run(['merge', '--quiet', '--no-ff', '--no-edit', '-m', input.message, input.headSha], asMerger);
+            await run(
+              ['merge', '--quiet', '--no-ff', '--no-edit', '-m', input.message, input.headSha],
+              asMerger,
+            );
             break;
           case 'squash':
             await run(['merge', '--quiet', '--squash', input.headSha], asMerger);
-            await run(['commit', '--quiet', '--allow-empty', '-m', input.message], identityEnv(input.squashAuthor, input.merger));
+            await run(
+              ['commit', '--quiet', '--allow-empty', '-m', input.message],
+              identityEnv(input.squashAuthor, input.merger),
+            );
             break;
           case 'fast-forward-only':
             await run(['merge', '--quiet', '--ff-only', input.headSha], asMerger).catch((error: unknown) => {
-              throw error instanceof GitCommandError ? new MergeRefusedError('not_fast_forward', 'head is not a fast-forward of the base branch') : error;
+              throw error instanceof GitCommandError
+                ? new MergeRefusedError('not_fast_forward', 'head is not a fast-forward of the base branch')
+                : error;
             });
             break;
           case 'rebase':
@@ -135,9 +157,16 @@ export const PullGit = {
       const result = (await run(['rev-parse', 'HEAD'])).trim();
       try {
         // Compare-and-swap on the branch: refused when it moved since baseSha was read.
-        await run(['push', '--quiet', 'origin', `${result}:refs/heads/${input.baseBranch}`, `--force-with-lease=refs/heads/${input.baseBranch}:${input.baseSha}`]);
+        await run([
+          'push',
+          '--quiet',
+          'origin',
+          `${result}:refs/heads/${input.baseBranch}`,
+          `--force-with-lease=refs/heads/${input.baseBranch}:${input.baseSha}`,
+        ]);
       } catch (error) {
-        if (error instanceof GitCommandError) throw new MergeRefusedError('base_moved', 'the base branch changed during the merge; try again');
+        if (error instanceof GitCommandError)
+          throw new MergeRefusedError('base_moved', 'the base branch changed during the merge; try again');
         throw error;
       }
       return result;

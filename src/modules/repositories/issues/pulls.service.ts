@@ -3,7 +3,13 @@ import { InjectRepository } from '@nestjs/typeorm';
 import path from 'node:path';
 import { type EntityManager, Repository as OrmRepository } from 'typeorm';
 import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
-import { ConflictError, ForbiddenError, InvalidError, NotAllowedError, NotFoundError } from '../../../platform/errors/domain-error';
+import {
+  ConflictError,
+  ForbiddenError,
+  InvalidError,
+  NotAllowedError,
+  NotFoundError,
+} from '../../../platform/errors/domain-error';
 import type { User } from '../../identity/entities/user.entity';
 import { OrganizationsService } from '../../identity/organizations.service';
 import { UsersService } from '../../identity/users.service';
@@ -72,23 +78,45 @@ export class PullsService {
   ) {}
 
   /** The head repository named by `head` (`branch`, `owner:branch`, `owner/repo:branch`), readable by the caller. */
-  private async resolveHead(base: Repository, viewer: User, head: string): Promise<{ repo: Repository; branch: string }> {
+  private async resolveHead(
+    base: Repository,
+    viewer: User,
+    head: string,
+  ): Promise<{ repo: Repository; branch: string }> {
     const colon = head.indexOf(':');
     if (colon < 0) return { repo: base, branch: head };
     const qualifier = head.slice(0, colon);
     const branch = head.slice(colon + 1);
     const [ownerName, repoName] = qualifier.split('/', 2);
     const owner = await this.users.findAccountByName(ownerName);
-    if (!owner) throw new NotFoundError('head repository does not exist', { code: 'HEAD_REPOSITORY_NOT_FOUND' });
+    if (!owner)
+      throw new NotFoundError('head repository does not exist', { code: 'HEAD_REPOSITORY_NOT_FOUND' });
     let repo: Repository | null = null;
-    if (repoName) repo = await this.repos.findOne({ where: { ownerId: owner.id, lowerName: repoName.toLowerCase() }, relations: { owner: true } });
+    if (repoName)
+      repo = await this.repos.findOne({
+        where: { ownerId: owner.id, lowerName: repoName.toLowerCase() },
+        relations: { owner: true },
+      });
     else if (owner.id === base.ownerId) repo = base;
     else {
       repo =
-        (await this.repos.findOne({ where: { ownerId: owner.id, forkId: base.id }, relations: { owner: true } })) ??
-        (base.forkId ? await this.repos.findOne({ where: { ownerId: owner.id, id: base.forkId }, relations: { owner: true } }) : null);
+        (await this.repos.findOne({
+          where: { ownerId: owner.id, forkId: base.id },
+          relations: { owner: true },
+        })) ??
+        (base.forkId
+          ? await this.repos.findOne({
+              where: { ownerId: owner.id, id: base.forkId },
+              relations: { owner: true },
+            })
+          : null);
     }
-    const related = repo && (repo.id === base.id || repo.forkId === base.id || base.forkId === repo.id || (repo.forkId !== null && repo.forkId === base.forkId));
+    const related =
+      repo &&
+      (repo.id === base.id ||
+        repo.forkId === base.id ||
+        base.forkId === repo.id ||
+        (repo.forkId !== null && repo.forkId === base.forkId));
     if (!repo || !related || !atLeast(await this.permissions.modeOf(viewer, repo), 'read')) {
       throw new NotFoundError('head repository does not exist', { code: 'HEAD_REPOSITORY_NOT_FOUND' });
     }
@@ -109,17 +137,24 @@ export class PullsService {
     const headSha = await PullGit.revParse(headDir, `refs/heads/${head.branch}`);
     if (!headSha) throw new NotFoundError('head branch does not exist', { code: 'HEAD_BRANCH_NOT_FOUND' });
     if (head.repo.id === base.id && head.branch === input.base) {
-      throw new InvalidError('Invalid PullRequest: There are no changes between the head and the base', { code: 'PULL_SAME_BRANCH' });
+      throw new InvalidError('Invalid PullRequest: There are no changes between the head and the base', {
+        code: 'PULL_SAME_BRANCH',
+      });
     }
     const existing = await this.pulls
       .createQueryBuilder('pull')
       .innerJoin('pull.issue', 'issue')
-      .where('issue.repository_id = :baseId AND issue.is_closed = false AND pull.has_merged = false', { baseId: base.id })
-      .andWhere('pull.head_repository_id = :headId AND pull.head_branch = :headBranch AND pull.base_branch = :baseBranch', {
-        headId: head.repo.id,
-        headBranch: head.branch,
-        baseBranch: input.base,
+      .where('issue.repository_id = :baseId AND issue.is_closed = false AND pull.has_merged = false', {
+        baseId: base.id,
       })
+      .andWhere(
+        'pull.head_repository_id = :headId AND pull.head_branch = :headBranch AND pull.base_branch = :baseBranch',
+        {
+          headId: head.repo.id,
+          headBranch: head.branch,
+          baseBranch: input.base,
+        },
+      )
       .getOne();
     if (existing) {
       throw new ConflictError(
@@ -128,10 +163,20 @@ export class PullsService {
       );
     }
     const created = await this.transactions.run(async (tx) => {
-      const issue = await this.issuesService.insert(tx.manager, base, poster, { title: input.title, body: input.body ?? '', isPull: true });
+      const issue = await this.issuesService.insert(tx.manager, base, poster, {
+        title: input.title,
+        body: input.body ?? '',
+        isPull: true,
+      });
       const syncedHead = await PullGit.syncHead(baseDir, headDir, head.branch, issue.index);
-      tx.onRollback(() => runGit(['update-ref', '-d', `refs/pull/${issue.index}/head`], { env: { GIT_DIR: baseDir } }).then(() => undefined));
-      const check = syncedHead ? await PullGit.check(baseDir, baseSha, syncedHead) : { status: 'checking' as const, mergeBase: '' };
+      tx.onRollback(() =>
+        runGit(['update-ref', '-d', `refs/pull/${issue.index}/head`], { env: { GIT_DIR: baseDir } }).then(
+          () => undefined,
+        ),
+      );
+      const check = syncedHead
+        ? await PullGit.check(baseDir, baseSha, syncedHead)
+        : { status: 'checking' as const, mergeBase: '' };
       const pull = await tx.manager.getRepository(PullRequest).save(
         tx.manager.getRepository(PullRequest).create({
           issueId: issue.id,
@@ -144,16 +189,30 @@ export class PullsService {
           status: check.status,
         }),
       );
-      tx.emit('issue.created', { repositoryId: base.id, issueId: issue.id, index: issue.index, posterId: poster.id, isPull: true });
+      tx.emit('issue.created', {
+        repositoryId: base.id,
+        issueId: issue.id,
+        index: issue.index,
+        posterId: poster.id,
+        isPull: true,
+      });
       return { issue, pull };
     });
     created.pull.headRepository = head.repo;
     return created;
   }
 
-  async list(repo: Repository, query: { state: 'open' | 'closed' | 'all'; limit: number; offset: number }): Promise<{ items: Pull[]; total: number }> {
+  async list(
+    repo: Repository,
+    query: { state: 'open' | 'closed' | 'all'; limit: number; offset: number },
+  ): Promise<{ items: Pull[]; total: number }> {
     const { items, total } = await this.issuesService.list(repo, { ...query, type: 'pulls' });
-    const rows = items.length ? await this.pulls.find({ where: items.map((issue) => ({ issueId: issue.id })), relations: { headRepository: { owner: true }, mergedBy: true } }) : [];
+    const rows = items.length
+      ? await this.pulls.find({
+          where: items.map((issue) => ({ issueId: issue.id })),
+          relations: { headRepository: { owner: true }, mergedBy: true },
+        })
+      : [];
     const byIssue = new Map(rows.map((row) => [row.issueId, row]));
     const pulls: Pull[] = [];
     for (const issue of items) {
@@ -166,7 +225,10 @@ export class PullsService {
   async find(repo: Repository, index: string): Promise<Pull | null> {
     const issue = await this.issuesService.find(repo, index);
     if (!issue?.isPull) return null;
-    const pull = await this.pulls.findOne({ where: { issueId: issue.id }, relations: { headRepository: { owner: true }, mergedBy: true } });
+    const pull = await this.pulls.findOne({
+      where: { issueId: issue.id },
+      relations: { headRepository: { owner: true }, mergedBy: true },
+    });
     if (!pull) return null;
     return { issue, pull: await this.refresh(repo, issue, pull) };
   }
@@ -185,11 +247,22 @@ export class PullsService {
     if (pull.hasMerged || issue.isClosed || !pull.headRepository) return pull;
     const baseDir = this.gitDirOf(base);
     const baseSha = await PullGit.revParse(baseDir, `refs/heads/${pull.baseBranch}`);
-    const headSha = await PullGit.syncHead(baseDir, this.gitDirOf(pull.headRepository), pull.headBranch, issue.index);
+    const headSha = await PullGit.syncHead(
+      baseDir,
+      this.gitDirOf(pull.headRepository),
+      pull.headBranch,
+      issue.index,
+    );
     if (!baseSha || !headSha) return pull;
-    if (baseSha === pull.baseCommitId && headSha === pull.headCommitId && pull.status !== 'checking') return pull;
+    if (baseSha === pull.baseCommitId && headSha === pull.headCommitId && pull.status !== 'checking')
+      return pull;
     const check = await PullGit.check(baseDir, baseSha, headSha);
-    const changes = { baseCommitId: baseSha, headCommitId: headSha, mergeBase: check.mergeBase, status: check.status };
+    const changes = {
+      baseCommitId: baseSha,
+      headCommitId: headSha,
+      mergeBase: check.mergeBase,
+      status: check.status,
+    };
     await this.pulls.update({ issueId: pull.issueId }, changes);
     return Object.assign(pull, changes);
   }
@@ -227,48 +300,88 @@ export class PullsService {
   }
 
   /** A branch of `repo` was renamed: open pull requests follow it, as base (into `repo`) and as head (from `repo`). */
-  async followBranchRename(manager: EntityManager, repo: Repository, from: string, to: string): Promise<void> {
+  async followBranchRename(
+    manager: EntityManager,
+    repo: Repository,
+    from: string,
+    to: string,
+  ): Promise<void> {
     await manager
       .createQueryBuilder()
       .update(PullRequest)
       .set({ baseBranch: to })
-      .where(`base_branch = :from AND issue_id IN (SELECT i.id FROM issues i WHERE i.repository_id = :repo AND i.is_closed = false) AND has_merged = false`, { from, repo: repo.id })
+      .where(
+        `base_branch = :from AND issue_id IN (SELECT i.id FROM issues i WHERE i.repository_id = :repo AND i.is_closed = false) AND has_merged = false`,
+        { from, repo: repo.id },
+      )
       .execute();
     await manager
       .createQueryBuilder()
       .update(PullRequest)
       .set({ headBranch: to })
-      .where(`head_branch = :from AND head_repository_id = :repo AND has_merged = false AND issue_id IN (SELECT i.id FROM issues i WHERE i.is_closed = false)`, { from, repo: repo.id })
+      .where(
+        `head_branch = :from AND head_repository_id = :repo AND has_merged = false AND issue_id IN (SELECT i.id FROM issues i WHERE i.is_closed = false)`,
+        { from, repo: repo.id },
+      )
       .execute();
   }
 
-  async edit(repo: Repository, found: Pull, actor: User, mode: AccessMode, input: EditPullInput): Promise<Pull> {
+  async edit(
+    repo: Repository,
+    found: Pull,
+    actor: User,
+    mode: AccessMode,
+    input: EditPullInput,
+  ): Promise<Pull> {
     if (!mayWriteIssue(actor, found.issue, mode)) throw new ForbiddenError(ISSUE_WRITE_REFUSAL);
     if (input.base !== undefined && input.base !== found.pull.baseBranch) {
       if (!atLeast(mode, 'write')) throw new ForbiddenError(ISSUE_WRITE_REFUSAL);
-      if (found.pull.hasMerged) throw new InvalidError('Cannot change base branch of a merged pull request', { code: 'PULL_MERGED' });
-      if (!(await PullGit.revParse(this.gitDirOf(repo), `refs/heads/${input.base}`))) throw new NotFoundError('base branch does not exist', { code: 'BASE_BRANCH_NOT_FOUND' });
-      await this.pulls.update({ issueId: found.pull.issueId }, { baseBranch: input.base, status: 'checking' });
+      if (found.pull.hasMerged)
+        throw new InvalidError('Cannot change base branch of a merged pull request', { code: 'PULL_MERGED' });
+      if (!(await PullGit.revParse(this.gitDirOf(repo), `refs/heads/${input.base}`)))
+        throw new NotFoundError('base branch does not exist', { code: 'BASE_BRANCH_NOT_FOUND' });
+      await this.pulls.update(
+        { issueId: found.pull.issueId },
+        { baseBranch: input.base, status: 'checking' },
+      );
       found.pull.baseBranch = input.base;
       found.pull.status = 'checking';
     }
-    if (input.state === 'open' && found.pull.hasMerged) throw new ConflictError('cannot reopen a merged pull request', { code: 'PULL_MERGED' });
-    const issue = await this.issuesService.edit(repo, found.issue, actor, mode, { title: input.title, body: input.body, state: input.state });
+    if (input.state === 'open' && found.pull.hasMerged)
+      throw new ConflictError('cannot reopen a merged pull request', { code: 'PULL_MERGED' });
+    const issue = await this.issuesService.edit(repo, found.issue, actor, mode, {
+      title: input.title,
+      body: input.body,
+      state: input.state,
+    });
     return { issue, pull: await this.refresh(repo, issue, found.pull) };
   }
 
   /** Gitea's merge: 405 when merged or not mergeable, 409 on conflicts or a stale head; the base branch moves. */
-  async merge(repo: Repository, found: Pull, actor: User, mode: AccessMode, input: MergeInput): Promise<Pull> {
+  async merge(
+    repo: Repository,
+    found: Pull,
+    actor: User,
+    mode: AccessMode,
+    input: MergeInput,
+  ): Promise<Pull> {
     const { issue, pull } = found;
-    if (!atLeast(mode, 'write')) throw new NotAllowedError('User not allowed to merge PR', { code: 'PULL_MERGE_FORBIDDEN' });
+    if (!atLeast(mode, 'write'))
+      throw new NotAllowedError('User not allowed to merge PR', { code: 'PULL_MERGE_FORBIDDEN' });
     if (pull.hasMerged) throw new NotAllowedError('The PR is already merged', { code: 'PULL_MERGED' });
     if (issue.isClosed) throw pullNotFound();
-    if (pull.status === 'empty' && input.style !== 'merge') throw new NotAllowedError('Please try again later', { code: 'PULL_NOT_MERGEABLE' });
-    if (pull.status === 'conflict' || pull.status === 'checking') throw new NotAllowedError('Please try again later', { code: 'PULL_NOT_MERGEABLE' });
-    if (input.headCommitId && input.headCommitId !== pull.headCommitId) throw new ConflictError('head out of date', { code: 'PULL_HEAD_OUT_OF_DATE' });
+    if (pull.status === 'empty' && input.style !== 'merge')
+      throw new NotAllowedError('Please try again later', { code: 'PULL_NOT_MERGEABLE' });
+    if (pull.status === 'conflict' || pull.status === 'checking')
+      throw new NotAllowedError('Please try again later', { code: 'PULL_NOT_MERGEABLE' });
+    if (input.headCommitId && input.headCommitId !== pull.headCommitId)
+      throw new ConflictError('head out of date', { code: 'PULL_HEAD_OUT_OF_DATE' });
     const gitDir = this.gitDirOf(repo);
     const poster = issue.poster;
-    const identity = (user: User) => ({ name: user.fullName || user.name, email: user.email || `${user.lowerName}@noreply.${new URL(this.repositories.publicUrl).hostname}` });
+    const identity = (user: User) => ({
+      name: user.fullName || user.name,
+      email: user.email || `${user.lowerName}@noreply.${new URL(this.repositories.publicUrl).hostname}`,
+    });
     const defaultTitle =
       input.style === 'squash'
         ? `${issue.title} (#${issue.index})`
@@ -289,16 +402,28 @@ export class PullsService {
       });
     } catch (error) {
       if (error instanceof MergeRefusedError) {
-        if (error.reason === 'not_fast_forward') throw new NotAllowedError('Pull request is not fast-forwardable', { code: 'PULL_NOT_FAST_FORWARD' });
-        throw new ConflictError(error.message, { code: error.reason === 'conflict' ? 'PULL_MERGE_CONFLICT' : 'PULL_BASE_MOVED' });
+        if (error.reason === 'not_fast_forward')
+          throw new NotAllowedError('Pull request is not fast-forwardable', {
+            code: 'PULL_NOT_FAST_FORWARD',
+          });
+        throw new ConflictError(error.message, {
+          code: error.reason === 'conflict' ? 'PULL_MERGE_CONFLICT' : 'PULL_BASE_MOVED',
+        });
       }
       throw error;
     }
-    const ownerUserIds = repo.owner.type === 'organization' ? await this.organizations.ownerIdsOf(repo.ownerId) : [repo.ownerId];
+    const ownerUserIds =
+      repo.owner.type === 'organization' ? await this.organizations.ownerIdsOf(repo.ownerId) : [repo.ownerId];
     const fullName = `${repo.owner.name}/${repo.name}`;
     let deletedHead: string | null = null;
-    if (input.deleteBranchAfterMerge && pull.headRepositoryId === repo.id && pull.headBranch !== repo.defaultBranch) {
-      deletedHead = await runGit(['update-ref', '-d', `refs/heads/${pull.headBranch}`, pull.headCommitId], { env: { GIT_DIR: gitDir } }).then(
+    if (
+      input.deleteBranchAfterMerge &&
+      pull.headRepositoryId === repo.id &&
+      pull.headBranch !== repo.defaultBranch
+    ) {
+      deletedHead = await runGit(['update-ref', '-d', `refs/heads/${pull.headBranch}`, pull.headCommitId], {
+        env: { GIT_DIR: gitDir },
+      }).then(
         () => pull.headCommitId,
         () => null,
       );
@@ -307,15 +432,44 @@ export class PullsService {
       const now = new Date();
       await tx.manager.getRepository(PullRequest).update(
         { issueId: pull.issueId },
-        { hasMerged: true, mergedAt: now, mergedById: actor.id, mergedCommitId, status: 'merged', baseCommitId: pull.baseCommitId },
+        {
+          hasMerged: true,
+          mergedAt: now,
+          mergedById: actor.id,
+          mergedCommitId,
+          status: 'merged',
+          baseCommitId: pull.baseCommitId,
+        },
       );
       await tx.manager.getRepository(Issue).update({ id: issue.id }, { isClosed: true, closedAt: now });
-      tx.emit('pull.merged', { repositoryId: repo.id, issueId: issue.id, index: issue.index, actorId: actor.id, style: input.style, mergedCommitId });
-      const branchEvent = { actorUserId: actor.id, ownerUserIds, request: null, repositoryId: repo.id, repository: fullName };
-      tx.emit('branch.updated', { ...branchEvent, branch: pull.baseBranch, before: pull.baseCommitId, after: mergedCommitId, forced: false });
-      if (deletedHead) tx.emit('branch.deleted', { ...branchEvent, branch: pull.headBranch, before: deletedHead });
+      tx.emit('pull.merged', {
+        repositoryId: repo.id,
+        issueId: issue.id,
+        index: issue.index,
+        actorId: actor.id,
+        style: input.style,
+        mergedCommitId,
+      });
+      const branchEvent = {
+        actorUserId: actor.id,
+        ownerUserIds,
+        request: null,
+        repositoryId: repo.id,
+        repository: fullName,
+      };
+      tx.emit('branch.updated', {
+        ...branchEvent,
+        branch: pull.baseBranch,
+        before: pull.baseCommitId,
+        after: mergedCommitId,
+        forced: false,
+      });
+      if (deletedHead)
+        tx.emit('branch.deleted', { ...branchEvent, branch: pull.headBranch, before: deletedHead });
     });
-    await this.repositories.recordPush(repo, repo.owner, []).catch((error: unknown) => this.logger.warn({ err: error }, 'could not record the merge'));
+    await this.repositories
+      .recordPush(repo, repo.owner, [])
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'could not record the merge'));
     const merged = await this.require(repo, issue.index);
     return merged;
   }
@@ -326,4 +480,3 @@ export class PullsService {
     return found?.pull.hasMerged ?? false;
   }
 }
-

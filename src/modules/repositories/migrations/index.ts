@@ -4,4 +4,10 @@ import { Attachments1795502004244 } from './1795502004244-Attachments';
 import { BranchProtections1795729709160 } from './1795729709160-BranchProtections';
 import { RepositoryMirrors1795731934274 } from './1795731934274-RepositoryMirrors';
 
-export const REPOSITORIES_MIGRATIONS: Function[] = [Repositories1795473797497, IssuesReleasesPulls1795501354079, Attachments1795502004244, BranchProtections1795729709160, RepositoryMirrors1795731934274];
+export const REPOSITORIES_MIGRATIONS: Function[] = [
+  Repositories1795473797497,
+  IssuesReleasesPulls1795501354079,
+  Attachments1795502004244,
+  BranchProtections1795729709160,
+  RepositoryMirrors1795731934274,
+];

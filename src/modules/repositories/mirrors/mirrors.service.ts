@@ -60,7 +60,11 @@ export class MirrorsService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register<{ repositoryId: string; due: string | null }>(MIRROR_SYNC_JOB, (job) => this.runSyncJob(job.payload), { leaseMs: 15 * 60_000, maxAttempts: 3 });
+    this.jobs.register<{ repositoryId: string; due: string | null }>(
+      MIRROR_SYNC_JOB,
+      (job) => this.runSyncJob(job.payload),
+      { leaseMs: 15 * 60_000, maxAttempts: 3 },
+    );
   }
 
   private gitEnv(pin: string, authorization: string | null): NodeJS.ProcessEnv {
@@ -84,20 +88,34 @@ export class MirrorsService implements OnModuleInit {
     return env;
   }
 
-  async migrate(actor: User, owner: User, input: MigrateInput): Promise<{ repo: Repository; mirror: RepositoryMirror | null }> {
+  async migrate(
+    actor: User,
+    owner: User,
+    input: MigrateInput,
+  ): Promise<{ repo: Repository; mirror: RepositoryMirror | null }> {
     const remote = await checkRemoteAddress(input.cloneAddr, this.config.migrationsAllowLocalNetworks);
     const authorization = authorizationFor(input.auth);
     const mirror = input.mirror === true;
     const interval = input.intervalSeconds ?? this.config.mirrorDefaultIntervalSeconds;
     if (mirror && interval !== 0 && interval < this.config.mirrorMinIntervalSeconds) {
-      throw new BadRequestError(`Mirror interval is too short: ${formatGoDuration(interval)} (the minimum is ${formatGoDuration(this.config.mirrorMinIntervalSeconds)})`, { code: 'MIRROR_INTERVAL' });
+      throw new BadRequestError(
+        `Mirror interval is too short: ${formatGoDuration(interval)} (the minimum is ${formatGoDuration(this.config.mirrorMinIntervalSeconds)})`,
+        { code: 'MIRROR_INTERVAL' },
+      );
     }
-    if (mirror && authorization && !this.secrets) throw new BadRequestError('Mirrors with credentials need SECRETS_KEY', { code: 'MIRROR_SECRETS' });
+    if (mirror && authorization && !this.secrets)
+      throw new BadRequestError('Mirrors with credentials need SECRETS_KEY', { code: 'MIRROR_SECRETS' });
     let mirrorRow: RepositoryMirror | null = null;
     const repo = await this.repositories.createFromRemote(
       actor,
       owner,
-      { name: input.name, description: input.description, private: input.private, mirror, remote: { url: remote.url, env: this.gitEnv(remote.pin, authorization) } },
+      {
+        name: input.name,
+        description: input.description,
+        private: input.private,
+        mirror,
+        remote: { url: remote.url, env: this.gitEnv(remote.pin, authorization) },
+      },
       async (tx, row) => {
         if (!mirror) return;
         const nextSyncAt = interval > 0 ? new Date(Date.now() + interval * 1000) : null;
@@ -105,14 +123,22 @@ export class MirrorsService implements OnModuleInit {
           tx.manager.getRepository(RepositoryMirror).create({
             repositoryId: row.id,
             remoteUrl: remote.url,
-            sealedAuthorization: authorization ? this.secrets!.seal(authorization, `${SEAL_CONTEXT}:${row.id}`) : null,
+            sealedAuthorization: authorization
+              ? this.secrets!.seal(authorization, `${SEAL_CONTEXT}:${row.id}`)
+              : null,
             intervalSeconds: interval,
             updatedAt: new Date(),
             nextSyncAt,
             lastError: '',
           }),
         );
-        if (nextSyncAt) await this.jobs.enqueue(tx.manager, MIRROR_SYNC_JOB, { repositoryId: row.id, due: nextSyncAt.toISOString() }, { runAt: nextSyncAt });
+        if (nextSyncAt)
+          await this.jobs.enqueue(
+            tx.manager,
+            MIRROR_SYNC_JOB,
+            { repositoryId: row.id, due: nextSyncAt.toISOString() },
+            { runAt: nextSyncAt },
+          );
       },
     );
     return { repo, mirror: mirrorRow };
@@ -124,8 +150,16 @@ export class MirrorsService implements OnModuleInit {
 
   /** `POST /repos/{o}/{r}/mirror-sync`: a sync as soon as a worker is free (at most one waiting per mirror). */
   async requestSync(repo: Repository): Promise<void> {
-    if (!repo.isMirror || !(await this.findMirror(repo))) throw new BadRequestError('Repository is not a mirror', { code: 'NOT_A_MIRROR' });
-    await this.dataSource.transaction((manager) => this.jobs.enqueue(manager, MIRROR_SYNC_JOB, { repositoryId: repo.id, due: null }, { dedupeKey: `now:${repo.id}` }));
+    if (!repo.isMirror || !(await this.findMirror(repo)))
+      throw new BadRequestError('Repository is not a mirror', { code: 'NOT_A_MIRROR' });
+    await this.dataSource.transaction((manager) =>
+      this.jobs.enqueue(
+        manager,
+        MIRROR_SYNC_JOB,
+        { repositoryId: repo.id, due: null },
+        { dedupeKey: `now:${repo.id}` },
+      ),
+    );
   }
 
   private async runSyncJob(payload: { repositoryId: string; due: string | null }): Promise<void> {
@@ -144,11 +178,25 @@ export class MirrorsService implements OnModuleInit {
     let lastError = '';
     try {
       const remote = await checkRemoteAddress(mirror.remoteUrl, this.config.migrationsAllowLocalNetworks);
-      const authorization = mirror.sealedAuthorization ? this.secrets!.openText(mirror.sealedAuthorization, `${SEAL_CONTEXT}:${repo.id}`) : null;
+      const authorization = mirror.sealedAuthorization
+        ? this.secrets!.openText(mirror.sealedAuthorization, `${SEAL_CONTEXT}:${repo.id}`)
+        : null;
       const before = await this.refs(gitDir);
-      await runGit(['fetch', '--quiet', '--prune', '--no-write-fetch-head', '--', remote.url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], {
-        env: { GIT_DIR: gitDir, ...this.gitEnv(remote.pin, authorization) },
-      });
+      await runGit(
+        [
+          'fetch',
+          '--quiet',
+          '--prune',
+          '--no-write-fetch-head',
+          '--',
+          remote.url,
+          '+refs/heads/*:refs/heads/*',
+          '+refs/tags/*:refs/tags/*',
+        ],
+        {
+          env: { GIT_DIR: gitDir, ...this.gitEnv(remote.pin, authorization) },
+        },
+      );
       const after = await this.refs(gitDir);
       const changes: PushedRef[] = [];
       for (const ref of new Set([...before.keys(), ...after.keys()])) {
@@ -156,21 +204,44 @@ export class MirrorsService implements OnModuleInit {
         const newId = after.get(ref) ?? '0'.repeat(40);
         if (oldId !== newId) changes.push({ ref, oldId, newId });
       }
-      if (changes.length > 0) await this.pushHooks.postReceive({ repositoryId: repo.id, pusherId: repo.ownerId, request: null }, changes);
+      if (changes.length > 0)
+        await this.pushHooks.postReceive(
+          { repositoryId: repo.id, pusherId: repo.ownerId, request: null },
+          changes,
+        );
       else await this.repositories.syncFromDisk(repo);
     } catch (error) {
-      lastError = redactUrlIn(error instanceof GitCommandError ? error.stderr.trim() : error instanceof Error ? error.message : String(error), mirror.remoteUrl).slice(0, 2000);
+      lastError = redactUrlIn(
+        error instanceof GitCommandError
+          ? error.stderr.trim()
+          : error instanceof Error
+            ? error.message
+            : String(error),
+        mirror.remoteUrl,
+      ).slice(0, 2000);
       this.logger.warn({ repositoryId: repo.id, err: lastError }, 'mirror sync failed');
     }
-    const nextSyncAt = mirror.intervalSeconds > 0 ? new Date(Date.now() + mirror.intervalSeconds * 1000) : null;
+    const nextSyncAt =
+      mirror.intervalSeconds > 0 ? new Date(Date.now() + mirror.intervalSeconds * 1000) : null;
     await this.dataSource.transaction(async (manager) => {
-      await manager.getRepository(RepositoryMirror).update({ repositoryId: repo.id }, { updatedAt: new Date(), lastError, nextSyncAt });
-      if (nextSyncAt) await this.jobs.enqueue(manager, MIRROR_SYNC_JOB, { repositoryId: repo.id, due: nextSyncAt.toISOString() }, { runAt: nextSyncAt });
+      await manager
+        .getRepository(RepositoryMirror)
+        .update({ repositoryId: repo.id }, { updatedAt: new Date(), lastError, nextSyncAt });
+      if (nextSyncAt)
+        await this.jobs.enqueue(
+          manager,
+          MIRROR_SYNC_JOB,
+          { repositoryId: repo.id, due: nextSyncAt.toISOString() },
+          { runAt: nextSyncAt },
+        );
     });
   }
 
   private async refs(gitDir: string): Promise<Map<string, string>> {
-    const out = await runGit(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/tags/'], { env: { GIT_DIR: gitDir } });
+    const out = await runGit(
+      ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/tags/'],
+      { env: { GIT_DIR: gitDir } },
+    );
     const refs = new Map<string, string>();
     for (const line of out.split('\n')) {
       const space = line.indexOf(' ');
@@ -179,4 +250,3 @@ export class MirrorsService implements OnModuleInit {
     return refs;
   }
 }
-

@@ -47,9 +47,14 @@ export async function checkRemoteAddress(raw: string, allowLocalNetworks: boolea
 }
 
 /** The credentials of a migration as an `Authorization` header value, or null. */
-export function authorizationFor(input: { username?: string; password?: string; token?: string }): string | null {
+export function authorizationFor(input: {
+  username?: string;
+  password?: string;
+  token?: string;
+}): string | null {
   // A token travels as the password of `oauth2` (what GitHub, GitLab and Gitea accept for git over HTTP).
   if (input.token) return `Basic ${Buffer.from(`oauth2:${input.token}`).toString('base64')}`;
-  if (input.username || input.password) return `Basic ${Buffer.from(`${input.username ?? ''}:${input.password ?? ''}`).toString('base64')}`;
+  if (input.username || input.password)
+    return `Basic ${Buffer.from(`${input.username ?? ''}:${input.password ?? ''}`).toString('base64')}`;
   return null;
 }

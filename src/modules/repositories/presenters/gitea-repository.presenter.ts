@@ -121,7 +121,15 @@ export function presentGiteaRepository(
     created_at: repo.createdAt.toISOString(),
     updated_at: repo.updatedAt.toISOString(),
     archived_at: repo.archivedAt ? repo.archivedAt.toISOString() : new Date(0).toISOString(),
-    ...(viewer ? { permissions: { admin: atLeast(mode, 'admin'), push: atLeast(mode, 'write'), pull: atLeast(mode, 'read') } } : {}),
+    ...(viewer
+      ? {
+          permissions: {
+            admin: atLeast(mode, 'admin'),
+            push: atLeast(mode, 'write'),
+            pull: atLeast(mode, 'read'),
+          },
+        }
+      : {}),
     has_code: true,
     has_issues: true,
     has_wiki: false,

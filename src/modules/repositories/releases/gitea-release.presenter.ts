@@ -23,7 +23,11 @@ export class GiteaReleaseDto {
   @ApiProperty({ type: [GiteaAssetDto] }) assets: GiteaAssetDto[];
 }
 
-export function presentGiteaRelease(release: Release, context: PresentContext, assets: GiteaAssetDto[] = []): GiteaReleaseDto {
+export function presentGiteaRelease(
+  release: Release,
+  context: PresentContext,
+  assets: GiteaAssetDto[] = [],
+): GiteaReleaseDto {
   const path = `${encodeURIComponent(context.owner.name)}/${encodeURIComponent(context.repo.name)}`;
   const tag = encodeURIComponent(release.tagName);
   return {

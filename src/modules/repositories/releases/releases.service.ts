@@ -58,67 +58,97 @@ export class ReleasesService {
   }
 
   /** The tag's commit, creating the tag at `target` when it does not exist; returns what to undo. */
-  private async ensureTag(repo: Repository, tagName: string, target: string): Promise<{ commitId: string; created: boolean }> {
+  private async ensureTag(
+    repo: Repository,
+    tagName: string,
+    target: string,
+  ): Promise<{ commitId: string; created: boolean }> {
     const gitDir = this.gitDir(repo);
     const existing = await PullGit.revParse(gitDir, `refs/tags/${tagName}`);
     if (existing) return { commitId: existing, created: false };
-    const commitId = (await PullGit.revParse(gitDir, `refs/heads/${target}`)) ?? (/^[0-9a-f]{4,64}$/i.test(target) ? await PullGit.revParse(gitDir, target) : null);
-    if (!commitId) throw new NotFoundError(`target couldn't be found: ${target}`, { code: 'RELEASE_TARGET_NOT_FOUND' });
+    const commitId =
+      (await PullGit.revParse(gitDir, `refs/heads/${target}`)) ??
+      (/^[0-9a-f]{4,64}$/i.test(target) ? await PullGit.revParse(gitDir, target) : null);
+    if (!commitId)
+      throw new NotFoundError(`target couldn't be found: ${target}`, { code: 'RELEASE_TARGET_NOT_FOUND' });
     try {
       await runGit(['update-ref', `refs/tags/${tagName}`, commitId, ZERO], { env: { GIT_DIR: gitDir } });
     } catch (error) {
-      if (error instanceof GitCommandError) throw new ConflictError(`tag already exists [name: ${tagName}]`, { code: 'TAG_EXISTS' });
+      if (error instanceof GitCommandError)
+        throw new ConflictError(`tag already exists [name: ${tagName}]`, { code: 'TAG_EXISTS' });
       throw error;
     }
     return { commitId, created: true };
   }
 
   private validateTag(tagName: string): void {
-    if (!tagName || !isValidBranchName(tagName)) throw new InvalidError('[TagName]: GitRefName', { code: 'RELEASE_TAG_NAME' });
+    if (!tagName || !isValidBranchName(tagName))
+      throw new InvalidError('[TagName]: GitRefName', { code: 'RELEASE_TAG_NAME' });
   }
 
   async create(repo: Repository, actor: User, input: CreateReleaseInput): Promise<Release> {
     this.validateTag(input.tagName);
     if (repo.isEmpty) throw new InvalidError('repo is empty', { code: 'REPOSITORY_EMPTY' });
     if (await this.releases.existsBy({ repositoryId: repo.id, lowerTagName: input.tagName.toLowerCase() })) {
-      throw new ConflictError(`release tag already exist [tag_name: ${input.tagName}]`, { code: 'RELEASE_EXISTS' });
+      throw new ConflictError(`release tag already exist [tag_name: ${input.tagName}]`, {
+        code: 'RELEASE_EXISTS',
+      });
     }
     const target = input.target || repo.defaultBranch;
-    return this.transactions.run(async (tx) => {
-      let commitId = '';
-      if (!input.draft) {
-        const tag = await this.ensureTag(repo, input.tagName, target);
-        commitId = tag.commitId;
-        if (tag.created) {
-          tx.onRollback(() => runGit(['update-ref', '-d', `refs/tags/${input.tagName}`], { env: { GIT_DIR: this.gitDir(repo) } }).then(() => undefined));
-          tx.emit('tag.created', { repositoryId: repo.id, tag: input.tagName, commitId, pusherId: actor.id });
+    return this.transactions
+      .run(async (tx) => {
+        let commitId = '';
+        if (!input.draft) {
+          const tag = await this.ensureTag(repo, input.tagName, target);
+          commitId = tag.commitId;
+          if (tag.created) {
+            tx.onRollback(() =>
+              runGit(['update-ref', '-d', `refs/tags/${input.tagName}`], {
+                env: { GIT_DIR: this.gitDir(repo) },
+              }).then(() => undefined),
+            );
+            tx.emit('tag.created', {
+              repositoryId: repo.id,
+              tag: input.tagName,
+              commitId,
+              pusherId: actor.id,
+            });
+          }
         }
-      }
-      const now = new Date();
-      const release = await tx.manager.getRepository(Release).save(
-        tx.manager.getRepository(Release).create({
-          repositoryId: repo.id,
-          publisherId: actor.id,
-          tagName: input.tagName,
-          lowerTagName: input.tagName.toLowerCase(),
-          target,
-          commitId,
-          title: input.title ?? '',
-          note: input.note ?? '',
-          isDraft: input.draft ?? false,
-          isPrerelease: input.prerelease ?? false,
-          publishedAt: input.draft ? null : now,
-        }),
-      );
-      if (!input.draft) tx.emit('release.published', { repositoryId: repo.id, releaseId: release.id, tag: release.tagName, actorId: actor.id });
-      release.publisher = actor;
-      return release;
-    }).catch((error: unknown) => {
-      if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') {
-        throw new ConflictError(`release tag already exist [tag_name: ${input.tagName}]`, { code: 'RELEASE_EXISTS' });
-      }
-      throw error;
-    });
+        const now = new Date();
+        const release = await tx.manager.getRepository(Release).save(
+          tx.manager.getRepository(Release).create({
+            repositoryId: repo.id,
+            publisherId: actor.id,
+            tagName: input.tagName,
+            lowerTagName: input.tagName.toLowerCase(),
+            target,
+            commitId,
+            title: input.title ?? '',
+            note: input.note ?? '',
+            isDraft: input.draft ?? false,
+            isPrerelease: input.prerelease ?? false,
+            publishedAt: input.draft ? null : now,
+          }),
+        );
+        if (!input.draft)
+          tx.emit('release.published', {
+            repositoryId: repo.id,
+            releaseId: release.id,
+            tag: release.tagName,
+            actorId: actor.id,
+          });
+        release.publisher = actor;
+        return release;
+      })
+      .catch((error: unknown) => {
+        if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') {
+          throw new ConflictError(`release tag already exist [tag_name: ${input.tagName}]`, {
+            code: 'RELEASE_EXISTS',
+          });
+        }
+        throw error;
+      });
   }
 
   async list(repo: Repository, query: ReleaseListQuery): Promise<{ items: Release[]; total: number }> {
@@ -128,20 +158,31 @@ export class ReleasesService {
       .where('release.repository_id = :repositoryId', { repositoryId: repo.id });
     if (!query.includeDrafts) builder.andWhere('release.is_draft = false');
     if (query.draft !== undefined) builder.andWhere('release.is_draft = :draft', { draft: query.draft });
-    if (query.prerelease !== undefined) builder.andWhere('release.is_prerelease = :prerelease', { prerelease: query.prerelease });
-    const [items, total] = await builder.orderBy('release.created_at', 'DESC').addOrderBy('release.id', 'DESC').skip(query.offset).take(query.limit).getManyAndCount();
+    if (query.prerelease !== undefined)
+      builder.andWhere('release.is_prerelease = :prerelease', { prerelease: query.prerelease });
+    const [items, total] = await builder
+      .orderBy('release.created_at', 'DESC')
+      .addOrderBy('release.id', 'DESC')
+      .skip(query.offset)
+      .take(query.limit)
+      .getManyAndCount();
     return { items, total };
   }
 
   /** A release of this repository; drafts only for callers who may write (else 404). */
   async require(repo: Repository, id: string, mayWrite: boolean): Promise<Release> {
-    const release = /^\d{1,18}$/.test(id) ? await this.releases.findOne({ where: { id, repositoryId: repo.id }, relations: { publisher: true } }) : null;
+    const release = /^\d{1,18}$/.test(id)
+      ? await this.releases.findOne({ where: { id, repositoryId: repo.id }, relations: { publisher: true } })
+      : null;
     if (!release || (release.isDraft && !mayWrite)) throw releaseNotFound();
     return release;
   }
 
   async requireByTag(repo: Repository, tag: string, mayWrite: boolean): Promise<Release> {
-    const release = await this.releases.findOne({ where: { repositoryId: repo.id, lowerTagName: tag.toLowerCase() }, relations: { publisher: true } });
+    const release = await this.releases.findOne({
+      where: { repositoryId: repo.id, lowerTagName: tag.toLowerCase() },
+      relations: { publisher: true },
+    });
     if (!release || (release.isDraft && !mayWrite)) throw releaseNotFound();
     return release;
   }
@@ -160,7 +201,10 @@ export class ReleasesService {
   async edit(repo: Repository, release: Release, actor: User, input: EditReleaseInput): Promise<Release> {
     const tagName = input.tagName || release.tagName;
     if (input.tagName) this.validateTag(input.tagName);
-    if (tagName.toLowerCase() !== release.lowerTagName && (await this.releases.existsBy({ repositoryId: repo.id, lowerTagName: tagName.toLowerCase() }))) {
+    if (
+      tagName.toLowerCase() !== release.lowerTagName &&
+      (await this.releases.existsBy({ repositoryId: repo.id, lowerTagName: tagName.toLowerCase() }))
+    ) {
       throw new ConflictError(`release tag already exist [tag_name: ${tagName}]`, { code: 'RELEASE_EXISTS' });
     }
     const draft = input.draft ?? release.isDraft;
@@ -181,14 +225,30 @@ export class ReleasesService {
         const tag = await this.ensureTag(repo, tagName, target);
         changes.commitId = tag.commitId;
         if (tag.created) {
-          tx.onRollback(() => runGit(['update-ref', '-d', `refs/tags/${tagName}`], { env: { GIT_DIR: this.gitDir(repo) } }).then(() => undefined));
-          tx.emit('tag.created', { repositoryId: repo.id, tag: tagName, commitId: tag.commitId, pusherId: actor.id });
+          tx.onRollback(() =>
+            runGit(['update-ref', '-d', `refs/tags/${tagName}`], {
+              env: { GIT_DIR: this.gitDir(repo) },
+            }).then(() => undefined),
+          );
+          tx.emit('tag.created', {
+            repositoryId: repo.id,
+            tag: tagName,
+            commitId: tag.commitId,
+            pusherId: actor.id,
+          });
         }
         if (release.isDraft) changes.publishedAt = new Date();
-        tx.emit('release.published', { repositoryId: repo.id, releaseId: release.id, tag: tagName, actorId: actor.id });
+        tx.emit('release.published', {
+          repositoryId: repo.id,
+          releaseId: release.id,
+          tag: tagName,
+          actorId: actor.id,
+        });
       }
       await tx.manager.getRepository(Release).update({ id: release.id }, changes);
-      return tx.manager.getRepository(Release).findOneOrFail({ where: { id: release.id }, relations: { publisher: true } });
+      return tx.manager
+        .getRepository(Release)
+        .findOneOrFail({ where: { id: release.id }, relations: { publisher: true } });
     });
   }
 
@@ -196,7 +256,12 @@ export class ReleasesService {
     await this.transactions.run(async (tx) => {
       await this.deletionHooks.run(tx, { kind: 'release', id: release.id });
       await tx.manager.getRepository(Release).delete({ id: release.id });
-      tx.emit('release.deleted', { repositoryId: repo.id, releaseId: release.id, tag: release.tagName, actorId: actor.id });
+      tx.emit('release.deleted', {
+        repositoryId: repo.id,
+        releaseId: release.id,
+        tag: release.tagName,
+        actorId: actor.id,
+      });
     });
   }
 }

@@ -17,4 +17,6 @@ export const CHECKS: readonly CheckDefinition[] = [
   UserGroupMembershipCheck,
 ];
 
-export const CHECKS_BY_ID: ReadonlyMap<string, CheckDefinition> = new Map(CHECKS.map((check) => [check.id, check]));
+export const CHECKS_BY_ID: ReadonlyMap<string, CheckDefinition> = new Map(
+  CHECKS.map((check) => [check.id, check]),
+);

@@ -70,7 +70,8 @@ export const MAX_PROGRAM_SIZE = 5000;
 /** Largest (program size × subject length) one test may cost; above, the test fails (both operators false, like PHP's backtrack limit). */
 export const MAX_STEPS_PER_TEST = 1 << 22;
 
-const LOOK_AROUND = 'look-around assertions cannot run in linear time (devplane runs regular expressions on RE2)';
+const LOOK_AROUND =
+  'look-around assertions cannot run in linear time (devplane runs regular expressions on RE2)';
 const BACK_REFERENCE = 'back-references cannot run in linear time (devplane runs regular expressions on RE2)';
 const BIG_REPEAT = `repetition counts above ${RE2_MAX_REPEAT} (nested repeats multiply) are not supported (devplane runs regular expressions on RE2)`;
 const TOO_LARGE = `the pattern is too large (more than ${MAX_PROGRAM_SIZE} RE2 instructions)`;
@@ -103,7 +104,8 @@ export function splitPhpRegex(pattern: string): { body: string; modifiers: strin
   while (p < pattern.length && WHITESPACE.has(pattern[p]!)) p++;
   if (p >= pattern.length) throw new PhpRegexError('Empty regular expression');
   const delimiter = pattern[p]!;
-  if (/[A-Za-z0-9\\\0]/.test(delimiter) || delimiter.charCodeAt(0) > 0x7f) throw new PhpRegexError('Delimiter must not be alphanumeric, backslash, or NUL');
+  if (/[A-Za-z0-9\\\0]/.test(delimiter) || delimiter.charCodeAt(0) > 0x7f)
+    throw new PhpRegexError('Delimiter must not be alphanumeric, backslash, or NUL');
   const start = ++p;
   const end = BRACKETS[delimiter];
   if (end) {
@@ -193,8 +195,10 @@ class Translator {
           if (m && this.quantifiable) {
             const min = Number(m[1]);
             const max = m[2] === undefined ? min : m[3] ? Number(m[3]) : Infinity;
-            if (min > MAX_REPEAT || (max !== Infinity && max > MAX_REPEAT)) throw new PhpRegexError('Number too big in {} quantifier');
-            if (min > RE2_MAX_REPEAT || (max !== Infinity && max > RE2_MAX_REPEAT)) throw new PhpRegexError(BIG_REPEAT, true);
+            if (min > MAX_REPEAT || (max !== Infinity && max > MAX_REPEAT))
+              throw new PhpRegexError('Number too big in {} quantifier');
+            if (min > RE2_MAX_REPEAT || (max !== Infinity && max > RE2_MAX_REPEAT))
+              throw new PhpRegexError(BIG_REPEAT, true);
             this.grow(this.lastItem * (Math.max(min, max === Infinity ? min + 1 : max) - 1) + 1);
             this.p += m[0].length;
             this.out += m[0];
@@ -227,12 +231,11 @@ class Translator {
           this.emit('|', false);
           this.p++;
           break;
-        default:
-          {
-            const cp = String.fromCodePoint(s.codePointAt(this.p)!);
-            this.emit(cp, true);
-            this.p += cp.length;
-          }
+        default: {
+          const cp = String.fromCodePoint(s.codePointAt(this.p)!);
+          this.emit(cp, true);
+          this.p += cp.length;
+        }
       }
     }
     return this.out;
@@ -556,7 +559,11 @@ export const REGEX_STEPS_PER_EVENT = 1 << 25;
  * {@link MAX_STEPS_PER_TEST} steps, or the event's budget spent), like PHP's backtrack-limit failure.
  * RE2 never backtracks, so the time of a test is bounded by its steps. Never throws.
  */
-export function phpRegexTest(compiled: CompiledPhpRegex, subject: string, budget?: RegexBudget): boolean | null {
+export function phpRegexTest(
+  compiled: CompiledPhpRegex,
+  subject: string,
+  budget?: RegexBudget,
+): boolean | null {
   if (subject.length > MAX_SUBJECT) return null;
   const steps = compiled.programSize * Math.max(subject.length, 1);
   if (steps > MAX_STEPS_PER_TEST) return null;

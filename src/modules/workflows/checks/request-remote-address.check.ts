@@ -31,7 +31,8 @@ export const RequestRemoteAddressCheck: CheckDefinition = {
   id: `${CHECK_PREFIX}RequestRemoteAddress`,
   name: 'Request remote address',
   operators: OPERATORS,
-  valueFormat: 'CIDR range: a.b.c.d/1-32 for the IPv4 operators, an IPv6 address/1-128 for the IPv6 operators',
+  valueFormat:
+    'CIDR range: a.b.c.d/1-32 for the IPv4 operators, an IPv6 address/1-128 for the IPv6 operators',
   examples: ['127.0.0.1/31', '10.0.0.0/8', '2001:db8::/32'],
   supportedEntities: [],
   scopes: [SCOPE_ADMIN, SCOPE_USER],
@@ -63,9 +64,13 @@ export const RequestRemoteAddressCheck: CheckDefinition = {
       const client = clientOf(s.request);
       let hit = false;
       if (client) {
-        if (range.kind() === 'ipv4') hit = client.kind() === 'ipv4' && (client as ipaddr.IPv4).match(range as ipaddr.IPv4, prefix);
+        if (range.kind() === 'ipv4')
+          hit = client.kind() === 'ipv4' && (client as ipaddr.IPv4).match(range as ipaddr.IPv4, prefix);
         else {
-          const six = client.kind() === 'ipv6' ? (client as ipaddr.IPv6) : (client as ipaddr.IPv4).toIPv4MappedAddress();
+          const six =
+            client.kind() === 'ipv6'
+              ? (client as ipaddr.IPv6)
+              : (client as ipaddr.IPv4).toIPv4MappedAddress();
           hit = six.match(range as ipaddr.IPv6, prefix);
         }
       }

@@ -32,7 +32,9 @@ function parseBounds(value: string): [Bound, Bound] | null {
 }
 
 function boundToday(bound: Bound, now: number): number {
-  return DateTime.fromSeconds(now, { zone: bound.zone }).set({ hour: bound.hour, minute: bound.minute, second: 0, millisecond: 0 }).toSeconds();
+  return DateTime.fromSeconds(now, { zone: bound.zone })
+    .set({ hour: bound.hour, minute: bound.minute, second: 0, millisecond: 0 })
+    .toSeconds();
 }
 
 /** Nextcloud's RequestTime: `["HH:MM Area/City","HH:MM Area/City"]`, inclusive, spans over midnight. */
@@ -40,8 +42,12 @@ export const RequestTimeCheck: CheckDefinition = {
   id: `${CHECK_PREFIX}RequestTime`,
   name: 'Request time',
   operators: ['in', '!in'],
-  valueFormat: 'JSON array of two strings "HH:MM Area/City" (IANA time zone), start then end; end before start spans over midnight',
-  examples: ['["08:00 Europe/Berlin","17:00 Europe/Berlin"]', '["22:00 America/New_York","06:00 America/New_York"]'],
+  valueFormat:
+    'JSON array of two strings "HH:MM Area/City" (IANA time zone), start then end; end before start spans over midnight',
+  examples: [
+    '["08:00 Europe/Berlin","17:00 Europe/Berlin"]',
+    '["22:00 America/New_York","06:00 America/New_York"]',
+  ],
   supportedEntities: [],
   scopes: [SCOPE_ADMIN, SCOPE_USER],
   validate(operator, value) {

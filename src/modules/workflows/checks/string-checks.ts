@@ -1,11 +1,18 @@
 import { lookup } from 'mime-types';
 import { isFileTransferPath } from '../../../platform/events/subject-events';
 import { CHECK_PREFIX, ENTITY_FILE, normalizeOperator, SCOPE_ADMIN, SCOPE_USER } from '../workflow.constants';
-import { CheckInvalidError, OPERATOR_INVALID, type CheckDefinition, type CheckSubject, type CompiledCheck } from './check.types';
+import {
+  CheckInvalidError,
+  OPERATOR_INVALID,
+  type CheckDefinition,
+  type CheckSubject,
+  type CompiledCheck,
+} from './check.types';
 import { compilePhpRegex, phpRegexProblem, phpRegexTest } from './php-regex';
 
 const STRING_OPERATORS = ['is', '!is', 'matches', '!matches', 'match', '!match'];
-const REGEX_FORMAT = 'for is/!is: any string; for matches/!matches: a PHP-delimited regular expression such as /\\.pdf$/i';
+const REGEX_FORMAT =
+  'for is/!is: any string; for matches/!matches: a PHP-delimited regular expression such as /\\.pdf$/i';
 
 function validateString(operator: string, value: string): void {
   if (!STRING_OPERATORS.includes(operator)) throw new CheckInvalidError(OPERATOR_INVALID);
@@ -13,13 +20,19 @@ function validateString(operator: string, value: string): void {
   if (op === 'matches' || op === '!matches') {
     const problem = phpRegexProblem(value);
     // Valid PCRE that RE2 cannot run (look-around, back-references, ...) is refused with the reason (a deviation from Nextcloud).
-    if (problem?.unsupported) throw new CheckInvalidError(`The given regular expression is not supported: ${problem.message}`);
+    if (problem?.unsupported)
+      throw new CheckInvalidError(`The given regular expression is not supported: ${problem.message}`);
     if (problem) throw new CheckInvalidError('The given regular expression is invalid');
   }
 }
 
 /** Nextcloud's AbstractStringCheck: is / !is exact, matches / !matches by regex; a failing regex makes both false. */
-function compileString(operator: string, value: string, actual: (s: CheckSubject) => string | null, fold = false): CompiledCheck {
+function compileString(
+  operator: string,
+  value: string,
+  actual: (s: CheckSubject) => string | null,
+  fold = false,
+): CompiledCheck {
   const op = normalizeOperator(operator);
   if (op === 'is' || op === '!is') {
     const expected = fold ? value.toLowerCase() : value;
@@ -57,7 +70,13 @@ export const FileNameCheck: CheckDefinition = {
   supportedEntities: [ENTITY_FILE],
   scopes: [SCOPE_ADMIN, SCOPE_USER],
   validate: validateString,
-  compile: (operator, value) => compileString(operator, value, (s) => s.file?.name ?? null, normalizeOperator(operator) === 'is' || normalizeOperator(operator) === '!is'),
+  compile: (operator, value) =>
+    compileString(
+      operator,
+      value,
+      (s) => s.file?.name ?? null,
+      normalizeOperator(operator) === 'is' || normalizeOperator(operator) === '!is',
+    ),
 };
 
 const mimeCache = new WeakMap<object, string>();
@@ -87,7 +106,8 @@ export const FileMimeTypeCheck: CheckDefinition = {
   supportedEntities: [ENTITY_FILE],
   scopes: [SCOPE_ADMIN, SCOPE_USER],
   validate: validateString,
-  compile: (operator, value) => compileString(operator, value, (s) => (s.file ? effectiveMimeType(s.file) : null)),
+  compile: (operator, value) =>
+    compileString(operator, value, (s) => (s.file ? effectiveMimeType(s.file) : null)),
 };
 
 function transferFromUrl(url: string | null): boolean {
@@ -125,7 +145,10 @@ const UA_FAMILIES: Record<string, RegExp[]> = {
   android: [/^Mozilla\/5\.0 \(Android\) (?:ownCloud|Nextcloud)-android\/.*$/s],
   ios: [/^Mozilla\/5\.0 \(iOS\) (?:ownCloud|Nextcloud)-iOS\/.*$/s],
   desktop: [/^Mozilla\/5\.0 \([A-Za-z ]+\) (?:mirall|csyncoC)\/.*$/s],
-  mail: [/^Mozilla\/5\.0 \([A-Za-z ]+\) Nextcloud-Outlook v.*$/s, /^Filelink for \*cloud\/[1-9][0-9]*\.[0-9]+\.[0-9]+$/],
+  mail: [
+    /^Mozilla\/5\.0 \([A-Za-z ]+\) Nextcloud-Outlook v.*$/s,
+    /^Filelink for \*cloud\/[1-9][0-9]*\.[0-9]+\.[0-9]+$/,
+  ],
 };
 
 export const RequestUserAgentCheck: CheckDefinition = {

@@ -9,7 +9,8 @@ export const UserGroupMembershipCheck: CheckDefinition = {
   id: `${CHECK_PREFIX}UserGroupMembership`,
   name: 'User group membership',
   operators: ['is', '!is'],
-  valueFormat: 'a group: an organization name ("acme"), a team as "org/team", or "admin" (site administrators)',
+  valueFormat:
+    'a group: an organization name ("acme"), a team as "org/team", or "admin" (site administrators)',
   examples: ['admin', 'acme', 'acme/devs'],
   supportedEntities: [],
   scopes: [SCOPE_ADMIN],

@@ -29,7 +29,9 @@ export class LoginConfirmController {
   @Authenticated({ scopes: ['user'], tokenScope: { type: 'user', action: 'update_personal' } })
   @LoginRateLimit()
   @UseFilters(ConfirmPasswordFailureFilter)
-  @ApiOperation({ summary: 'Confirm the password of the signed-in user (renews the 30-minute password confirmation)' })
+  @ApiOperation({
+    summary: 'Confirm the password of the signed-in user (renews the 30-minute password confirmation)',
+  })
   @ApiBody({ type: ConfirmPasswordDto })
   @ApiOkResponse({ type: ConfirmPasswordResponseDto })
   @ApiResponse({ status: 403, description: 'Wrong, missing or ill-typed password: body []' })

@@ -20,10 +20,19 @@ const CATALOGUE_SCHEMA = {
     entities: listOf({
       events: {
         type: 'array',
-        items: { type: 'object', properties: { eventName: text, displayName: text, emitted: { type: 'boolean' } } },
+        items: {
+          type: 'object',
+          properties: { eventName: text, displayName: text, emitted: { type: 'boolean' } },
+        },
       },
     }),
-    checks: listOf({ operators: strings, valueFormat: text, examples: strings, supportedEntities: strings, scopes }),
+    checks: listOf({
+      operators: strings,
+      valueFormat: text,
+      examples: strings,
+      supportedEntities: strings,
+      scopes,
+    }),
     operations: listOf({
       description: text,
       scopes,
@@ -41,7 +50,10 @@ export class WorkflowCatalogueController {
   @Get('catalogue')
   // Part of the caller's rule editor: the same scopes as reading the caller's rules (workflows README).
   @Authenticated({ scopes: ['user'], tokenScope: { type: 'user', action: 'read_personal' } })
-  @ApiOperation({ summary: 'Entities with their events, checks with operators and value formats, operations with their scopes' })
+  @ApiOperation({
+    summary:
+      'Entities with their events, checks with operators and value formats, operations with their scopes',
+  })
   @ApiOcsOkResponse(CATALOGUE_SCHEMA, 'The catalogue in the OCS envelope')
   @ApiResponse({ status: 401, description: 'Not logged in (statuscode 997)' })
   catalogue(): WorkflowCatalogue {

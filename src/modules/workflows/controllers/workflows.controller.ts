@@ -11,7 +11,12 @@ import { UpdateWorkflowDto } from '../dto/update-workflow.dto';
 import { WorkflowRuleDto } from '../dto/workflow-rule.dto';
 import { PasswordConfirmationGuard } from '../password-confirmation.guard';
 import { SCOPE_ADMIN, SCOPE_USER } from '../workflow.constants';
-import { WorkflowRulesService, type RuleJson, type RuleScope, type ScopedRuleJson } from '../workflow-rules.service';
+import {
+  WorkflowRulesService,
+  type RuleJson,
+  type RuleScope,
+  type ScopedRuleJson,
+} from '../workflow-rules.service';
 
 const GLOBAL: RuleScope = { type: SCOPE_ADMIN, userId: '' };
 
@@ -21,14 +26,25 @@ const GLOBAL: RuleScope = { type: SCOPE_ADMIN, userId: '' };
  * settings — Gitea category `user`, Coder `user` read_personal/update_personal (as Coder's SSH key and
  * appearance routes). Passwords, sessions and `all`/`coder:all` tokens pass.
  */
-const GLOBAL_READ = { admin: true, scopes: ['admin'], tokenScope: { type: 'deployment_config', action: 'read' } };
-const GLOBAL_WRITE = { admin: true, scopes: ['admin'], tokenScope: { type: 'deployment_config', action: 'update' } };
+const GLOBAL_READ = {
+  admin: true,
+  scopes: ['admin'],
+  tokenScope: { type: 'deployment_config', action: 'read' },
+};
+const GLOBAL_WRITE = {
+  admin: true,
+  scopes: ['admin'],
+  tokenScope: { type: 'deployment_config', action: 'update' },
+};
 const USER_READ = { scopes: ['user'], tokenScope: { type: 'user', action: 'read_personal' } };
 const USER_WRITE = { scopes: ['user'], tokenScope: { type: 'user', action: 'update_personal' } };
 
 const errors = [
   ApiResponse({ status: 401, description: 'Not logged in (statuscode 997)' }),
-  ApiResponse({ status: 403, description: 'Not an admin (global), password confirmation required, or target not within scope' }),
+  ApiResponse({
+    status: 403,
+    description: 'Not an admin (global), password confirmation required, or target not within scope',
+  }),
   ApiResponse({ status: 412, description: 'OCS-APIRequest header missing: {"message":"CSRF check failed"}' }),
 ];
 const RULE = { $ref: getSchemaPath(WorkflowRuleDto) };
@@ -36,7 +52,11 @@ const RULES_BY_CLASS = { type: 'object', additionalProperties: { type: 'array', 
 const RULE_OR_LIST = { oneOf: [RULE, { type: 'array', items: RULE }] };
 const writeErrors = [
   ...errors,
-  ApiResponse({ status: 400, description: 'Invalid rule: `Parameter "<field>" is missing or has the wrong type`, or the Nextcloud message, in meta.message' }),
+  ApiResponse({
+    status: 400,
+    description:
+      'Invalid rule: `Parameter "<field>" is missing or has the wrong type`, or the Nextcloud message, in meta.message',
+  }),
 ];
 function docs(...decorators: MethodDecorator[]): MethodDecorator {
   return (target, key, descriptor) => {
@@ -54,13 +74,17 @@ export class WorkflowsController {
 
   /** Nextcloud's getScopeContext for /user (checked in the handler, after the guards, as Nextcloud does). */
   private userScope(principal: Principal): RuleScope {
-    if (this.config.userScopeDisabled) throw new ForbiddenError('User not logged in', 'permission', { code: 'WORKFLOW_USER_SCOPE_DISABLED' });
+    if (this.config.userScopeDisabled)
+      throw new ForbiddenError('User not logged in', 'permission', { code: 'WORKFLOW_USER_SCOPE_DISABLED' });
     return { type: SCOPE_USER, userId: principal.user.id };
   }
 
   @Get('global')
   @Authenticated(GLOBAL_READ)
-  @ApiOperation({ summary: 'List the global rules, grouped by operation class', operationId: 'global_workflows-index' })
+  @ApiOperation({
+    summary: 'List the global rules, grouped by operation class',
+    operationId: 'global_workflows-index',
+  })
   @ApiOcsOkResponse(RULES_BY_CLASS, '{ "<operation class>": Rule[] } in the OCS envelope; {} when empty')
   @docs(...errors)
   indexGlobal(): Promise<Record<string, ScopedRuleJson[]>> {
@@ -69,8 +93,14 @@ export class WorkflowsController {
 
   @Get('global/:id')
   @Authenticated(GLOBAL_READ)
-  @ApiOperation({ summary: 'Show a global rule (numeric id) or the global rules of an operation class', operationId: 'global_workflows-show' })
-  @ApiOcsOkResponse(RULE_OR_LIST, 'The rule (numeric id); the rules of the class (class name); [] when unknown in the scope')
+  @ApiOperation({
+    summary: 'Show a global rule (numeric id) or the global rules of an operation class',
+    operationId: 'global_workflows-show',
+  })
+  @ApiOcsOkResponse(
+    RULE_OR_LIST,
+    'The rule (numeric id); the rules of the class (class name); [] when unknown in the scope',
+  )
   @docs(...errors)
   showGlobal(@Param('id') id: string): Promise<ScopedRuleJson | ScopedRuleJson[]> {
     return this.rules.show(GLOBAL, id);
@@ -90,7 +120,10 @@ export class WorkflowsController {
   @Put('global/:id')
   @Authenticated(GLOBAL_WRITE)
   @UseGuards(PasswordConfirmationGuard)
-  @ApiOperation({ summary: 'Replace a global rule (its class is kept)', operationId: 'global_workflows-update' })
+  @ApiOperation({
+    summary: 'Replace a global rule (its class is kept)',
+    operationId: 'global_workflows-update',
+  })
   @ApiBody({ type: UpdateWorkflowDto })
   @ApiOcsOkResponse(WorkflowRuleDto, 'The stored rule in the OCS envelope')
   @docs(...writeErrors)
@@ -110,7 +143,10 @@ export class WorkflowsController {
 
   @Get('user')
   @Authenticated(USER_READ)
-  @ApiOperation({ summary: "List the caller's rules, grouped by operation class", operationId: 'user_workflows-index' })
+  @ApiOperation({
+    summary: "List the caller's rules, grouped by operation class",
+    operationId: 'user_workflows-index',
+  })
   @ApiOcsOkResponse(RULES_BY_CLASS, '{ "<operation class>": Rule[] } in the OCS envelope; {} when empty')
   @docs(...errors)
   indexUser(@CurrentPrincipal() principal: Principal): Promise<Record<string, ScopedRuleJson[]>> {
@@ -119,10 +155,19 @@ export class WorkflowsController {
 
   @Get('user/:id')
   @Authenticated(USER_READ)
-  @ApiOperation({ summary: "Show one of the caller's rules (numeric id) or their rules of an operation class", operationId: 'user_workflows-show' })
-  @ApiOcsOkResponse(RULE_OR_LIST, 'The rule (numeric id); the rules of the class (class name); [] when unknown in the scope')
+  @ApiOperation({
+    summary: "Show one of the caller's rules (numeric id) or their rules of an operation class",
+    operationId: 'user_workflows-show',
+  })
+  @ApiOcsOkResponse(
+    RULE_OR_LIST,
+    'The rule (numeric id); the rules of the class (class name); [] when unknown in the scope',
+  )
   @docs(...errors)
-  showUser(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ScopedRuleJson | ScopedRuleJson[]> {
+  showUser(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+  ): Promise<ScopedRuleJson | ScopedRuleJson[]> {
     return this.rules.show(this.userScope(principal), id);
   }
 
@@ -140,11 +185,18 @@ export class WorkflowsController {
   @Put('user/:id')
   @Authenticated(USER_WRITE)
   @UseGuards(PasswordConfirmationGuard)
-  @ApiOperation({ summary: "Replace one of the caller's rules (its class is kept)", operationId: 'user_workflows-update' })
+  @ApiOperation({
+    summary: "Replace one of the caller's rules (its class is kept)",
+    operationId: 'user_workflows-update',
+  })
   @ApiBody({ type: UpdateWorkflowDto })
   @ApiOcsOkResponse(WorkflowRuleDto, 'The stored rule in the OCS envelope')
   @docs(...writeErrors)
-  updateUser(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateWorkflowDto): Promise<RuleJson> {
+  updateUser(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: UpdateWorkflowDto,
+  ): Promise<RuleJson> {
     return this.rules.update(this.userScope(principal), id, body);
   }
 

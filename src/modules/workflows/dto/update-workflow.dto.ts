@@ -1,7 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsArray, IsOptional, IsString } from 'class-validator';
-import { parseCheckElement, type UpdateWorkflowRuleInput, type WorkflowCheckElement } from '../workflow-rule.input';
+import {
+  parseCheckElement,
+  type UpdateWorkflowRuleInput,
+  type WorkflowCheckElement,
+} from '../workflow-rule.input';
 import { WorkflowCheckDto } from './workflow-check.dto';
 
 /**
@@ -14,7 +18,10 @@ export class UpdateWorkflowDto implements UpdateWorkflowRuleInput {
   @IsString()
   name: string;
 
-  @ApiProperty({ type: [WorkflowCheckDto], description: 'At least one check (validated after operation and entity, in Nextcloud order)' })
+  @ApiProperty({
+    type: [WorkflowCheckDto],
+    description: 'At least one check (validated after operation and entity, in Nextcloud order)',
+  })
   @Transform(({ value }: { value: unknown }) => (Array.isArray(value) ? value.map(parseCheckElement) : value))
   @IsArray()
   checks: WorkflowCheckElement[];

@@ -6,10 +6,30 @@ export class WorkflowCheckDto {
   class: string;
 
   @ApiProperty({
-    enum: ['is', 'in', 'match', 'matches', 'less', 'greater', 'matchesIPv4', 'matchesIPv6', '!is', '!in', '!match', '!matches', '!less', '!greater', '!matchesIPv4', '!matchesIPv6'],
+    enum: [
+      'is',
+      'in',
+      'match',
+      'matches',
+      'less',
+      'greater',
+      'matchesIPv4',
+      'matchesIPv6',
+      '!is',
+      '!in',
+      '!match',
+      '!matches',
+      '!less',
+      '!greater',
+      '!matchesIPv4',
+      '!matchesIPv6',
+    ],
   })
   operator: string;
 
-  @ApiProperty({ example: '/\\.exe$/i', description: 'At most 2048 bytes; regular expressions run on RE2 (no look-around, no back-references)' })
+  @ApiProperty({
+    example: '/\\.exe$/i',
+    description: 'At most 2048 bytes; regular expressions run on RE2 (no look-around, no back-references)',
+  })
   value: string;
 }

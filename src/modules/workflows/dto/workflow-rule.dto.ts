@@ -30,6 +30,8 @@ export class WorkflowRuleDto {
   @ApiPropertyOptional({ description: 'Index and show only: 0 admin, 1 user' })
   scope_type?: number;
 
-  @ApiPropertyOptional({ description: 'Index and show only: "" for the admin scope, the username for a user scope' })
+  @ApiPropertyOptional({
+    description: 'Index and show only: "" for the admin scope, the username for a user scope',
+  })
   scope_actor_id?: string;
 }

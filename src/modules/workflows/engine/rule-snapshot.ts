@@ -119,7 +119,9 @@ export async function matchRules(snapshot: RuleSnapshot, request: MatchRequest):
       if (request.eventName !== null && !parsed.events.has(request.eventName)) continue;
       if (parsed.needsGroups && request.subject.groups === undefined) {
         request.subject.groups =
-          request.subject.actorUserId && request.loadGroups ? await request.loadGroups(request.subject.actorUserId) : new Set();
+          request.subject.actorUserId && request.loadGroups
+            ? await request.loadGroups(request.subject.actorUserId)
+            : new Set();
       }
       if (checksPass(parsed, request.subject)) {
         matches.push(parsed);

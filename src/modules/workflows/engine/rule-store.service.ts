@@ -64,7 +64,10 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
       await this.cluster.publish(RULES_CHANGED_TOPIC, { ruleId, action });
     } catch (error) {
       // The change is committed; other instances pick it up at their next reload at the latest.
-      this.logger.error({ err: error, ruleId, action }, 'could not announce a rule change to other instances');
+      this.logger.error(
+        { err: error, ruleId, action },
+        'could not announce a rule change to other instances',
+      );
     }
   }
 
@@ -75,7 +78,8 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
   async snapshot(manager?: EntityManager): Promise<RuleSnapshot> {
     if (this.current) {
       // Safety net for a lost cluster message: refresh in the background after the maximum age.
-      if (Date.now() - this.loadedAt > this.config.ruleCacheSeconds * 1000 && !this.loading) void this.reload().catch(() => undefined);
+      if (Date.now() - this.loadedAt > this.config.ruleCacheSeconds * 1000 && !this.loading)
+        void this.reload().catch(() => undefined);
       return this.current;
     }
     if (manager) return this.load(manager);
@@ -123,13 +127,16 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
         'SELECT id, class, operator, value FROM flow_checks WHERE id = ANY($1::int[])',
         [ids],
       );
-      for (const row of checkRows) checks.set(row.id, { class: row.class, operator: row.operator, value: row.value });
+      for (const row of checkRows)
+        checks.set(row.id, { class: row.class, operator: row.operator, value: row.value });
     }
     const rules: StoredRule[] = rows.map((row) => ({
       id: Number(row.id),
       class: row.class,
       name: row.name,
-      checks: row.checks.map((id) => checks.get(id)).filter((check): check is RuleCheck => check !== undefined),
+      checks: row.checks
+        .map((id) => checks.get(id))
+        .filter((check): check is RuleCheck => check !== undefined),
       operation: row.operation,
       entity: row.entity,
       events: row.events,

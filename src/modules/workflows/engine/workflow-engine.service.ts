@@ -4,11 +4,21 @@ import { UsersService } from '../../identity/users.service';
 import { DataSource } from 'typeorm';
 import { EventBus, OnDomainEvent } from '../../../platform/events/event-bus.service';
 import type { DomainEventMap } from '../../../platform/events/event-map';
-import type { BranchEventPayload, FileEventPayload, PackageEventPayload, RequestSnapshot } from '../../../platform/events/subject-events';
+import type {
+  BranchEventPayload,
+  FileEventPayload,
+  PackageEventPayload,
+  RequestSnapshot,
+} from '../../../platform/events/subject-events';
 import type { CheckSubject } from '../checks/check.types';
 import { REGEX_STEPS_PER_EVENT } from '../checks/php-regex';
 import { WebhookDeliveries } from '../operations/webhook-deliveries.service';
-import { EVENT_BY_DOMAIN_EVENT, OPERATIONS_BY_ID, parseWebhookConfig, type EngineEventName } from '../workflow-registry';
+import {
+  EVENT_BY_DOMAIN_EVENT,
+  OPERATIONS_BY_ID,
+  parseWebhookConfig,
+  type EngineEventName,
+} from '../workflow-registry';
 import { OPERATION_NOTIFICATION, OPERATION_WEBHOOK, SCOPE_ADMIN, SCOPE_USER } from '../workflow.constants';
 import { matchRules, scopeKey, type ParsedRule } from './rule-snapshot';
 import { RuleStore } from './rule-store.service';
@@ -156,7 +166,8 @@ export class WorkflowEngine {
       if (operation.scopes.includes(SCOPE_USER)) {
         // With the user scope disabled, Nextcloud drops the acting user's scope but keeps the owners' (scope expansion).
         const actor = this.config.userScopeDisabled ? null : event.actorUserId;
-        for (const userId of [actor, ...event.ownerUserIds]) if (userId) scopes.push(scopeKey(SCOPE_USER, userId));
+        for (const userId of [actor, ...event.ownerUserIds])
+          if (userId) scopes.push(scopeKey(SCOPE_USER, userId));
       }
       matches.push(
         ...(await matchRules(snapshot, {
@@ -170,7 +181,9 @@ export class WorkflowEngine {
     }
     if (matches.length === 0) return;
     // The actor's name is looked up only when some rule matched (matching itself reads no database).
-    const actor = event.actorUserId ? ((await this.users.findById(event.actorUserId))?.name ?? 'Someone') : 'Someone';
+    const actor = event.actorUserId
+      ? ((await this.users.findById(event.actorUserId))?.name ?? 'Someone')
+      : 'Someone';
     // A replacer function: names may contain `$&`, `$'`… which a replacement string would expand.
     const displayText = text.replace('%actor', () => actor).replace('%subject', () => event.subject);
     const deliveries: WebhookDelivery[] = [];
@@ -197,7 +210,10 @@ export class WorkflowEngine {
         for (const delivery of deliveries) await this.webhooks.enqueue(manager, delivery);
       });
     } catch (error) {
-      this.logger.error({ err: error, ruleIds: deliveries.map((d) => d.ruleId) }, 'workflow webhook deliveries could not be queued');
+      this.logger.error(
+        { err: error, ruleIds: deliveries.map((d) => d.ruleId) },
+        'workflow webhook deliveries could not be queued',
+      );
     }
   }
 
@@ -238,7 +254,12 @@ export class WorkflowEngine {
           event: event.eventName,
           domainEvent: event.domainEvent,
           entity: event.entity,
-          rule: { id: rule.id, name: rule.name, scope_type: rule.scopeType, scope_actor_id: rule.scopeActorName },
+          rule: {
+            id: rule.id,
+            name: rule.name,
+            scope_type: rule.scopeType,
+            scope_actor_id: rule.scopeActorName,
+          },
           subject,
           displayText: event.displayText,
           actor: event.actorUserId ? { id: event.actorUserId } : null,
@@ -249,7 +270,12 @@ export class WorkflowEngine {
     return undefined;
   }
 
-  private async normalize(domainEvent: EngineEventName, payload: unknown, entity: string, eventName: string): Promise<Omit<EngineEvent, 'displayText'>> {
+  private async normalize(
+    domainEvent: EngineEventName,
+    payload: unknown,
+    entity: string,
+    eventName: string,
+  ): Promise<Omit<EngineEvent, 'displayText'>> {
     const base = { domainEvent, entity, eventName, payload };
     let event: Omit<EngineEvent, 'displayText'>;
     if (domainEvent.startsWith('file.')) {
@@ -285,7 +311,13 @@ export class WorkflowEngine {
       };
     } else {
       // Identity events: the subject user owns the event; the actor is whoever acted, when known.
-      const p = payload as { userId: string; username?: string; to?: string; createdBy?: string | null; actorId?: string | null };
+      const p = payload as {
+        userId: string;
+        username?: string;
+        to?: string;
+        createdBy?: string | null;
+        actorId?: string | null;
+      };
       // `to` is the new name only for user.renamed (user.status_changed's `to` is the new status).
       const named = domainEvent === 'user.renamed' ? p.to : p.username;
       const user = named ?? (await this.users.findById(p.userId))?.name ?? p.userId;
@@ -312,7 +344,11 @@ function timestamp(occurredAt: string | undefined): string {
 export function inscription(operation: string): string {
   try {
     const data = JSON.parse(operation) as unknown;
-    if (data && typeof data === 'object' && typeof (data as { inscription?: unknown }).inscription === 'string') {
+    if (
+      data &&
+      typeof data === 'object' &&
+      typeof (data as { inscription?: unknown }).inscription === 'string'
+    ) {
       return (data as { inscription: string }).inscription;
     }
   } catch {

@@ -44,7 +44,10 @@ export class WebhookDeliveries implements OnModuleInit {
   }
 
   /** Adds a delivery with the caller's EntityManager (inside its transaction: commits or rolls back with it). */
-  enqueue(manager: EntityManager, delivery: { url: string; secret?: string; body: unknown }): Promise<string | null> {
+  enqueue(
+    manager: EntityManager,
+    delivery: { url: string; secret?: string; body: unknown },
+  ): Promise<string | null> {
     const payload: WebhookJobPayload = { url: delivery.url, body: JSON.stringify(delivery.body) };
     if (delivery.secret) payload.secret = delivery.secret;
     return this.jobs.enqueue(manager, WEBHOOK_JOB_TYPE, payload);
@@ -56,7 +59,13 @@ export class WebhookDeliveries implements OnModuleInit {
     const reason = result.error ?? `HTTP ${result.status}`;
     if (!result.retryable || job.attempt >= job.maxAttempts) {
       this.logger.warn(
-        { url: safeUrl(job.payload.url), deliveryId: job.id, attempts: job.attempt, status: result.status, error: result.error },
+        {
+          url: safeUrl(job.payload.url),
+          deliveryId: job.id,
+          attempts: job.attempt,
+          status: result.status,
+          error: result.error,
+        },
         'webhook delivery failed',
       );
     }

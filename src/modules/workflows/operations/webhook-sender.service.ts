@@ -2,7 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { guardedLookup, isPrivateHost, PrivateAddressError, type Resolver, systemResolver } from '../../../platform/net/private-address';
+import {
+  guardedLookup,
+  isPrivateHost,
+  PrivateAddressError,
+  type Resolver,
+  systemResolver,
+} from '../../../platform/net/private-address';
 import { redactUrlIn } from '../../../platform/net/safe-url';
 import { WORKFLOWS_CONFIG, type WorkflowsConfig } from '../workflows.config';
 
@@ -45,7 +51,10 @@ export class WebhookSender {
   async deliver(job: WebhookJob, deliveryId: string = randomUUID()): Promise<WebhookAttemptResult> {
     let last: WebhookAttemptResult = { delivered: false, attempts: 0 };
     for (let attempt = 0; attempt <= this.config.webhookRetries; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, this.config.webhookBackoffMs * 2 ** (attempt - 1)));
+      if (attempt > 0)
+        await new Promise((resolve) =>
+          setTimeout(resolve, this.config.webhookBackoffMs * 2 ** (attempt - 1)),
+        );
       const { retryable, ...result } = await this.attempt(job, deliveryId);
       last = { ...result, attempts: result.attempts === 0 ? 0 : attempt + 1 };
       if (result.delivered || !retryable) return last;
@@ -62,7 +71,9 @@ export class WebhookSender {
       'Content-Length': String(Buffer.byteLength(payload)),
       'X-Devplane-Delivery': deliveryId,
     };
-    if (job.secret) headers['X-Devplane-Signature'] = `sha256=${createHmac('sha256', job.secret).update(payload).digest('hex')}`;
+    if (job.secret)
+      headers['X-Devplane-Signature'] =
+        `sha256=${createHmac('sha256', job.secret).update(payload).digest('hex')}`;
     let url: URL;
     try {
       url = new URL(job.url);
@@ -79,12 +90,22 @@ export class WebhookSender {
     } catch (error) {
       // Node's errors name the host at most; the URL (user info, query) is redacted anyway.
       const message = redactUrlIn((error as Error).message, job.url);
-      return { delivered: false, attempts: 1, error: message, retryable: !(error instanceof PrivateAddressError) };
+      return {
+        delivered: false,
+        attempts: 1,
+        error: message,
+        retryable: !(error instanceof PrivateAddressError),
+      };
     }
   }
 
   /** One POST. The timeout covers the whole attempt (connect, headers, body): a receiver that trickles bytes cannot hold it. */
-  private post(url: URL, headers: Record<string, string>, payload: string, signal?: AbortSignal): Promise<number> {
+  private post(
+    url: URL,
+    headers: Record<string, string>,
+    payload: string,
+    signal?: AbortSignal,
+  ): Promise<number> {
     const transport = url.protocol === 'https:' ? https : http;
     const lookup = this.config.webhookAllowPrivate ? this.openLookup : this.lookup;
     return new Promise((resolve, reject) => {
