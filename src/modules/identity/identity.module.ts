@@ -12,6 +12,8 @@ import { OwnedResourcesRegistry } from './owned-resources.registry';
 import { PasswordHasher } from './password-hasher.service';
 import { UserDirectory } from './user-directory.service';
 import { UsersService } from './users.service';
+import { CoderUserSecretsController } from './secrets/coder-user-secrets.controller';
+import { UserSecretsService } from './secrets/user-secrets.service';
 
 /** Users, organizations, teams, API tokens and password hashing: the shared core every module may call. */
 @Global()
@@ -22,6 +24,7 @@ import { UsersService } from './users.service';
     CoderUsersController,
     GiteaUsersController,
     GiteaOrganizationsController,
+    CoderUserSecretsController,
   ],
   providers: [
     UsersService,
@@ -31,6 +34,7 @@ import { UsersService } from './users.service';
     UserDirectory,
     BootstrapAdminService,
     OwnedResourcesRegistry,
+    UserSecretsService,
   ],
   exports: [
     UsersService,
@@ -40,6 +44,7 @@ import { UsersService } from './users.service';
     UserDirectory,
     BootstrapAdminService,
     OwnedResourcesRegistry,
+    UserSecretsService,
     TypeOrmModule,
   ],
 })

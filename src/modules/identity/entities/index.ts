@@ -4,5 +4,14 @@ import { OrganizationMember } from './organization-member.entity';
 import { TeamMember } from './team-member.entity';
 import { Team } from './team.entity';
 import { User } from './user.entity';
+import { UserSecret } from '../secrets/user-secret.entity';
 
-export const IDENTITY_ENTITIES = [User, Organization, OrganizationMember, Team, TeamMember, ApiToken];
+export const IDENTITY_ENTITIES = [
+  User,
+  Organization,
+  OrganizationMember,
+  Team,
+  TeamMember,
+  ApiToken,
+  UserSecret,
+];

@@ -1,0 +1,220 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { type EntityManager, Repository as OrmRepository } from 'typeorm';
+import { SecretBox } from '../../../platform/crypto/secret-box';
+import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
+import {
+  BadRequestError,
+  ConflictError,
+  type FieldError,
+  NotFoundError,
+} from '../../../platform/errors/domain-error';
+import type { User } from '../entities/user.entity';
+import { UserSecret } from './user-secret.entity';
+import {
+  envNameProblems,
+  filePathProblems,
+  nameProblems,
+  SECRETS_ENV_TOTAL_BYTES,
+  SECRETS_PER_USER,
+  SECRETS_TOTAL_BYTES,
+  targetProblems,
+  valueProblems,
+} from './user-secret-rules';
+
+export interface CreateSecretInput {
+  name?: string;
+  value?: string;
+  description?: string;
+  envName?: string;
+  filePath?: string;
+  enabled?: boolean;
+}
+
+export type UpdateSecretInput = Omit<CreateSecretInput, 'name'>;
+
+export function secretNotFound(): NotFoundError {
+  return new NotFoundError('Resource not found or you do not have access to this resource', {
+    code: 'USER_SECRET_NOT_FOUND',
+  });
+}
+
+function invalid(fields: FieldError[]): BadRequestError {
+  return new BadRequestError('Validation failed.', { code: 'USER_SECRET_INVALID', fields });
+}
+
+/**
+ * Coder's user secrets (reference D.1): the rules on names, values and targets, uniqueness per user
+ * (409), the per-user limits (400), values sealed with the SecretBox (context: user and secret id,
+ * so a sealed value moved to another row does not open). Writes of one user are serialised by an
+ * advisory lock so the limits hold under concurrency.
+ */
+@Injectable()
+export class UserSecretsService {
+  constructor(
+    @InjectRepository(UserSecret) private readonly secrets: OrmRepository<UserSecret>,
+    private readonly box: SecretBox,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  private context(userId: string, id: string): string {
+    return `user-secret:${userId}:${id}`;
+  }
+
+  list(user: User): Promise<UserSecret[]> {
+    return this.secrets.find({ where: { userId: user.id }, order: { name: 'ASC' } });
+  }
+
+  async get(user: User, name: string): Promise<UserSecret> {
+    const found = await this.secrets.findOneBy({ userId: user.id, name });
+    if (!found) throw secretNotFound();
+    return found;
+  }
+
+  /** The plain value, for the workspace agent (never for the API). */
+  reveal(secret: UserSecret): string {
+    return this.box.openText(secret.sealedValue, this.context(secret.userId, secret.id));
+  }
+
+  private async lockUser(manager: EntityManager, user: User): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`user-secrets:${user.id}`]);
+  }
+
+  private async assertUnique(
+    manager: EntityManager,
+    user: User,
+    state: { id?: string; name: string; envName: string; filePath: string },
+  ): Promise<void> {
+    const others = (await manager.getRepository(UserSecret).findBy({ userId: user.id })).filter(
+      (row) => row.id !== state.id,
+    );
+    const fields: FieldError[] = [];
+    if (others.some((row) => row.name === state.name))
+      fields.push({ field: 'name', detail: 'name already in use' });
+    if (state.envName && others.some((row) => row.envName === state.envName))
+      fields.push({ field: 'env_name', detail: 'environment variable already in use' });
+    if (state.filePath && others.some((row) => row.filePath === state.filePath))
+      fields.push({ field: 'file_path', detail: 'file path already in use' });
+    if (fields.length > 0)
+      throw new ConflictError('Validation failed.', { code: 'USER_SECRET_CONFLICT', fields });
+  }
+
+  private async assertLimits(
+    manager: EntityManager,
+    user: User,
+    next: { id?: string; valueBytes: number; envName: string; enabled: boolean },
+  ): Promise<void> {
+    const rows = (await manager.getRepository(UserSecret).findBy({ userId: user.id })).filter(
+      (row) => row.id !== next.id,
+    );
+    if (!next.id && rows.length >= SECRETS_PER_USER)
+      throw new BadRequestError('User secrets limit reached.', { code: 'USER_SECRETS_LIMIT' });
+    const total = rows.reduce((sum, row) => sum + row.valueBytes, 0) + next.valueBytes;
+    if (total > SECRETS_TOTAL_BYTES)
+      throw new BadRequestError(`User secrets total size limit reached (${SECRETS_TOTAL_BYTES} bytes).`, {
+        code: 'USER_SECRETS_LIMIT',
+      });
+    const envTotal =
+      rows.filter((row) => row.envName && row.enabled).reduce((sum, row) => sum + row.valueBytes, 0) +
+      (next.envName && next.enabled ? next.valueBytes : 0);
+    if (envTotal > SECRETS_ENV_TOTAL_BYTES)
+      throw new BadRequestError(
+        `User secrets injected as environment variables exceed ${SECRETS_ENV_TOTAL_BYTES} bytes.`,
+        { code: 'USER_SECRETS_LIMIT' },
+      );
+  }
+
+  async create(user: User, input: CreateSecretInput): Promise<UserSecret> {
+    const state = {
+      name: input.name ?? '',
+      envName: input.envName ?? '',
+      filePath: input.filePath ?? '',
+      enabled: input.enabled ?? true,
+    };
+    const problems = [
+      ...nameProblems(input.name),
+      ...valueProblems(input.value, true),
+      ...envNameProblems(input.envName),
+      ...filePathProblems(input.filePath),
+    ];
+    if (problems.length === 0) problems.push(...targetProblems(state));
+    if (problems.length > 0) throw invalid(problems);
+    const value = input.value!;
+    return this.transactions.run(async (tx) => {
+      await this.lockUser(tx.manager, user);
+      await this.assertUnique(tx.manager, user, state);
+      await this.assertLimits(tx.manager, user, {
+        valueBytes: Buffer.byteLength(value),
+        envName: state.envName,
+        enabled: state.enabled,
+      });
+      const id = randomUUID();
+      const table = tx.manager.getRepository(UserSecret);
+      return table.save(
+        table.create({
+          id,
+          userId: user.id,
+          name: state.name,
+          description: input.description ?? '',
+          sealedValue: this.box.seal(value, this.context(user.id, id)),
+          valueBytes: Buffer.byteLength(value),
+          envName: state.envName,
+          filePath: state.filePath,
+          enabled: state.enabled,
+        }),
+      );
+    });
+  }
+
+  async update(user: User, name: string, input: UpdateSecretInput): Promise<UserSecret> {
+    if (Object.values(input).every((value) => value === undefined)) {
+      throw new BadRequestError('At least one field must be provided.', { code: 'USER_SECRET_EMPTY_UPDATE' });
+    }
+    const problems = [
+      ...valueProblems(input.value, false),
+      ...envNameProblems(input.envName),
+      ...filePathProblems(input.filePath),
+    ];
+    if (problems.length > 0) throw invalid(problems);
+    return this.transactions.run(async (tx) => {
+      await this.lockUser(tx.manager, user);
+      const table = tx.manager.getRepository(UserSecret);
+      const current = await table.findOneBy({ userId: user.id, name });
+      if (!current) throw secretNotFound();
+      const next = {
+        envName: input.envName ?? current.envName,
+        filePath: input.filePath ?? current.filePath,
+        enabled: input.enabled ?? current.enabled,
+      };
+      // Evaluated on the state after the update (reference D.1).
+      const target = targetProblems(next);
+      if (target.length > 0) throw invalid(target);
+      await this.assertUnique(tx.manager, user, {
+        id: current.id,
+        name: current.name,
+        envName: next.envName,
+        filePath: next.filePath,
+      });
+      const valueBytes = input.value !== undefined ? Buffer.byteLength(input.value) : current.valueBytes;
+      await this.assertLimits(tx.manager, user, {
+        id: current.id,
+        valueBytes,
+        envName: next.envName,
+        enabled: next.enabled,
+      });
+      Object.assign(current, next, {
+        description: input.description ?? current.description,
+        ...(input.value !== undefined
+          ? { sealedValue: this.box.seal(input.value, this.context(user.id, current.id)), valueBytes }
+          : {}),
+      });
+      return table.save(current);
+    });
+  }
+
+  async delete(user: User, name: string): Promise<void> {
+    const result = await this.secrets.delete({ userId: user.id, name });
+    if (!result.affected) throw secretNotFound();
+  }
+}

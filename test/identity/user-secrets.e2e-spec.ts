@@ -1,0 +1,194 @@
+import { UserSecretsService } from '../../src/modules/identity/secrets/user-secrets.service';
+import { ENABLED_NEEDS_TARGET } from '../../src/modules/identity/secrets/user-secret-rules';
+import type { CreatedUser } from '../helpers/factories';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+
+describe('user secrets (/api/v2/users/{user}/secrets, reference D.1)', () => {
+  let t: TestApp;
+  let alice: CreatedUser;
+  let bob: CreatedUser;
+  let admin: CreatedUser;
+  const key = (who: CreatedUser | string) => ({
+    'Service-Session-Token': typeof who === 'string' ? who : who.token,
+  });
+  const base = (user = 'me') => `/api/v2/users/${user}/secrets`;
+  const create = (body: Record<string, unknown>, who: CreatedUser = alice, user = 'me') =>
+    t.http().post(base(user)).set(key(who)).send(body);
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    alice = await t.factories.user({ username: 'alice' });
+    bob = await t.factories.user({ username: 'bob' });
+    admin = await t.factories.admin({ username: 'siteadmin' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('creates (201) without ever returning the value, lists by name, gets, updates and deletes', async () => {
+    const created = await create({
+      name: 'zeta',
+      value: 's3cr3t-value',
+      env_name: 'ZETA_TOKEN',
+      description: 'for CI',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      name: 'zeta',
+      description: 'for CI',
+      env_name: 'ZETA_TOKEN',
+      file_path: '',
+      enabled: true,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    expect(JSON.stringify(created.body)).not.toContain('s3cr3t-value');
+    expect((await create({ name: 'alpha', value: 'a', file_path: '~/.config/a' })).status).toBe(201);
+    const list = await t.http().get(base()).set(key(alice));
+    expect(list.body.map((s: { name: string }) => s.name)).toEqual(['alpha', 'zeta']);
+    expect((await t.http().get(base('bob')).set(key(bob))).body).toEqual([]);
+    expect((await t.http().get(`${base()}/zeta`).set(key(alice))).body.env_name).toBe('ZETA_TOKEN');
+    const updated = await t
+      .http()
+      .patch(`${base()}/zeta`)
+      .set(key(alice))
+      .send({ value: 'rotated', enabled: false, env_name: '' });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ name: 'zeta', enabled: false, env_name: '' });
+    // The value is sealed at rest and opens only for its row.
+    const row = (await t.dataSource.query("SELECT sealed_value FROM user_secrets WHERE name = 'zeta'")) as {
+      sealed_value: string;
+    }[];
+    expect(row[0]!.sealed_value).not.toContain('rotated');
+    const service = t.app.get(UserSecretsService);
+    expect(service.reveal(await service.get(alice.user, 'zeta'))).toBe('rotated');
+    expect((await t.http().delete(`${base()}/zeta`).set(key(alice))).status).toBe(204);
+    const gone = await t.http().delete(`${base()}/zeta`).set(key(alice));
+    expect(gone.status).toBe(404);
+    expect(gone.body.message).toBe('Resource not found or you do not have access to this resource');
+  });
+
+  it.each([
+    [{ value: 'x', env_name: 'A' }, 'name', 'Name is required.'],
+    [
+      { name: ' padded', value: 'x', env_name: 'A' },
+      'name',
+      'Name must not have leading or trailing whitespace.',
+    ],
+    [{ name: 'a/b', value: 'x', env_name: 'A' }, 'name', 'Name must not contain "/", "?" or "#".'],
+    [{ name: 'v', env_name: 'A' }, 'value', 'Value is required.'],
+    [
+      { name: 'v', value: 'x'.repeat(24 * 1024 + 1), env_name: 'A' },
+      'value',
+      'secret value must not exceed 24576 bytes',
+    ],
+    [
+      { name: 'v', value: 'x', env_name: '1BAD' },
+      'env_name',
+      'must start with a letter or underscore, followed by letters, digits, or underscores',
+    ],
+    [{ name: 'v', value: 'x', env_name: 'path' }, 'env_name', 'path is a reserved environment variable name'],
+    [
+      { name: 'v', value: 'x', env_name: 'CODER_AGENT_TOKEN' },
+      'env_name',
+      'CODER_AGENT_TOKEN is a reserved environment variable name',
+    ],
+    [
+      { name: 'v', value: 'x', env_name: 'GIT_SSH' },
+      'env_name',
+      'GIT_SSH is a reserved environment variable name',
+    ],
+    [{ name: 'v', value: 'x', file_path: 'relative/path' }, 'file_path', 'must start with "~/" or "/"'],
+    [{ name: 'v', value: 'x' }, 'env_name', ENABLED_NEEDS_TARGET],
+  ])('refuses case %# with 400 Validation failed', async (body, field, detail) => {
+    const res = await create(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: 'Validation failed.', validations: [{ field, detail }] });
+  });
+
+  it('refuses a value with a NUL byte (400; the platform refuses NUL in every JSON body before the rules run)', async () => {
+    const res = await create({ name: 'v', value: 'a\u0000b', env_name: 'A' });
+    expect(res.status).toBe(400);
+    expect(
+      (await t.http().get(base()).set(key(alice))).body.some((s: { name: string }) => s.name === 'v'),
+    ).toBe(false);
+  });
+
+  it('accepts a disabled secret without a target, and a type mismatch is the decoder error', async () => {
+    expect((await create({ name: 'parked', value: 'x', enabled: false })).status).toBe(201);
+    const bad = await create({ name: 'n', value: 42, env_name: 'N' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe('Request body must be valid JSON.');
+  });
+
+  it('keeps names, env names and file paths unique per user (409)', async () => {
+    expect((await create({ name: 'one', value: 'x', env_name: 'ONE', file_path: '/etc/one' })).status).toBe(
+      201,
+    );
+    const dupName = await create({ name: 'one', value: 'x', env_name: 'OTHER' });
+    expect(dupName.status).toBe(409);
+    expect(dupName.body).toEqual({
+      message: 'Validation failed.',
+      validations: [{ field: 'name', detail: 'name already in use' }],
+    });
+    expect((await create({ name: 'two', value: 'x', env_name: 'ONE' })).body.validations).toEqual([
+      { field: 'env_name', detail: 'environment variable already in use' },
+    ]);
+    expect((await create({ name: 'two', value: 'x', file_path: '/etc/one' })).body.validations).toEqual([
+      { field: 'file_path', detail: 'file path already in use' },
+    ]);
+    // Another user may use the same names.
+    expect((await create({ name: 'one', value: 'x', env_name: 'ONE' }, bob)).status).toBe(201);
+  });
+
+  it('PATCH needs a field, checks the target rule on the state after the update, and 404s unknown names', async () => {
+    expect((await create({ name: 'patchme', value: 'x', env_name: 'PATCHME' })).status).toBe(201);
+    const empty = await t.http().patch(`${base()}/patchme`).set(key(alice)).send({});
+    expect(empty.status).toBe(400);
+    expect(empty.body.message).toBe('At least one field must be provided.');
+    const cleared = await t.http().patch(`${base()}/patchme`).set(key(alice)).send({ env_name: '' });
+    expect(cleared.status).toBe(400);
+    expect(cleared.body.validations).toEqual([{ field: 'env_name', detail: ENABLED_NEEDS_TARGET }]);
+    expect((await t.http().patch(`${base()}/nothing`).set(key(alice)).send({ enabled: false })).status).toBe(
+      404,
+    );
+  });
+
+  it("keeps everyone out of other users' secrets, administrators included", async () => {
+    const forOther = await create({ name: 'x', value: 'x', env_name: 'X' }, admin, 'alice');
+    expect(forOther.status).toBe(403);
+    expect((await t.http().get(base('alice')).set(key(admin))).status).toBe(403);
+    expect(
+      (
+        await t
+          .http()
+          .get(`${base('alice')}/alpha`)
+          .set(key(bob))
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await t
+          .http()
+          .delete(`${base('alice')}/alpha`)
+          .set(key(admin))
+      ).status,
+    ).toBe(404);
+    expect((await t.http().get(base())).status).toBe(401);
+    const narrow = await t.factories.token(alice.user, { scopes: ['user_secret:read'] });
+    expect((await t.http().get(base()).set(key(narrow))).status).toBe(200);
+    expect((await create({ name: 'y', value: 'y', env_name: 'Y' }, { ...alice, token: narrow })).status).toBe(
+      403,
+    );
+  });
+
+  it('enforces the per-user limit of 50 secrets', async () => {
+    const carol = await t.factories.user({ username: 'carol' });
+    for (let i = 0; i < 50; i++)
+      expect((await create({ name: `s${i}`, value: 'v', file_path: `/tmp/s${i}` }, carol)).status).toBe(201);
+    const over = await create({ name: 's50', value: 'v', file_path: '/tmp/s50' }, carol);
+    expect(over.status).toBe(400);
+    expect(over.body.message).toBe('User secrets limit reached.');
+  });
+});
