@@ -12,7 +12,6 @@ import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
 import { BodyStream, StreamBody } from '../../../api/body/body.decorators';
 import { MultipartForm } from '../../../api/body/multipart-form';
-import { sendBlobDownload } from '../../../api/download/blob-download';
 import { GenericController } from '../../../api/generic/generic-controller.decorator';
 import { BadRequestError, NotFoundError } from '../../../platform/errors/domain-error';
 import { requestSnapshot } from '../../../platform/events/subject-events';
@@ -23,6 +22,7 @@ import { UsersService } from '../../identity/users.service';
 import { PackagePermissions } from '../package-permissions.service';
 import { requireRegistryAccess, resolvePackageOwner } from '../package-owner';
 import { PackagesService } from '../packages.service';
+import { sendPackageFile } from './send-package-file';
 
 const TEXT = { description: 'plain text error' };
 const NAME = /^[-_+.\w]+$/;
@@ -131,17 +131,7 @@ export class GenericRegistryController {
       params.version,
       params.filename,
     );
-    if (!file) throw new NotFoundError('package file does not exist', { code: 'PACKAGE_FILE_NOT_FOUND' });
-    const version = file.version;
-    const sent = await sendBlobDownload(this.blobs, req, res, {
-      key: file.blob.blobKey,
-      size: Number(file.blob.size),
-      etag: file.blob.sha256,
-      fileName: file.name,
-      contentType: 'application/octet-stream',
-      lastModified: file.createdAt,
-    });
-    if (sent) await this.packages.recordDownload(version);
+    await sendPackageFile(this.packages, this.blobs, file, req, res);
   }
 
   @Delete(':name/:version')

@@ -3,7 +3,6 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse } from '
 import type { Request, Response } from 'express';
 import semver from 'semver';
 import { LargeJsonBody, RawBody } from '../../../api/body/body.decorators';
-import { sendBlobDownload } from '../../../api/download/blob-download';
 import { NpmController } from '../../../api/npm/npm-controller.decorator';
 import { BadRequestError, NotFoundError } from '../../../platform/errors/domain-error';
 import { requestSnapshot } from '../../../platform/events/subject-events';
@@ -18,6 +17,7 @@ import { isValidNpmName, NpmRegistryService } from '../npm/npm-registry.service'
 import { PackagePermissions } from '../package-permissions.service';
 import { requireRegistryAccess, resolvePackageOwner } from '../package-owner';
 import { PackagesService } from '../packages.service';
+import { sendPackageFile } from './send-package-file';
 
 const ERROR = { description: 'npm error `{"error": "..."}`' };
 const ABBREVIATED = 'application/vnd.npm.install-v1+json';
@@ -312,16 +312,6 @@ export class NpmRegistryController {
       params.version,
       params.filename,
     );
-    if (!file) throw new NotFoundError('package file does not exist', { code: 'PACKAGE_FILE_NOT_FOUND' });
-    const version = file.version;
-    const sent = await sendBlobDownload(this.blobs, req, res, {
-      key: file.blob.blobKey,
-      size: Number(file.blob.size),
-      etag: file.blob.sha256,
-      fileName: file.name,
-      contentType: 'application/octet-stream',
-      lastModified: file.createdAt,
-    });
-    if (sent) await this.packages.recordDownload(version);
+    await sendPackageFile(this.packages, this.blobs, file, req, res);
   }
 }
