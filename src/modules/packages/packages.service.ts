@@ -105,11 +105,13 @@ export class PackagesService {
     return owner.type === 'organization' ? this.organizations.ownerIdsOf(owner.id) : [owner.id];
   }
 
-  findPackage(owner: User, type: string, name: string): Promise<Package | null> {
-    return this.packages.findOne({
+  async findPackage(owner: User, type: string, name: string): Promise<Package | null> {
+    // The owner is known: no join to load it again.
+    const found = await this.packages.findOne({
       where: { ownerId: owner.id, type, lowerName: name.toLowerCase(), isInternal: false },
-      relations: { owner: true },
     });
+    if (found) found.owner = owner;
+    return found;
   }
 
   async requirePackage(owner: User, type: string, name: string): Promise<Package> {

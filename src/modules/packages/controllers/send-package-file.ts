@@ -22,5 +22,6 @@ export async function sendPackageFile(
     contentType: 'application/octet-stream',
     lastModified: file.createdAt,
   });
-  if (sent) await packages.recordDownload(file.version);
+  // The response is complete: the counter write does not hold the client (npm fetches hundreds of files).
+  if (sent) packages.recordDownload(file.version).catch(() => undefined);
 }
