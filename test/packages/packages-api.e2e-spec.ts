@@ -86,10 +86,16 @@ describe.each(drivers)('packages: generic registry and management API ($name blo
       expect((await t.http().head(`${GENERIC}/tool/1.0.0/tool.bin`)).status).toBe(200);
       expect((await t.http().get(`${GENERIC}/tool/1.0.0/missing.bin`)).status).toBe(404);
       expect((await t.http().get(`${GENERIC}/tool/9.9.9/tool.bin`)).status).toBe(404);
-      const counted = (await t.dataSource.query(
-        "SELECT v.download_count FROM package_versions v JOIN packages p ON p.id = v.package_id WHERE p.name = 'tool'",
-      )) as { download_count: string }[];
-      expect(counted[0]!.download_count).toBe('2');
+      // The counter is written after the response (it does not hold the client): wait for it.
+      const count = async () =>
+        (
+          (await t.dataSource.query(
+            "SELECT v.download_count FROM package_versions v JOIN packages p ON p.id = v.package_id WHERE p.name = 'tool'",
+          )) as { download_count: string }[]
+        )[0]!.download_count;
+      for (let i = 0; i < 20 && (await count()) !== '2'; i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await count()).toBe('2');
     });
 
     it('accepts a multipart upload', async () => {
