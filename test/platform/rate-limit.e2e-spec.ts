@@ -62,4 +62,29 @@ describe('rate limits', () => {
       await first.close();
     }
   });
+
+  it('Redis configured but unreachable: requests still answer (limits fall back to memory), health is not limited, readiness reports it', async () => {
+    const t = await createTestApp({
+      env: {
+        RATE_LIMIT_ENABLED: 'true',
+        RATE_LIMIT_LOGIN_PER_MINUTE: '3',
+        RATE_LIMIT_API_PER_MINUTE: '10',
+        REDIS_URL: 'redis://127.0.0.1:1/0',
+      },
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++)
+        statuses.push((await t.http().post('/api/v2/users/login').send(body)).status);
+      // Counted in this instance's memory: the 4th attempt is still refused.
+      expect(statuses).toEqual([401, 401, 401, 429]);
+      // Past the 10/min API limit: probes are never limited.
+      for (let i = 0; i < 12; i++) expect((await t.http().get('/healthz')).status).toBe(200);
+      const ready = await t.http().get('/readyz');
+      expect(ready.status).toBe(200);
+      expect(ready.body).toEqual({ status: 'ok', database: 'ok', redis: 'down' });
+    } finally {
+      await t.close();
+    }
+  });
 });

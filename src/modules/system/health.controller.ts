@@ -2,6 +2,7 @@ import { Controller, Get, HttpCode } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { UnavailableError } from '../../platform/errors/domain-error';
+import { rateLimitStoreStatus } from '../../platform/http/rate-limit';
 import { Public } from '../auth/access.decorators';
 
 @Controller()
@@ -20,15 +21,19 @@ export class HealthController {
 
   @Get('readyz')
   @Public()
-  @ApiOperation({ summary: 'Readiness: the database answers' })
-  @ApiOkResponse({ schema: { example: { status: 'ok', database: 'ok' } } })
+  @ApiOperation({
+    summary: 'Readiness: the database answers; the rate-limit store (Redis) is reported, not required',
+  })
+  @ApiOkResponse({ schema: { example: { status: 'ok', database: 'ok', redis: 'up' } } })
   @ApiServiceUnavailableResponse({ description: 'database unreachable' })
-  async ready(): Promise<{ status: string; database: string }> {
+  async ready(): Promise<{ status: string; database: string; redis?: string }> {
     try {
       await this.dataSource.query('SELECT 1');
     } catch (error) {
       throw new UnavailableError('database unreachable', { cause: error });
     }
-    return { status: 'ok', database: 'ok' };
+    // Rate limits fail open while Redis is down (counted per instance): reported, not a reason to be unready.
+    const redis = rateLimitStoreStatus();
+    return { status: 'ok', database: 'ok', ...(redis === 'absent' ? {} : { redis }) };
   }
 }

@@ -11,6 +11,12 @@ const reflector = new Reflector();
 /** Marks a route as part of the login group (login, OTP, password validation): 60/min per address. */
 export const LoginRateLimit = (): MethodDecorator => SetMetadata(LOGIN_LIMITED, true);
 
+/** Liveness and readiness probes are never rate-limited (orchestrators poll them). */
+function isHealthCheck(context: ExecutionContext): boolean {
+  const path = context.switchToHttp().getRequest<{ path?: string }>().path;
+  return path === '/healthz' || path === '/readyz';
+}
+
 function isLoginLimited(context: ExecutionContext): boolean {
   return (
     reflector.getAllAndOverride<boolean>(LOGIN_LIMITED, [context.getHandler(), context.getClass()]) === true
@@ -35,7 +41,7 @@ export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
         skipIf: (context) => !config.rateLimit.enabled || !isLoginLimited(context),
       },
     ],
-    skipIf: (context) => !config.rateLimit.enabled || context.getType() !== 'http',
+    skipIf: (context) => !config.rateLimit.enabled || context.getType() !== 'http' || isHealthCheck(context),
     errorMessage: (_context, detail) =>
       `You've been rate limited for sending more than ${detail.limit} requests in 1m0s.`,
     storage,
@@ -43,6 +49,12 @@ export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
 }
 
 const openStorages = new Set<RedisThrottlerStorage>();
+
+/** The rate-limit store for readiness: `absent` without REDIS_URL, else whether Redis answers. */
+export function rateLimitStoreStatus(): 'absent' | 'up' | 'down' {
+  const [storage] = openStorages;
+  return storage ? storage.status : 'absent';
+}
 
 /** Closes the Redis connections of the rate-limit storages (the throttler module does not own them). */
 @Injectable()

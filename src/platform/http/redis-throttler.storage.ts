@@ -1,5 +1,5 @@
-import type { OnApplicationShutdown } from '@nestjs/common';
-import type { ThrottlerStorage } from '@nestjs/throttler';
+import { Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { type ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
 import Redis from 'ioredis';
 
 interface ThrottlerStorageRecord {
@@ -25,11 +25,43 @@ end
 return {hits, ttl, blockTtl}
 `;
 
+/** How often a Redis outage is logged again while it lasts. */
+const WARN_EVERY_MS = 30_000;
+
+/**
+ * Fails open: while Redis is unreachable the counters fall back to this instance's memory (limits
+ * hold per instance instead of across them) with a logged warning, so an outage of the rate-limit
+ * store never turns requests into errors. Commands are not queued while disconnected.
+ */
 export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
+  private readonly logger = new Logger('RateLimit');
   private readonly redis: Redis;
+  private readonly memory = new ThrottlerStorageService();
+  private lastWarning = 0;
 
   constructor(url: string) {
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    this.redis = new Redis(url, {
+      lazyConnect: false,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      connectTimeout: 2_000,
+    });
+    // ioredis reports connection failures as 'error' events: logged (at most every 30 s), never thrown.
+    this.redis.on('error', (error: Error) => this.warn(error));
+  }
+
+  private warn(error: unknown): void {
+    if (Date.now() - this.lastWarning < WARN_EVERY_MS) return;
+    this.lastWarning = Date.now();
+    this.logger.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'Redis unreachable: rate limits count in this instance only until it is back',
+    );
+  }
+
+  /** `up` when commands go through, `down` otherwise (readiness reports it). */
+  get status(): 'up' | 'down' {
+    return this.redis.status === 'ready' ? 'up' : 'down';
   }
 
   async increment(
@@ -40,15 +72,24 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
     throttlerName: string,
   ): Promise<ThrottlerStorageRecord> {
     const base = `devplane:throttle:${throttlerName}:${key}`;
-    const [hits, ttlMs, blockMs] = (await this.redis.eval(
-      SCRIPT,
-      2,
-      `${base}:hits`,
-      `${base}:blocked`,
-      ttl,
-      limit,
-      blockDuration || ttl,
-    )) as [number, number, number];
+    if (this.redis.status !== 'ready')
+      return this.memory.increment(key, ttl, limit, blockDuration, throttlerName);
+    let reply: [number, number, number];
+    try {
+      reply = (await this.redis.eval(
+        SCRIPT,
+        2,
+        `${base}:hits`,
+        `${base}:blocked`,
+        ttl,
+        limit,
+        blockDuration || ttl,
+      )) as [number, number, number];
+    } catch (error) {
+      this.warn(error);
+      return this.memory.increment(key, ttl, limit, blockDuration, throttlerName);
+    }
+    const [hits, ttlMs, blockMs] = reply;
     return {
       totalHits: hits,
       timeToExpire: Math.max(0, Math.ceil(ttlMs / 1000)),
@@ -58,6 +99,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => undefined);
+    this.memory.onApplicationShutdown();
+    await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }
