@@ -1,11 +1,11 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
-import { benchDatabase, insertToken, startDevplane, stopAll } from './harness';
+import { benchDatabase, insertToken, startDevplane, stopAll, withPeakRss } from './harness';
 
 /**
  * Issue 14 item 7: upload and download of one release attachment (default 200 MiB) through the built
@@ -23,31 +23,6 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-async function rssOf(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-}
-
-/** Runs `work` while sampling the process's RSS; the growth is the peak minus the RSS before. */
-async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; growth: number }> {
-  const before = await rssOf(pid);
-  let peak = before;
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, await rssOf(pid).catch(() => 0));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  })();
-  try {
-    const result = await work();
-    return { result, growth: peak - before };
-  } finally {
-    sampling = false;
-    await sampler;
-  }
 }
 
 function request(

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from 'pg';
 import { hashSecret, randomString } from '../src/modules/identity/api-token-codec';
@@ -111,15 +112,30 @@ export async function stopAll(children: ChildProcess[]): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 500));
 }
 
-/** A TCP port free right now on 127.0.0.1 (for a PUBLIC_URL that must name the port a server will use). */
-export async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+export { freePort } from '../test/helpers/free-port';
+
+async function rssOf(pid: number): Promise<number> {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+}
+
+/** Runs `work` while sampling a process's RSS every 20 ms; `growth` is the peak minus the RSS before. */
+export async function withPeakRss<T>(
+  pid: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; growth: number }> {
+  const before = await rssOf(pid);
+  let peak = before;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, await rssOf(pid).catch(() => 0));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  try {
+    return { result: await work(), growth: peak - before };
+  } finally {
+    sampling = false;
+    await sampler;
+  }
 }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 import { gzipSync } from 'node:zlib';
-import { benchDatabase, freePort, insertToken, ROOT, startDevplane, stopAll } from './harness';
+import { benchDatabase, freePort, insertToken, ROOT, startDevplane, stopAll, withPeakRss } from './harness';
 
 /**
  * Issue 15 item 7, against the built server (dist/main.js):
@@ -207,28 +207,6 @@ async function startVerdaccio(
   const body = (await res.json()) as { token?: string };
   if (!body.token) throw new Error(`verdaccio user: ${res.status} ${JSON.stringify(body)}`);
   return { child, url, token: body.token };
-}
-
-async function rssOf(pid: number): Promise<number> {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-}
-
-async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; growth: number }> {
-  const before = await rssOf(pid);
-  let peak = before;
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, await rssOf(pid).catch(() => 0));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  })();
-  try {
-    return { result: await work(), growth: peak - before };
-  } finally {
-    sampling = false;
-    await sampler;
-  }
 }
 
 async function main(): Promise<void> {

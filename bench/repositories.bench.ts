@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { benchDatabase, insertToken, startDevplane, stopAll } from './harness';
+import { benchDatabase, insertToken, startDevplane, stopAll, withPeakRss } from './harness';
 
 /**
  * Issue 12 item 10, against the built server (dist/main.js):
@@ -133,10 +133,6 @@ function httpBackend(projectRoot: string): Promise<{ server: http.Server; url: s
   );
 }
 
-async function rssOf(pid: number): Promise<number> {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-}
-
 async function concurrentClones(url: string, work: string, label: string): Promise<number> {
   const started = performance.now();
   await Promise.all(
@@ -191,25 +187,16 @@ async function main(): Promise<void> {
     await concurrentClones(`${base}/admin/big.git`, work, 'warm-devplane');
     await concurrentClones(`${served.url}/admin/big.git`, work, 'warm-backend');
 
-    const before = await rssOf(child.pid!);
-    let peak = before;
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        peak = Math.max(peak, await rssOf(child.pid!).catch(() => 0));
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    })();
-    const devplaneMs = await concurrentClones(`${base}/admin/big.git`, work, 'devplane');
-    sampling = false;
-    await sampler;
+    const { result: devplaneMs, growth } = await withPeakRss(child.pid!, () =>
+      concurrentClones(`${base}/admin/big.git`, work, 'devplane'),
+    );
     const backendMs = await concurrentClones(`${served.url}/admin/big.git`, work, 'backend');
 
     const lines = [
       `repositories: ${commits} commits, ~${megabytes} MB of objects (generated in ${(generateMs / 1000).toFixed(1)} s) on ${db.embedded ? 'embedded PGlite' : 'PostgreSQL'}`,
       `  push to devplane                 ${(pushMs / 1000).toFixed(2)} s`,
       `  ${clones} concurrent clones, git http-backend (limit)  ${(backendMs / 1000).toFixed(2)} s`,
-      `  ${clones} concurrent clones, devplane                  ${(devplaneMs / 1000).toFixed(2)} s  ratio ${(backendMs / devplaneMs).toFixed(2)} (target >= 0.9)  peak RSS growth ${((peak - before) / MIB).toFixed(1)} MiB (target < 100)`,
+      `  ${clones} concurrent clones, devplane                  ${(devplaneMs / 1000).toFixed(2)} s  ratio ${(backendMs / devplaneMs).toFixed(2)} (target >= 0.9)  peak RSS growth ${(growth / MIB).toFixed(1)} MiB (target < 100)`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

@@ -125,8 +125,4 @@ export class PackageBlobsService implements OnModuleInit {
   async collectLater(manager: EntityManager, blobIds: string[]): Promise<void> {
     for (const blobId of new Set(blobIds)) await this.jobs.enqueue(manager, COLLECT_BLOB_JOB, { blobId });
   }
-
-  async read(blob: PackageBlob) {
-    return this.blobStore.get(blob.blobKey);
-  }
 }

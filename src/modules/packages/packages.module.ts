@@ -5,7 +5,6 @@ import { GenericRegistryController } from './controllers/generic-registry.contro
 import { GiteaPackagesController } from './controllers/gitea-packages.controller';
 import { NpmRegistryController } from './controllers/npm-registry.controller';
 import { PACKAGES_ENTITIES } from './entities';
-import { Package } from './entities/package.entity';
 import { NpmRegistryService } from './npm/npm-registry.service';
 import { PackageBlobsService } from './package-blobs.service';
 import { PackagePermissions } from './package-permissions.service';
@@ -28,7 +27,7 @@ export class PackagesModule implements OnModuleInit, OnModuleDestroy {
     this.owned.register({
       kind: 'packages',
       message: (userId) => `user still has ownership of packages [uid: ${userId}]`,
-      count: (userId, manager) => manager.getRepository(Package).countBy({ ownerId: userId }),
+      count: (userId, manager) => this.packages.countOwnedBy(userId, manager),
       purge: (userId, tx) => this.packages.purgeOwnedBy(userId, tx),
     });
   }

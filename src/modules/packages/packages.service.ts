@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Readable } from 'node:stream';
-import { Repository as OrmRepository } from 'typeorm';
+import { type EntityManager, Repository as OrmRepository } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { type Transaction, TransactionRunner } from '../../platform/database/transaction-runner.service';
@@ -585,7 +585,7 @@ export class PackagesService {
   }
 
   /** For account deletion: packages an owner has. */
-  countOwnedBy(ownerId: string, manager = this.packages.manager): Promise<number> {
+  countOwnedBy(ownerId: string, manager: EntityManager = this.packages.manager): Promise<number> {
     return manager.getRepository(Package).countBy({ ownerId, isInternal: false });
   }
 
@@ -597,9 +597,5 @@ export class PackagesService {
         await this.deleteVersion(pkg, version, null, null, tx);
       await tx.manager.getRepository(Package).delete({ id: pkg.id });
     }
-  }
-
-  blobOf(file: PackageFile): PackageBlob {
-    return file.blob;
   }
 }

@@ -4,11 +4,9 @@ import type { PushedRef } from './events';
 import type { PushSession } from './git/push-sessions.service';
 import { OrganizationsService } from '../identity/organizations.service';
 import { UsersService } from '../identity/users.service';
+import { BranchGit, isZeroId } from './branches/branch-git';
 import { RefUpdateChecks } from './branches/ref-update-checks.service';
-import { runGit } from './git/run-git';
 import { RepositoriesService } from './repositories.service';
-
-const ZERO = /^0+$/;
 
 export interface QuarantineInfo {
   objectDirectory?: string | null;
@@ -35,13 +33,6 @@ export class PushHooksService {
     private readonly refChecks: RefUpdateChecks,
   ) {}
 
-  private async isAncestor(gitDir: string, ancestor: string, descendant: string): Promise<boolean> {
-    return runGit(['merge-base', '--is-ancestor', ancestor, descendant], { env: { GIT_DIR: gitDir } }).then(
-      () => true,
-      () => false,
-    );
-  }
-
   async preReceive(
     session: PushSession,
     refs: PushedRef[],
@@ -67,7 +58,7 @@ export class PushHooksService {
     const repo = await this.repositories.findById(session.repositoryId);
     if (!repo) return { ok: true };
     const branchNames = refs
-      .filter((ref) => ref.ref.startsWith('refs/heads/') && !ZERO.test(ref.newId))
+      .filter((ref) => ref.ref.startsWith('refs/heads/') && !isZeroId(ref.newId))
       .map((ref) => ref.ref.slice(11));
     const updated = await this.repositories.recordPush(repo, repo.owner, branchNames);
     const ownerUserIds =
@@ -76,8 +67,8 @@ export class PushHooksService {
     const gitDir = this.repositories.gitDir(repo.owner, updated);
     const forced = new Map<string, boolean>();
     for (const { ref, oldId, newId } of refs) {
-      if (ref.startsWith('refs/heads/') && !ZERO.test(oldId) && !ZERO.test(newId))
-        forced.set(ref, !(await this.isAncestor(gitDir, oldId, newId)));
+      if (ref.startsWith('refs/heads/') && !isZeroId(oldId) && !isZeroId(newId))
+        forced.set(ref, !(await BranchGit.isAncestor(gitDir, oldId, newId).catch(() => false)));
     }
     await this.transactions.run(async (tx) => {
       tx.emit('repository.pushed', {
@@ -88,8 +79,8 @@ export class PushHooksService {
         refs,
       });
       for (const { ref, oldId, newId } of refs) {
-        const created = ZERO.test(oldId);
-        const deleted = ZERO.test(newId);
+        const created = isZeroId(oldId);
+        const deleted = isZeroId(newId);
         if (ref.startsWith('refs/heads/')) {
           const base = {
             actorUserId: session.pusherId,

@@ -1,4 +1,4 @@
-import { Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -6,7 +6,7 @@ import {
   ApiOperation,
   ApiResponse,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
@@ -179,7 +179,6 @@ export class GiteaPackagesController {
   async link(
     @CurrentPrincipal() principal: Principal,
     @Param() params: PackageParams & { repo_name: string },
-    @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
     const owner = await resolvePackageOwner(this.users, params.owner);
     await this.access(principal.user, owner, 'write');
@@ -193,7 +192,6 @@ export class GiteaPackagesController {
         code: 'PACKAGE_LINK',
       });
     await this.packages.link(pkg, repo);
-    res.status(201);
   }
 
   @Post(':type/:name/-/unlink')

@@ -1,20 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { GiteaCheck } from '../../../api/gitea/gitea-binding.decorators';
+import { GiteaListQueryDto } from '../../../api/gitea/gitea-list-query.dto';
 import { PACKAGE_TYPES } from '../packages.service';
 
-/** `page` and `limit` of Gitea's lists. */
-export class PackageVersionsQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
-  @IsOptional()
-  @IsString()
-  page?: string;
-
-  @ApiPropertyOptional({ type: 'integer', maximum: 50 })
-  @IsOptional()
-  @IsString()
-  limit?: string;
-}
+/** `GET /packages/{owner}/{type}/{name}`: Gitea's ListOptions. */
+export class PackageVersionsQueryDto extends GiteaListQueryDto {}
 
 /** `GET /packages/{owner}`: Gitea's filters. */
 export class PackageListQueryDto extends PackageVersionsQueryDto {

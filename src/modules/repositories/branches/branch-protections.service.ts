@@ -104,6 +104,12 @@ const PLAIN_FLAGS = [
   'blockAdminMergeOverride',
 ] as const;
 
+function alreadyExists(): ForbiddenError {
+  return new ForbiddenError('Branch protection already exist', 'permission', {
+    code: 'BRANCH_PROTECTION_EXISTS',
+  });
+}
+
 export function protectionNotFound(): NotFoundError {
   return new NotFoundError("The target couldn't be found.", { code: 'BRANCH_PROTECTION_NOT_FOUND' });
 }
@@ -162,10 +168,7 @@ export class BranchProtectionsService {
       throw new BadRequestError('both rule_name and branch_name are empty', {
         code: 'BRANCH_PROTECTION_NAME',
       });
-    if (await this.findByName(repo, ruleName))
-      throw new ForbiddenError('Branch protection already exist', 'permission', {
-        code: 'BRANCH_PROTECTION_EXISTS',
-      });
+    if (await this.findByName(repo, ruleName)) throw alreadyExists();
     const lists = await this.resolveLists(repo, input, null);
     const enablePush = input.enablePush ?? false;
     const enableForcePush = enablePush && (input.enableForcePush ?? false);
@@ -199,7 +202,11 @@ export class BranchProtectionsService {
       ...lists,
     });
     for (const flag of PLAIN_FLAGS) rule[flag] = input[flag] ?? false;
-    const saved = await this.rules.save(rule);
+    const saved = await this.rules.save(rule).catch((error: unknown) => {
+      // A concurrent create of the same name lost the unique index: the same answer as the check above.
+      if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') throw alreadyExists();
+      throw error;
+    });
     await this.recheckPulls(repo, saved);
     return (await this.rules.findOneBy({ id: saved.id }))!;
   }

@@ -27,7 +27,7 @@ import {
   RenameBranchRepoOptionDto,
   UpdateBranchRepoOptionDto,
 } from '../dto/branches.dto';
-import { GiteaListQueryDto } from '../dto/repositories.dto';
+import { GiteaListQueryDto } from '../../../api/gitea/gitea-list-query.dto';
 import { RepositoriesService } from '../repositories.service';
 import { atLeast, RepositoryPermissions } from '../repository-permissions.service';
 import { type RepositoryContext, repositoryContext } from './repository-context';

@@ -1,5 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { BranchGit } from '../branches/branch-git';
 import { GitCommandError, runGit } from '../git/run-git';
 
 export const MERGE_STYLES = ['merge', 'rebase', 'rebase-merge', 'squash', 'fast-forward-only'] as const;
@@ -42,11 +43,8 @@ function identityEnv(author: GitIdentity, committer: GitIdentity): NodeJS.Proces
  * moved meanwhile refuses instead of losing commits).
  */
 export const PullGit = {
-  async revParse(gitDir: string, ref: string): Promise<string | null> {
-    return git(gitDir, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).then(
-      (out) => out.trim() || null,
-      () => null,
-    );
+  revParse(gitDir: string, ref: string): Promise<string | null> {
+    return BranchGit.resolveCommit(gitDir, ref);
   },
 
   /** Copies the head branch into `refs/pull/{index}/head` of the base repository; returns its commit. */

@@ -8,6 +8,7 @@ import { redactUrlIn } from '../../../platform/net/safe-url';
 import type { User } from '../../identity/entities/user.entity';
 import type { Repository } from '../entities/repository.entity';
 import type { PushedRef } from '../events';
+import { ZERO_ID } from '../branches/branch-git';
 import { GitCommandError, runGit } from '../git/run-git';
 import { PushHooksService } from '../push-hooks.service';
 import { RepositoriesService } from '../repositories.service';
@@ -200,8 +201,8 @@ export class MirrorsService implements OnModuleInit {
       const after = await this.refs(gitDir);
       const changes: PushedRef[] = [];
       for (const ref of new Set([...before.keys(), ...after.keys()])) {
-        const oldId = before.get(ref) ?? '0'.repeat(40);
-        const newId = after.get(ref) ?? '0'.repeat(40);
+        const oldId = before.get(ref) ?? ZERO_ID;
+        const newId = after.get(ref) ?? ZERO_ID;
         if (oldId !== newId) changes.push({ ref, oldId, newId });
       }
       if (changes.length > 0)
