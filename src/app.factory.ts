@@ -1,3 +1,4 @@
+import { requestContextMiddleware } from './platform/http/request-context';
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
@@ -58,6 +59,7 @@ function configureApp(app: NestExpressApplication): void {
     }),
   );
   app.use(cookieParser());
+  app.use(requestContextMiddleware);
   // Request bodies are read per route, as the route declares (src/api/body, RequestBodyGuard); only the
   // URL is checked here, before routing, so its failures take the dialect of the path.
   const config = app.get<AppConfig>(APP_CONFIG);

@@ -1,4 +1,5 @@
 import { ADMIN_USERS_MANIFEST } from './modules/admin-users/admin-users.manifest';
+import { AUDIT_MANIFEST } from './modules/audit/audit.manifest';
 import { AUTH_MANIFEST } from './modules/auth/auth.manifest';
 import { IDENTITY_MANIFEST } from './modules/identity/identity.manifest';
 import { NOTIFICATIONS_MANIFEST } from './modules/notifications/notifications.manifest';
@@ -21,6 +22,7 @@ import { PLATFORM_MANIFEST } from './platform/platform.manifest';
 export const APP_MODULES: readonly ModuleManifest[] = [
   IDENTITY_MANIFEST,
   AUTH_MANIFEST,
+  AUDIT_MANIFEST,
   SYSTEM_MANIFEST,
   WORKFLOWS_MANIFEST,
   NOTIFICATIONS_MANIFEST,

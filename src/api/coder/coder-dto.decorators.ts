@@ -55,6 +55,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 const isInt64 = (value: unknown) =>
   typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < 2 ** 63;
 
+const GO_UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
 /** Whether `value` decodes into Go type `goType` (absent and null decode to the zero value). */
 export function decodesAs(value: unknown, goType: string): boolean {
   if (value === undefined || value === null) return true;
@@ -70,6 +72,10 @@ export function decodesAs(value: unknown, goType: string): boolean {
       return Array.isArray(value) && value.every((item) => typeof item === 'string');
     case 'map[string]bool':
       return isPlainObject(value) && Object.values(value).every((item) => typeof item === 'boolean');
+    case 'uuid.UUID':
+      return typeof value === 'string' && GO_UUID.test(value);
+    case '[]uuid.UUID':
+      return Array.isArray(value) && value.every((item) => typeof item === 'string' && GO_UUID.test(item));
   }
   if (goType.startsWith('[]'))
     return (
@@ -130,8 +136,8 @@ export function GoType(goType: string): PropertyDecorator {
     });
 }
 
-/** go-playground validator tags Coder uses on request structs. */
-export type GoTag = 'required' | 'email';
+/** go-playground validator tags Coder uses on request structs (with Coder's registered name rules). */
+export type GoTag = 'required' | 'email' | 'username' | 'user_real_name' | 'group_display_name';
 
 /** go-playground's `email` (a pragmatic equivalent). */
 export function isGoEmail(value: string): boolean {
@@ -141,20 +147,45 @@ export function isGoEmail(value: string): boolean {
   );
 }
 
+/** Coder's `codersdk.NameValid` (user, organization and group names): 1-32 of `[a-zA-Z0-9]` joined by single hyphens, not `new`/`create`. */
+export function isCoderName(value: string): boolean {
+  return (
+    value.length >= 1 &&
+    value.length <= 32 &&
+    value !== 'new' &&
+    value !== 'create' &&
+    /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/.test(value)
+  );
+}
+
+/** Coder's `NormalizeRealUsername` rule: at most 128 characters, no surrounding whitespace. */
+export function isCoderRealName(value: string): boolean {
+  return [...value].length <= 128 && value === value.trim();
+}
+
+/** The first of `tags` the value fails (empty values pass every tag but `required`, as `omitempty` does). */
+export function failingTag(value: unknown, tags: readonly GoTag[]): GoTag | undefined {
+  const text = typeof value === 'string' ? value : '';
+  for (const tag of tags) {
+    if (tag === 'required') {
+      if (text === '') return tag;
+      continue;
+    }
+    if (text === '') continue;
+    if (tag === 'email' && !isGoEmail(text)) return tag;
+    if (tag === 'username' && !isCoderName(text)) return tag;
+    if ((tag === 'user_real_name' || tag === 'group_display_name') && !isCoderRealName(text)) return tag;
+  }
+  return undefined;
+}
+
 /**
  * A `validate:"<tags>"` struct tag: the first failing tag is reported (go-playground stops at it),
  * as `Validation failed for tag "<tag>" with value: "<value>"`. Values of the wrong type are left to @GoType.
  */
 export function GoValidate(...tags: GoTag[]): PropertyDecorator {
-  const failing = (value: unknown): GoTag | undefined => {
-    if (value !== undefined && value !== null && typeof value !== 'string') return undefined;
-    const text = value ?? '';
-    for (const tag of tags) {
-      if (tag === 'required' && text === '') return tag;
-      if (tag === 'email' && text !== '' && !isGoEmail(text)) return tag;
-    }
-    return undefined;
-  };
+  const failing = (value: unknown): GoTag | undefined =>
+    value !== undefined && value !== null && typeof value !== 'string' ? undefined : failingTag(value, tags);
   return (target, propertyName) =>
     registerDecorator({
       name: GO_VALIDATE,
@@ -167,16 +198,6 @@ export function GoValidate(...tags: GoTag[]): PropertyDecorator {
           `Validation failed for tag "${failing(args?.value) ?? tags[0]}" with value: "${String(args?.value ?? '')}"`,
       },
     });
-}
-
-/** The first tag of `tags` that `value` fails (the formatter's text). */
-export function failingTag(value: unknown, tags: readonly GoTag[]): GoTag {
-  const text = typeof value === 'string' ? value : '';
-  for (const tag of tags) {
-    if (tag === 'required' && text === '') return tag;
-    if (tag === 'email' && text !== '' && !isGoEmail(text)) return tag;
-  }
-  return tags[0]!;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { AnyDomainError, FieldError } from '../../platform/errors/domain-error';
+import { type AnyDomainError, EXPECTATION_FAILED, type FieldError } from '../../platform/errors/domain-error';
 import { InternalFailure } from '../internal-failure';
 import { DTO_VALIDATION } from '../validation';
 import { coderValidationError } from './coder-validation';
@@ -91,7 +91,11 @@ export function renderCoderError(
     case 'gone':
       return { status: 410, body: body(error.message, error.detail) };
     case 'precondition_failed':
-      return { status: 412, body: body(error.message, error.detail) };
+      // Coder answers 417 Expectation Failed where a precondition of the target is unmet (a user who still owns workspaces).
+      return {
+        status: error.code === EXPECTATION_FAILED ? 417 : 412,
+        body: body(error.message, error.detail),
+      };
     case 'too_large':
       return {
         status: 413,

@@ -88,7 +88,8 @@ export function coderValidationError(fields: FieldError[]): BadRequestError | In
   const tagged = fields
     .filter((field) => field.rule === GO_VALIDATE)
     .map(({ field, value, context }) => {
-      const tag = failingTag(value, (context?.tags as GoTag[] | undefined) ?? ['required']);
+      const tags = (context?.tags as GoTag[] | undefined) ?? ['required'];
+      const tag = failingTag(value, tags) ?? tags[0]!;
       return {
         field: lastSegment(field),
         rule: tag,

@@ -1,4 +1,5 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
+import { AuditLog, type AuditEntry } from '../../platform/audit/audit-log';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, QueryFailedError, Repository } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
@@ -88,6 +89,7 @@ export class AdminUsersService implements OnModuleInit {
     private readonly policy: AdminPolicyService,
     private readonly owned: OwnedResourcesRegistry,
     private readonly transactions: TransactionRunner,
+    @Optional() private readonly audit?: AuditLog,
   ) {
     this.emailDomainAllowed = compileEmailDomainCheck(
       config.emailDomainAllowlist,
@@ -276,6 +278,10 @@ export class AdminUsersService implements OnModuleInit {
           created.createdAt = createdAt;
           created.updatedAt = createdAt;
         }
+        await this.record(tx.manager, caller, 'create', created, {
+          username: { old: '', new: created.name },
+          email: { old: '', new: created.email },
+        });
         return created;
       });
     } catch (error) {
@@ -388,6 +394,16 @@ export class AdminUsersService implements OnModuleInit {
         }
         const changed = Object.keys(changes).filter((key) => key !== 'passwordHash' && key !== 'lowerEmail');
         if (passwordHash !== undefined) changed.push('password');
+        const diff: NonNullable<AuditEntry['diff']> = {};
+        for (const key of changed) {
+          if (key === 'password') diff.hashed_password = { old: '', new: '', secret: true };
+          else
+            diff[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = {
+              old: (target as unknown as Record<string, unknown>)[key],
+              new: (changes as Record<string, unknown>)[key],
+            };
+        }
+        await this.record(tx.manager, caller, 'write', target, diff);
         tx.emit('user.updated', { userId: target.id, changed });
         if (changes.status !== undefined && changes.status !== previousStatus) {
           tx.emit('user.status_changed', {
@@ -433,6 +449,7 @@ export class AdminUsersService implements OnModuleInit {
       if (current.isAdmin && current.status === 'active' && (await this.countAdmins(tx.manager)) <= 1) {
         throw new InvalidError(lastAdmin(current), { code: 'LAST_ADMIN' });
       }
+      await this.record(tx.manager, caller, 'delete', current, {});
       await this.removeAccount(current, tx);
       tx.emit('user.deleted', {
         userId: current.id,
@@ -441,6 +458,24 @@ export class AdminUsersService implements OnModuleInit {
         purge,
         actorId: caller.id,
       });
+    });
+  }
+
+  /** Every administrative write of a user is audited in its transaction (the audit log). */
+  private async record(
+    manager: EntityManager,
+    caller: User | null,
+    action: 'create' | 'write' | 'delete',
+    target: User,
+    diff: NonNullable<AuditEntry['diff']>,
+  ): Promise<void> {
+    await this.audit?.record(manager, {
+      ...(caller ? { actorUserId: caller.id } : {}),
+      action,
+      resourceType: 'user',
+      resourceId: target.uuid,
+      resourceTarget: target.name,
+      diff,
     });
   }
 
@@ -475,6 +510,9 @@ export class AdminUsersService implements OnModuleInit {
         await tx.manager
           .getRepository(User)
           .update({ id: target.id }, { name: newName, lowerName: newName.toLowerCase() });
+        await this.record(tx.manager, null, 'write', target, {
+          username: { old: target.name, new: newName },
+        });
         tx.emit('user.renamed', { userId: target.id, from: target.name, to: newName });
       });
     } catch (error) {

@@ -1,4 +1,4 @@
-import { bool, type Env, int } from '../../platform/config/app-config';
+import { bool, ConfigError, type Env, int, read, url } from '../../platform/config/app-config';
 
 /** Settings of the auth module (validated at boot; documented in src/modules/auth/README.md). */
 export interface AuthConfig {
@@ -10,6 +10,36 @@ export interface AuthConfig {
   maxAdminTokenLifetimeSeconds: number;
   /** Owners may ssh / application_connect into other users' workspaces (Coder's default). */
   ownerWorkspaceExec: boolean;
+  /** OIDC sign-in (`OIDC_ISSUER_URL`, `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`); null when not configured. */
+  oidc: OidcConfig | null;
+}
+
+export interface OidcConfig {
+  issuerUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** Scopes asked for (`OIDC_SCOPES`, space or comma separated; default `openid profile email`). */
+  scopes: string[];
+  /** Sign in users whose provider does not mark the email verified (`OIDC_IGNORE_EMAIL_VERIFIED`, Coder's flag). */
+  ignoreEmailVerified: boolean;
+  /** Create accounts on first sign-in (`OIDC_ALLOW_SIGNUPS`, default true). */
+  allowSignups: boolean;
+}
+
+function loadOidcConfig(env: Env): OidcConfig | null {
+  const issuerUrl = url(env, 'OIDC_ISSUER_URL', ['http:', 'https:']);
+  const clientId = read(env, 'OIDC_CLIENT_ID');
+  if (!issuerUrl && !clientId) return null;
+  if (!issuerUrl) throw new ConfigError('OIDC_ISSUER_URL', 'must be set when OIDC_CLIENT_ID is');
+  if (!clientId) throw new ConfigError('OIDC_CLIENT_ID', 'must be set when OIDC_ISSUER_URL is');
+  return {
+    issuerUrl,
+    clientId,
+    clientSecret: read(env, 'OIDC_CLIENT_SECRET') ?? '',
+    scopes: (read(env, 'OIDC_SCOPES') ?? 'openid profile email').split(/[\s,]+/).filter(Boolean),
+    ignoreEmailVerified: bool(env, 'OIDC_IGNORE_EMAIL_VERIFIED', false),
+    allowSignups: bool(env, 'OIDC_ALLOW_SIGNUPS', true),
+  };
 }
 
 export const AUTH_CONFIG = Symbol('AUTH_CONFIG');
@@ -20,6 +50,7 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
     maxTokenLifetimeSeconds: int(env, 'TOKEN_MAX_LIFETIME_SECONDS', 876_600 * 3600, 60, 3_155_760_000),
     maxAdminTokenLifetimeSeconds: int(env, 'TOKEN_MAX_ADMIN_LIFETIME_SECONDS', 168 * 3600, 60, 3_155_760_000),
     ownerWorkspaceExec: bool(env, 'OWNER_WORKSPACE_EXEC', true),
+    oidc: loadOidcConfig(env),
   };
 }
 

@@ -8,7 +8,9 @@ import { AuthGuard } from './auth.guard';
 import { AuthorizationService } from './authorization.service';
 import { CoderTokensService } from './coder-tokens.service';
 import { CoderAuthController } from './controllers/coder-auth.controller';
+import { CoderOidcController } from './controllers/coder-oidc.controller';
 import { CoderTokensController } from './controllers/coder-tokens.controller';
+import { OidcSignInService } from './oidc/oidc-sign-in.service';
 import { PasswordGuessLimiter } from '../../platform/http/password-guess-limiter';
 import { CredentialResolver } from './credential-resolver.service';
 import { CredentialVerifier } from './credential-verifier.service';
@@ -30,7 +32,7 @@ import { TargetUserResolver } from './target-user.service';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([...AUTH_ENTITIES, ApiToken])],
-  controllers: [CoderAuthController, CoderTokensController],
+  controllers: [CoderAuthController, CoderTokensController, CoderOidcController],
   providers: [
     {
       provide: AUTH_CONFIG,
@@ -51,6 +53,7 @@ import { TargetUserResolver } from './target-user.service';
     TargetUserResolver,
     RealtimeAccessService,
     RealtimeRevocationListener,
+    OidcSignInService,
   ],
   exports: [
     CredentialResolver,

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { AuditLog } from '../../platform/audit/audit-log';
 import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, Repository } from 'typeorm';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
@@ -43,6 +44,7 @@ export class CoderTokensService {
     private readonly transactions: TransactionRunner,
     @InjectRepository(ApiToken) private readonly tokenRows: Repository<ApiToken>,
     @InjectRepository(TokenAllowList) private readonly allowLists: Repository<TokenAllowList>,
+    @Optional() private readonly audit?: AuditLog,
   ) {}
 
   private keyObject(token: ApiToken, owner: User) {
@@ -77,6 +79,15 @@ export class CoderTokensService {
             .getRepository(TokenAllowList)
             .insert({ tokenId: created.token.id, entries: allowList });
         }
+        await this.audit?.record(tx.manager, {
+          action: 'create',
+          resourceType: 'api_key',
+          resourceId: created.token.id,
+          resourceTarget: created.token.name,
+          diff: { scopes: { old: [], new: scopes }, token_name: { old: '', new: created.token.name } },
+          additionalFields: { owner: target.name },
+          statusCode: 201,
+        });
         return created.key;
       })
       .catch((error: unknown) => {
@@ -219,6 +230,14 @@ export class CoderTokensService {
     }
     await this.transactions.run(async (tx) => {
       await tx.manager.getRepository(ApiToken).delete({ id: row.id });
+      await this.audit?.record(tx.manager, {
+        action: 'delete',
+        resourceType: 'api_key',
+        resourceId: row.id,
+        resourceTarget: row.name,
+        additionalFields: { owner: row.user.name },
+        statusCode: 204,
+      });
       tx.emit('auth.token_revoked', { userId: row.userId, tokenId: row.id, reason: 'deleted' });
     });
   }

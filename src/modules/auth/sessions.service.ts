@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { AuditLog } from '../../platform/audit/audit-log';
 import { randomInt } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
@@ -58,6 +59,7 @@ export class SessionsService {
     private readonly events: EventBus,
     private readonly dataSource: DataSource,
     private readonly guesses: PasswordGuessLimiter,
+    @Optional() private readonly audit?: AuditLog,
   ) {}
 
   /** A hash to verify against when there is no user, so both paths cost one argon2 verify. */
@@ -138,6 +140,15 @@ export class SessionsService {
       );
       // Raw update: a login must not move updated_at.
       await tx.manager.query('UPDATE users SET last_login_at = $1 WHERE id = $2', [now, user.id]);
+      await this.audit?.record(tx.manager, {
+        actorUserId: user.id,
+        action: 'login',
+        resourceType: 'api_key',
+        resourceId: session.token.id,
+        resourceTarget: user.name,
+        statusCode: 201,
+        ip: ipAddress,
+      });
       return session;
     });
     user.lastLoginAt = now;
@@ -149,6 +160,13 @@ export class SessionsService {
     await this.transactions.run(async (tx) => {
       const repo = tx.manager.getRepository(ApiToken);
       if (principal.token) await repo.delete({ id: principal.token.id });
+      await this.audit?.record(tx.manager, {
+        actorUserId: principal.user.id,
+        action: 'logout',
+        resourceType: 'api_key',
+        resourceId: principal.token?.id ?? '',
+        resourceTarget: principal.user.name,
+      });
       await tx.manager.query(
         `DELETE FROM api_tokens WHERE user_id = $1 AND ('coder:application_connect' = ANY(scopes) OR 'application_connect' = ANY(scopes))`,
         [principal.user.id],

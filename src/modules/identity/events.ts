@@ -12,6 +12,8 @@ export interface IdentityEvents {
   'user.status_changed': { userId: string; from: string; to: string; actorId: string | null };
   'user.deleted': { userId: string; uuid: string; username: string; purge: boolean; actorId: string | null };
   'user.renamed': { userId: string; from: string; to: string };
+  /** An organization's workspace sharing mode changed (the workspaces module drops shares the new mode forbids). */
+  'organization.workspace_sharing_changed': { organizationId: string; from: string; to: string };
 }
 
 declare module '../../platform/events/event-map' {

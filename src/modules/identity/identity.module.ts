@@ -2,7 +2,15 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiTokensService } from './api-tokens.service';
 import { BootstrapAdminService } from './bootstrap-admin.service';
+import { CoderDebugController } from './controllers/coder-debug.controller';
+import { CoderGroupsController } from './controllers/coder-groups.controller';
+import { CoderInsightsController } from './controllers/coder-insights.controller';
+import { CoderOrganizationsController } from './controllers/coder-organizations.controller';
 import { CoderUsersController } from './controllers/coder-users.controller';
+import { CoderOrganizationsService } from './management/coder-organizations.service';
+import { CoderUsersService } from './management/coder-users.service';
+import { UserStatusChartService } from './management/user-status-chart.service';
+import { OidcClaimsService } from './management/oidc-claims.service';
 import { GiteaOrganizationsController } from './controllers/gitea-organizations.controller';
 import { GiteaUsersController } from './controllers/gitea-users.controller';
 import { OcsCloudUserController } from './controllers/ocs-cloud-user.controller';
@@ -25,6 +33,10 @@ import { UserSecretsService } from './secrets/user-secrets.service';
     GiteaUsersController,
     GiteaOrganizationsController,
     CoderUserSecretsController,
+    CoderOrganizationsController,
+    CoderGroupsController,
+    CoderInsightsController,
+    CoderDebugController,
   ],
   providers: [
     UsersService,
@@ -35,6 +47,10 @@ import { UserSecretsService } from './secrets/user-secrets.service';
     BootstrapAdminService,
     OwnedResourcesRegistry,
     UserSecretsService,
+    CoderUsersService,
+    CoderOrganizationsService,
+    UserStatusChartService,
+    OidcClaimsService,
   ],
   exports: [
     UsersService,

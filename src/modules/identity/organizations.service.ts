@@ -4,7 +4,7 @@ import { type EntityManager, In, Repository } from 'typeorm';
 import { VersionedCache } from '../../platform/cache/versioned-cache';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
-import { TransactionRunner } from '../../platform/database/transaction-runner.service';
+import { type Transaction, TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ConflictError, InvalidError } from '../../platform/errors/domain-error';
 import { OrganizationMember } from './entities/organization-member.entity';
 import { Organization } from './entities/organization.entity';
@@ -85,6 +85,12 @@ export class OrganizationsService {
 
   findByName(name: string): Promise<User | null> {
     return this.accounts.findOneBy({ lowerName: name.toLowerCase(), type: 'organization' });
+  }
+
+  findByUuid(uuid: string): Promise<User | null> {
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid))
+      return Promise.resolve(null);
+    return this.accounts.findOneBy({ uuid: uuid.toLowerCase(), type: 'organization' });
   }
 
   getDefault(): Promise<Organization | null> {
@@ -193,7 +199,7 @@ export class OrganizationsService {
    * Deletes the organization account (members, teams and details cascade), refused (422, Gitea's
    * text) while it still owns repositories or packages (the owned-resources registry).
    */
-  async delete(organization: User): Promise<void> {
+  async delete(organization: User, audit?: (manager: EntityManager) => Promise<void>): Promise<void> {
     await this.transactions.run(async (tx) => {
       for (const handler of this.owned.list()) {
         if ((await handler.count(organization.id, tx.manager)) > 0) {
@@ -202,6 +208,7 @@ export class OrganizationsService {
           });
         }
       }
+      await audit?.(tx.manager);
       await tx.manager.getRepository(User).delete({ id: organization.id, type: 'organization' });
     });
   }
@@ -226,7 +233,11 @@ export class OrganizationsService {
   }
 
   /** Removes a member and their team memberships; the last owner cannot leave. */
-  async removeMember(organizationId: string, userId: string): Promise<void> {
+  async removeMember(
+    organizationId: string,
+    userId: string,
+    audit?: (manager: EntityManager) => Promise<void>,
+  ): Promise<void> {
     await this.transactions.run(async (tx) => {
       const members = tx.manager.getRepository(OrganizationMember);
       const member = await members.findOneBy({ organizationId, userId });
@@ -241,6 +252,7 @@ export class OrganizationsService {
       ).map((team) => team.id);
       if (teamIds.length) await tx.manager.getRepository(TeamMember).delete({ userId, teamId: In(teamIds) });
       await members.delete({ organizationId, userId });
+      await audit?.(tx.manager);
     });
   }
 
@@ -319,8 +331,8 @@ export class OrganizationsService {
   }
 
   /** Adds a user to a team (and to the organization); the Owners team makes them an owner. */
-  async joinTeam(team: Team, userId: string): Promise<void> {
-    await this.transactions.run(async (tx) => {
+  async joinTeam(team: Team, userId: string, outer?: Transaction): Promise<void> {
+    const work = async (tx: Transaction) => {
       await tx.manager.getRepository(TeamMember).upsert({ teamId: team.id, userId }, ['teamId', 'userId']);
       const members = tx.manager.getRepository(OrganizationMember);
       const member = await members.findOneBy({ organizationId: team.organizationId, userId });
@@ -328,12 +340,13 @@ export class OrganizationsService {
       if (!member) await members.insert({ organizationId: team.organizationId, userId, roles: [], isOwner });
       else if (isOwner !== member.isOwner)
         await members.update({ organizationId: team.organizationId, userId }, { isOwner });
-    });
+    };
+    await (outer ? work(outer) : this.transactions.run(work));
   }
 
   /** Removes a user from a team; leaving the Owners team ends ownership (not for the last owner). */
-  async removeTeamMember(team: Team, userId: string): Promise<void> {
-    await this.transactions.run(async (tx) => {
+  async removeTeamMember(team: Team, userId: string, outer?: Transaction): Promise<void> {
+    const work = async (tx: Transaction) => {
       if (team.permission === 'owner') {
         const members = tx.manager.getRepository(OrganizationMember);
         if (
@@ -347,7 +360,8 @@ export class OrganizationsService {
         await members.update({ organizationId: team.organizationId, userId }, { isOwner: false });
       }
       await tx.manager.getRepository(TeamMember).delete({ teamId: team.id, userId });
-    });
+    };
+    await (outer ? work(outer) : this.transactions.run(work));
   }
 
   /** The teams the user belongs to, in organization `organizationId` (repository permissions). */

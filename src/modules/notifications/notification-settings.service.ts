@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { AuditLog } from '../../platform/audit/audit-log';
+import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { SiteConfigService } from '../../platform/site-config/site-config.service';
 
 export const SETTINGS_KEY = 'notifications.settings';
@@ -6,7 +8,11 @@ export const SETTINGS_KEY = 'notifications.settings';
 /** `{"notifier_paused": bool}`, stored as the exact JSON string in site_configs (absent until the first PUT). */
 @Injectable()
 export class NotificationSettingsService {
-  constructor(private readonly siteConfig: SiteConfigService) {}
+  constructor(
+    private readonly siteConfig: SiteConfigService,
+    private readonly transactions: TransactionRunner,
+    @Optional() private readonly audit?: AuditLog,
+  ) {}
 
   /** The stored string, or undefined when never set. */
   raw(): Promise<string | undefined> {
@@ -27,7 +33,18 @@ export class NotificationSettingsService {
     return JSON.stringify({ notifier_paused: paused });
   }
 
+  /** Stores the settings and their audit entry in one transaction. */
   async store(paused: boolean): Promise<void> {
-    await this.siteConfig.set(SETTINGS_KEY, NotificationSettingsService.canonical(paused));
+    const before = await this.isPaused();
+    await this.transactions.run(async (tx) => {
+      await this.siteConfig.set(SETTINGS_KEY, NotificationSettingsService.canonical(paused), tx.manager);
+      await this.audit?.record(tx.manager, {
+        action: 'write',
+        resourceType: 'notifications_settings',
+        resourceId: SETTINGS_KEY,
+        resourceTarget: 'notification settings',
+        diff: { notifier_paused: { old: before, new: paused } },
+      });
+    });
   }
 }

@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { AuditLog } from '../../platform/audit/audit-log';
 import { createHash } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { TransactionRunner, type Transaction } from '../../platform/database/transaction-runner.service';
 import { ForbiddenError } from '../../platform/errors/domain-error';
 import { OnDomainEvent } from '../../platform/events/event-bus.service';
@@ -92,6 +93,7 @@ export class WorkflowRulesService {
     private readonly transactions: TransactionRunner,
     private readonly store: RuleStore,
     @Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig,
+    @Optional() private readonly audit?: AuditLog,
   ) {}
 
   private available(rule: StoredRule, scope: RuleScope): boolean {
@@ -151,6 +153,7 @@ export class WorkflowRulesService {
         'INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, $2, $3)',
         [ruleId, scope.type, scope.type === SCOPE_ADMIN ? '' : scope.userId],
       );
+      await this.auditRule(tx.manager, 'create', ruleId, input, scope);
       return ruleId;
     });
     await this.store.changed(id, 'created');
@@ -191,6 +194,7 @@ export class WorkflowRulesService {
           input.description,
         ],
       );
+      await this.auditRule(tx.manager, 'write', ruleId, input, scope);
     });
     await this.store.changed(ruleId, 'updated');
     return {
@@ -205,13 +209,48 @@ export class WorkflowRulesService {
     };
   }
 
+  /** Rule changes are administrative writes: one audit entry in the rule's transaction. */
+  private async auditRule(
+    manager: EntityManager,
+    action: 'create' | 'write' | 'delete',
+    ruleId: number,
+    input: { class: string; name: string; operation?: string; events?: unknown },
+    scope: RuleScope,
+  ): Promise<void> {
+    await this.audit?.record(manager, {
+      action,
+      resourceType: 'workflow_rule',
+      resourceId: String(ruleId),
+      resourceTarget: input.name || input.class,
+      additionalFields: { class: input.class, scope: scope.type === SCOPE_ADMIN ? 'global' : 'user' },
+      ...(action !== 'delete'
+        ? {
+            diff: {
+              operation: { old: null, new: input.operation },
+              events: { old: null, new: input.events },
+            },
+          }
+        : {}),
+    });
+  }
+
   async destroy(scope: RuleScope, id: string): Promise<true> {
     const ruleId = parseRuleId(id);
     if (ruleId === null) throw new RuleScopeError();
     await this.transactions.run(async (tx) => {
       if ((await this.classInScope(tx.manager, scope, ruleId, true)) === null) throw new RuleScopeError();
       // Check rows are shared between rules and stay (Nextcloud).
-      await tx.manager.query('DELETE FROM flow_operations WHERE id = $1', [ruleId]);
+      const [rule] = (await tx.manager.query(
+        'DELETE FROM flow_operations WHERE id = $1 RETURNING class, name',
+        [ruleId],
+      )) as { class: string; name: string }[];
+      await this.auditRule(
+        tx.manager,
+        'delete',
+        ruleId,
+        { class: rule?.class ?? '', name: rule?.name ?? '' },
+        scope,
+      );
     });
     await this.store.changed(ruleId, 'deleted');
     return true;

@@ -10,8 +10,8 @@ export interface AuditEntry {
   resourceId: string;
   /** A readable target (user name, workspace name, ...). */
   resourceTarget: string;
-  /** Numeric id of the user who acted, null for the system. */
-  actorUserId: string | null;
+  /** Numeric id of the user who acted, null for the system; omitted = the caller of the current request. */
+  actorUserId?: string | null;
   organizationId?: string | null;
   /** Field changes `{field: {old, new, secret}}`; secret values are never passed here. */
   diff?: Record<string, { old: unknown; new: unknown; secret?: boolean }>;

@@ -121,6 +121,9 @@ export class GoneError extends DomainError {
   readonly kind = 'gone' as const;
 }
 
+/** Code of a PreconditionFailedError that Coder renders as 417 Expectation Failed. */
+export const EXPECTATION_FAILED = 'EXPECTATION_FAILED';
+
 export class PreconditionFailedError extends DomainError {
   readonly kind = 'precondition_failed' as const;
 }

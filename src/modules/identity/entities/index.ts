@@ -4,6 +4,8 @@ import { OrganizationMember } from './organization-member.entity';
 import { TeamMember } from './team-member.entity';
 import { Team } from './team.entity';
 import { User } from './user.entity';
+import { UserOidcLink } from './user-oidc-link.entity';
+import { UserStatusChange } from './user-status-change.entity';
 import { UserSecret } from '../secrets/user-secret.entity';
 
 export const IDENTITY_ENTITIES = [
@@ -14,4 +16,6 @@ export const IDENTITY_ENTITIES = [
   TeamMember,
   ApiToken,
   UserSecret,
+  UserStatusChange,
+  UserOidcLink,
 ];

@@ -2,6 +2,7 @@ import {
   Column,
   CreateDateColumn,
   Entity,
+  Generated,
   Index,
   JoinColumn,
   ManyToOne,
@@ -27,8 +28,23 @@ export class Team {
   @JoinColumn({ name: 'organization_id' })
   organization: Relation<User>;
 
+  /** Coder addresses a team as a group by this id. */
+  @Column({ type: 'uuid', unique: true })
+  @Generated('uuid')
+  uuid: string;
+
   @Column({ type: 'varchar', length: 255 })
   name: string;
+
+  /** Coder group fields. */
+  @Column({ name: 'display_name', type: 'varchar', length: 255, default: '' })
+  displayName: string;
+
+  @Column({ name: 'avatar_url', type: 'varchar', length: 2048, default: '' })
+  avatarUrl: string;
+
+  @Column({ name: 'quota_allowance', type: 'integer', default: 0 })
+  quotaAllowance: number;
 
   @Column({ name: 'lower_name', type: 'varchar', length: 255 })
   lowerName: string;

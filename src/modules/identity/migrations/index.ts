@@ -1,9 +1,11 @@
 import { Initial1795267388733 } from './1795267388733-Initial';
 import { TeamUnits1795475321430 } from './1795475321430-TeamUnits';
 import { UserSecrets1795734426768 } from './1795734426768-UserSecrets';
+import { CoderManagement1795738902108 } from './1795738902108-CoderManagement';
 
 export const IDENTITY_MIGRATIONS: Function[] = [
   Initial1795267388733,
   TeamUnits1795475321430,
   UserSecrets1795734426768,
+  CoderManagement1795738902108,
 ];

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { AuditLog, type AuditEntry } from '../../../platform/audit/audit-log';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { type EntityManager, Repository as OrmRepository } from 'typeorm';
@@ -56,6 +57,7 @@ export class UserSecretsService {
     @InjectRepository(UserSecret) private readonly secrets: OrmRepository<UserSecret>,
     private readonly box: SecretBox,
     private readonly transactions: TransactionRunner,
+    @Optional() private readonly audit?: AuditLog,
   ) {}
 
   private context(userId: string, id: string): string {
@@ -151,6 +153,11 @@ export class UserSecretsService {
       });
       const id = randomUUID();
       const table = tx.manager.getRepository(UserSecret);
+      await this.auditSecret(tx.manager, 'create', user, id, state.name, {
+        env_name: { old: '', new: state.envName },
+        file_path: { old: '', new: state.filePath },
+        value: { old: '', new: '', secret: true },
+      });
       return table.save(
         table.create({
           id,
@@ -203,6 +210,16 @@ export class UserSecretsService {
         envName: next.envName,
         enabled: next.enabled,
       });
+      await this.auditSecret(tx.manager, 'write', user, current.id, current.name, {
+        ...(next.envName !== current.envName
+          ? { env_name: { old: current.envName, new: next.envName } }
+          : {}),
+        ...(next.filePath !== current.filePath
+          ? { file_path: { old: current.filePath, new: next.filePath } }
+          : {}),
+        ...(next.enabled !== current.enabled ? { enabled: { old: current.enabled, new: next.enabled } } : {}),
+        ...(input.value !== undefined ? { value: { old: '', new: '', secret: true } } : {}),
+      });
       Object.assign(current, next, {
         description: input.description ?? current.description,
         ...(input.value !== undefined
@@ -214,7 +231,33 @@ export class UserSecretsService {
   }
 
   async delete(user: User, name: string): Promise<void> {
-    const result = await this.secrets.delete({ userId: user.id, name });
-    if (!result.affected) throw secretNotFound();
+    await this.transactions.run(async (tx) => {
+      const deleted = (await tx.manager.query(
+        'DELETE FROM user_secrets WHERE user_id = $1 AND name = $2 RETURNING id',
+        [user.id, name],
+      )) as [{ id: string }[], number];
+      const row = deleted[0][0];
+      if (!row) throw secretNotFound();
+      await this.auditSecret(tx.manager, 'delete', user, row.id, name, {});
+    });
+  }
+
+  /** Secret writes are audited without their values (`secret: true` marks a changed value). */
+  private async auditSecret(
+    manager: EntityManager,
+    action: 'create' | 'write' | 'delete',
+    user: User,
+    id: string,
+    name: string,
+    diff: NonNullable<AuditEntry['diff']>,
+  ): Promise<void> {
+    await this.audit?.record(manager, {
+      action,
+      resourceType: 'user_secret',
+      resourceId: id,
+      resourceTarget: name,
+      diff,
+      additionalFields: { owner: user.name },
+    });
   }
 }

@@ -1,0 +1,311 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { type BaseClient, generators, Issuer } from 'openid-client';
+import { AuditLog } from '../../../platform/audit/audit-log';
+import type { AppConfig } from '../../../platform/config/app-config';
+import { APP_CONFIG } from '../../../platform/config/config.token';
+import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
+import {
+  BadRequestError,
+  ForbiddenError,
+  UnauthenticatedError,
+  UnavailableError,
+} from '../../../platform/errors/domain-error';
+import { ApiTokensService } from '../../identity/api-tokens.service';
+import { UserOidcLink } from '../../identity/entities/user-oidc-link.entity';
+import { User } from '../../identity/entities/user.entity';
+import { UsersService } from '../../identity/users.service';
+import { AUTH_CONFIG, type AuthConfig, type OidcConfig } from '../auth.config';
+import { OAuthConvertState } from '../entities/oauth-convert-state.entity';
+
+/** What the browser must keep between the redirect to the provider and the callback (HttpOnly cookies). */
+export interface OidcPending {
+  state: string;
+  verifier: string;
+  redirect: string;
+  mergeState: string;
+}
+
+export interface OidcCallback {
+  code?: string;
+  state?: string;
+  iss?: string;
+  error?: string;
+  errorDescription?: string;
+}
+
+export interface OidcSignedIn {
+  key: string;
+  user: User;
+  redirect: string;
+}
+
+type Claims = Record<string, unknown>;
+
+/** Only same-site paths are followed after sign-in (no open redirect). */
+function safeRedirect(value: string | undefined): string {
+  return value && value.startsWith('/') && !value.startsWith('//') && !value.includes('\\') ? value : '/';
+}
+
+/** A Coder user name from a claim: `[a-zA-Z0-9]` runs joined by single hyphens, at most 32 characters. */
+function usernameFrom(raw: string): string {
+  const cleaned = raw
+    .replace(/@.*$/, '')
+    .replace(/[^a-zA-Z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 32)
+    .replace(/-+$/, '');
+  return cleaned === '' || cleaned === 'new' || cleaned === 'create' ? 'user' : cleaned;
+}
+
+/**
+ * OIDC sign-in (issue 16 item 3) with `openid-client`: the authorization-code flow with PKCE and
+ * state, the user created or linked by verified email, the session cookie, a pending
+ * `convert-login` of a password user completed, and the ID-token and userinfo claims stored per user.
+ */
+@Injectable()
+export class OidcSignInService {
+  private readonly logger = new Logger(OidcSignInService.name);
+  private client?: Promise<BaseClient>;
+
+  constructor(
+    @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
+    @Inject(APP_CONFIG) private readonly app: AppConfig,
+    private readonly users: UsersService,
+    private readonly tokens: ApiTokensService,
+    private readonly transactions: TransactionRunner,
+    @Optional() private readonly audit?: AuditLog,
+  ) {}
+
+  get redirectUri(): string {
+    return `${this.app.publicUrl}api/v2/users/oidc/callback`;
+  }
+
+  private settings(): OidcConfig {
+    if (!this.config.oidc)
+      throw new BadRequestError('OIDC is not configured.', { code: 'OIDC_NOT_CONFIGURED' });
+    return this.config.oidc;
+  }
+
+  /** The provider's client, from its discovery document (fetched once; retried after a failure). */
+  private async oidcClient(): Promise<BaseClient> {
+    const settings = this.settings();
+    this.client ??= Issuer.discover(settings.issuerUrl).then(
+      (issuer) =>
+        new issuer.Client({
+          client_id: settings.clientId,
+          client_secret: settings.clientSecret,
+          redirect_uris: [this.redirectUri],
+          response_types: ['code'],
+          token_endpoint_auth_method: settings.clientSecret ? 'client_secret_basic' : 'none',
+        }),
+    );
+    try {
+      return await this.client;
+    } catch (error) {
+      this.client = undefined;
+      this.logger.warn({ err: error }, 'OIDC discovery failed');
+      throw new UnavailableError('The OIDC provider could not be reached.', { code: 'OIDC_UNREACHABLE' });
+    }
+  }
+
+  /** Step 1: where to send the browser, and what it must bring back. */
+  async start(query: {
+    redirect?: string;
+    mergeState?: string;
+  }): Promise<{ url: string; pending: OidcPending }> {
+    const client = await this.oidcClient();
+    const state = randomBytes(24).toString('base64url');
+    const verifier = generators.codeVerifier();
+    const url = client.authorizationUrl({
+      scope: this.settings().scopes.join(' '),
+      state,
+      redirect_uri: this.redirectUri,
+      code_challenge: generators.codeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    return {
+      url,
+      pending: {
+        state,
+        verifier,
+        redirect: safeRedirect(query.redirect),
+        mergeState: query.mergeState ?? '',
+      },
+    };
+  }
+
+  /** Step 2: the provider sent the browser back. */
+  async complete(
+    params: OidcCallback,
+    pending: Partial<OidcPending>,
+    ipAddress: string,
+  ): Promise<OidcSignedIn> {
+    const settings = this.settings();
+    if (params.error)
+      throw new BadRequestError(`OIDC sign-in failed: ${params.error}`, {
+        code: 'OIDC_ERROR',
+        detail: params.errorDescription,
+      });
+    if (!pending.state)
+      throw new UnauthenticatedError('bad_password', 'Cookie "oauth_state" must be provided.', {
+        code: 'OIDC_STATE_MISSING',
+      });
+    if (!params.state || params.state !== pending.state)
+      throw new UnauthenticatedError('bad_password', 'State mismatched.', { code: 'OIDC_STATE_MISMATCH' });
+    const client = await this.oidcClient();
+    let idTokenClaims: Claims;
+    let userinfoClaims: Claims = {};
+    try {
+      const tokenSet = await client.callback(
+        this.redirectUri,
+        { code: params.code, state: params.state, ...(params.iss ? { iss: params.iss } : {}) },
+        { state: pending.state, code_verifier: pending.verifier },
+      );
+      idTokenClaims = { ...tokenSet.claims() };
+      if (tokenSet.access_token && client.issuer.metadata.userinfo_endpoint)
+        userinfoClaims = { ...(await client.userinfo(tokenSet.access_token)) };
+    } catch (error) {
+      throw new BadRequestError('Failed exchanging Oauth code.', {
+        code: 'OIDC_EXCHANGE',
+        detail: error instanceof Error ? error.message : String(error),
+      });
+    }
+    const merged: Claims = { ...idTokenClaims, ...userinfoClaims };
+    const subject = String(merged.sub ?? idTokenClaims.sub ?? '');
+    const email = typeof merged.email === 'string' ? merged.email.trim() : '';
+    if (subject === '')
+      throw new BadRequestError('The OIDC provider returned no subject.', { code: 'OIDC_NO_SUB' });
+    if (email === '')
+      throw new BadRequestError('Your OIDC provider did not return an email address.', {
+        code: 'OIDC_NO_EMAIL',
+      });
+    if (merged.email_verified === false && !settings.ignoreEmailVerified)
+      throw new ForbiddenError(
+        `Verify the "${email}" email address on your OIDC provider to authenticate!`,
+        'permission',
+        {
+          code: 'OIDC_EMAIL_UNVERIFIED',
+        },
+      );
+    const issuer = client.issuer.metadata.issuer;
+
+    const result = await this.transactions.run(async (tx) => {
+      const accounts = tx.manager.getRepository(User);
+      const links = tx.manager.getRepository(UserOidcLink);
+      const link = await links.findOneBy({ issuer, subject });
+      let user =
+        (link ? await accounts.findOneBy({ id: link.userId }) : null) ??
+        (await accounts.findOneBy({ lowerEmail: email.toLowerCase(), type: 'individual' }));
+      let converted = false;
+      if (pending.mergeState) {
+        const convert = await tx.manager
+          .getRepository(OAuthConvertState)
+          .findOneBy({ state: pending.mergeState });
+        if (!convert || convert.expiresAt.getTime() < Date.now() || convert.toLoginType !== 'oidc')
+          throw new BadRequestError('The login conversion has expired or is unknown. Start it again.', {
+            code: 'OIDC_MERGE_STATE',
+          });
+        if (user && user.id !== convert.userId)
+          throw new ForbiddenError(
+            'Using an existing account to login with a different login type is not allowed.',
+            'permission',
+            { code: 'OIDC_MERGE_OTHER_USER' },
+          );
+        user = await accounts.findOneByOrFail({ id: convert.userId });
+        await tx.manager.getRepository(OAuthConvertState).delete({ userId: user.id });
+        await accounts.update({ id: user.id }, { loginType: 'oidc' });
+        user.loginType = 'oidc';
+        converted = true;
+      }
+      if (user && user.loginType !== 'oidc')
+        throw new ForbiddenError(
+          `Incorrect login type, attempting to use "oidc" but user is of login type "${user.loginType}"`,
+          'permission',
+          { code: 'OIDC_LOGIN_TYPE' },
+        );
+      if (!user) {
+        if (!settings.allowSignups)
+          throw new ForbiddenError('Signups are not allowed for login type "oidc".', 'permission', {
+            code: 'OIDC_NO_SIGNUPS',
+          });
+        const base = usernameFrom(
+          typeof merged.preferred_username === 'string' && merged.preferred_username !== ''
+            ? merged.preferred_username
+            : email,
+        );
+        let username = base;
+        for (let n = 1; await this.users.nameIsTaken(username, tx.manager); n++)
+          username = `${base.slice(0, 32 - String(n).length - 1)}-${n}`;
+        user = await this.users.create(
+          {
+            username,
+            email,
+            fullName: typeof merged.name === 'string' ? merged.name.slice(0, 128) : '',
+            loginType: 'oidc',
+            status: 'active',
+          },
+          tx,
+        );
+        await this.audit?.record(tx.manager, {
+          actorUserId: user.id,
+          action: 'register',
+          resourceType: 'user',
+          resourceId: user.uuid,
+          resourceTarget: user.name,
+        });
+      }
+      if (user.status === 'suspended')
+        throw new UnauthenticatedError(
+          'inactive',
+          `User is not active (status = "${user.status}"). Contact an admin to reactivate your account.`,
+          { code: 'USER_INACTIVE' },
+        );
+      if (user.status === 'dormant') {
+        await accounts.update({ id: user.id }, { status: 'active' });
+        tx.emit('user.status_changed', { userId: user.id, from: 'dormant', to: 'active', actorId: null });
+        user.status = 'active';
+      }
+      await links.upsert(
+        {
+          userId: user.id,
+          issuer,
+          subject,
+          idTokenClaims: idTokenClaims as never,
+          userinfoClaims: userinfoClaims as never,
+        },
+        ['userId'],
+      );
+      const session = await this.tokens.create(
+        {
+          userId: user.id,
+          scopes: ['coder:all'],
+          lifetimeSeconds: this.app.sessionDurationSeconds,
+          loginType: 'oidc',
+          ipAddress,
+        },
+        tx.manager,
+      );
+      await tx.manager.query('UPDATE users SET last_login_at = now() WHERE id = $1', [user.id]);
+      if (converted)
+        await this.audit?.record(tx.manager, {
+          actorUserId: user.id,
+          action: 'create',
+          resourceType: 'convert_login',
+          resourceId: user.uuid,
+          resourceTarget: user.name,
+          diff: { login_type: { old: 'password', new: 'oidc' } },
+        });
+      await this.audit?.record(tx.manager, {
+        actorUserId: user.id,
+        action: 'login',
+        resourceType: 'api_key',
+        resourceId: session.token.id,
+        resourceTarget: user.name,
+        ip: ipAddress,
+      });
+      return { key: session.key, user };
+    });
+    return { ...result, redirect: safeRedirect(pending.redirect) };
+  }
+}
