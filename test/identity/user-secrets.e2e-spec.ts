@@ -191,4 +191,91 @@ describe('user secrets (/api/v2/users/{user}/secrets, reference D.1)', () => {
     expect(over.status).toBe(400);
     expect(over.body.message).toBe('User secrets limit reached.');
   });
+
+  describe('batch import (POST .../secrets/batch)', () => {
+    const batch = (body: Record<string, unknown>, who: CreatedUser) =>
+      t.http().post(`${base()}/batch`).set(key(who)).send(body);
+    const names = async (who: CreatedUser) =>
+      ((await t.http().get(base()).set(key(who))).body as { name: string }[]).map((s) => s.name);
+
+    it('imports env, json and yaml files (201, values never returned)', async () => {
+      const dora = await t.factories.user({ username: 'dora' });
+      const env = await batch(
+        { format: 'env', content: 'API_TOKEN=abc123\n# comment\nDB_URL="postgres://x"\n' },
+        dora,
+      );
+      expect(env.status).toBe(201);
+      expect(env.body.map((s: { name: string; env_name: string }) => [s.name, s.env_name])).toEqual([
+        ['API_TOKEN', 'API_TOKEN'],
+        ['DB_URL', 'DB_URL'],
+      ]);
+      expect(JSON.stringify(env.body)).not.toContain('abc123');
+      const json = await batch(
+        {
+          format: 'json',
+          content: JSON.stringify([{ name: 'kube', value: 'cfg', file_path: '~/.kube/config' }]),
+        },
+        dora,
+      );
+      expect(json.status).toBe(201);
+      expect(json.body[0]).toMatchObject({ name: 'kube', file_path: '~/.kube/config', enabled: true });
+      const yaml = await batch(
+        { format: 'yaml', content: 'NPM_TOKEN: npm-secret\nPIP_INDEX: pip-secret\n' },
+        dora,
+      );
+      expect(yaml.status).toBe(201);
+      expect(await names(dora)).toEqual(['API_TOKEN', 'DB_URL', 'NPM_TOKEN', 'PIP_INDEX', 'kube']);
+      const service = t.app.get(UserSecretsService);
+      const handed = await service.forAgent(dora.user.id);
+      expect(handed).toContainEqual({ envName: 'API_TOKEN', filePath: '', value: 'abc123' });
+      expect(handed).toContainEqual({ envName: '', filePath: '~/.kube/config', value: 'cfg' });
+    });
+
+    it('is atomic: one bad entry creates nothing, and the field names the entry', async () => {
+      const erin = await t.factories.user({ username: 'erin' });
+      const bad = await batch(
+        {
+          format: 'json',
+          content: JSON.stringify([
+            { name: 'ok', value: 'v', env_name: 'OK' },
+            { name: 'bad', value: 'v', env_name: 'PATH' },
+          ]),
+        },
+        erin,
+      );
+      expect(bad.status).toBe(400);
+      expect(bad.body.message).toBe('Validation failed.');
+      expect(bad.body.validations[0].field).toBe('secrets[1].env_name');
+      expect(await names(erin)).toEqual([]);
+      expect((await create({ name: 'taken', value: 'v', env_name: 'TAKEN' }, erin)).status).toBe(201);
+      const conflict = await batch({ format: 'env', content: 'FRESH=1\ntaken=2\n' }, erin);
+      expect(conflict.status).toBe(409);
+      expect(conflict.body.validations).toEqual([
+        { field: 'secrets[1].name', detail: 'name already in use' },
+      ]);
+      expect(await names(erin)).toEqual(['taken']);
+    });
+
+    it('refuses unknown formats, unparsable and oversized files, and other users', async () => {
+      const fred = await t.factories.user({ username: 'fred' });
+      const format = await batch({ format: 'toml', content: 'a=1' }, fred);
+      expect(format.status).toBe(400);
+      expect(format.body.validations).toEqual([
+        { field: 'format', detail: 'format must be one of env, json, yaml' },
+      ]);
+      const broken = await batch({ format: 'json', content: '{nope' }, fred);
+      expect(broken.status).toBe(400);
+      expect(broken.body.message).toBe('Invalid import file.');
+      const big = await batch({ format: 'env', content: `BIG=${'x'.repeat(1024 * 1024)}` }, fred);
+      expect(big.status).toBe(400);
+      expect(big.body.message).toBe('Import file must not exceed 1048576 bytes.');
+      const other = await t
+        .http()
+        .post(`${base('fred')}/batch`)
+        .set(key(alice))
+        .send({ format: 'env', content: 'A=1' });
+      expect(other.status).toBe(403);
+      expect(await names(fred)).toEqual([]);
+    });
+  });
 });

@@ -18,9 +18,12 @@ import type { UserSecret } from './user-secret.entity';
 import {
   CoderUserSecretDto,
   CreateUserSecretRequestDto,
+  ImportUserSecretsRequestDto,
   UpdateUserSecretRequestDto,
 } from './user-secrets.dto';
 import { UserSecretsService } from './user-secrets.service';
+import { IMPORT_BODY_MAX_BYTES, parseSecretImport } from './secret-import';
+import { JsonBody } from '../../../api/body/body.decorators';
 
 const ERROR = { type: CoderResponseDto };
 const USER_PARAM = { name: 'user', description: 'user id (uuid), username, or `me`' };
@@ -95,6 +98,25 @@ export class CoderUserSecretsController {
   ): Promise<CoderUserSecretDto[]> {
     const user = await this.target(principal, ref, 'read', false);
     return (await this.secrets.list(user)).map(present);
+  }
+
+  @Post('batch')
+  @JsonBody({ limitBytes: IMPORT_BODY_MAX_BYTES })
+  @Authenticated({ tokenScope: { type: 'user_secret', action: 'create' } })
+  @ApiOperation({ summary: 'Import secrets from an env, JSON or YAML file: all of them or none' })
+  @ApiParam(USER_PARAM)
+  @ApiCreatedResponse({ type: [CoderUserSecretDto] })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 409, ...ERROR })
+  async importBatch(
+    @CurrentPrincipal() principal: Principal,
+    @Param('user') ref: string,
+    @Body() body: ImportUserSecretsRequestDto,
+  ): Promise<CoderUserSecretDto[]> {
+    const user = await this.target(principal, ref, 'create', false);
+    const inputs = parseSecretImport(body.format ?? '', body.content ?? '');
+    return (await this.secrets.importBatch(user, inputs)).map(present);
   }
 
   @Get(':name')

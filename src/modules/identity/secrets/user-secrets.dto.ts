@@ -35,3 +35,10 @@ export class CoderUserSecretDto {
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
+
+/** `POST .../secrets/batch`: an import file (decision: dotenv, or JSON / YAML maps and lists). */
+@GoStruct('ImportUserSecretsRequest')
+export class ImportUserSecretsRequestDto {
+  @ApiProperty({ enum: ['env', 'json', 'yaml'] }) @GoType('string') format?: string;
+  @ApiProperty({ description: 'the file, at most 1 MiB' }) @GoType('string') content?: string;
+}

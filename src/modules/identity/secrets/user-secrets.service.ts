@@ -4,11 +4,12 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { type EntityManager, Repository as OrmRepository } from 'typeorm';
 import { SecretBox } from '../../../platform/crypto/secret-box';
-import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
+import { type Transaction, TransactionRunner } from '../../../platform/database/transaction-runner.service';
 import {
   BadRequestError,
   ConflictError,
   type FieldError,
+  InvalidError,
   NotFoundError,
 } from '../../../platform/errors/domain-error';
 import type { User } from '../entities/user.entity';
@@ -127,51 +128,113 @@ export class UserSecretsService {
       );
   }
 
-  async create(user: User, input: CreateSecretInput): Promise<UserSecret> {
-    const state = {
-      name: input.name ?? '',
-      envName: input.envName ?? '',
-      filePath: input.filePath ?? '',
-      enabled: input.enabled ?? true,
-    };
+  /** The rules of reference D.1 for one new secret (texts and fields as the single create reports them). */
+  private createProblems(input: CreateSecretInput): FieldError[] {
     const problems = [
       ...nameProblems(input.name),
       ...valueProblems(input.value, true),
       ...envNameProblems(input.envName),
       ...filePathProblems(input.filePath),
     ];
-    if (problems.length === 0) problems.push(...targetProblems(state));
-    if (problems.length > 0) throw invalid(problems);
-    const value = input.value!;
-    return this.transactions.run(async (tx) => {
-      await this.lockUser(tx.manager, user);
-      await this.assertUnique(tx.manager, user, state);
-      await this.assertLimits(tx.manager, user, {
-        valueBytes: Buffer.byteLength(value),
-        envName: state.envName,
-        enabled: state.enabled,
-      });
-      const id = randomUUID();
-      const table = tx.manager.getRepository(UserSecret);
-      await this.auditSecret(tx.manager, 'create', user, id, state.name, {
-        env_name: { old: '', new: state.envName },
-        file_path: { old: '', new: state.filePath },
-        value: { old: '', new: '', secret: true },
-      });
-      return table.save(
-        table.create({
-          id,
-          userId: user.id,
-          name: state.name,
-          description: input.description ?? '',
-          sealedValue: this.box.seal(value, this.context(user.id, id)),
-          valueBytes: Buffer.byteLength(value),
-          envName: state.envName,
-          filePath: state.filePath,
-          enabled: state.enabled,
+    if (problems.length === 0)
+      problems.push(
+        ...targetProblems({
+          envName: input.envName ?? '',
+          filePath: input.filePath ?? '',
+          enabled: input.enabled ?? true,
         }),
       );
+    return problems;
+  }
+
+  /** Inserts one checked secret inside the caller's transaction (after `lockUser`). */
+  private async insert(tx: Transaction, user: User, input: CreateSecretInput): Promise<UserSecret> {
+    const state = {
+      name: input.name ?? '',
+      envName: input.envName ?? '',
+      filePath: input.filePath ?? '',
+      enabled: input.enabled ?? true,
+    };
+    const value = input.value!;
+    await this.assertUnique(tx.manager, user, state);
+    await this.assertLimits(tx.manager, user, {
+      valueBytes: Buffer.byteLength(value),
+      envName: state.envName,
+      enabled: state.enabled,
     });
+    const id = randomUUID();
+    const table = tx.manager.getRepository(UserSecret);
+    await this.auditSecret(tx.manager, 'create', user, id, state.name, {
+      env_name: { old: '', new: state.envName },
+      file_path: { old: '', new: state.filePath },
+      value: { old: '', new: '', secret: true },
+    });
+    return table.save(
+      table.create({
+        id,
+        userId: user.id,
+        name: state.name,
+        description: input.description ?? '',
+        sealedValue: this.box.seal(value, this.context(user.id, id)),
+        valueBytes: Buffer.byteLength(value),
+        envName: state.envName,
+        filePath: state.filePath,
+        enabled: state.enabled,
+      }),
+    );
+  }
+
+  async create(user: User, input: CreateSecretInput): Promise<UserSecret> {
+    const problems = this.createProblems(input);
+    if (problems.length > 0) throw invalid(problems);
+    return this.transactions.run(async (tx) => {
+      await this.lockUser(tx.manager, user);
+      return this.insert(tx, user, input);
+    });
+  }
+
+  /**
+   * `POST .../secrets/batch`: every secret of the file or none (one transaction). Validation
+   * failures name the entry (`secrets[i].field`); conflicts and limits are checked in file order.
+   */
+  async importBatch(user: User, inputs: CreateSecretInput[]): Promise<UserSecret[]> {
+    const problems = inputs.flatMap((input, index) =>
+      this.createProblems(input).map((problem) => ({
+        ...problem,
+        field: `secrets[${index}].${problem.field}`,
+      })),
+    );
+    const seen = new Map<string, number>();
+    inputs.forEach((input, index) => {
+      const name = input.name ?? '';
+      if (seen.has(name)) problems.push({ field: `secrets[${index}].name`, detail: 'name already in use' });
+      seen.set(name, index);
+    });
+    if (problems.length > 0) throw invalid(problems);
+    return this.transactions.run(async (tx) => {
+      await this.lockUser(tx.manager, user);
+      const created: UserSecret[] = [];
+      for (const [index, input] of inputs.entries()) {
+        try {
+          created.push(await this.insert(tx, user, input));
+        } catch (error: unknown) {
+          if (error instanceof ConflictError || error instanceof InvalidError)
+            error.fields.forEach((field) => (field.field = `secrets[${index}].${field.field}`));
+          throw error;
+        }
+      }
+      return created;
+    });
+  }
+
+  /**
+   * What the workspace agent of a user receives: every enabled secret with its value, as an
+   * environment variable and/or a file (the workspaces module calls this when it hands the
+   * agent its manifest).
+   */
+  async forAgent(userId: string): Promise<{ envName: string; filePath: string; value: string }[]> {
+    const rows = await this.secrets.find({ where: { userId, enabled: true }, order: { name: 'ASC' } });
+    return rows.map((row) => ({ envName: row.envName, filePath: row.filePath, value: this.reveal(row) }));
   }
 
   async update(user: User, name: string, input: UpdateSecretInput): Promise<UserSecret> {
