@@ -7,8 +7,9 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
  */
 @Entity({ name: 'audit_logs' })
 @Index('IDX_audit_logs_time_id', ['time', 'id'])
-@Index('IDX_audit_logs_type_time', ['resourceType', 'time'])
-@Index('IDX_audit_logs_user_time', ['userId', 'time'])
+@Index('IDX_audit_logs_type_time_id', ['resourceType', 'time', 'id'])
+@Index('IDX_audit_logs_user_time_id', ['userId', 'time', 'id'])
+@Index('IDX_audit_logs_org_time_id', ['organizationId', 'time', 'id'])
 @Index('IDX_audit_logs_resource_id', ['resourceId'])
 export class AuditLogEntry {
   @PrimaryGeneratedColumn('uuid')

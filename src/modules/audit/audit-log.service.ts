@@ -115,8 +115,13 @@ export class AuditLogService extends AuditLog {
     const total = counted?.n ?? 0;
     const limit = param(page.limit);
     const offset = param(page.offset);
+    // Deep pages: the page's ids come from an index (only the filtered columns and the order are
+    // read), then only those rows are fetched with their actors.
     const rows = (await this.dataSource.query(
-      `SELECT l.id, l.time, l.user_id, l.organization_id, l.ip, l.user_agent, l.resource_type, l.resource_id,
+      `WITH page AS (
+         SELECT l.id, l.time FROM audit_logs l ${clause}
+          ORDER BY l.time DESC, l.id DESC LIMIT ${limit} OFFSET ${offset})
+       SELECT l.id, l.time, l.user_id, l.organization_id, l.ip, l.user_agent, l.resource_type, l.resource_id,
               l.resource_target, l.action, l.diff, l.status_code, l.additional_fields, l.request_id,
               CASE WHEN u.id IS NULL THEN NULL ELSE json_build_object(
                 'id', u.id::text, 'uuid', u.uuid, 'name', u.name, 'full_name', u.full_name, 'email', u.email,
@@ -124,9 +129,8 @@ export class AuditLogService extends AuditLog {
                 'created_at', u.created_at, 'updated_at', u.updated_at, 'last_seen_at', u.last_seen_at,
                 'site_roles', u.site_roles, 'is_admin', u.is_admin, 'is_service_account', u.is_service_account)
               END AS actor
-         FROM audit_logs l LEFT JOIN users u ON u.id = l.user_id
-         ${clause}
-        ORDER BY l.time DESC, l.id DESC LIMIT ${limit} OFFSET ${offset}`,
+         FROM page JOIN audit_logs l ON l.id = page.id LEFT JOIN users u ON u.id = l.user_id
+        ORDER BY page.time DESC, page.id DESC`,
       params,
     )) as Record<string, unknown>[];
     const entries = rows.map((row) => ({

@@ -1,3 +1,3 @@
-import { AuditLogs1795739023781 } from './1795739023781-AuditLogs';
+import { AuditLogs1795740721172 } from './1795740721172-AuditLogs';
 
-export const AUDIT_MIGRATIONS: Function[] = [AuditLogs1795739023781];
+export const AUDIT_MIGRATIONS: Function[] = [AuditLogs1795740721172];

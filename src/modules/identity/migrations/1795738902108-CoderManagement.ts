@@ -34,7 +34,7 @@ export class CoderManagement1795738902108 implements MigrationInterface {
       `ALTER TABLE "user_oidc_links" ADD CONSTRAINT "FK_f68756452e18727a2909a03c4a5" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
     );
     // The status history is written by the database, so no writer can forget it (user status chart).
-    await queryRunner.query(`CREATE FUNCTION record_user_status_change() RETURNS trigger LANGUAGE plpgsql AS $$
+    await queryRunner.query(`CREATE FUNCTION record_user_status_change() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
       BEGIN
         IF TG_OP = 'DELETE' THEN
           IF OLD.type = 'individual' THEN
