@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type {
   AfterQueryEvent,
   EntitySubscriberInterface,
@@ -20,11 +20,13 @@ const TOPIC = 'tables.changed';
  * instances over the ClusterBus.
  */
 @Injectable()
-export class TableWriteTracker implements OnModuleInit, EntitySubscriberInterface {
+export class TableWriteTracker implements OnModuleInit, BeforeApplicationShutdown, EntitySubscriberInterface {
   private readonly logger = new Logger(TableWriteTracker.name);
   private readonly pendingInTransaction = new WeakMap<QueryRunner, Set<string>>();
   private readonly toPublish = new Set<string>();
   private flushScheduled = false;
+  /** Announcements on their way: shutdown waits for them, so none meets a closed connection. */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -77,13 +79,25 @@ export class TableWriteTracker implements OnModuleInit, EntitySubscriberInterfac
     for (const table of tables) this.toPublish.add(table);
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      const batch = [...this.toPublish];
-      this.toPublish.clear();
-      this.bus.publish(TOPIC, { tables: batch }).catch((error: unknown) => {
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.toPublish.size === 0) return;
+    const batch = [...this.toPublish];
+    this.toPublish.clear();
+    const sent = this.bus
+      .publish(TOPIC, { tables: batch })
+      .catch((error: unknown) => {
         this.logger.warn({ err: error }, 'could not announce table changes to other instances');
-      });
-    });
+      })
+      .finally(() => this.inFlight.delete(sent));
+    this.inFlight.add(sent);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.flush();
+    await Promise.allSettled([...this.inFlight]);
   }
 }
