@@ -1,4 +1,5 @@
 import { ADMIN_USERS_MANIFEST } from './modules/admin-users/admin-users.manifest';
+import { AI_GATEWAY_MANIFEST } from './modules/ai-gateway/ai-gateway.manifest';
 import { AUDIT_MANIFEST } from './modules/audit/audit.manifest';
 import { AUTH_MANIFEST } from './modules/auth/auth.manifest';
 import { IDENTITY_MANIFEST } from './modules/identity/identity.manifest';
@@ -29,6 +30,7 @@ export const APP_MODULES: readonly ModuleManifest[] = [
   ADMIN_USERS_MANIFEST,
   REPOSITORIES_MANIFEST,
   PACKAGES_MANIFEST,
+  AI_GATEWAY_MANIFEST,
 ];
 
 /** The platform's own tables first (durable jobs), then every module's. */

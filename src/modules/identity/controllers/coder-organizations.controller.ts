@@ -1,4 +1,5 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Optional, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { AiSeats } from '../../../platform/ports/ai-seats';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse } from '@nestjs/swagger';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
@@ -24,6 +25,7 @@ import {
 } from '../management/coder-management.dto';
 import { CoderOrganizationsService, parseMemberSearch } from '../management/coder-organizations.service';
 import {
+  type MemberView,
   presentGroup,
   presentMember,
   presentMemberWithUser,
@@ -60,7 +62,17 @@ export class CoderOrganizationsController {
     private readonly service: CoderOrganizationsService,
     private readonly directory: UserDirectory,
     private readonly authz: AuthorizationService,
+    @Optional() private readonly seats?: AiSeats,
   ) {}
+
+  /** Members in Coder's JSON; `has_ai_seat` for exactly the members of this page. */
+  private async presentMembers(members: MemberView[]): Promise<CoderOrganizationMemberWithUserDto[]> {
+    const holders = (await this.seats?.seatHolders(members.map((member) => member.user.id))) ?? null;
+    return members.map((member) => ({
+      ...presentMemberWithUser(member),
+      has_ai_seat: holders?.has(member.user.id) ?? false,
+    }));
+  }
 
   private async user(principal: Principal, ref: string): Promise<User> {
     const user = await this.directory.requireCoderUser(ref, principal);
@@ -171,7 +183,7 @@ export class CoderOrganizationsController {
       parseMemberSearch(query.q ?? ''),
       paging(query),
     );
-    return result.members.map(presentMemberWithUser);
+    return this.presentMembers(result.members);
   }
 
   @Get(':organization/paginated-members')
@@ -195,7 +207,7 @@ export class CoderOrganizationsController {
       parseMemberSearch(query.q ?? ''),
       paging(query),
     );
-    return { members: result.members.map(presentMemberWithUser), count: result.count };
+    return { members: await this.presentMembers(result.members), count: result.count };
   }
 
   @Post(':organization/members/:user')

@@ -1,4 +1,5 @@
-import { Body, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Optional, Param, Post, Put, Query } from '@nestjs/common';
+import { AiSeats } from '../../../platform/ports/ai-seats';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse } from '@nestjs/swagger';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
@@ -35,10 +36,25 @@ export class CoderUsersController {
     private readonly authz: AuthorizationService,
     private readonly management: CoderUsersService,
     private readonly claims: OidcClaimsService,
+    @Optional() private readonly seats?: AiSeats,
   ) {}
 
+  /** Users in Coder's JSON; `has_ai_seat` is computed for exactly these users (the AI seat rule). */
+  private async presentAll(users: User[]): Promise<CoderUserDto[]> {
+    const holders = (await this.seats?.seatHolders(users.map((user) => user.id))) ?? null;
+    return Promise.all(
+      users.map(async (user) =>
+        presentCoderUser(
+          user,
+          await this.organizations.membershipsOf(user.id),
+          holders?.has(user.id) ?? false,
+        ),
+      ),
+    );
+  }
+
   private async present(user: User): Promise<CoderUserDto> {
-    return presentCoderUser(user, await this.organizations.membershipsOf(user.id));
+    return (await this.presentAll([user]))[0]!;
   }
 
   /** `{user}` for reads: unknown users and users the caller may not read are both 404. */
@@ -68,7 +84,7 @@ export class CoderUsersController {
         fields: paging.errors,
       });
     const { users, count } = await this.management.search(principal, filters, paging.page);
-    return { users: await Promise.all(users.map((user) => this.present(user))), count };
+    return { users: await this.presentAll(users), count };
   }
 
   @Post()

@@ -1,0 +1,409 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { SearchParser, searchTerms } from '../../api/coder/coder-search-query';
+import { BadRequestError, InvalidError, NotFoundError } from '../../platform/errors/domain-error';
+import { AuthorizationService } from '../auth/authorization.service';
+import type { Principal } from '../auth/principal';
+import { UsersService } from '../identity/users.service';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface InterceptionFilters {
+  initiatorId?: string;
+  provider?: string;
+  providerName?: string;
+  model?: string;
+  /** Several clients; `unknown` matches interceptions without one. */
+  clients: string[];
+  sessionId?: string;
+  startedAfter?: Date;
+  startedBefore?: Date;
+  /** Members read nothing (Coder: even `initiator:me` counts 0). */
+  none?: boolean;
+}
+
+interface Page {
+  limit: number;
+  offset: number;
+}
+
+type Row = Record<string, unknown>;
+const int = (value: unknown): number => Number(value ?? 0);
+const iso = (value: unknown): string => new Date(value as string).toISOString();
+
+function usage(row: Row) {
+  return {
+    input_tokens: int(row.input_tokens),
+    output_tokens: int(row.output_tokens),
+    cache_read_input_tokens: int(row.cache_read_input_tokens),
+    cache_write_input_tokens: int(row.cache_write_input_tokens),
+  };
+}
+
+function initiator(row: Row) {
+  return {
+    id: row.initiator_uuid as string,
+    username: (row.initiator_name as string) ?? '',
+    ...(row.initiator_full_name ? { name: row.initiator_full_name as string } : {}),
+    ...(row.initiator_avatar ? { avatar_url: row.initiator_avatar as string } : {}),
+  };
+}
+
+/**
+ * The AI gateway's read side (reference D.2): sessions, one session's threads, interceptions,
+ * models and clients. Owners and auditors (`aibridge_interception:read`) see everything; other
+ * callers get empty results, as Coder gives members.
+ */
+@Injectable()
+export class AiGatewayQueries {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly authz: AuthorizationService,
+    private readonly users: UsersService,
+  ) {}
+
+  async canRead(principal: Principal): Promise<boolean> {
+    return this.authz.authorize(principal, 'read', { type: 'aibridge_interception' });
+  }
+
+  /** `q` of the sessions and interceptions lists. */
+  async filters(
+    principal: Principal,
+    q: string,
+    message: string,
+    sessionKey: boolean,
+  ): Promise<InterceptionFilters> {
+    const terms = searchTerms(q, () => ({ key: 'initiator' }));
+    const fail = (fields: { field: string; detail: string }[]) =>
+      new InvalidError(message, { code: 'INVALID_QUERY', fields });
+    if ('errors' in terms) throw fail(terms.errors);
+    const parser = new SearchParser(terms.values);
+    const filters: InterceptionFilters = {
+      provider: parser.string('provider') || undefined,
+      providerName: parser.string('provider_name') || undefined,
+      model: parser.string('model') || undefined,
+      clients: parser.list(
+        'client',
+        (value) => value.toLowerCase(),
+        (value) => value,
+      ),
+      startedAfter: parser.time('started_after'),
+      startedBefore: parser.time('started_before'),
+    };
+    if (sessionKey) filters.sessionId = parser.string('session_id') || undefined;
+    const who = parser.string('initiator');
+    if (who) {
+      const user =
+        who === 'me'
+          ? principal.user
+          : UUID.test(who)
+            ? await this.users.findByUuid(who)
+            : await this.users.findByName(who);
+      if (!user)
+        parser.errors.push({
+          field: 'initiator',
+          detail: `Query param "initiator" has invalid value: user "${who}" either does not exist, or you are unauthorized to view them`,
+        });
+      else filters.initiatorId = user.id;
+    }
+    const errors = parser.finish();
+    if (filters.startedAfter && filters.startedBefore && filters.startedBefore <= filters.startedAfter)
+      errors.push({ field: 'started_before', detail: 'started_before must be after started_after' });
+    if (errors.length > 0) throw fail(errors);
+    if (!(await this.canRead(principal))) filters.none = true;
+    return filters;
+  }
+
+  private where(filters: InterceptionFilters, params: unknown[]): string {
+    const add = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const clauses = ['i.ended_at IS NOT NULL'];
+    if (filters.none) clauses.push('false');
+    if (filters.initiatorId) clauses.push(`i.initiator_id = ${add(filters.initiatorId)}`);
+    if (filters.provider) clauses.push(`i.provider = ${add(filters.provider)}`);
+    if (filters.providerName) clauses.push(`i.provider_name = ${add(filters.providerName)}`);
+    if (filters.model) clauses.push(`i.model = ${add(filters.model)}`);
+    if (filters.sessionId) clauses.push(`i.session_id = ${add(filters.sessionId)}`);
+    if (filters.startedAfter) clauses.push(`i.started_at >= ${add(filters.startedAfter)}`);
+    if (filters.startedBefore) clauses.push(`i.started_at <= ${add(filters.startedBefore)}`);
+    if (filters.clients.length) {
+      const named = filters.clients.filter((client) => client !== 'unknown');
+      const parts = [] as string[];
+      if (named.length) parts.push(`lower(i.client) = ANY(${add(named)})`);
+      if (filters.clients.includes('unknown')) parts.push('i.client IS NULL');
+      clauses.push(`(${parts.join(' OR ')})`);
+    }
+    return clauses.join(' AND ');
+  }
+
+  /** Coder's limit rule for these lists: default 100, 1..1000. */
+  static page(raw: { limit?: string; offset?: string }, max = 1000, fallback = 100): Page {
+    const limit = raw.limit === undefined || raw.limit === '' ? fallback : Number(raw.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > max)
+      throw new BadRequestError('Invalid pagination limit value.', { code: 'AI_PAGE_LIMIT' });
+    const offset = raw.offset === undefined || raw.offset === '' ? 0 : Number(raw.offset);
+    if (!Number.isInteger(offset) || offset < 0)
+      throw new BadRequestError('Invalid pagination offset value.', { code: 'AI_PAGE_OFFSET' });
+    return { limit, offset };
+  }
+
+  private sessionsSql(where: string): string {
+    return `WITH i AS (SELECT * FROM ai_gateway_interceptions i WHERE ${where}),
+      u AS (SELECT t.interception_id, sum(t.input_tokens) AS input_tokens, sum(t.output_tokens) AS output_tokens,
+                   sum(t.cache_read_input_tokens) AS cache_read_input_tokens,
+                   sum(t.cache_write_input_tokens) AS cache_write_input_tokens
+              FROM ai_gateway_token_usages t JOIN i ON i.id = t.interception_id GROUP BY t.interception_id),
+      p AS (SELECT DISTINCT ON (p.interception_id) p.interception_id, p.prompt, p.created_at
+              FROM ai_gateway_user_prompts p JOIN i ON i.id = p.interception_id
+             ORDER BY p.interception_id, p.created_at DESC),
+      s AS (
+        SELECT i.session_id, i.initiator_id,
+               array_agg(DISTINCT i.provider) AS providers, array_agg(DISTINCT i.model) AS models,
+               (array_agg(i.client ORDER BY i.started_at))[1] AS client,
+               (array_agg(i.metadata ORDER BY i.started_at))[1] AS metadata,
+               min(i.started_at) AS started_at, max(i.ended_at) AS ended_at,
+               count(*) FILTER (WHERE i.thread_root_id IS NULL) AS threads,
+               coalesce(sum(u.input_tokens), 0) AS input_tokens, coalesce(sum(u.output_tokens), 0) AS output_tokens,
+               coalesce(sum(u.cache_read_input_tokens), 0) AS cache_read_input_tokens,
+               coalesce(sum(u.cache_write_input_tokens), 0) AS cache_write_input_tokens,
+               (array_agg(p.prompt ORDER BY p.created_at DESC) FILTER (WHERE p.prompt IS NOT NULL))[1] AS last_prompt,
+               coalesce(max(p.created_at), min(i.started_at)) AS last_active_at
+          FROM i LEFT JOIN u ON u.interception_id = i.id LEFT JOIN p ON p.interception_id = i.id
+         GROUP BY i.session_id, i.initiator_id)`;
+  }
+
+  private presentSession(row: Row) {
+    return {
+      id: row.session_id as string,
+      initiator: initiator(row),
+      providers: (row.providers as string[]).sort(),
+      models: (row.models as string[]).sort(),
+      client: (row.client as string | null) ?? null,
+      metadata: (row.metadata as Record<string, unknown>) ?? {},
+      started_at: iso(row.started_at),
+      ...(row.ended_at ? { ended_at: iso(row.ended_at) } : {}),
+      threads: int(row.threads),
+      token_usage_summary: usage(row),
+      ...(row.last_prompt ? { last_prompt: row.last_prompt as string } : {}),
+      last_active_at: iso(row.last_active_at),
+    };
+  }
+
+  async sessions(filters: InterceptionFilters, page: Page, afterSessionId?: string) {
+    const params: unknown[] = [];
+    const base = this.sessionsSql(this.where(filters, params));
+    let cursor = '';
+    if (afterSessionId) {
+      const found = (await this.dataSource.query(
+        `${base} SELECT last_active_at, session_id FROM s WHERE session_id = $${params.length + 1} LIMIT 1`,
+        [...params, afterSessionId],
+      )) as Row[];
+      if (!found[0])
+        throw new BadRequestError(`after_session_id: session "${afterSessionId}" not found`, {
+          code: 'AI_CURSOR',
+        });
+      params.push(found[0].last_active_at, afterSessionId);
+      cursor = `WHERE (s.last_active_at, s.session_id) < ($${params.length - 1}, $${params.length})`;
+    }
+    const countParams = params.slice(0, afterSessionId ? params.length - 2 : params.length);
+    const [counted] = (await this.dataSource.query(
+      `${base} SELECT count(*)::int AS n FROM s`,
+      countParams,
+    )) as Row[];
+    params.push(page.limit, page.offset);
+    const rows = (await this.dataSource.query(
+      `${base} SELECT s.*, a.uuid AS initiator_uuid, a.name AS initiator_name, a.full_name AS initiator_full_name,
+                      a.avatar_url AS initiator_avatar
+                 FROM s LEFT JOIN users a ON a.id = s.initiator_id ${cursor}
+                ORDER BY s.last_active_at DESC, s.session_id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    )) as Row[];
+    return { count: int(counted?.n), sessions: rows.map((row) => this.presentSession(row)) };
+  }
+
+  /** One session: its threads (root interceptions and the interceptions that continue them). */
+  async session(
+    principal: Principal,
+    sessionId: string,
+    cursor: { afterId?: string; beforeId?: string; limit: number },
+  ) {
+    const notFound = () => new NotFoundError('Session not found.', { code: 'AI_SESSION_NOT_FOUND' });
+    if (!(await this.canRead(principal))) throw notFound();
+    const params: unknown[] = [sessionId];
+    const summary = (await this.dataSource.query(
+      `${this.sessionsSql('i.ended_at IS NOT NULL AND i.session_id = $1')}
+       SELECT s.*, a.uuid AS initiator_uuid, a.name AS initiator_name, a.full_name AS initiator_full_name,
+              a.avatar_url AS initiator_avatar FROM s LEFT JOIN users a ON a.id = s.initiator_id
+        ORDER BY s.last_active_at DESC LIMIT 1`,
+      params,
+    )) as Row[];
+    if (!summary[0]) throw notFound();
+    const interceptions = (await this.dataSource.query(
+      `SELECT i.*, coalesce(i.thread_root_id, i.id) AS root,
+              coalesce((SELECT json_agg(t ORDER BY t.created_at) FROM ai_gateway_token_usages t WHERE t.interception_id = i.id), '[]') AS usages,
+              coalesce((SELECT json_agg(t ORDER BY t.created_at) FROM ai_gateway_tool_usages t WHERE t.interception_id = i.id), '[]') AS tools,
+              (SELECT p.prompt FROM ai_gateway_user_prompts p WHERE p.interception_id = i.id ORDER BY p.created_at DESC LIMIT 1) AS prompt
+         FROM ai_gateway_interceptions i WHERE i.session_id = $1 AND i.ended_at IS NOT NULL
+        ORDER BY i.started_at, i.id`,
+      params,
+    )) as Row[];
+    const threads = new Map<string, Row[]>();
+    for (const row of interceptions) {
+      const root = row.root as string;
+      threads.set(root, [...(threads.get(root) ?? []), row]);
+    }
+    let roots = [...threads.keys()];
+    if (cursor.afterId) roots = roots.slice(roots.indexOf(cursor.afterId) + 1);
+    if (cursor.beforeId) roots = roots.slice(0, Math.max(0, roots.indexOf(cursor.beforeId)));
+    roots = roots.slice(0, cursor.limit);
+    type UsageSummary = ReturnType<typeof usage>;
+    const sumUsage = (rows: Row[]): UsageSummary =>
+      rows
+        .flatMap((row) => row.usages as Row[])
+        .reduce<UsageSummary>(
+          (total, t) => ({
+            input_tokens: total.input_tokens + int(t.input_tokens),
+            output_tokens: total.output_tokens + int(t.output_tokens),
+            cache_read_input_tokens: total.cache_read_input_tokens + int(t.cache_read_input_tokens),
+            cache_write_input_tokens: total.cache_write_input_tokens + int(t.cache_write_input_tokens),
+          }),
+          { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_write_input_tokens: 0 },
+        );
+    const threadViews = roots.map((rootId) => {
+      const rows = threads.get(rootId)!;
+      const root = rows.find((row) => row.id === rootId) ?? rows[0]!;
+      const failed = rows.find((row) => row.error_type);
+      return {
+        id: rootId,
+        ...(root.prompt ? { prompt: root.prompt as string } : {}),
+        model: root.model as string,
+        provider: root.provider as string,
+        provider_name: root.provider_name as string,
+        credential_kind: root.credential_kind as string,
+        credential_hint: root.credential_hint as string,
+        started_at: iso(root.started_at),
+        ...(rows.at(-1)!.ended_at ? { ended_at: iso(rows.at(-1)!.ended_at) } : {}),
+        token_usage: sumUsage(rows),
+        agentic_actions: rows.map((row) => ({
+          model: row.model as string,
+          token_usage: sumUsage([row]),
+          thinking: [] as { text: string }[],
+          tool_calls: (row.tools as Row[]).map((tool) => ({
+            id: tool.tool_call_id as string,
+            interception_id: row.id as string,
+            provider_response_id: tool.provider_response_id as string,
+            server_url: tool.server_url as string,
+            tool: tool.tool as string,
+            injected: tool.injected as boolean,
+            input: tool.input as string,
+            metadata: (tool.metadata as Record<string, unknown>) ?? {},
+            created_at: iso(tool.created_at),
+          })),
+        })),
+        ...(failed
+          ? { error_type: failed.error_type as string, error_message: (failed.error_message as string) ?? '' }
+          : {}),
+      };
+    });
+    const pageRows = roots.flatMap((id) => threads.get(id)!);
+    return {
+      ...this.presentSession(summary[0]),
+      page_started_at: pageRows.length ? iso(pageRows[0]!.started_at) : null,
+      page_ended_at: pageRows.length ? iso(pageRows.at(-1)!.ended_at ?? pageRows.at(-1)!.started_at) : null,
+      threads: threadViews,
+    };
+  }
+
+  async interceptions(filters: InterceptionFilters, page: Page, afterId?: string) {
+    const params: unknown[] = [];
+    let where = this.where(filters, params);
+    const countParams = [...params];
+    const [counted] = (await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM ai_gateway_interceptions i WHERE ${where}`,
+      countParams,
+    )) as Row[];
+    if (afterId) {
+      const found = UUID.test(afterId)
+        ? ((await this.dataSource.query('SELECT started_at FROM ai_gateway_interceptions WHERE id = $1', [
+            afterId,
+          ])) as Row[])
+        : [];
+      if (!found[0])
+        throw new BadRequestError(`after_id: interception "${afterId}" not found`, { code: 'AI_CURSOR' });
+      params.push(found[0].started_at, afterId);
+      where += ` AND (i.started_at, i.id) < ($${params.length - 1}, $${params.length})`;
+    }
+    params.push(page.limit, page.offset);
+    const rows = (await this.dataSource.query(
+      `SELECT i.*, a.uuid AS initiator_uuid, a.name AS initiator_name, a.full_name AS initiator_full_name,
+              a.avatar_url AS initiator_avatar,
+              coalesce((SELECT json_agg(t ORDER BY t.created_at) FROM ai_gateway_token_usages t WHERE t.interception_id = i.id), '[]') AS usages,
+              coalesce((SELECT json_agg(t ORDER BY t.created_at) FROM ai_gateway_user_prompts t WHERE t.interception_id = i.id), '[]') AS prompts,
+              coalesce((SELECT json_agg(t ORDER BY t.created_at) FROM ai_gateway_tool_usages t WHERE t.interception_id = i.id), '[]') AS tools
+         FROM ai_gateway_interceptions i LEFT JOIN users a ON a.id = i.initiator_id
+        WHERE ${where} ORDER BY i.started_at DESC, i.id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    )) as Row[];
+    return {
+      count: int(counted?.n),
+      results: rows.map((row) => ({
+        id: row.id as string,
+        api_key_id: (row.api_key_id as string | null) ?? null,
+        initiator: initiator(row),
+        provider: row.provider as string,
+        provider_name: row.provider_name as string,
+        model: row.model as string,
+        client: (row.client as string | null) ?? null,
+        metadata: row.metadata as Record<string, unknown>,
+        started_at: iso(row.started_at),
+        ended_at: row.ended_at ? iso(row.ended_at) : null,
+        credential_kind: row.credential_kind as string,
+        credential_hint: row.credential_hint as string,
+        ...(row.error_type
+          ? { error_type: row.error_type as string, error_message: (row.error_message as string) ?? '' }
+          : {}),
+        token_usages: (row.usages as Row[]).map((t) => ({
+          id: t.id as string,
+          interception_id: row.id as string,
+          provider_response_id: t.provider_response_id as string,
+          ...usage(t),
+          metadata: (t.metadata as Record<string, unknown>) ?? {},
+          created_at: iso(t.created_at),
+        })),
+        user_prompts: (row.prompts as Row[]).map((t) => ({
+          id: t.id as string,
+          interception_id: row.id as string,
+          provider_response_id: t.provider_response_id as string,
+          prompt: t.prompt as string,
+          metadata: (t.metadata as Record<string, unknown>) ?? {},
+          created_at: iso(t.created_at),
+        })),
+        tool_usages: (row.tools as Row[]).map((t) => ({
+          id: t.id as string,
+          interception_id: row.id as string,
+          provider_response_id: t.provider_response_id as string,
+          server_url: t.server_url as string,
+          tool: t.tool as string,
+          input: t.input as string,
+          injected: t.injected as boolean,
+          invocation_error: (t.invocation_error as string | null) ?? null,
+          metadata: (t.metadata as Record<string, unknown>) ?? {},
+          created_at: iso(t.created_at),
+        })),
+      })),
+    };
+  }
+
+  /** Distinct models or clients of finished interceptions (`GET /models`, `GET /clients`). */
+  async distinct(principal: Principal, column: 'model' | 'client', limit: number): Promise<string[]> {
+    if (!(await this.canRead(principal))) return [];
+    const rows = (await this.dataSource.query(
+      `SELECT DISTINCT coalesce(${column}, 'Unknown') AS v FROM ai_gateway_interceptions WHERE ended_at IS NOT NULL ORDER BY v LIMIT $1`,
+      [limit],
+    )) as { v: string }[];
+    return rows.map((row) => row.v);
+  }
+}

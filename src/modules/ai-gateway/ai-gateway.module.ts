@@ -1,0 +1,37 @@
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from '../../platform/config/app-config';
+import { APP_CONFIG } from '../../platform/config/config.token';
+import { AiSeats } from '../../platform/ports/ai-seats';
+import { AI_GATEWAY_CONFIG, loadAiGatewayConfig } from './ai-gateway.config';
+import { AiGatewayQueries } from './ai-gateway-queries.service';
+import { AiProvidersService } from './ai-providers.service';
+import { AiSeatsProvider } from './ai-seats.provider';
+import { ConnectProxyService } from './connect-proxy.service';
+import { AiGatewayProxyController } from './controllers/ai-gateway-proxy.controller';
+import { AiGatewayController } from './controllers/ai-gateway.controller';
+import { AI_GATEWAY_ENTITIES } from './entities';
+import { InterceptionsRecorder } from './interceptions-recorder.service';
+
+/** The AI gateway: provider proxy, interception records, sessions API, AI seats, CONNECT proxy. See README.md. */
+@Global()
+@Module({
+  imports: [TypeOrmModule.forFeature(AI_GATEWAY_ENTITIES)],
+  // The API first: its paths (sessions, interceptions, ...) must win over the data plane's `:provider/*`.
+  controllers: [AiGatewayController, AiGatewayProxyController],
+  providers: [
+    {
+      provide: AI_GATEWAY_CONFIG,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => loadAiGatewayConfig(config.env),
+    },
+    AiProvidersService,
+    InterceptionsRecorder,
+    AiGatewayQueries,
+    AiSeatsProvider,
+    { provide: AiSeats, useExisting: AiSeatsProvider },
+    ConnectProxyService,
+  ],
+  exports: [AiSeats],
+})
+export class AiGatewayModule {}
