@@ -189,13 +189,15 @@ export class ConnectProxyService implements OnApplicationBootstrap, OnApplicatio
       if (!socket.destroyed) this.refuse(socket, 502, 'Bad Gateway');
     });
     outbound.once('connect', () => {
-      const established = () => {
+      const established = (early: Buffer = Buffer.alloc(0)) => {
         socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (early.length) socket.write(early);
         if (head.length) outbound.write(head);
         outbound.pipe(socket);
         socket.pipe(outbound);
         socket.on('close', () => outbound.destroy());
-        outbound.on('close', () => socket.destroy());
+        // end, not destroy: what the target already sent still reaches the client.
+        outbound.on('close', () => socket.end());
       };
       if (!upstream) return established();
       // The check is done; the upstream proxy resolves and dials the name itself.
@@ -212,9 +214,7 @@ export class ConnectProxyService implements OnApplicationBootstrap, OnApplicatio
           outbound.destroy();
           return;
         }
-        const rest = buffered.subarray(end + 4);
-        if (rest.length) socket.write(rest);
-        established();
+        established(buffered.subarray(end + 4));
       };
       outbound.on('data', onData);
     });

@@ -5,7 +5,7 @@ import type { DataSource } from 'typeorm';
 import { AuditLog } from '../../platform/audit/audit-log';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { AiInterception } from './entities/ai-interception.entity';
-import { AiSeat, AiTokenUsage, AiToolUsage, AiUserPrompt } from './entities/ai-records.entity';
+import { AiSeat } from './entities/ai-records.entity';
 import type { ResponseFacts } from './wire/provider-wire';
 
 export interface InterceptionStart {
@@ -65,7 +65,11 @@ export class InterceptionsRecorder {
     }
   }
 
-  async start(input: InterceptionStart): Promise<AiInterception> {
+  /**
+   * The interception as the request arrives: its id, and its thread root by tool-call correlation
+   * (this instance's recent responses first; the records otherwise). Nothing is written yet.
+   */
+  async prepare(input: InterceptionStart): Promise<AiInterception> {
     let threadRootId: string | null = null;
     for (const id of input.toolResultIds) {
       const recent = this.recentToolCalls.get(id);
@@ -85,7 +89,7 @@ export class InterceptionsRecorder {
       if (rows[0]) threadRootId = rows[0].thread_root_id ?? rows[0].id;
     }
     const id = randomUUID();
-    const row = this.dataSource.getRepository(AiInterception).create({
+    return this.dataSource.getRepository(AiInterception).create({
       id,
       initiatorId: input.initiatorId,
       apiKeyId: input.apiKeyId,
@@ -102,58 +106,92 @@ export class InterceptionsRecorder {
       startedAt: new Date(),
       endedAt: null,
     });
-    await this.dataSource.getRepository(AiInterception).insert(row as never);
-    return row;
   }
 
+  /**
+   * Writes the finished interception with its usages, prompt and tool calls in one statement (one
+   * round trip: the proxy's cost per request), and the initiator's AI seat; the first seat of a
+   * user is audited in the same transaction.
+   */
   async finish(interception: AiInterception, end: InterceptionEnd): Promise<void> {
     const endedAt = new Date();
-    await this.transactions.run(async (tx) => {
-      const manager = tx.manager;
-      for (const response of end.responses) {
-        if (response.usage)
-          await manager.getRepository(AiTokenUsage).insert({
-            interceptionId: interception.id,
-            providerResponseId: response.responseId,
-            inputTokens: String(response.usage.input),
-            outputTokens: String(response.usage.output),
-            cacheReadInputTokens: String(response.usage.cacheRead),
-            cacheWriteInputTokens: String(response.usage.cacheWrite),
-          });
-        for (const call of response.toolCalls)
-          await manager.getRepository(AiToolUsage).insert({
-            interceptionId: interception.id,
-            providerResponseId: response.responseId,
-            toolCallId: call.id,
-            tool: call.name.slice(0, 255),
-            input: call.input,
-          });
-      }
-      const responseId = end.responses[0]?.responseId ?? '';
-      if (end.prompt !== null)
-        await manager.getRepository(AiUserPrompt).insert({
-          interceptionId: interception.id,
-          providerResponseId: responseId,
-          prompt: end.prompt,
-        });
-      const model = end.responses.find((response) => response.model)?.model;
-      await manager.getRepository(AiInterception).update(
-        { id: interception.id },
-        {
+    const model = interception.model || end.responses.find((response) => response.model)?.model || '';
+    const usages = end.responses
+      .filter((response) => response.usage)
+      .map((response) => ({
+        provider_response_id: response.responseId,
+        input_tokens: response.usage!.input,
+        output_tokens: response.usage!.output,
+        cache_read_input_tokens: response.usage!.cacheRead,
+        cache_write_input_tokens: response.usage!.cacheWrite,
+      }));
+    const tools = end.responses.flatMap((response) =>
+      response.toolCalls.map((call) => ({
+        provider_response_id: response.responseId,
+        tool_call_id: call.id,
+        tool: call.name.slice(0, 255),
+        input: call.input,
+      })),
+    );
+    const write = async (manager: import('typeorm').EntityManager): Promise<boolean> => {
+      const rows = (await manager.query(
+        `WITH i AS (
+           INSERT INTO ai_gateway_interceptions (id, initiator_id, api_key_id, provider, provider_name, model, client,
+                  client_session_id, thread_root_id, session_id, credential_kind, credential_hint, metadata,
+                  started_at, ended_at, status_code, error_type, error_message)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING id),
+         u AS (
+           INSERT INTO ai_gateway_token_usages (interception_id, provider_response_id, input_tokens, output_tokens,
+                  cache_read_input_tokens, cache_write_input_tokens)
+           SELECT i.id, x.provider_response_id, x.input_tokens, x.output_tokens, x.cache_read_input_tokens,
+                  x.cache_write_input_tokens
+             FROM i, jsonb_to_recordset($19::jsonb) AS x(provider_response_id text, input_tokens bigint,
+                  output_tokens bigint, cache_read_input_tokens bigint, cache_write_input_tokens bigint)),
+         t AS (
+           INSERT INTO ai_gateway_tool_usages (interception_id, provider_response_id, tool_call_id, tool, input)
+           SELECT i.id, x.provider_response_id, x.tool_call_id, x.tool, x.input
+             FROM i, jsonb_to_recordset($20::jsonb) AS x(provider_response_id text, tool_call_id text, tool text, input text)),
+         p AS (
+           INSERT INTO ai_gateway_user_prompts (interception_id, provider_response_id, prompt)
+           SELECT i.id, $21::text, $22::text FROM i WHERE $22::text IS NOT NULL),
+         s AS (
+           INSERT INTO ai_seats (user_id, first_used_at, reason) SELECT $2::bigint, $14::timestamptz, 'aigateway' FROM i
+           ON CONFLICT (user_id) DO NOTHING RETURNING user_id)
+         SELECT (SELECT count(*) FROM s)::int AS seat`,
+        [
+          interception.id,
+          interception.initiatorId,
+          interception.apiKeyId,
+          interception.provider,
+          interception.providerName,
+          model,
+          interception.client,
+          interception.clientSessionId,
+          interception.threadRootId,
+          interception.sessionId,
+          interception.credentialKind,
+          interception.credentialHint,
+          JSON.stringify(interception.metadata),
+          interception.startedAt,
           endedAt,
-          statusCode: end.statusCode,
-          errorType: end.error?.type.slice(0, 128) ?? null,
-          errorMessage: end.error?.message ?? null,
-          ...(model && !interception.model ? { model } : {}),
-        },
-      );
-      const seat = (await manager.query(
-        `INSERT INTO ai_seats (user_id, first_used_at, reason) VALUES ($1, $2, 'aigateway')
-         ON CONFLICT (user_id) DO NOTHING RETURNING user_id`,
-        [interception.initiatorId, interception.startedAt],
-      )) as unknown[];
-      if (seat.length > 0)
-        await this.audit?.record(manager, {
+          end.statusCode,
+          end.error?.type.slice(0, 128) ?? null,
+          end.error?.message ?? null,
+          JSON.stringify(usages),
+          JSON.stringify(tools),
+          end.responses[0]?.responseId ?? '',
+          end.prompt,
+        ],
+      )) as { seat: number }[];
+      return (rows[0]?.seat ?? 0) > 0;
+    };
+    if (this.seatHolders_.has(interception.initiatorId)) {
+      await write(this.dataSource.manager);
+      return;
+    }
+    await this.transactions.run(async (tx) => {
+      if (await write(tx.manager))
+        await this.audit?.record(tx.manager, {
           actorUserId: interception.initiatorId,
           action: 'create',
           resourceType: 'ai_seat',
@@ -162,7 +200,11 @@ export class InterceptionsRecorder {
           additionalFields: { reason: 'aigateway', interception_id: interception.id },
         });
     });
+    this.seatHolders_.add(interception.initiatorId);
   }
+
+  /** Users this instance knows hold a seat (their records skip the audit transaction). */
+  private readonly seatHolders_ = new Set<string>();
 
   /** A failed recording never fails the proxied request (the bytes already went to the client). */
   finishQuietly(interception: AiInterception, end: InterceptionEnd): Promise<void> {

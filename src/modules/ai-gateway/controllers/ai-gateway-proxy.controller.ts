@@ -146,8 +146,8 @@ export class AiGatewayProxyController {
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    // The record is written while the provider works: it adds nothing to the first byte.
-    const recording = this.recorder.start({
+    // Prepared while the provider works (no write): it adds nothing to the first byte.
+    const recording = this.recorder.prepare({
       initiatorId: principal.user.id,
       apiKeyId: principal.token?.id ?? null,
       provider: provider.type,
