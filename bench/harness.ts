@@ -90,7 +90,7 @@ export async function startDevplane(
     stdio: 'pipe',
   });
   child.stdout?.resume();
-  const port = Number((await waitForLine(child, /listening on port (\d+)/))[1] ?? '0');
+  const port = Number((await waitForLine(child, /listening on \S+:(\d+) /))[1] ?? '0');
   return { child, port };
 }
 

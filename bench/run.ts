@@ -84,7 +84,7 @@ async function startServer(
   const server = spawn(process.execPath, [mainJs], { env: { ...env, PORT: '0' }, stdio: 'pipe' });
   children.push(server);
   server.stdout.resume();
-  return Number((await waitForLine(server, /listening on port (\d+)/))[1] ?? '0');
+  return Number((await waitForLine(server, /listening on \S+:(\d+) /))[1] ?? '0');
 }
 
 async function main(): Promise<void> {

@@ -1,4 +1,5 @@
 import { requestContextMiddleware } from './platform/http/request-context';
+import { MetricsService } from './platform/metrics/metrics.service';
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
@@ -60,6 +61,7 @@ function configureApp(app: NestExpressApplication): void {
   );
   app.use(cookieParser());
   app.use(requestContextMiddleware);
+  app.use(app.get(MetricsService).middleware);
   // Request bodies are read per route, as the route declares (src/api/body, RequestBodyGuard); only the
   // URL is checked here, before routing, so its failures take the dialect of the path.
   const config = app.get<AppConfig>(APP_CONFIG);

@@ -21,6 +21,7 @@ import { RateLimitStorageCloser, throttlerOptions } from './platform/http/rate-l
 import { SiteConfigModule } from './platform/site-config/site-config.module';
 import { StorageModule } from './platform/storage/storage.module';
 import { SecretsModule } from './platform/crypto/secrets.module';
+import { MetricsModule } from './platform/metrics/metrics.module';
 
 /** Composes the platform and the modules; the modules come from the composition root (src/app.modules.ts). */
 @Module({})
@@ -42,6 +43,7 @@ export class AppModule {
         SiteConfigModule,
         StorageModule,
         SecretsModule,
+        MetricsModule,
         ThrottlerModule.forRootAsync({
           inject: [APP_CONFIG],
           useFactory: (config: AppConfig) => throttlerOptions(config),

@@ -2,10 +2,47 @@ import { createApp } from './app.factory';
 import { ConfigError, loadConfig } from './platform/config/app-config';
 import { DataDirectoryLockedError } from './platform/database/embedded-postgres';
 import { openDatabase } from './platform/database/open-database';
+import { APP_MODULES } from './app.modules';
+import { loadJobsConfig } from './platform/jobs/jobs.config';
+import { Client } from 'pg';
+
+/** One connection before Nest starts: an unreachable database is one clear line, not a retry loop's stacks. */
+async function probeDatabase(url: string): Promise<void> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+import { BootstrapAdminService } from './modules/identity/bootstrap-admin.service';
+
+/** Refused, unresolvable or timed-out database connections (the driver's and the OS's codes). */
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (
+    typeof code === 'string' &&
+    [
+      'ECONNREFUSED',
+      'ENOTFOUND',
+      'ETIMEDOUT',
+      'EHOSTUNREACH',
+      'ECONNRESET',
+      'EAI_AGAIN',
+      '28P01',
+      '3D000',
+    ].includes(code)
+  );
+}
 
 async function main(): Promise<void> {
+  process.umask(0o077); // what the server writes (DATA_DIR: database, repositories, blobs) is the owner's only
   const config = loadConfig();
+  // Module settings are checked before anything starts: the same one-line error as core settings.
+  loadJobsConfig(config.env);
+  for (const manifest of APP_MODULES) manifest.validateConfig?.(config.env);
   const database = await openDatabase(config);
+  await probeDatabase(database.url);
   const app = await createApp(config, database);
   // Graceful shutdown: stop accepting, let in-flight requests finish (app.close closes the HTTP
   // server, then runs the modules' shutdown hooks: dispatchers, data source), then stop the
@@ -28,17 +65,26 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
-  await app.listen(config.port);
+  await app.listen(config.port, config.host);
   const { port } = app.getHttpServer().address() as { port: number };
-  // A startup banner on stdout whatever LOG_LEVEL says (scripts and the benchmark wait for it).
+  // The first administrator only once the server listens: a start that failed earlier created nobody.
+  const admin = await app.get(BootstrapAdminService).ensure();
+  // The start-up banner on stdout whatever LOG_LEVEL says, last (scripts and the benchmark wait for it).
   process.stdout.write(
-    `devplane listening on port ${port} (${database.embedded ? `embedded database in ${config.dataDir}` : 'PostgreSQL'}); API docs at ${config.publicUrl}docs\n`,
+    (admin
+      ? `\nBootstrap administrator created.\n  username: ${admin.username}\n  email:    ${admin.email}\n  password: ${admin.password}\n` +
+        'Keep this password: it is not shown again.\n\n'
+      : '') +
+      `devplane listening on ${config.host}:${port} (${database.embedded ? `embedded database in ${config.dataDir}` : 'PostgreSQL'}); open ${config.publicUrl} — API docs at ${config.publicUrl}docs\n`,
   );
 }
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof DataDirectoryLockedError) {
     process.stderr.write(`${error.message}\n`);
+  } else if (isConnectionFailure(error)) {
+    // One clear line, never the connection string (it may carry a password).
+    process.stderr.write(`devplane cannot reach its database: ${(error as Error).message}\n`);
   } else {
     process.stderr.write(
       `devplane failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

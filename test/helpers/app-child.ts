@@ -5,6 +5,7 @@
  * test kills it with SIGKILL.
  */
 import { createApp } from '../../src/app.factory';
+import { BootstrapAdminService } from '../../src/modules/identity/bootstrap-admin.service';
 import { loadConfig } from '../../src/platform/config/app-config';
 import { openDatabase } from '../../src/platform/database/open-database';
 
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   const database = await openDatabase(config);
   const app = await createApp(config, database);
   await app.listen(0, '127.0.0.1');
+  await app.get(BootstrapAdminService).ensure();
   const { port } = app.getHttpServer().address() as { port: number };
   process.stdout.write(`APP_CHILD_READY ${port}\n`);
 }

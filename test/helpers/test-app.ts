@@ -8,6 +8,7 @@ import { createApp, type CreateAppOptions } from '../../src/app.factory';
 import { loadConfig, type AppConfig } from '../../src/platform/config/app-config';
 import { openDatabase } from '../../src/platform/database/open-database';
 import { Factories } from './factories';
+import { BootstrapAdminService } from '../../src/modules/identity/bootstrap-admin.service';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -54,6 +55,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   const database = await openDatabase(config);
   const app = await createApp(config, database, { modules: options.modules });
+  // The server creates the first administrator once it listens; tests want it at once.
+  await app.get(BootstrapAdminService).ensure();
   const dataSource = app.get<DataSource>(DataSourceToken);
   const testApp: TestApp = {
     app,

@@ -1,3 +1,4 @@
+import { loadAiGatewayConfig } from './ai-gateway.config';
 import type { ModuleManifest } from '../../platform/modules/module-manifest';
 import { AiGatewayModule } from './ai-gateway.module';
 import { AI_GATEWAY_ENTITIES } from './entities';
@@ -9,4 +10,5 @@ export const AI_GATEWAY_MANIFEST: ModuleManifest = {
   module: AiGatewayModule,
   entities: AI_GATEWAY_ENTITIES,
   migrations: AI_GATEWAY_MIGRATIONS,
+  validateConfig: (env) => void loadAiGatewayConfig(env),
 };

@@ -1,3 +1,4 @@
+import { loadAuthConfig } from './auth.config';
 import type { ModuleManifest } from '../../platform/modules/module-manifest';
 import { AUTH_ENTITIES } from './entities';
 import { AUTH_MIGRATIONS } from './migrations';
@@ -9,4 +10,5 @@ export const AUTH_MANIFEST: ModuleManifest = {
   module: AuthModule,
   entities: AUTH_ENTITIES,
   migrations: AUTH_MIGRATIONS,
+  validateConfig: (env) => void loadAuthConfig(env),
 };

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type AppConfig, ConfigError } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { type Transaction, TransactionRunner } from '../../platform/database/transaction-runner.service';
@@ -18,7 +18,7 @@ export interface CreateAdminInput {
  * once, holding the bootstrap grant. Created at first start when there are no users, or by the CLI.
  */
 @Injectable()
-export class BootstrapAdminService implements OnApplicationBootstrap {
+export class BootstrapAdminService {
   private readonly logger = new Logger(BootstrapAdminService.name);
 
   constructor(
@@ -27,8 +27,13 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
     private readonly transactions: TransactionRunner,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.bootstrapAdminOnStart || (await this.users.countIndividuals()) > 0) return;
+  /**
+   * Creates the first administrator on an empty database. Called by the server once it listens (a
+   * start that fails earlier, a port already taken, creates nobody and loses no password), and by
+   * the test harness. Returns the generated password for the start-up banner, or null.
+   */
+  async ensure(): Promise<{ username: string; email: string; password: string } | null> {
+    if (!this.config.bootstrapAdminOnStart || (await this.users.countIndividuals()) > 0) return null;
     const weak =
       this.config.admin.password === undefined ? null : validatePasswordStrength(this.config.admin.password);
     if (weak && !weak.valid) {
@@ -44,17 +49,11 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
       if ((await tx.manager.getRepository(User).countBy({ type: 'individual' })) > 0) return null;
       return this.createAdmin(this.config.admin, tx);
     });
-    if (!created) return;
+    if (!created) return null;
     const { user, password, generated } = created;
-    if (generated) {
-      // Printed once, on stdout, so the operator can sign in; it is never stored in clear.
-      process.stdout.write(
-        `\nBootstrap administrator created.\n  username: ${user.name}\n  email:    ${user.email}\n  password: ${password}\n` +
-          'Keep this password: it is not shown again.\n\n',
-      );
-    } else {
-      this.logger.log(`Bootstrap administrator "${user.name}" created from ADMIN_* settings`);
-    }
+    if (generated) return { username: user.name, email: user.email, password };
+    this.logger.log(`Bootstrap administrator "${user.name}" created from ADMIN_* settings`);
+    return null;
   }
 
   async createAdmin(

@@ -1,3 +1,4 @@
+import { loadNotificationsConfig } from './notifications.config';
 import type { ModuleManifest } from '../../platform/modules/module-manifest';
 import { NOTIFICATIONS_ENTITIES } from './entities';
 import { NOTIFICATIONS_MIGRATIONS } from './migrations';
@@ -9,4 +10,5 @@ export const NOTIFICATIONS_MANIFEST: ModuleManifest = {
   module: NotificationsModule,
   entities: NOTIFICATIONS_ENTITIES,
   migrations: NOTIFICATIONS_MIGRATIONS,
+  validateConfig: (env) => void loadNotificationsConfig(env),
 };

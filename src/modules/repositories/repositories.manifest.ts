@@ -1,3 +1,4 @@
+import { loadRepositoriesConfig } from './repositories.config';
 import type { ModuleManifest } from '../../platform/modules/module-manifest';
 import { REPOSITORIES_ENTITIES } from './entities';
 import { REPOSITORIES_MIGRATIONS } from './migrations';
@@ -9,4 +10,5 @@ export const REPOSITORIES_MANIFEST: ModuleManifest = {
   module: RepositoriesModule,
   entities: REPOSITORIES_ENTITIES,
   migrations: REPOSITORIES_MIGRATIONS,
+  validateConfig: (env) => void loadRepositoriesConfig(env),
 };

@@ -1,3 +1,4 @@
+import { loadWorkflowsConfig } from './workflows.config';
 import type { ModuleManifest } from '../../platform/modules/module-manifest';
 import { WORKFLOWS_ENTITIES } from './entities';
 import { WORKFLOWS_MIGRATIONS } from './migrations';
@@ -9,4 +10,5 @@ export const WORKFLOWS_MANIFEST: ModuleManifest = {
   module: WorkflowsModule,
   entities: WORKFLOWS_ENTITIES,
   migrations: WORKFLOWS_MIGRATIONS,
+  validateConfig: (env) => void loadWorkflowsConfig(env),
 };

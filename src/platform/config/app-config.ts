@@ -9,6 +9,8 @@ import path from 'node:path';
 export interface AppConfig {
   port: number;
   publicUrl: string; // always ends with '/'
+  /** Address to bind (`HOST`, default 0.0.0.0: every interface). */
+  host: string;
   databaseUrl: string | undefined;
   /** Schema to use inside the database (tests run one schema per file). */
   databaseSchema: string | undefined;
@@ -18,6 +20,10 @@ export interface AppConfig {
   dataDir: string;
   redisUrl: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `GET /metrics`: `METRICS_TOKEN` (Bearer on the main port) or `METRICS_PORT` (+ `METRICS_HOST`, default 127.0.0.1). */
+  metrics: { token: string | null; port: number | null; host: string };
+  /** `LOG_FORMAT`: `json` (default) or `pretty`. */
+  logFormat: 'json' | 'pretty';
   admin: { username: string; email: string; password: string | undefined };
   smtp: { url: string | undefined; from: string };
   notifications: { method: 'smtp' | 'webhook'; webhookUrl: string | undefined };
@@ -111,7 +117,8 @@ export function url(env: Env, name: string, protocols: string[]): string | undef
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigError(name, `must be a URL, got "${raw}"`);
+    // Never the value: a URL may carry a password (DATABASE_URL, proxies).
+    throw new ConfigError(name, 'must be a URL (the value is not shown: it may contain credentials)');
   }
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
@@ -163,6 +170,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   return {
     port: int(env, 'PORT', 3000, 0, 65535),
     publicUrl: publicUrl.endsWith('/') ? publicUrl : `${publicUrl}/`,
+    host: read(env, 'HOST') ?? '0.0.0.0',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databaseSchema: schema,
     databaseIsEmbedded: bool(env, 'DATABASE_EMBEDDED', false),
@@ -170,6 +178,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dataDir: path.resolve(read(env, 'DATA_DIR') ?? './data'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'pretty'], 'json'),
+    metrics: {
+      token: read(env, 'METRICS_TOKEN') ?? null,
+      port: read(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0, 0, 65535),
+      host: read(env, 'METRICS_HOST') ?? '127.0.0.1',
+    },
     admin: {
       username: read(env, 'ADMIN_USERNAME') ?? 'admin',
       email: adminEmail,

@@ -3,7 +3,8 @@ import path from 'node:path';
 
 /**
  * Embedded PostgreSQL: PGlite (Postgres compiled to WASM) in this process, served over the
- * PostgreSQL wire protocol by pglite-socket on a loopback port, so the `pg` driver and TypeORM
+ * PostgreSQL wire protocol by pglite-socket (a Unix socket in DATA_DIR, or a loopback port for
+ * in-memory databases), so the `pg` driver and TypeORM
  * use it exactly like a server. One backend serves every connection in turn: inside a transaction
  * use only its EntityManager (a query on another connection would wait forever).
  */
@@ -57,7 +58,10 @@ export async function startEmbeddedPostgres(
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   let release = (): void => undefined;
   if (directory) {
-    fs.mkdirSync(directory, { recursive: true });
+    // Owner-only: the data directory holds the database files and the socket.
+    fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
+    fs.chmodSync(path.dirname(path.resolve(directory)), 0o700);
+    fs.chmodSync(directory, 0o700);
     release = acquireLock(path.join(directory, '..', 'pglite.lock'));
   }
   try {
@@ -65,11 +69,22 @@ export async function startEmbeddedPostgres(
     const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
     const options = { extensions: { pg_trgm } };
     const db = directory ? await PGlite.create(directory, options) : await PGlite.create(options);
-    const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections });
+    // A persistent database listens on a Unix socket inside DATA_DIR (owner-only), never on a TCP
+    // port any local user could reach; the in-memory databases of tests and benchmarks use loopback.
+    const socketDir = directory ? path.resolve(directory, '..') : undefined;
+    const socketPath = socketDir ? path.join(socketDir, '.s.PGSQL.5432') : undefined;
+    const useSocket = socketPath !== undefined && socketPath.length < 100;
+    if (useSocket) fs.rmSync(socketPath, { force: true }); // a stale socket of a dead process (the lock is ours)
+    const server = useSocket
+      ? new PGLiteSocketServer({ db, path: socketPath, maxConnections })
+      : new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections });
     await server.start();
-    const conn = server.getServerConn(); // "127.0.0.1:<port>"
+    if (useSocket) fs.chmodSync(socketPath, 0o600);
+    const conn = server.getServerConn(); // "127.0.0.1:<port>" for TCP
     return {
-      url: `postgres://postgres@${conn}/postgres`,
+      url: useSocket
+        ? `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDir!)}`
+        : `postgres://postgres@${conn}/postgres`,
       async stop() {
         await server.stop();
         await db.close();

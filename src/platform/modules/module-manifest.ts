@@ -14,6 +14,11 @@ export interface ModuleManifest {
   module?: Type<unknown>;
   entities: Function[];
   migrations: Function[];
+  /**
+   * Reads the module's own settings and throws a ConfigError when one is wrong: run by the server
+   * and the CLI before Nest starts, so a module setting fails in the same one line as a core one.
+   */
+  validateConfig?: (env: NodeJS.ProcessEnv) => void;
 }
 
 /** Every entity of a list of manifests (the data source's `entities`). */
