@@ -8,8 +8,15 @@ import { AiGatewayQueries } from './ai-gateway-queries.service';
 import { AiProvidersService } from './ai-providers.service';
 import { AiSeatsProvider } from './ai-seats.provider';
 import { ConnectProxyService } from './connect-proxy.service';
-import { AiGatewayProxyController } from './controllers/ai-gateway-proxy.controller';
-import { AiGatewayController } from './controllers/ai-gateway.controller';
+import {
+  AiGatewayProxyAliasController,
+  AiGatewayProxyController,
+} from './controllers/ai-gateway-proxy.controller';
+import {
+  AiBridgeLegacyController,
+  AiGatewayAliasController,
+  AiGatewayController,
+} from './controllers/ai-gateway.controller';
 import { AI_GATEWAY_ENTITIES } from './entities';
 import { InterceptionsRecorder } from './interceptions-recorder.service';
 
@@ -18,7 +25,13 @@ import { InterceptionsRecorder } from './interceptions-recorder.service';
 @Module({
   imports: [TypeOrmModule.forFeature(AI_GATEWAY_ENTITIES)],
   // The API first: its paths (sessions, interceptions, ...) must win over the data plane's `:provider/*`.
-  controllers: [AiGatewayController, AiGatewayProxyController],
+  controllers: [
+    AiGatewayController,
+    AiGatewayAliasController,
+    AiBridgeLegacyController,
+    AiGatewayProxyController,
+    AiGatewayProxyAliasController,
+  ],
   providers: [
     {
       provide: AI_GATEWAY_CONFIG,

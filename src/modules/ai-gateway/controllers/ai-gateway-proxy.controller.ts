@@ -49,7 +49,7 @@ const HOP_BY_HOP = new Set([
  * answer streamed back chunk by chunk as it arrives (no buffering), each one recorded as an
  * interception.
  */
-@CoderController(['aigateway', 'ai-gateway'])
+@CoderController('aigateway')
 export class AiGatewayProxyController {
   constructor(
     private readonly providers: AiProvidersService,
@@ -225,3 +225,7 @@ export class AiGatewayProxyController {
     }
   }
 }
+
+/** The data plane under `/api/v2/ai-gateway` (alias). */
+@CoderController('ai-gateway')
+export class AiGatewayProxyAliasController extends AiGatewayProxyController {}

@@ -39,7 +39,7 @@ function presentProvider(provider: AiProvider): AiProviderDto {
  * Coder's older `/api/v2/aibridge`): sessions, one session's threads, interceptions, models, clients,
  * and the administrators' provider instances. Registered before the data plane so these paths win.
  */
-@CoderController(['aigateway', 'ai-gateway', 'aibridge'])
+@CoderController('aigateway')
 export class AiGatewayController {
   constructor(
     private readonly queries: AiGatewayQueries,
@@ -172,3 +172,11 @@ export class AiGatewayController {
     await this.providers.remove(name);
   }
 }
+
+/** The same API under `/api/v2/ai-gateway` (alias). */
+@CoderController('ai-gateway')
+export class AiGatewayAliasController extends AiGatewayController {}
+
+/** The same API under Coder's older `/api/v2/aibridge`. */
+@CoderController('aibridge')
+export class AiBridgeLegacyController extends AiGatewayController {}
