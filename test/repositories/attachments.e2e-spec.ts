@@ -372,6 +372,34 @@ describe.each(drivers)('attachments ($name blob store)', (driver) => {
       expect((await t.http().get(`${repo}/issues/1/assets/${res.body.id}`)).body.name).toBe('pixel.png');
     });
 
+    it('refuses a user blocked by the repository owner (403) and stores nothing; unblocked, the upload works', async () => {
+      await t
+        .http()
+        .put('/api/v1/user/blocks/' + reader.user.name)
+        .set(tok(owner))
+        .expect(204);
+      const before = await rows();
+      const blocked = await t
+        .http()
+        .post(`${repo}/issues/1/assets`)
+        .set(tok(reader))
+        .attach('attachment', PNG, 'blocked.png');
+      expect(blocked.status).toBe(403);
+      expect(blocked.body.message).toBe('user is blocked');
+      expect(await rows()).toBe(before);
+      await t
+        .http()
+        .delete('/api/v1/user/blocks/' + reader.user.name)
+        .set(tok(owner))
+        .expect(204);
+      const allowed = await t
+        .http()
+        .post(`${repo}/issues/1/assets`)
+        .set(tok(reader))
+        .attach('attachment', PNG, 'unblocked.png');
+      expect(allowed.status).toBe(201);
+    });
+
     it.each([
       ['an .exe', Buffer.from('MZ binary'), 'tool.exe'],
       [

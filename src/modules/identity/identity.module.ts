@@ -2,6 +2,8 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiTokensService } from './api-tokens.service';
 import { BootstrapAdminService } from './bootstrap-admin.service';
+import { GiteaBlocksController } from './blocks/gitea-blocks.controller';
+import { UserBlocksService } from './blocks/user-blocks.service';
 import { CoderDebugController } from './controllers/coder-debug.controller';
 import { CoderGroupsController } from './controllers/coder-groups.controller';
 import { CoderInsightsController } from './controllers/coder-insights.controller';
@@ -37,6 +39,7 @@ import { UserSecretsService } from './secrets/user-secrets.service';
     CoderGroupsController,
     CoderInsightsController,
     CoderDebugController,
+    GiteaBlocksController,
   ],
   providers: [
     UsersService,
@@ -51,8 +54,10 @@ import { UserSecretsService } from './secrets/user-secrets.service';
     CoderOrganizationsService,
     UserStatusChartService,
     OidcClaimsService,
+    UserBlocksService,
   ],
   exports: [
+    UserBlocksService,
     UsersService,
     OrganizationsService,
     ApiTokensService,

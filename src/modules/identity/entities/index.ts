@@ -7,6 +7,7 @@ import { User } from './user.entity';
 import { UserOidcLink } from './user-oidc-link.entity';
 import { UserStatusChange } from './user-status-change.entity';
 import { UserSecret } from '../secrets/user-secret.entity';
+import { UserBlock } from '../blocks/user-block.entity';
 
 export const IDENTITY_ENTITIES = [
   User,
@@ -18,4 +19,5 @@ export const IDENTITY_ENTITIES = [
   UserSecret,
   UserStatusChange,
   UserOidcLink,
+  UserBlock,
 ];

@@ -15,6 +15,7 @@ import { APP_CONFIG } from '../../../platform/config/config.token';
 import { TransactionRunner, type Transaction } from '../../../platform/database/transaction-runner.service';
 import {
   BadRequestError,
+  ForbiddenError,
   InvalidError,
   NotFoundError,
   TooLargeError,
@@ -28,6 +29,7 @@ import { JobQueue } from '../../../platform/jobs/job-queue.service';
 import { BlobStore } from '../../../platform/storage/blob-store';
 import { UploadPolicy } from '../../../platform/uploads/upload-policy';
 import type { User } from '../../identity/entities/user.entity';
+import { UserBlocksService } from '../../identity/blocks/user-blocks.service';
 import { OrganizationsService } from '../../identity/organizations.service';
 import { ContentDeletionHooks, type ContentScope } from '../content-deletion-hooks';
 import type { Repository } from '../entities/repository.entity';
@@ -95,6 +97,7 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
     private readonly deletionHooks: ContentDeletionHooks,
     private readonly issueAssets: IssueAssets,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly userBlocks: UserBlocksService,
     @Optional() private readonly policy?: UploadPolicy,
   ) {
     this.settings = config.attachments;
@@ -173,6 +176,18 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
 
   async upload(input: UploadInput): Promise<Attachment> {
     const kind = input.target.kind;
+    // Gitea saves the issue or comment again, which a user blocked by the issue's poster or the
+    // repository's owner may not do: 403 before any byte is stored.
+    if (
+      input.target.kind !== 'release' &&
+      (await this.userBlocks.isBlockedByAny(input.uploader.id, [
+        input.target.issue.posterId,
+        input.repo.ownerId,
+      ]))
+    ) {
+      input.body.destroy();
+      throw new ForbiddenError('user is blocked', 'permission', { code: 'USER_BLOCKED' });
+    }
     const name = input.name.trim();
     if (!name)
       throw new BadRequestError('Could not determine name of attachment.', { code: 'ATTACHMENT_NAME' });
