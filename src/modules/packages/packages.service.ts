@@ -1,3 +1,4 @@
+import { ACTIVITY_WRITE } from '../../platform/cache/table-versions';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -513,7 +514,11 @@ export class PackagesService {
   }
 
   async recordDownload(version: PackageVersion): Promise<void> {
-    await this.versions.increment({ id: version.id }, 'downloadCount', 1);
+    // An activity write: counting a download must not drop the registry's cached documents.
+    await this.versions.query(
+      `${ACTIVITY_WRITE} UPDATE package_versions SET download_count = download_count + 1 WHERE id = $1`,
+      [version.id],
+    );
   }
 
   async setDistTags(pkg: Package, tags: Record<string, string | null>): Promise<Record<string, string>> {

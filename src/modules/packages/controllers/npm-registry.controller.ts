@@ -1,3 +1,4 @@
+import { VersionedCache } from '../../../platform/cache/versioned-cache';
 import { Body, Delete, Get, Head, Param, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -41,20 +42,42 @@ export class NpmRegistryController {
     private readonly blobs: BlobStore,
   ) {}
 
+  /** Owners and packages by name, until a user or package row changes (every registry request asks). */
+  private readonly owners = new VersionedCache<string, User>({ tables: ['users'], ttlMs: 30_000 });
+  private readonly packageRows = new VersionedCache<string, Package | null>({
+    tables: ['packages'],
+    ttlMs: 30_000,
+    keep: (value) => value !== null,
+  });
+
+  /** Tarball rows by path (npm install asks for each once per client), until a package row changes. */
+  private readonly files = new VersionedCache<string, Awaited<ReturnType<PackagesService['findFileByPath']>>>(
+    {
+      tables: ['packages', 'package_versions', 'package_files', 'package_blobs'],
+      ttlMs: 30_000,
+    },
+  );
+
+  private owner(ownerName: string): Promise<User> {
+    return this.owners.get(ownerName.toLowerCase(), () => resolvePackageOwner(this.users, ownerName));
+  }
+
   private async readable(principal: Principal | undefined, ownerName: string): Promise<User> {
-    const owner = await resolvePackageOwner(this.users, ownerName);
+    const owner = await this.owner(ownerName);
     await requireRegistryAccess(this.permissions, principal?.user ?? null, owner, 'read');
     return owner;
   }
 
   private async writable(principal: Principal, ownerName: string): Promise<User> {
-    const owner = await resolvePackageOwner(this.users, ownerName);
+    const owner = await this.owner(ownerName);
     await requireRegistryAccess(this.permissions, principal.user, owner, 'write');
     return owner;
   }
 
   private async requirePackage(owner: User, name: string): Promise<Package> {
-    const pkg = await this.packages.findPackage(owner, 'npm', name);
+    const pkg = await this.packageRows.get(`${owner.id}|${name.toLowerCase()}`, () =>
+      this.packages.findPackage(owner, 'npm', name),
+    );
     if (!pkg) throw new NotFoundError('package does not exist', { code: 'PACKAGE_NOT_FOUND' });
     return pkg;
   }
@@ -305,12 +328,9 @@ export class NpmRegistryController {
     @Res() res: Response,
   ): Promise<void> {
     const owner = await this.readable(principal, params.owner);
-    const file = await this.packages.findFileByPath(
-      owner,
-      'npm',
-      params.name,
-      params.version,
-      params.filename,
+    const file = await this.files.get(
+      `${owner.id}|${params.name.toLowerCase()}|${params.version}|${params.filename}`,
+      () => this.packages.findFileByPath(owner, 'npm', params.name, params.version, params.filename),
     );
     await sendPackageFile(this.packages, this.blobs, file, req, res);
   }

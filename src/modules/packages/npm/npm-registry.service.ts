@@ -1,3 +1,4 @@
+import { VersionedCache } from '../../../platform/cache/versioned-cache';
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -159,7 +160,28 @@ export class NpmRegistryService {
     }
   }
 
-  private async versionDocs(
+  /**
+   * Version documents by package and owner name (the tarball URLs carry it), until a package,
+   * version, file or blob row changes (download counts are activity writes and keep them). Shared
+   * between requests: never mutated.
+   */
+  private readonly docsCache = new VersionedCache<
+    string,
+    { version: PackageVersion; doc: Record<string, unknown> }[]
+  >({
+    tables: ['packages', 'package_versions', 'package_files', 'package_blobs', 'users'],
+    ttlMs: 60_000,
+    maxEntries: 5_000,
+  });
+
+  private versionDocs(
+    owner: User,
+    pkg: Package,
+  ): Promise<{ version: PackageVersion; doc: Record<string, unknown> }[]> {
+    return this.docsCache.get(`${pkg.id}|${owner.name}`, () => this.loadVersionDocs(owner, pkg));
+  }
+
+  private async loadVersionDocs(
     owner: User,
     pkg: Package,
   ): Promise<{ version: PackageVersion; doc: Record<string, unknown> }[]> {
