@@ -12,7 +12,7 @@ import { benchDatabase, insertToken, startDevplane, stopAll } from './harness';
  * through the gateway, interleaved in rounds. Prints p50/p99 of the time to the first streamed
  * byte and to the full response, the added latency (target: < 5 ms at p50), and the interceptions
  * recorded per second.
- * Env: DATABASE_URL (default: embedded PGlite).
+ * Env: DATABASE_URL (default: embedded PGlite), BENCH_NODE_ARGS (for the server, e.g. `--cpu-prof`).
  * Run: npm run build && node -r @swc-node/register bench/ai-gateway.bench.ts
  */
 const streams = Number(process.env.BENCH_STREAMS ?? 50);
@@ -75,7 +75,10 @@ async function main(): Promise<void> {
   });
   const children = [];
   try {
-    const { child, port } = await startDevplane(db.env);
+    const { child, port } = await startDevplane(
+      db.env,
+      process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [],
+    );
     children.push(child);
     const token = await insertToken(db, 'admin');
     const direct = `${fake.url}/v1/chat/completions`;
