@@ -61,7 +61,9 @@ function configureApp(app: NestExpressApplication): void {
   );
   app.use(cookieParser());
   app.use(requestContextMiddleware);
-  app.use(app.get(MetricsService).middleware);
+  // Requests are observed only when metrics are served (the observation costs ~10 % of a cached read).
+  const metrics = app.get(MetricsService);
+  if (metrics.enabled) app.use(metrics.middleware);
   // Request bodies are read per route, as the route declares (src/api/body, RequestBodyGuard); only the
   // URL is checked here, before routing, so its failures take the dialect of the path.
   const config = app.get<AppConfig>(APP_CONFIG);

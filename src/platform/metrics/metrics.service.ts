@@ -85,14 +85,34 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
     });
   }
 
+  /** Whether metrics are served at all (`METRICS_TOKEN` or `METRICS_PORT`): off, requests are not observed. */
+  get enabled(): boolean {
+    return this.config.metrics.port !== null || this.config.metrics.token !== null;
+  }
+
+  /** Label children by method, route and status: a request's observation does no label hashing. */
+  private readonly children = new Map<
+    string,
+    { count: { inc(): void }; time: { observe(value: number): void } }
+  >();
+
   /** Express middleware: one observation per finished request, labelled by the matched route pattern. */
   readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
     res.once('finish', () => {
       const route = req.route ? `${req.baseUrl}${(req.route as { path: string }).path}` : 'unmatched';
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      this.requests.inc(labels);
-      this.durations.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      const status = String(res.statusCode);
+      const key = `${req.method} ${route} ${status}`;
+      let child = this.children.get(key);
+      if (!child) {
+        child = {
+          count: this.requests.labels(req.method, route, status),
+          time: this.durations.labels(req.method, route, status),
+        };
+        this.children.set(key, child);
+      }
+      child.count.inc();
+      child.time.observe(Number(process.hrtime.bigint() - started) / 1e9);
     });
     next();
   };
