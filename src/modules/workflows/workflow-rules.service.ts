@@ -295,19 +295,36 @@ export class WorkflowRulesService {
     return result;
   }
 
-  /** Finds or inserts the check rows in one round trip (race-safe through the unique hash). */
+  /** Finds the check rows, inserting the missing ones (race-safe through the unique hash). */
   private async upsertChecks(tx: Transaction, checks: RuleCheck[]): Promise<number[]> {
     if (checks.length === 0) return [];
     const hashes = checks.map((c) =>
       createHash('md5').update(`${c.class}::${c.operator}::${c.value}`, 'utf8').digest('hex'),
     );
-    const rows: { id: number; hash: string }[] = await tx.manager.query(
-      `INSERT INTO flow_checks (class, operator, value, hash)
-       SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::text[], $4::char(32)[])
-       ON CONFLICT (hash) DO UPDATE SET hash = EXCLUDED.hash RETURNING id, hash`,
-      [checks.map((c) => c.class), checks.map((c) => c.operator), checks.map((c) => c.value), hashes],
-    );
-    const ids = new Map(rows.map((row) => [row.hash.trim(), Number(row.id)]));
+    // Existing checks are only read: updating them (an upsert's DO UPDATE) would lock a row every rule
+    // with the same check waits on until commit, serializing rule creation under load. Checks are
+    // content-addressed and never deleted, so referencing a committed row needs no lock.
+    const find = async (wanted: string[]) =>
+      (await tx.manager.query(`SELECT id, hash FROM flow_checks WHERE hash = ANY($1::char(32)[])`, [
+        wanted,
+      ])) as { id: number; hash: string }[];
+    const ids = new Map((await find(hashes)).map((row) => [row.hash.trim(), Number(row.id)]));
+    const missing = checks.filter((_, index) => !ids.has(hashes[index]!));
+    if (missing.length > 0) {
+      const missingHashes = hashes.filter((hash) => !ids.has(hash));
+      await tx.manager.query(
+        `INSERT INTO flow_checks (class, operator, value, hash)
+         SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::text[], $4::char(32)[])
+         ON CONFLICT (hash) DO NOTHING`,
+        [
+          missing.map((c) => c.class),
+          missing.map((c) => c.operator),
+          missing.map((c) => c.value),
+          missingHashes,
+        ],
+      );
+      for (const row of await find(missingHashes)) ids.set(row.hash.trim(), Number(row.id));
+    }
     return hashes.map((hash) => ids.get(hash)!);
   }
 

@@ -40,8 +40,12 @@ export class ClusterBus implements OnModuleInit, OnApplicationShutdown {
     this.listener.on('notification', (message) => {
       if (message.channel !== CHANNEL || !message.payload) return;
       try {
-        const envelope = JSON.parse(message.payload) as Envelope;
-        if (envelope.origin !== this.instanceId) this.deliver(envelope.topic, envelope.payload);
+        // A batch (`[origin, [[topic, payload], ...]]`) or, from older instances, one envelope.
+        const parsed = JSON.parse(message.payload) as Envelope | [string, [string, unknown][]];
+        if (Array.isArray(parsed)) {
+          if (parsed[0] !== this.instanceId)
+            for (const [topic, payload] of parsed[1]) this.deliver(topic, payload);
+        } else if (parsed.origin !== this.instanceId) this.deliver(parsed.topic, parsed.payload);
       } catch (error) {
         this.logger.warn({ err: error }, 'dropped an unreadable cluster message');
       }
@@ -68,8 +72,45 @@ export class ClusterBus implements OnModuleInit, OnApplicationShutdown {
   async publish(topic: string, payload: unknown): Promise<void> {
     this.deliver(topic, payload);
     if (!this.publisher) return;
-    const envelope: Envelope = { origin: this.instanceId, topic, payload };
-    await this.publisher.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(envelope)]);
+    const message = JSON.stringify([topic, payload]);
+    return new Promise<void>((resolve, reject) => {
+      this.outbox.push({ message, resolve, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  /**
+   * Messages of one tick leave in as few NOTIFYs as fit under PostgreSQL's payload limit: every
+   * NOTIFY serializes on the server's notification queue, and one connection sends them in turn,
+   * so one per write made every write wait for all the others' announcements under load.
+   */
+  private readonly outbox: { message: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private flushing = false;
+
+  private async flush(): Promise<void> {
+    while (this.outbox.length > 0) {
+      const batch: typeof this.outbox = [];
+      let size = this.instanceId.length + 10;
+      while (
+        this.outbox.length > 0 &&
+        (batch.length === 0 || size + this.outbox[0]!.message.length + 1 < 7_500)
+      ) {
+        const next = this.outbox.shift()!;
+        size += next.message.length + 1;
+        batch.push(next);
+      }
+      const text = `[${JSON.stringify(this.instanceId)},[${batch.map((entry) => entry.message).join(',')}]]`;
+      try {
+        await this.publisher!.query('SELECT pg_notify($1, $2)', [CHANNEL, text]);
+        for (const entry of batch) entry.resolve();
+      } catch (error) {
+        for (const entry of batch) entry.reject(error);
+      }
+    }
+    this.flushing = false;
   }
 
   private deliver(topic: string, payload: unknown): void {
