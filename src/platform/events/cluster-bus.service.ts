@@ -57,8 +57,16 @@ export class ClusterBus implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    // Messages still waiting for their NOTIFY leave before the connection closes.
+    await this.drained();
     await this.listener?.end().catch(() => undefined);
     await this.publisher?.end().catch(() => undefined);
+  }
+
+  /** Resolves once the outbox is empty and no NOTIFY is on its way. */
+  private async drained(): Promise<void> {
+    for (let rounds = 0; (this.flushing || this.outbox.length > 0) && rounds < 200; rounds++)
+      await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
   subscribe(topic: string, handler: ClusterHandler): () => void {
