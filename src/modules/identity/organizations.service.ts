@@ -60,6 +60,7 @@ export interface CreateOrganizationInput {
   description?: string;
   visibility?: Visibility;
   ownerId?: string;
+  icon?: string;
 }
 
 @Injectable()
@@ -98,7 +99,10 @@ export class OrganizationsService {
   }
 
   /** Creates the organization account and its details row; the owner becomes an owner member. */
-  create(input: CreateOrganizationInput): Promise<User> {
+  create(
+    input: CreateOrganizationInput,
+    audit?: (manager: EntityManager, account: User) => Promise<void>,
+  ): Promise<User> {
     return this.transactions.run(async (tx) => {
       const accounts = tx.manager.getRepository(User);
       if (await accounts.existsBy({ lowerName: input.name.toLowerCase() })) {
@@ -117,9 +121,11 @@ export class OrganizationsService {
           loginType: 'none',
         }),
       );
-      await tx.manager
-        .getRepository(Organization)
-        .insert({ accountId: account.id, displayName: input.displayName ?? input.name });
+      await tx.manager.getRepository(Organization).insert({
+        accountId: account.id,
+        displayName: input.displayName ?? input.name,
+        icon: input.icon ?? '',
+      });
       // Gitea: every organization has an Owners team (owner permission, every repository).
       const owners = await tx.manager.getRepository(Team).save(
         tx.manager.getRepository(Team).create({
@@ -141,6 +147,7 @@ export class OrganizationsService {
         });
         await tx.manager.getRepository(TeamMember).insert({ teamId: owners.id, userId: input.ownerId });
       }
+      await audit?.(tx.manager, account);
       return account;
     });
   }

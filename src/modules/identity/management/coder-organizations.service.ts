@@ -134,24 +134,25 @@ export class CoderOrganizationsService {
         code: 'ORG_NAME_TAKEN',
         fields: [{ field: 'name', detail: 'This value is already in use and should be unique.' }],
       });
-    const account = await this.organizations.create({
-      name: input.name,
-      displayName: input.displayName || input.name,
-      description: input.description ?? '',
-      ownerId: principal.user.id,
-    });
-    await this.transactions.run(async (tx) => {
-      if (input.icon)
-        await tx.manager.getRepository(Organization).update({ accountId: account.id }, { icon: input.icon });
-      await this.record(tx.manager, principal, {
-        action: 'create',
-        resourceType: 'organization',
-        resourceId: account.uuid,
-        resourceTarget: account.name,
-        organizationId: account.uuid,
-        statusCode: 201,
-      });
-    });
+    // The organization, its Owners team, the creator's membership and the audit entry: one transaction.
+    const account = await this.organizations.create(
+      {
+        name: input.name,
+        displayName: input.displayName || input.name,
+        description: input.description ?? '',
+        icon: input.icon ?? '',
+        ownerId: principal.user.id,
+      },
+      (manager, created) =>
+        this.record(manager, principal, {
+          action: 'create',
+          resourceType: 'organization',
+          resourceId: created.uuid,
+          resourceTarget: created.name,
+          organizationId: created.uuid,
+          statusCode: 201,
+        }),
+    );
     return this.view(await this.accounts.findOneByOrFail({ id: account.id }));
   }
 
