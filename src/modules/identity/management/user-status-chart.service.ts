@@ -80,8 +80,9 @@ export class UserStatusChartService {
     const firstDay = first.toISOString().slice(0, 10);
     // Each status period [valid_from, valid_to) counts on the local days from the one containing
     // valid_from up to (not including) the one containing valid_to: a running sum of +1/-1 per day.
-    const rows = (await this.dataSource.query(
-      `WITH bounds AS (SELECT $1::date AS first_day, $2::date AS last_day, $3::text AS tz),
+    const rows = (await this.dataSource
+      .query(
+        `WITH bounds AS (SELECT $1::date AS first_day, $2::date AS last_day, $3::text AS tz),
        periods AS (
          SELECT new_status AS status, changed_at AS valid_from,
                 lead(changed_at) OVER (PARTITION BY user_id ORDER BY changed_at, id) AS valid_to
@@ -104,8 +105,17 @@ export class UserStatusChartService {
          FROM statuses s CROSS JOIN days d CROSS JOIN bounds b
          LEFT JOIN daily x ON x.status = s.status AND x.day = d.day
         ORDER BY s.status, d.day`,
-      [firstDay, lastDay, zone],
-    )) as { status: ChartStatus; date: Date | string; count: number }[];
+        [firstDay, lastDay, zone],
+      )
+      .catch((error: unknown) => {
+        // A zone the runtime knows and this PostgreSQL does not (older tz data): the caller's input, not a 500.
+        if ((error as { driverError?: { code?: string } }).driverError?.code === '22023')
+          throw new BadRequestError('Invalid timezone.', {
+            detail: `unknown time zone ${zone}`,
+            code: 'BAD_TIMEZONE',
+          });
+        throw error;
+      })) as { status: ChartStatus; date: Date | string; count: number }[];
     const result: Record<ChartStatus, StatusCount[]> = { active: [], dormant: [], suspended: [] };
     for (const row of rows) result[row.status].push({ date: new Date(row.date), count: row.count });
     return result;
