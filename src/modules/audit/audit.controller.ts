@@ -8,33 +8,33 @@ import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
 import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
 import { OrganizationsService } from '../identity/organizations.service';
-import { coderSiteRoles } from '../identity/presenters/coder-user.presenter';
+import { User } from '../identity/entities/user.entity';
+import { presentCoderUser } from '../identity/presenters/coder-user.presenter';
 import { AuditLogDto, AuditLogResponseDto, AuditLogsQueryDto } from './audit.dto';
 import { type ActorRow, type AuditFilters, AuditLogService } from './audit-log.service';
 import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES, describeAuditEntry } from './audit-vocabulary';
 
 const DEFAULT_LIMIT = 100;
 
+/** The actor in Coder's User JSON, through the identity presenter (organization ids are not listed). */
 function presentActor(actor: ActorRow | null): AuditLogDto['user'] {
   if (!actor) return null;
-  const roles = coderSiteRoles({ siteRoles: actor.site_roles, isAdmin: actor.is_admin } as never);
-  return {
-    id: actor.uuid,
-    username: actor.name,
-    ...(actor.avatar_url ? { avatar_url: actor.avatar_url } : {}),
-    name: actor.full_name,
+  const user = Object.assign(new User(), {
+    uuid: actor.uuid,
+    name: actor.name,
+    fullName: actor.full_name,
     email: actor.email,
-    created_at: new Date(actor.created_at).toISOString(),
-    updated_at: new Date(actor.updated_at).toISOString(),
-    last_seen_at: new Date(actor.last_seen_at ?? actor.created_at).toISOString(),
+    avatarUrl: actor.avatar_url,
     status: actor.status,
-    login_type: actor.login_type,
-    theme_preference: '',
-    organization_ids: [],
-    roles: roles.map((name) => ({ name, display_name: name })),
-    has_ai_seat: false,
-    ...(actor.is_service_account ? { is_service_account: true } : {}),
-  };
+    loginType: actor.login_type,
+    createdAt: new Date(actor.created_at),
+    updatedAt: new Date(actor.updated_at),
+    lastSeenAt: actor.last_seen_at ? new Date(actor.last_seen_at) : null,
+    siteRoles: actor.site_roles,
+    isAdmin: actor.is_admin,
+    isServiceAccount: actor.is_service_account,
+  });
+  return presentCoderUser(user, []);
 }
 
 /** Coder's audit log (`GET /api/v2/audit`): owners and auditors read every entry, organization auditors their organizations'. */
