@@ -8,6 +8,7 @@ import { PACKAGES_MANIFEST } from './modules/packages/packages.manifest';
 import { REPOSITORIES_MANIFEST } from './modules/repositories/repositories.manifest';
 import { SYSTEM_MANIFEST } from './modules/system/system.manifest';
 import { WORKFLOWS_MANIFEST } from './modules/workflows/workflows.manifest';
+import { WORKSPACES_MANIFEST } from './modules/workspaces/workspaces.manifest';
 import {
   manifestEntities,
   manifestMigrations,
@@ -31,6 +32,7 @@ export const APP_MODULES: readonly ModuleManifest[] = [
   REPOSITORIES_MANIFEST,
   PACKAGES_MANIFEST,
   AI_GATEWAY_MANIFEST,
+  WORKSPACES_MANIFEST,
 ];
 
 /** The platform's own tables first (durable jobs), then every module's. */

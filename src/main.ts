@@ -16,6 +16,7 @@ async function probeDatabase(url: string): Promise<void> {
   }
 }
 import { BootstrapAdminService } from './modules/identity/bootstrap-admin.service';
+import { startEmbeddedProvisioners } from './embedded-provisioners';
 
 /** Refused, unresolvable or timed-out database connections (the driver's and the OS's codes). */
 function isConnectionFailure(error: unknown): boolean {
@@ -48,14 +49,15 @@ async function main(): Promise<void> {
   // server, then runs the modules' shutdown hooks: dispatchers, data source), then stop the
   // embedded database last.
   let stopping = false;
+  let stopProvisioners: () => Promise<void> = async () => undefined;
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`devplane: ${signal} received, draining requests and shutting down\n`);
     const timer = setTimeout(() => process.exit(1), 30_000);
     timer.unref();
-    app
-      .close()
+    stopProvisioners()
+      .then(() => app.close())
       .then(() => database.close())
       .then(() => process.exit(0))
       .catch((error: unknown) => {
@@ -67,6 +69,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', shutdown);
   await app.listen(config.port, config.host);
   const { port } = app.getHttpServer().address() as { port: number };
+  stopProvisioners = startEmbeddedProvisioners(app, config, database.embedded, port);
   // The first administrator only once the server listens: a start that failed earlier created nobody.
   const admin = await app.get(BootstrapAdminService).ensure();
   // The start-up banner on stdout whatever LOG_LEVEL says, last (scripts and the benchmark wait for it).

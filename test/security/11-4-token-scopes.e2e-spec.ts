@@ -189,6 +189,8 @@ describe('security 11.4: token scopes are enforced by the guard', () => {
         ]);
         // Introspection open to every key by declaration (authcheck) is not a write to refuse.
         if (access?.kind !== 'authenticated' || access.anyTokenScope === true) continue;
+        // Routes for workspace agents or provisioner daemons only: a user's token is 401 there (issue 17.8).
+        if (access.principals && !access.principals.includes('user')) continue;
         const path =
           `/${[base, Array.isArray(sub) ? sub[0]! : sub].filter((part) => part !== '' && part !== '/').join('/')}`
             .replace(/\/+/g, '/')

@@ -66,6 +66,7 @@ import { UserSecretsService } from './secrets/user-secrets.service';
     BootstrapAdminService,
     OwnedResourcesRegistry,
     UserSecretsService,
+    CoderOrganizationsService,
     TypeOrmModule,
   ],
 })

@@ -119,7 +119,11 @@ export class RealtimeGateways {
           throw new ForbiddenError(ORIGIN_NOT_ALLOWED, 'permission', { code: 'ORIGIN_NOT_ALLOWED' });
         }
         if (hasUpgradePrecheck(gateway.instance)) {
-          gateway.instance.precheckUpgrade(req, new URL(req.url ?? '/', 'http://localhost'));
+          await gateway.instance.precheckUpgrade(
+            req,
+            new URL(req.url ?? '/', 'http://localhost'),
+            decision.context,
+          );
         }
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;

@@ -46,10 +46,11 @@ export interface RealtimeCredentialChecker {
 
 /**
  * Optional hook of a gateway: validates an authenticated upgrade before it happens (e.g. query
- * parameters) and throws a DomainError to refuse it with the dialect's HTTP error.
+ * parameters, or a permission that needs the principal: `context`) and throws a DomainError to refuse
+ * it with the dialect's HTTP error.
  */
 export interface UpgradePrecheck {
-  precheckUpgrade(req: IncomingMessage, url: URL): void;
+  precheckUpgrade(req: IncomingMessage, url: URL, context?: unknown): void | Promise<void>;
 }
 
 export function hasUpgradePrecheck(gateway: unknown): gateway is UpgradePrecheck {

@@ -1,0 +1,278 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createParser } from 'eventsource-parser';
+
+export interface AgentOptions {
+  url: string;
+  token: string;
+  directory: string;
+  heartbeatMs: number;
+  /** Wait before following the reinit stream again after it ended. */
+  reinitRetryMs: number;
+  /** A port-forward style listener (0 = any free port); off when undefined. */
+  listenPort?: number;
+  /** Where the agent writes what it is doing (tests and operators read it). */
+  stateFile?: string;
+  log: (message: string) => void;
+}
+
+interface Manifest {
+  agent_id: string;
+  workspace_id: string;
+  owner_id: string;
+  owner_name: string;
+  environment_variables: Record<string, string>;
+  startup_script: string;
+}
+
+export const AGENT_VERSION = '0.1.0';
+
+/**
+ * The workspace agent: reports its start-up and lifecycle, heartbeats, serves sessions (a TCP
+ * port-forward listener whose sessions go to the connection log) and follows the reinit stream: a
+ * new owner re-runs the start steps, the same owner again is ignored, 409 ends the following (the
+ * agent keeps running).
+ */
+export class WorkspaceAgent {
+  private owner: string | null = null;
+  private readonly state = {
+    pid: process.pid,
+    owner_id: null as string | null,
+    owner_name: null as string | null,
+    initializations: 0,
+    reinit_events: 0,
+    ignored_reinit_events: 0,
+    reinit_connections: 0,
+    following_reinit: true,
+    lifecycle: 'created',
+    listen_port: null as number | null,
+  };
+  private readonly stopping = new AbortController();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private server: net.Server | undefined;
+
+  constructor(private readonly options: AgentOptions) {}
+
+  private async call(method: string, route: string, body?: unknown): Promise<Response> {
+    return fetch(new URL(route, this.options.url), {
+      method,
+      headers: {
+        'Service-Session-Token': this.options.token,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: this.stopping.signal,
+    });
+  }
+
+  private async send(route: string, body: unknown): Promise<void> {
+    const response = await this.call('POST', route, body);
+    await response.body?.cancel();
+    if (!response.ok) throw new Error(`${route}: HTTP ${response.status}`);
+  }
+
+  private save(): void {
+    if (!this.options.stateFile) return;
+    try {
+      writeFileSync(this.options.stateFile, JSON.stringify(this.state, null, 2));
+    } catch {
+      // the state file is informational
+    }
+  }
+
+  private async retrying<T>(what: string, work: () => Promise<T>): Promise<T> {
+    let delay = 200;
+    for (;;) {
+      try {
+        return await work();
+      } catch (error) {
+        if (this.stopping.signal.aborted) throw error;
+        this.options.log(`${what} failed: ${String(error)}; retrying in ${delay} ms`);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(delay * 2, 10_000);
+      }
+    }
+  }
+
+  async start(): Promise<void> {
+    await this.retrying('startup report', () =>
+      this.send('/api/v2/workspaceagents/me/startup', {
+        version: AGENT_VERSION,
+        operating_system: process.platform,
+        architecture: process.arch,
+        directory: this.options.directory,
+      }),
+    );
+    const manifest = await this.retrying('manifest', () => this.manifest());
+    await this.initialize(manifest);
+    this.heartbeat = setInterval(() => {
+      this.send('/api/v2/workspaceagents/me/heartbeat', {}).catch((error: unknown) =>
+        this.options.log(`heartbeat failed: ${String(error)}`),
+      );
+    }, this.options.heartbeatMs);
+    if (this.options.listenPort !== undefined) await this.listen(this.options.listenPort);
+    void this.followReinit();
+  }
+
+  private async manifest(): Promise<Manifest> {
+    const response = await this.call('GET', '/api/v2/workspaceagents/me/manifest');
+    if (!response.ok) throw new Error(`manifest: HTTP ${response.status}`);
+    return (await response.json()) as Manifest;
+  }
+
+  /** The start steps: lifecycle starting, the owner's marker, the startup script, lifecycle ready. */
+  private async initialize(manifest: Manifest): Promise<void> {
+    this.owner = manifest.owner_id;
+    await this.lifecycle('starting');
+    writeFileSync(
+      path.join(this.options.directory, '.devplane-owner'),
+      JSON.stringify({ owner_id: manifest.owner_id, owner_name: manifest.owner_name }) + '\n',
+    );
+    let ok = true;
+    if (manifest.startup_script.trim() !== '') ok = await this.runScript(manifest);
+    this.state.owner_id = manifest.owner_id;
+    this.state.owner_name = manifest.owner_name;
+    this.state.initializations++;
+    await this.lifecycle(ok ? 'ready' : 'start_error', manifest.owner_id);
+  }
+
+  private runScript(manifest: Manifest): Promise<boolean> {
+    return new Promise((resolve) => {
+      const child = spawn('sh', ['-c', manifest.startup_script], {
+        cwd: this.options.directory,
+        env: {
+          ...process.env,
+          ...manifest.environment_variables,
+          DEVPLANE_WORKSPACE_OWNER: manifest.owner_name,
+        },
+        stdio: 'inherit',
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5 * 60_000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code === 0);
+      });
+      child.once('error', () => resolve(false));
+    });
+  }
+
+  private async lifecycle(state: string, ownerId?: string): Promise<void> {
+    this.state.lifecycle = state;
+    this.save();
+    await this.retrying(`lifecycle ${state}`, () =>
+      this.send('/api/v2/workspaceagents/me/lifecycle', ownerId ? { state, owner_id: ownerId } : { state }),
+    );
+  }
+
+  /** Follows `GET /workspaceagents/me/reinit` until 409 or shutdown. */
+  private async followReinit(): Promise<void> {
+    let delay = this.options.reinitRetryMs;
+    while (!this.stopping.signal.aborted) {
+      try {
+        this.state.reinit_connections++;
+        this.save();
+        const response = await this.call('GET', '/api/v2/workspaceagents/me/reinit?wait=true');
+        if (response.status === 409) {
+          await response.body?.cancel();
+          this.options.log('not a prebuilt workspace: no reinitialization to follow');
+          this.state.following_reinit = false;
+          this.save();
+          return;
+        }
+        if (!response.ok || !response.body) throw new Error(`reinit: HTTP ${response.status}`);
+        const events: string[] = [];
+        const parser = createParser({
+          onEvent: (event) => (event.event === 'data' ? events.push(event.data) : undefined),
+        });
+        const decoder = new TextDecoder();
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          parser.feed(decoder.decode(chunk, { stream: true }));
+          while (events.length > 0) await this.onReinit(events.shift()!);
+        }
+        delay = this.options.reinitRetryMs;
+      } catch (error) {
+        if (this.stopping.signal.aborted) return;
+        this.options.log(`reinit stream: ${String(error)}`);
+        delay = Math.min(delay * 2, 30_000);
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+
+  private async onReinit(data: string): Promise<void> {
+    let event: { user_id?: string; owner_id?: string; reason?: string };
+    try {
+      event = JSON.parse(data) as typeof event;
+    } catch {
+      return;
+    }
+    const owner = event.user_id || event.owner_id || '';
+    this.state.reinit_events++;
+    if (owner === this.owner) {
+      this.state.ignored_reinit_events++;
+      this.save();
+      this.options.log(`reinit for the same owner ${owner}: ignored`);
+      return;
+    }
+    this.options.log(`reinit (${event.reason ?? ''}) for owner ${owner}: re-initializing`);
+    await this.initialize(await this.retrying('manifest', () => this.manifest()));
+  }
+
+  /** A port-forward style listener: each TCP session is echoed and logged as a connection. */
+  private async listen(port: number): Promise<void> {
+    this.server = net.createServer((socket) => {
+      const id = randomUUID();
+      const report = (action: 'connect' | 'disconnect') =>
+        this.send('/api/v2/workspaceagents/me/connections', {
+          id,
+          action,
+          type: 'port_forwarding',
+          ip: socket.remoteAddress ?? undefined,
+          slug_or_port: String(this.state.listen_port ?? port),
+          ...(action === 'disconnect' ? { reason: 'closed', code: 0 } : {}),
+        }).catch((error: unknown) => this.options.log(`connection log failed: ${String(error)}`));
+      const opened = report('connect');
+      socket.pipe(socket);
+      socket.once('close', () => void opened.then(() => report('disconnect')));
+      socket.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    this.state.listen_port = (this.server.address() as net.AddressInfo).port;
+    this.save();
+  }
+
+  /** SIGTERM: shutting_down, off, a clean disconnection. */
+  async stop(): Promise<void> {
+    clearInterval(this.heartbeat);
+    this.server?.close();
+    try {
+      await this.send('/api/v2/workspaceagents/me/lifecycle', { state: 'shutting_down' });
+      await this.send('/api/v2/workspaceagents/me/lifecycle', { state: 'off' });
+      await this.send('/api/v2/workspaceagents/me/heartbeat', { disconnect: true });
+    } catch {
+      // the server may be gone or the token already retired
+    }
+    this.stopping.abort();
+  }
+}
+
+export function agentOptionsFromEnv(env: NodeJS.ProcessEnv): AgentOptions {
+  const url = env.DEVPLANE_URL;
+  const token = env.DEVPLANE_AGENT_TOKEN;
+  if (!url || !token) throw new Error('DEVPLANE_URL and DEVPLANE_AGENT_TOKEN are required');
+  const listen = env.DEVPLANE_AGENT_LISTEN;
+  return {
+    url,
+    token,
+    directory: path.resolve(env.DEVPLANE_AGENT_DIR ?? process.cwd()),
+    heartbeatMs: Number.parseInt(env.DEVPLANE_AGENT_HEARTBEAT_MS ?? '15000', 10) || 15_000,
+    reinitRetryMs: Number.parseInt(env.DEVPLANE_AGENT_REINIT_RETRY_MS ?? '5000', 10) || 5_000,
+    listenPort: listen === undefined || listen === '' ? undefined : Number.parseInt(listen, 10) || 0,
+    stateFile: env.DEVPLANE_AGENT_STATE,
+    log: (message) => process.stdout.write(`${new Date().toISOString()} [${os.hostname()}] ${message}\n`),
+  };
+}

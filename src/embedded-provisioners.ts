@@ -1,0 +1,83 @@
+import type { INestApplication } from '@nestjs/common';
+import path from 'node:path';
+import type { AppConfig } from './platform/config/app-config';
+import { int } from './platform/config/app-config';
+import { ConflictError } from './platform/errors/domain-error';
+import { ProvisionerJobsService } from './modules/workspaces/provisioner-jobs.service';
+import { BuiltinProvisioner, defaultAgentCommand } from './provisioner/builtin-provisioner';
+import { ProvisionerDaemon } from './provisioner/daemon';
+import {
+  type AcquiredJob,
+  type JobLog,
+  LeaseLostError,
+  type ProvisionerTransport,
+} from './provisioner/protocol';
+
+/** The daemon protocol in process: embedded daemons call the job service directly and serve every organization. */
+class InProcessTransport implements ProvisionerTransport {
+  constructor(private readonly jobs: ProvisionerJobsService) {}
+
+  private async fenced<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ConflictError) throw new LeaseLostError(error.message);
+      throw error;
+    }
+  }
+
+  async acquire(
+    workerId: string,
+    workerName: string,
+    waitMs: number,
+    signal: AbortSignal,
+  ): Promise<AcquiredJob | null> {
+    return (await this.jobs.acquire(
+      { organizationId: null, workerId, workerName },
+      waitMs,
+      signal,
+    )) as AcquiredJob | null;
+  }
+
+  report(workerId: string, jobId: string, logs: JobLog[]): Promise<void> {
+    return this.fenced(() => this.jobs.report(workerId, jobId, logs));
+  }
+
+  complete(workerId: string, jobId: string): Promise<void> {
+    return this.fenced(() => this.jobs.complete(workerId, jobId));
+  }
+
+  fail(workerId: string, jobId: string, error: string): Promise<void> {
+    return this.fenced(() => this.jobs.fail(workerId, jobId, error));
+  }
+}
+
+/**
+ * `PROVISIONER_DAEMONS` built-in provisioner daemons inside the server (default 1 with the embedded
+ * database, 0 with DATABASE_URL: a deployment with a PostgreSQL server runs `node dist/provisioner.js`).
+ * Workspaces live in `DATA_DIR/workspaces`; their agents talk to this server on its listen port.
+ */
+export function startEmbeddedProvisioners(
+  app: INestApplication,
+  config: AppConfig,
+  embeddedDatabase: boolean,
+  port: number,
+): () => Promise<void> {
+  const count = int(config.env, 'PROVISIONER_DAEMONS', embeddedDatabase ? 1 : 0, 0, 64);
+  if (count === 0) return async () => undefined;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const provisioner = new BuiltinProvisioner({
+    workspacesDir: path.join(config.dataDir, 'workspaces'),
+    serverUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    agentCommand: defaultAgentCommand(),
+  });
+  const transport = new InProcessTransport(app.get(ProvisionerJobsService));
+  const daemons = Array.from(
+    { length: count },
+    (_, index) => new ProvisionerDaemon(transport, provisioner, { name: `built-in-${index + 1}` }),
+  );
+  for (const daemon of daemons) daemon.start();
+  return async () => {
+    await Promise.all(daemons.map((daemon) => daemon.stop()));
+  };
+}

@@ -1,0 +1,304 @@
+import { Body, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiResponse,
+} from '@nestjs/swagger';
+import { IsArray, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import type { Request, Response } from 'express';
+import { DataSource } from 'typeorm';
+import { CoderController } from '../../../api/coder/coder-controller.decorator';
+import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
+import { Authenticated, CurrentCaller, CurrentPrincipal } from '../../auth/access.decorators';
+import { AuthorizationService } from '../../auth/authorization.service';
+import type { AnyPrincipal, Principal } from '../../auth/principal';
+import { CoderOrganizationsService } from '../../identity/management/coder-organizations.service';
+import { presentJob } from '../coder-workspace.presenter';
+import {
+  CoderListQueryDto,
+  CreateProvisionerKeyRequestDto,
+  CreateProvisionerKeyResponseDto,
+  ProvisionerJobDto,
+  ProvisionerKeyDto,
+} from '../dto/workspaces.dto';
+import { ProvisionerJobsService } from '../provisioner-jobs.service';
+import { ProvisionerKeysService } from '../provisioner-keys.service';
+import type { JobRow } from '../workspace-views';
+import { coderPage } from './coder-paging';
+import {
+  BadRequestError,
+  ForbiddenError,
+  InvalidError,
+  NotFoundError,
+} from '../../../platform/errors/domain-error';
+
+const ERROR = { type: CoderResponseDto };
+const UUID_PIPE = new ParseUUIDPipe({ exceptionFactory: () => new BadRequestError('Invalid UUID.') });
+
+export class AcquireJobRequestDto {
+  @ApiProperty({ description: "the daemon's id (fences its reports)" })
+  @IsString()
+  @MaxLength(64)
+  worker_id: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(128) worker_name?: string;
+  @ApiPropertyOptional({ description: 'long-poll: wait up to this many ms for a job' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(120_000)
+  wait_ms?: number;
+}
+
+export class JobLogLineDto {
+  @ApiPropertyOptional({ enum: ['trace', 'debug', 'info', 'warn', 'error'] })
+  @IsOptional()
+  @IsString()
+  level?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(128) stage?: string;
+  @ApiProperty() @IsString() @MaxLength(65_536) output: string;
+}
+
+export class JobReportRequestDto {
+  @ApiProperty() @IsString() @MaxLength(64) worker_id: string;
+  @ApiPropertyOptional({ type: [JobLogLineDto] }) @IsOptional() @IsArray() logs?: JobLogLineDto[];
+}
+
+export class JobFailRequestDto {
+  @ApiProperty() @IsString() @MaxLength(64) worker_id: string;
+  @ApiProperty() @IsString() @MaxLength(4096) error: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(64) error_code?: string;
+}
+
+/** Provisioner keys, an organization's provisioner jobs, and the daemon protocol (`/api/v2/provisionerdaemons/jobs/…`). */
+@CoderController('')
+export class ProvisionersController {
+  constructor(
+    private readonly keys: ProvisionerKeysService,
+    private readonly jobs: ProvisionerJobsService,
+    private readonly organizations: CoderOrganizationsService,
+    private readonly authz: AuthorizationService,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  // ---------------------------------------------------------------- keys
+
+  @Post('organizations/:organization/provisionerkeys')
+  @HttpCode(201)
+  @Authenticated({ tokenScope: { type: 'provisioner_daemon', action: 'create' } })
+  @ApiOperation({ summary: 'Create a provisioner key (shown once)' })
+  @ApiCreatedResponse({ type: CreateProvisionerKeyResponseDto })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 409, ...ERROR })
+  async createKey(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization') ref: string,
+    @Body() body: CreateProvisionerKeyRequestDto,
+  ): Promise<CreateProvisionerKeyResponseDto> {
+    const organization = await this.organizations.resolve(principal, ref);
+    await this.authz.require(principal, 'create', {
+      type: 'provisioner_daemon',
+      orgId: organization.account.uuid,
+    });
+    for (const [key, value] of Object.entries(body.tags ?? {}))
+      if (typeof value !== 'string')
+        throw new InvalidError('Validation failed.', {
+          fields: [{ field: 'tags', detail: `tag "${key}" must be a string` }],
+        });
+    return { key: await this.keys.create(organization.account.uuid, body.name, body.tags ?? {}) };
+  }
+
+  @Get('organizations/:organization/provisionerkeys')
+  @Authenticated({ tokenScope: { type: 'provisioner_daemon', action: 'read' } })
+  @ApiOperation({ summary: "List an organization's provisioner keys" })
+  @ApiOkResponse({ type: [ProvisionerKeyDto] })
+  @ApiResponse({ status: 403, ...ERROR })
+  async listKeys(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization') ref: string,
+  ): Promise<ProvisionerKeyDto[]> {
+    const organization = await this.organizations.resolve(principal, ref);
+    await this.authz.require(principal, 'read', {
+      type: 'provisioner_daemon',
+      orgId: organization.account.uuid,
+    });
+    return (await this.keys.list(organization.account.uuid)).map((key) => ({
+      id: key.id,
+      created_at: new Date(key.created_at).toISOString(),
+      organization: key.organization_id,
+      name: key.name,
+      tags: key.tags,
+    }));
+  }
+
+  @Delete('organizations/:organization/provisionerkeys/:provisionerkey')
+  @HttpCode(204)
+  @Authenticated({ tokenScope: { type: 'provisioner_daemon', action: 'delete' } })
+  @ApiOperation({ summary: 'Delete a provisioner key by name' })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  async deleteKey(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization') ref: string,
+    @Param('provisionerkey') name: string,
+  ): Promise<void> {
+    const organization = await this.organizations.resolve(principal, ref);
+    await this.authz.require(principal, 'delete', {
+      type: 'provisioner_daemon',
+      orgId: organization.account.uuid,
+    });
+    await this.keys.delete(organization.account.uuid, name);
+  }
+
+  // ---------------------------------------------------------------- jobs
+
+  @Get('organizations/:organization/provisionerjobs')
+  @Authenticated({ tokenScope: { type: 'provisioner_jobs', action: 'read' } })
+  @ApiOperation({ summary: "An organization's provisioner jobs, newest first (`status`, `limit`)" })
+  @ApiOkResponse({ type: [ProvisionerJobDto] })
+  @ApiResponse({ status: 403, ...ERROR })
+  async listJobs(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization') ref: string,
+    @Query() query: CoderListQueryDto & { status?: string },
+  ): Promise<ProvisionerJobDto[]> {
+    const organization = await this.organizations.resolve(principal, ref);
+    if (
+      !(await this.authz.authorize(principal, 'read', {
+        type: 'provisioner_jobs',
+        orgId: organization.account.uuid,
+      }))
+    )
+      throw new ForbiddenError();
+    const page = coderPage(query);
+    return this.present(organization.account.uuid, undefined, page.limit || 50);
+  }
+
+  @Get('organizations/:organization/provisionerjobs/:job')
+  @Authenticated({ tokenScope: { type: 'provisioner_jobs', action: 'read' } })
+  @ApiOperation({ summary: 'One provisioner job' })
+  @ApiOkResponse({ type: ProvisionerJobDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  async getJob(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization') ref: string,
+    @Param('job') jobId: string,
+  ): Promise<ProvisionerJobDto> {
+    const organization = await this.organizations.resolve(principal, ref);
+    if (
+      !(await this.authz.authorize(principal, 'read', {
+        type: 'provisioner_jobs',
+        orgId: organization.account.uuid,
+      }))
+    )
+      throw new ForbiddenError();
+    if (!/^[0-9a-f-]{36}$/i.test(jobId))
+      throw new NotFoundError('Resource not found or you do not have access to this resource');
+    const [job] = await this.present(organization.account.uuid, jobId, 1);
+    if (!job) throw new NotFoundError('Resource not found or you do not have access to this resource');
+    return job;
+  }
+
+  private async present(
+    organizationId: string,
+    jobId: string | undefined,
+    limit: number,
+  ): Promise<ProvisionerJobDto[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT to_jsonb(j.*) AS job, v.name AS version_name, t.id AS template_id, t.name AS template_name,
+              t.display_name AS template_display_name, t.icon AS template_icon, w.id AS workspace_id, w.name AS workspace_name,
+              b.transition
+         FROM provisioner_jobs j
+         LEFT JOIN workspace_builds b ON b.job_id = j.id
+         LEFT JOIN workspaces w ON w.id = b.workspace_id
+         LEFT JOIN template_versions v ON v.id = COALESCE(b.template_version_id, (j.input->>'template_version_id')::uuid)
+         LEFT JOIN templates t ON t.id = COALESCE(w.template_id, v.template_id)
+        WHERE j.organization_id = $1 AND ($2::uuid IS NULL OR j.id = $2::uuid)
+        ORDER BY j.created_at DESC LIMIT $3`,
+      [organizationId, jobId ?? null, limit],
+    )) as Record<string, string | null>[];
+    return rows.map(
+      (row) =>
+        presentJob(row.job as unknown as JobRow, {
+          template_version_name: row.version_name ?? '',
+          template_id: row.template_id ?? '',
+          template_name: row.template_name ?? '',
+          template_display_name: row.template_display_name ?? '',
+          template_icon: row.template_icon ?? '',
+          workspace_id: row.workspace_id ?? undefined,
+          workspace_name: row.workspace_name ?? undefined,
+          workspace_build_transition: row.transition ?? '',
+        }) as unknown as ProvisionerJobDto,
+    );
+  }
+
+  // ---------------------------------------------------------------- daemon protocol
+
+  @Post('provisionerdaemons/jobs/acquire')
+  @Authenticated({ principals: ['provisioner'] })
+  @ApiOperation({ summary: 'Daemon: take the next job (long-poll `wait_ms`); 204 when none came' })
+  @ApiOkResponse({ description: 'the job and everything needed to run it' })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 401, ...ERROR })
+  async acquire(
+    @CurrentCaller() caller: AnyPrincipal,
+    @Body() body: AcquireJobRequestDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    if (caller.kind !== 'provisioner') throw new ForbiddenError();
+    const abort = new AbortController();
+    req.once('close', () => abort.abort());
+    const job = await this.jobs.acquire(
+      {
+        organizationId: caller.provisioner.organizationId,
+        workerId: body.worker_id,
+        workerName: body.worker_name ?? caller.provisioner.name,
+      },
+      body.wait_ms ?? 0,
+      abort.signal,
+    );
+    if (!job) {
+      res.status(204).end();
+      return;
+    }
+    res.status(200).json(job);
+  }
+
+  @Post('provisionerdaemons/jobs/:job/report')
+  @HttpCode(204)
+  @Authenticated({ principals: ['provisioner'] })
+  @ApiOperation({
+    summary: "Daemon: append logs and renew the job's lease (409 when the job is no longer this daemon's)",
+  })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 409, ...ERROR })
+  async report(@Param('job', UUID_PIPE) jobId: string, @Body() body: JobReportRequestDto): Promise<void> {
+    await this.jobs.report(body.worker_id, jobId, body.logs ?? []);
+  }
+
+  @Post('provisionerdaemons/jobs/:job/complete')
+  @HttpCode(204)
+  @Authenticated({ principals: ['provisioner'] })
+  @ApiOperation({ summary: 'Daemon: the job succeeded' })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 409, ...ERROR })
+  async complete(@Param('job', UUID_PIPE) jobId: string, @Body() body: JobReportRequestDto): Promise<void> {
+    if (body.logs?.length) await this.jobs.report(body.worker_id, jobId, body.logs);
+    await this.jobs.complete(body.worker_id, jobId);
+  }
+
+  @Post('provisionerdaemons/jobs/:job/fail')
+  @HttpCode(204)
+  @Authenticated({ principals: ['provisioner'] })
+  @ApiOperation({ summary: 'Daemon: the job failed' })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 409, ...ERROR })
+  async fail(@Param('job', UUID_PIPE) jobId: string, @Body() body: JobFailRequestDto): Promise<void> {
+    await this.jobs.fail(body.worker_id, jobId, body.error, body.error_code);
+  }
+}

@@ -1,0 +1,296 @@
+import { Body, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import { DataSource } from 'typeorm';
+import { CoderController } from '../../../api/coder/coder-controller.decorator';
+import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
+import { BadRequestError, InvalidError } from '../../../platform/errors/domain-error';
+import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
+import type { Principal } from '../../auth/principal';
+import { UserDirectory } from '../../identity/user-directory.service';
+import { presentBuild, presentWorkspace } from '../coder-workspace.presenter';
+import {
+  BuildLogsQueryDto,
+  CoderListQueryDto,
+  CreateWorkspaceBuildRequestDto,
+  CreateWorkspaceRequestDto,
+  ProvisionerJobLogDto,
+  UpdateWorkspaceAclRequestDto,
+  WorkspaceAclDto,
+  WorkspaceBuildDto,
+  WorkspaceDto,
+  WorkspacesResponseDto,
+} from '../dto/workspaces.dto';
+import { loadUsers, type WorkspaceRow } from '../workspace-views';
+import { notFound, WorkspacesService } from '../workspaces.service';
+import { coderPage, coderSearch } from './coder-paging';
+
+const ERROR = { type: CoderResponseDto };
+const UUID_PIPE = new ParseUUIDPipe({ exceptionFactory: () => new BadRequestError('Invalid UUID.') });
+
+/** Coder's workspaces and builds (`/api/v2/workspaces…`, `/users/{user}/workspaces`, `/workspacebuilds/{id}`). */
+@CoderController('')
+export class WorkspacesController {
+  constructor(
+    private readonly workspaces: WorkspacesService,
+    private readonly users: UserDirectory,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  @Post('users/:user/workspaces')
+  @HttpCode(201)
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'create' } })
+  @ApiOperation({
+    summary: 'Create a workspace for a user (a preset with a ready prebuilt workspace claims it)',
+  })
+  @ApiCreatedResponse({ type: WorkspaceDto })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 409, ...ERROR })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Param('user') userRef: string,
+    @Body() body: CreateWorkspaceRequestDto,
+  ): Promise<WorkspaceDto> {
+    const owner = await this.users.requireCoderUser(userRef, principal);
+    const { id } = await this.workspaces.createWorkspace(principal, owner, undefined, {
+      name: body.name,
+      templateId: body.template_id,
+      templateVersionId: body.template_version_id,
+      presetId: body.template_version_preset_id,
+    });
+    return this.present(principal, await this.workspaces.requireWorkspace(principal, id));
+  }
+
+  @Get('workspaces')
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+  @ApiOperation({ summary: 'List visible workspaces (q: owner:, template:, name:, status:, has-ai-task:)' })
+  @ApiOkResponse({ type: WorkspacesResponseDto })
+  @ApiResponse({ status: 400, ...ERROR })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: CoderListQueryDto,
+  ): Promise<WorkspacesResponseDto> {
+    const page = coderPage(query);
+    const { ownerRef, ...rest } = coderSearch(
+      query.q ?? '',
+      'name',
+      'Invalid workspace search query.',
+      (parser) => ({
+        ownerRef: parser.string('owner'),
+        template: parser.string('template') || undefined,
+        name: parser.string('name') || undefined,
+        status: parser.string('status') || undefined,
+        hasAiTask: parser.nullableBool('has-ai-task'),
+      }),
+    );
+    const filters = {
+      ...rest,
+      owner: ownerRef ? (await this.users.requireCoderUser(ownerRef, principal)).uuid : undefined,
+    };
+    const { workspaces, count } = await this.workspaces.listWorkspaces(principal, filters, page);
+    return { workspaces: await this.presentMany(workspaces), count };
+  }
+
+  @Get('workspaces/:workspace')
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+  @ApiOperation({ summary: 'Get a workspace' })
+  @ApiOkResponse({ type: WorkspaceDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('workspace', UUID_PIPE) id: string,
+  ): Promise<WorkspaceDto> {
+    return this.present(principal, await this.workspaces.requireWorkspace(principal, id));
+  }
+
+  @Get('users/:user/workspace/:workspacename')
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+  @ApiOperation({ summary: "Get a user's workspace by name" })
+  @ApiOkResponse({ type: WorkspaceDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  async byName(
+    @CurrentPrincipal() principal: Principal,
+    @Param('user') userRef: string,
+    @Param('workspacename') name: string,
+  ): Promise<WorkspaceDto> {
+    const owner = await this.users.requireCoderUser(userRef, principal);
+    return this.present(principal, await this.workspaces.workspaceByOwnerAndName(principal, owner, name));
+  }
+
+  @Post('workspaces/:workspace/builds')
+  @HttpCode(201)
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+  @ApiOperation({ summary: 'Start, stop or delete a workspace (one build at a time)' })
+  @ApiCreatedResponse({ type: WorkspaceBuildDto })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 409, ...ERROR })
+  async createBuild(
+    @CurrentPrincipal() principal: Principal,
+    @Param('workspace', UUID_PIPE) id: string,
+    @Body() body: CreateWorkspaceBuildRequestDto,
+  ): Promise<WorkspaceBuildDto> {
+    const buildId = await this.workspaces.createBuild(principal, id, {
+      transition: body.transition,
+      templateVersionId: body.template_version_id,
+      reason: body.reason,
+    });
+    return this.presentBuild(principal, buildId);
+  }
+
+  @Get('workspaces/:workspace/builds')
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+  @ApiOperation({ summary: "A workspace's builds, newest first" })
+  @ApiOkResponse({ type: [WorkspaceBuildDto] })
+  @ApiResponse({ status: 404, ...ERROR })
+  async builds(
+    @CurrentPrincipal() principal: Principal,
+    @Param('workspace', UUID_PIPE) id: string,
+    @Query() query: CoderListQueryDto,
+  ): Promise<WorkspaceBuildDto[]> {
+    const workspace = await this.workspaces.requireWorkspace(principal, id);
+    const builds = await this.workspaces.builds(workspace, coderPage(query));
+    const users = await loadUsers(
+      this.dataSource,
+      builds.flatMap((build) => [build.owner_id, build.initiator_id]),
+    );
+    return builds.map(
+      (build) =>
+        presentBuild(build, users, this.workspaces.config.agentDisconnectMs) as unknown as WorkspaceBuildDto,
+    );
+  }
+
+  @Get('workspacebuilds/:workspacebuild')
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+  @ApiOperation({ summary: 'Get a workspace build' })
+  @ApiOkResponse({ type: WorkspaceBuildDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  async getBuild(
+    @CurrentPrincipal() principal: Principal,
+    @Param('workspacebuild', UUID_PIPE) id: string,
+  ): Promise<WorkspaceBuildDto> {
+    return this.presentBuild(principal, id);
+  }
+
+  @Get('workspacebuilds/:workspacebuild/logs')
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+  @ApiOperation({ summary: "A build's provisioner job logs" })
+  @ApiOkResponse({ type: [ProvisionerJobLogDto] })
+  @ApiResponse({ status: 404, ...ERROR })
+  async buildLogs(
+    @CurrentPrincipal() principal: Principal,
+    @Param('workspacebuild', UUID_PIPE) id: string,
+    @Query() query: BuildLogsQueryDto,
+  ): Promise<ProvisionerJobLogDto[]> {
+    const build = await this.workspaces.requireBuild(principal, id);
+    const after = query.after === undefined ? 0 : Number.parseInt(query.after, 10);
+    if (!Number.isInteger(after) || after < 0)
+      throw new InvalidError('Query parameters have invalid values.', {
+        fields: [{ field: 'after', detail: 'must be an integer' }],
+      });
+    const logs = await this.workspaces.buildLogs(build.job_id, after);
+    return logs.map((log) => ({ ...log, created_at: new Date(log.created_at).toISOString() }));
+  }
+
+  @Get('workspaces/:workspace/acl')
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+  @ApiOperation({ summary: 'Who a workspace is shared with' })
+  @ApiOkResponse({ type: WorkspaceAclDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  async acl(
+    @CurrentPrincipal() principal: Principal,
+    @Param('workspace', UUID_PIPE) id: string,
+  ): Promise<WorkspaceAclDto> {
+    const workspace = await this.workspaces.requireWorkspace(principal, id);
+    const users = await loadUsers(this.dataSource, Object.keys(workspace.user_acl));
+    const roleOf = (actions: string[]): string => (actions.includes('update') ? 'admin' : 'use');
+    const groups = Object.keys(workspace.group_acl).length
+      ? ((await this.dataSource
+          .query('SELECT uuid, name FROM teams WHERE uuid = ANY($1::uuid[])', [
+            Object.keys(workspace.group_acl),
+          ])
+          .catch(() => [])) as { uuid: string; name: string }[])
+      : [];
+    return {
+      users: Object.entries(workspace.user_acl).map(([userId, actions]) => ({
+        id: userId,
+        username: users.get(userId)?.name ?? '',
+        avatar_url: users.get(userId)?.avatar_url ?? '',
+        role: roleOf(actions),
+      })),
+      group: Object.entries(workspace.group_acl).map(([groupId, actions]) => ({
+        id: groupId,
+        name: groups.find((group) => group.uuid === groupId)?.name ?? '',
+        role: roleOf(actions),
+      })),
+    };
+  }
+
+  @Patch('workspaces/:workspace/acl')
+  @HttpCode(204)
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'share' } })
+  @ApiOperation({ summary: 'Share a workspace with users and groups (`admin`, `use`, or `` to remove)' })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  async updateAcl(
+    @CurrentPrincipal() principal: Principal,
+    @Param('workspace', UUID_PIPE) id: string,
+    @Body() body: UpdateWorkspaceAclRequestDto,
+  ): Promise<void> {
+    for (const [field, map] of [
+      ['user_roles', body.user_roles],
+      ['group_roles', body.group_roles],
+    ] as const)
+      for (const [key, value] of Object.entries(map ?? {}))
+        if (typeof value !== 'string' || !/^[0-9a-f-]{36}$/i.test(key))
+          throw new InvalidError('Invalid request to update workspace ACL', {
+            fields: [{ field, detail: `"${key}" must be a uuid with a role string` }],
+          });
+    await this.workspaces.updateAcl(principal, id, {
+      userRoles: body.user_roles ?? {},
+      groupRoles: body.group_roles ?? {},
+    });
+  }
+
+  private async presentBuild(principal: Principal, buildId: string): Promise<WorkspaceBuildDto> {
+    const build = await this.workspaces.requireBuild(principal, buildId);
+    const users = await loadUsers(this.dataSource, [build.owner_id, build.initiator_id]);
+    return presentBuild(
+      build,
+      users,
+      this.workspaces.config.agentDisconnectMs,
+    ) as unknown as WorkspaceBuildDto;
+  }
+
+  private async present(_principal: Principal, workspace: WorkspaceRow): Promise<WorkspaceDto> {
+    const [dto] = await this.presentMany([workspace]);
+    if (!dto) throw notFound();
+    return dto;
+  }
+
+  async presentMany(workspaces: WorkspaceRow[]): Promise<WorkspaceDto[]> {
+    const latest = await this.workspaces.latestBuilds(workspaces.map((workspace) => workspace.id));
+    const users = await loadUsers(this.dataSource, [
+      ...workspaces.map((workspace) => workspace.owner_id),
+      ...[...latest.values()].map((build) => build.initiator_id),
+    ]);
+    const out: WorkspaceDto[] = [];
+    for (const workspace of workspaces) {
+      const build = latest.get(workspace.id);
+      if (build)
+        out.push(
+          presentWorkspace(
+            workspace,
+            build,
+            users,
+            this.workspaces.config.agentDisconnectMs,
+          ) as unknown as WorkspaceDto,
+        );
+    }
+    return out;
+  }
+}

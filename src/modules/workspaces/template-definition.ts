@@ -1,0 +1,148 @@
+import { InvalidError } from '../../platform/errors/domain-error';
+
+/**
+ * The built-in provisioner's template: a small declarative document (JSON), stored with the
+ * template version. A workspace is `DATA_DIR/workspaces/<id>`; `directory` is created inside it,
+ * `files` are written relative to it, the agent runs there with `env`.
+ */
+export interface TemplateDefinition {
+  directory?: string;
+  files?: Record<string, string>;
+  env?: Record<string, string>;
+  apps?: { slug: string; display_name?: string; command?: string; url?: string; icon?: string }[];
+  /** Shell command the agent runs at each start (and again after a reinit for a new owner). */
+  startup_script?: string;
+  has_ai_task?: boolean;
+  /** The desktop's VNC server command (served by the agent for chats, later). */
+  vnc_command?: string;
+  presets?: {
+    name: string;
+    parameters?: Record<string, string>;
+    prebuilds?: { instances?: number };
+    default?: boolean;
+  }[];
+}
+
+const SLUG = /^[a-z0-9](-?[a-z0-9])*$/;
+const MAX_FILES = 100;
+const MAX_FILE_BYTES = 1024 * 1024;
+
+function relativePath(value: string, field: string): string {
+  const parts = value.split('/');
+  if (
+    value === '' ||
+    value.startsWith('/') ||
+    value.includes('\0') ||
+    parts.some((part) => part === '..' || part === '')
+  )
+    throw invalid(field, 'must be a relative path inside the workspace without ".." segments');
+  return value;
+}
+
+function invalid(field: string, detail: string): InvalidError {
+  return new InvalidError('Invalid template definition.', {
+    code: 'INVALID_DEFINITION',
+    fields: [{ field, detail }],
+  });
+}
+
+function stringMap(value: unknown, field: string): Record<string, string> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw invalid(field, 'must be an object of strings');
+  const out: Record<string, string> = {};
+  for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof entry !== 'string') throw invalid(`${field}.${key}`, 'must be a string');
+    out[key] = entry;
+  }
+  return out;
+}
+
+/** Checks a definition; throws InvalidError (400 with the field) on anything the provisioner could not apply. */
+export function parseTemplateDefinition(raw: unknown): TemplateDefinition {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw invalid('definition', 'must be a JSON object');
+  const input = raw as Record<string, unknown>;
+  const known = new Set([
+    'directory',
+    'files',
+    'env',
+    'apps',
+    'startup_script',
+    'has_ai_task',
+    'vnc_command',
+    'presets',
+  ]);
+  for (const key of Object.keys(input)) if (!known.has(key)) throw invalid(key, 'is not a known field');
+  const out: TemplateDefinition = {};
+  if (input.directory !== undefined) {
+    if (typeof input.directory !== 'string') throw invalid('directory', 'must be a string');
+    out.directory = relativePath(input.directory, 'directory');
+  }
+  const files = stringMap(input.files, 'files');
+  if (Object.keys(files).length > MAX_FILES) throw invalid('files', `at most ${MAX_FILES} files`);
+  for (const [name, content] of Object.entries(files)) {
+    relativePath(name, `files.${name}`);
+    if (Buffer.byteLength(content) > MAX_FILE_BYTES) throw invalid(`files.${name}`, 'is larger than 1 MiB');
+  }
+  if (input.files !== undefined) out.files = files;
+  const env = stringMap(input.env, 'env');
+  for (const name of Object.keys(env))
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw invalid(`env.${name}`, 'is not a valid variable name');
+  if (input.env !== undefined) out.env = env;
+  for (const key of ['startup_script', 'vnc_command'] as const) {
+    if (input[key] === undefined) continue;
+    if (typeof input[key] !== 'string') throw invalid(key, 'must be a string');
+    out[key] = input[key];
+  }
+  if (input.has_ai_task !== undefined) {
+    if (typeof input.has_ai_task !== 'boolean') throw invalid('has_ai_task', 'must be a boolean');
+    out.has_ai_task = input.has_ai_task;
+  }
+  if (input.apps !== undefined) {
+    if (!Array.isArray(input.apps)) throw invalid('apps', 'must be a list');
+    const slugs = new Set<string>();
+    out.apps = input.apps.map((app: unknown, index) => {
+      const entry = (app ?? {}) as Record<string, unknown>;
+      if (typeof entry.slug !== 'string' || !SLUG.test(entry.slug) || entry.slug.length > 32)
+        throw invalid(`apps[${index}].slug`, 'must be lower-case letters, digits and single hyphens');
+      if (slugs.has(entry.slug)) throw invalid(`apps[${index}].slug`, 'is used twice');
+      slugs.add(entry.slug);
+      for (const key of ['display_name', 'command', 'url', 'icon'])
+        if (entry[key] !== undefined && typeof entry[key] !== 'string')
+          throw invalid(`apps[${index}].${key}`, 'must be a string');
+      return {
+        slug: entry.slug,
+        display_name: entry.display_name as string | undefined,
+        command: entry.command as string | undefined,
+        url: entry.url as string | undefined,
+        icon: entry.icon as string | undefined,
+      };
+    });
+  }
+  if (input.presets !== undefined) {
+    if (!Array.isArray(input.presets)) throw invalid('presets', 'must be a list');
+    const names = new Set<string>();
+    out.presets = input.presets.map((preset: unknown, index) => {
+      const entry = (preset ?? {}) as Record<string, unknown>;
+      if (typeof entry.name !== 'string' || entry.name === '' || entry.name.length > 64)
+        throw invalid(`presets[${index}].name`, 'is required (at most 64 characters)');
+      if (names.has(entry.name)) throw invalid(`presets[${index}].name`, 'is used twice');
+      names.add(entry.name);
+      const prebuilds = (entry.prebuilds ?? {}) as Record<string, unknown>;
+      const instances = prebuilds.instances;
+      if (
+        instances !== undefined &&
+        (!Number.isInteger(instances) || (instances as number) < 0 || (instances as number) > 100)
+      )
+        throw invalid(`presets[${index}].prebuilds.instances`, 'must be an integer from 0 to 100');
+      return {
+        name: entry.name,
+        parameters: stringMap(entry.parameters, `presets[${index}].parameters`),
+        prebuilds: instances === undefined ? undefined : { instances: instances as number },
+        default: entry.default === true,
+      };
+    });
+  }
+  return out;
+}

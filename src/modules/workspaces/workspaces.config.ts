@@ -1,0 +1,30 @@
+import { type Env, int } from '../../platform/config/app-config';
+
+/** Settings of the workspaces module (README.md in this folder), validated at boot. */
+export interface WorkspacesConfig {
+  /** `PROVISIONER_LEASE_MS`: a daemon must report (logs or heartbeat) within this time or lose its job. */
+  leaseMs: number;
+  /** `PROVISIONER_MAX_ATTEMPTS`: runs of a job before a lost lease fails it. */
+  maxAttempts: number;
+  /** `PROVISIONER_ACQUIRE_WAIT_MS`: longest long-poll of an acquire. */
+  maxAcquireWaitMs: number;
+  /** `PREBUILDS_RECONCILE_INTERVAL_MS`: the reconciler's period (it also runs on every change). */
+  reconcileIntervalMs: number;
+  /** `AGENT_DISCONNECT_TIMEOUT_MS`: an agent not heard from for this long is `disconnected`. */
+  agentDisconnectMs: number;
+  /** `REINIT_PING_MS`: the reinit stream's keep-alive `ping` event. */
+  reinitPingMs: number;
+}
+
+export const WORKSPACES_CONFIG = Symbol('WORKSPACES_CONFIG');
+
+export function loadWorkspacesConfig(env: Env): WorkspacesConfig {
+  return {
+    leaseMs: int(env, 'PROVISIONER_LEASE_MS', 30_000, 500, 3_600_000),
+    maxAttempts: int(env, 'PROVISIONER_MAX_ATTEMPTS', 3, 1, 100),
+    maxAcquireWaitMs: int(env, 'PROVISIONER_ACQUIRE_WAIT_MS', 25_000, 0, 120_000),
+    reconcileIntervalMs: int(env, 'PREBUILDS_RECONCILE_INTERVAL_MS', 15_000, 100, 3_600_000),
+    agentDisconnectMs: int(env, 'AGENT_DISCONNECT_TIMEOUT_MS', 60_000, 500, 3_600_000),
+    reinitPingMs: int(env, 'REINIT_PING_MS', 15_000, 100, 600_000),
+  };
+}

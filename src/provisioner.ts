@@ -1,0 +1,53 @@
+import path from 'node:path';
+import { BuiltinProvisioner, defaultAgentCommand } from './provisioner/builtin-provisioner';
+import { ProvisionerDaemon } from './provisioner/daemon';
+import { HttpProvisionerTransport } from './provisioner/http-transport';
+
+/**
+ * `node dist/provisioner.js`: the built-in provisioner as a standalone daemon.
+ *   DEVPLANE_URL                 the server (default http://127.0.0.1:3000)
+ *   DEVPLANE_PROVISIONER_KEY     an organization's provisioner key (required)
+ *   PROVISIONER_NAME             the name jobs show as `worker_name` (default: host and pid)
+ *   PROVISIONER_WORKSPACES_DIR   where workspaces live (default DATA_DIR/workspaces, DATA_DIR=./data)
+ *   PROVISIONER_DAEMONS          daemons in this process (default 1)
+ */
+function main(): void {
+  const url = process.env.DEVPLANE_URL ?? 'http://127.0.0.1:3000';
+  const key = process.env.DEVPLANE_PROVISIONER_KEY;
+  if (!key) {
+    process.stderr.write(
+      'devplane provisioner: DEVPLANE_PROVISIONER_KEY is required (POST /api/v2/organizations/{org}/provisionerkeys)\n',
+    );
+    process.exit(2);
+  }
+  const workspacesDir = path.resolve(
+    process.env.PROVISIONER_WORKSPACES_DIR ?? path.join(process.env.DATA_DIR ?? './data', 'workspaces'),
+  );
+  const count = Number.parseInt(process.env.PROVISIONER_DAEMONS ?? '1', 10) || 1;
+  const transport = new HttpProvisionerTransport(url, key);
+  const provisioner = new BuiltinProvisioner({
+    workspacesDir,
+    serverUrl: url,
+    agentCommand: defaultAgentCommand(),
+  });
+  const name = process.env.PROVISIONER_NAME ?? `provisioner-${process.pid}`;
+  const daemons = Array.from(
+    { length: count },
+    (_, index) =>
+      new ProvisionerDaemon(transport, provisioner, {
+        name: count > 1 ? `${name}-${index + 1}` : name,
+        log: (message) => process.stdout.write(`${new Date().toISOString()} ${message}\n`),
+      }),
+  );
+  for (const daemon of daemons) daemon.start();
+  process.stdout.write(
+    `devplane provisioner ${name}: ${count} daemon(s) for ${url}, workspaces in ${workspacesDir}\n`,
+  );
+  const shutdown = () => {
+    void Promise.all(daemons.map((daemon) => daemon.stop())).then(() => process.exit(0));
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}
+
+main();

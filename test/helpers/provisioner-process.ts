@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.join(__dirname, '..', '..');
+
+export interface ProvisionerProcess {
+  pid: number;
+  output(): string;
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+/** `node src/provisioner.ts` as a real child process (the agents it starts are real children too). */
+export function startProvisioner(env: Record<string, string>): ProvisionerProcess {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['-r', '@swc-node/register', path.join(ROOT, 'src', 'provisioner.ts')],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DEVPLANE_AGENT_HEARTBEAT_MS: '500',
+        DEVPLANE_AGENT_REINIT_RETRY_MS: '300',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    pid: child.pid!,
+    output: () => output,
+    kill: async (signal) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/** The agent's self-reported state (`.devplane/agent-state.json`), or null. */
+export function agentState(workspacesDir: string, workspaceId: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(
+      readFileSync(path.join(workspacesDir, workspaceId, '.devplane', 'agent-state.json'), 'utf8'),
+    ) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Kills every agent the provisioners started under `workspacesDir` (test clean-up). */
+export function killAgents(workspacesDir: string): void {
+  if (!existsSync(workspacesDir)) return;
+  for (const entry of readdirSync(workspacesDir)) {
+    try {
+      const pid = Number.parseInt(
+        readFileSync(path.join(workspacesDir, entry, '.devplane', 'agent.pid'), 'utf8'),
+        10,
+      );
+      if (pid > 0) process.kill(pid, 'SIGKILL');
+    } catch {
+      // no agent there
+    }
+  }
+}
+
+/** Polls `check` until it returns a value (not undefined/false) or the time is up. */
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 30_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value as T;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
