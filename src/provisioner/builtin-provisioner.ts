@@ -96,6 +96,8 @@ export class BuiltinProvisioner implements Provisioner {
         ),
       );
       await log({ stage: 'Applying', output: `wrote ${Object.keys(definition.files ?? {}).length} files` });
+      if (definition.provision_script)
+        await this.runProvisionScript(root, definition.provision_script, build, log);
       const running = this.agentPid(meta);
       if (build.claim && running !== null) {
         await log({
@@ -117,6 +119,41 @@ export class BuiltinProvisioner implements Provisioner {
     } else {
       await log({ stage: 'Stopping', output: 'workspace stopped' });
     }
+  }
+
+  /** The template's provision script, its output as build logs; a non-zero exit fails the build. */
+  private async runProvisionScript(
+    root: string,
+    script: string,
+    build: NonNullable<AcquiredJob['workspace_build']>,
+    log: (line: JobLog) => Promise<void>,
+  ): Promise<void> {
+    const child = spawn('sh', ['-c', script], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        DEVPLANE_WORKSPACE_ID: build.workspace_id,
+        DEVPLANE_WORKSPACE_NAME: build.workspace_name,
+        DEVPLANE_WORKSPACE_OWNER: build.owner_name,
+      },
+    });
+    let pending = Promise.resolve();
+    const forward = (level: JobLog['level']) => (chunk: Buffer) => {
+      for (const line of chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((text) => text !== ''))
+        pending = pending.then(() => log({ level, stage: 'Provision script', output: line }));
+    };
+    child.stdout!.on('data', forward('info'));
+    child.stderr!.on('data', forward('warn'));
+    const code = await new Promise<number | null>((resolve) => {
+      child.once('exit', (exitCode) => resolve(exitCode));
+      child.once('error', () => resolve(null));
+    });
+    await pending;
+    if (code !== 0) throw new Error(`provision script exited with code ${code ?? 'unknown'}`);
   }
 
   private agentPid(meta: string): number | null {

@@ -10,6 +10,7 @@ export interface TemplateDefinition {
   env?: Record<string, string>;
   apps?: { slug: string; display_name?: string; command?: string; url?: string }[];
   startup_script?: string;
+  provision_script?: string;
   has_ai_task?: boolean;
   vnc_command?: string;
 }

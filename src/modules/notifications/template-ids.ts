@@ -16,6 +16,9 @@ export const NOTIFICATION_TEMPLATE_IDS = {
   workflowRuleMatched: '8e00de8c-4ee5-4791-bae4-6aaac24da6c8',
   /** devplane (Gitea `send_notify`) */
   accountRegistration: '91ab9137-9cd5-4e4f-96d7-1cd5f37b7ee2',
+  /** devplane (Coder's tasks notify on pause and resume; its template ids are not public at our reference commit) */
+  taskPaused: 'd6ae6d7e-0b0b-4d8e-9a52-5b7c6f3f1a01',
+  taskResumed: 'd6ae6d7e-0b0b-4d8e-9a52-5b7c6f3f1a02',
 } as const;
 
 export type NotificationTemplateKey = keyof typeof NOTIFICATION_TEMPLATE_IDS;

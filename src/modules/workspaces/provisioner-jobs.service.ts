@@ -142,6 +142,7 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
           resolve();
         };
         const timer = setTimeout(done, Math.min(remaining, 2_000));
+        timer.unref();
         this.waiters.add(done);
         signal?.addEventListener('abort', done);
       });

@@ -12,6 +12,11 @@ export interface TemplateDefinition {
   apps?: { slug: string; display_name?: string; command?: string; url?: string; icon?: string }[];
   /** Shell command the agent runs at each start (and again after a reinit for a new owner). */
   startup_script?: string;
+  /**
+   * Shell command the provisioner runs in the workspace directory during a start build, before the
+   * agent starts (Terraform's local-exec): its output becomes the build log, a non-zero exit fails the build.
+   */
+  provision_script?: string;
   has_ai_task?: boolean;
   /** The desktop's VNC server command (served by the agent for chats, later). */
   vnc_command?: string;
@@ -90,7 +95,7 @@ export function parseTemplateDefinition(raw: unknown): TemplateDefinition {
   for (const name of Object.keys(env))
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw invalid(`env.${name}`, 'is not a valid variable name');
   if (input.env !== undefined) out.env = env;
-  for (const key of ['startup_script', 'vnc_command'] as const) {
+  for (const key of ['startup_script', 'provision_script', 'vnc_command'] as const) {
     if (input[key] === undefined) continue;
     if (typeof input[key] !== 'string') throw invalid(key, 'must be a string');
     out[key] = input[key];
