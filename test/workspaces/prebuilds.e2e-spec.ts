@@ -39,7 +39,6 @@ describe('prebuilt workspaces, claims and agent reinitialization', () => {
   let presetId: string;
   let versionId: string;
   const viaA = coderClient(() => a.url!);
-  const viaB = coderClient(() => b.url!);
 
   const prebuilt = async (): Promise<{ id: string; status: string; ready: boolean }[]> => {
     const rows = (await a.dataSource.query(
