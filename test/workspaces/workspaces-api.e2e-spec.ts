@@ -1,0 +1,479 @@
+import type { CreatedUser } from '../helpers/factories';
+import { waitFor } from '../helpers/provisioner-process';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { WatchClient } from '../notifications/helpers';
+import { coderClient, EMBEDDED, type Json } from './helpers';
+
+const NOT_FOUND = 'Resource not found or you do not have access to this resource';
+const MISSING = '00000000-0000-4000-8000-000000000001';
+
+/**
+ * The workspaces API without a provisioner process (issue 17.1, 17.2, 17.6, 17.8): statuses, texts and
+ * auth of every route, the daemon protocol driven by hand (leases that expire), the build watch.
+ * Jobs stay pending here unless the test acquires them itself.
+ */
+describe('workspaces API: statuses, auth, the daemon protocol and the build watch', () => {
+  let t: TestApp;
+  let other: TestApp;
+  let admin: CreatedUser;
+  let alice: CreatedUser;
+  let bob: CreatedUser;
+  let key: string;
+  let templateId: string;
+  let versionId: string;
+  const client = coderClient(() => t.url!);
+  const { api, json } = client;
+  const daemon = (route: string, body: unknown, providedKey = key) =>
+    fetch(`${t.url}/api/v2/provisionerdaemons/jobs/${route}`, {
+      method: 'POST',
+      headers: { 'Service-Provisioner-Key': providedKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  /** Acquires the next job as a hand-driven daemon. */
+  const acquire = async (worker = 'hand'): Promise<Json> =>
+    json(await daemon('acquire', { worker_id: worker, wait_ms: 2000 }), 200);
+  const finishAll = async (): Promise<void> => {
+    for (;;) {
+      const response = await daemon('acquire', { worker_id: 'finisher', wait_ms: 0 });
+      if (response.status === 204) return;
+      const job = (await response.json()) as Json;
+      await json(await daemon(`${job.job_id}/complete`, { worker_id: 'finisher' }), 204);
+    }
+  };
+
+  beforeAll(async () => {
+    const env = {
+      PROVISIONER_LEASE_MS: '1000',
+      PROVISIONER_MAX_ATTEMPTS: '2',
+      EXPERIMENTS: 'workspace-build-updates',
+    };
+    t = await createTestApp({ env });
+    await t.listen();
+    other = EMBEDDED ? t : await createTestApp({ env, schema: t.schema });
+    if (other !== t) await other.listen();
+    admin = await t.factories.admin({ username: 'apiadmin' });
+    alice = await t.factories.user({ username: 'apialice' });
+    bob = await t.factories.user({ username: 'apibob' });
+    key = (
+      await json(
+        await api(admin.token, 'POST', '/api/v2/organizations/default/provisionerkeys', {
+          name: 'hand',
+          tags: { site: 'ci' },
+        }),
+        201,
+      )
+    ).key;
+    const version = await json(
+      await api(admin.token, 'POST', '/api/v2/organizations/default/templateversions', {
+        name: 'v1',
+        definition: { has_ai_task: true, presets: [{ name: 'p', prebuilds: { instances: 0 } }] },
+      }),
+      201,
+    );
+    versionId = version.id;
+    await finishAll();
+    templateId = (
+      await json(
+        await api(admin.token, 'POST', '/api/v2/organizations/default/templates', {
+          name: 'api',
+          template_version_id: versionId,
+        }),
+        201,
+      )
+    ).id;
+  });
+  afterAll(async () => {
+    if (other !== t) await other?.close();
+    await t?.close();
+  });
+
+  describe('provisioner keys', () => {
+    it('lists keys without their secret; duplicates 409, reserved names 400, members 403, unknown 404', async () => {
+      const listed = await json(
+        await api(admin.token, 'GET', '/api/v2/organizations/default/provisionerkeys'),
+        200,
+      );
+      expect(listed).toEqual([expect.objectContaining({ name: 'hand', tags: { site: 'ci' } })]);
+      expect(JSON.stringify(listed)).not.toContain(key);
+      await json(
+        await api(admin.token, 'POST', '/api/v2/organizations/default/provisionerkeys', { name: 'hand' }),
+        409,
+      );
+      await json(
+        await api(admin.token, 'POST', '/api/v2/organizations/default/provisionerkeys', { name: 'built-in' }),
+        400,
+      );
+      await json(await api(admin.token, 'POST', '/api/v2/organizations/default/provisionerkeys', {}), 400);
+      await json(
+        await api(alice.token, 'POST', '/api/v2/organizations/default/provisionerkeys', { name: 'mine' }),
+        403,
+      );
+      await json(await api(admin.token, 'DELETE', '/api/v2/organizations/default/provisionerkeys/nope'), 404);
+      const made = await json(
+        await api(admin.token, 'POST', '/api/v2/organizations/default/provisionerkeys', { name: 'gone' }),
+        201,
+      );
+      await json(await api(admin.token, 'DELETE', '/api/v2/organizations/default/provisionerkeys/gone'), 204);
+      await json(await daemon('acquire', { worker_id: 'x' }, made.key), 401);
+    });
+
+    it('daemon routes refuse user tokens and unknown keys (401)', async () => {
+      await json(
+        await api(admin.token, 'POST', '/api/v2/provisionerdaemons/jobs/acquire', { worker_id: 'x' }),
+        401,
+      );
+      await json(await daemon('acquire', { worker_id: 'x' }, 'not-a-key'), 401);
+      await json(await daemon('acquire', {}), 400);
+    });
+  });
+
+  describe('templates and workspaces', () => {
+    it('unknown ids are 404, bad bodies 400, a name taken 409', async () => {
+      await json(await api(alice.token, 'GET', `/api/v2/templates/${MISSING}`), 404);
+      await json(await api(alice.token, 'GET', `/api/v2/templateversions/${MISSING}`), 404);
+      await json(await api(alice.token, 'GET', `/api/v2/workspaces/${MISSING}`), 404);
+      const unknownTemplate = await json(
+        await api(alice.token, 'POST', '/api/v2/users/me/workspaces', { name: 'x', template_id: MISSING }),
+        404,
+      );
+      expect(unknownTemplate.message).toBe(NOT_FOUND);
+      const badPreset = await json(
+        await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
+          name: 'x',
+          template_id: templateId,
+          template_version_preset_id: MISSING,
+        }),
+        400,
+      );
+      expect(badPreset.validations[0].field).toBe('template_version_preset_id');
+      await json(
+        await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
+          name: 'bad name!',
+          template_id: templateId,
+        }),
+        400,
+      );
+      await json(await api(alice.token, 'POST', '/api/v2/users/me/workspaces', { name: 'x' }), 400);
+      await json(await api(alice.token, 'POST', '/api/v2/users/me/workspaces', '[]'), 400);
+      await json(
+        await api(admin.token, 'POST', '/api/v2/organizations/default/templates', {
+          name: 'api',
+          template_version_id: versionId,
+        }),
+        409,
+      );
+      await json(
+        await api(alice.token, 'POST', '/api/v2/organizations/default/templateversions', { definition: {} }),
+        403,
+      );
+      await json(
+        await api(admin.token, 'POST', '/api/v2/organizations/default/templateversions', {
+          definition: { nope: 1 },
+        }),
+        400,
+      );
+    });
+
+    let workspaceId: string;
+    it('a member creates a workspace; others get 404; a second build while one is pending is 409', async () => {
+      const created = await json(
+        await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
+          name: 'one',
+          template_id: templateId,
+        }),
+        201,
+      );
+      workspaceId = created.id;
+      expect(created.latest_build).toMatchObject({
+        status: 'pending',
+        transition: 'start',
+        has_ai_task: true,
+        build_number: 1,
+        reason: 'initiator',
+      });
+      expect(created.latest_build.job.metadata).toMatchObject({
+        workspace_build_transition: 'start',
+        workspace_name: 'one',
+        template_name: 'api',
+      });
+      await json(
+        await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
+          name: 'one',
+          template_id: templateId,
+        }),
+        409,
+      );
+      await json(await api(bob.token, 'GET', `/api/v2/workspaces/${workspaceId}`), 404);
+      await json(
+        await api(bob.token, 'POST', `/api/v2/workspaces/${workspaceId}/builds`, { transition: 'stop' }),
+        404,
+      );
+      await json(
+        await api(bob.token, 'POST', '/api/v2/users/apialice/workspaces', {
+          name: 'theirs',
+          template_id: templateId,
+        }),
+        403,
+      );
+      const busy = await json(
+        await api(alice.token, 'POST', `/api/v2/workspaces/${workspaceId}/builds`, { transition: 'stop' }),
+        409,
+      );
+      expect(busy.message).toBe('A workspace build is already active.');
+      const busyTask = await json(await api(alice.token, 'POST', '/api/v2/tasks/me/one/pause'), 409);
+      expect(busyTask.message).toBe('A workspace build is already active.');
+      await json(
+        await api(alice.token, 'POST', `/api/v2/workspaces/${workspaceId}/builds`, { transition: 'explode' }),
+        400,
+      );
+      const list = await json(await api(admin.token, 'GET', '/api/v2/workspaces?q=owner:apialice'), 200);
+      expect(list.count).toBe(1);
+      await json(await api(admin.token, 'GET', '/api/v2/workspaces?q=bogus:1'), 400);
+      await json(await api(alice.token, 'GET', '/api/v2/workspaces?limit=-1'), 400);
+    });
+
+    it('a narrow token may read but not build; no token is 401; an agent token is 401 on user routes', async () => {
+      const narrow = await t.factories.token(alice.user, { scopes: ['workspace:read'], name: 'narrow' });
+      await json(await api(narrow, 'GET', `/api/v2/workspaces/${workspaceId}`), 200);
+      await finishAll();
+      await json(
+        await api(narrow, 'POST', `/api/v2/workspaces/${workspaceId}/builds`, { transition: 'stop' }),
+        403,
+      );
+      await json(await api('', 'GET', `/api/v2/workspaces/${workspaceId}`), 401);
+      const [agent] = (await t.dataSource.query('SELECT id FROM workspace_agents WHERE workspace_id = $1', [
+        workspaceId,
+      ])) as { id: string }[];
+      expect(agent).toBeDefined();
+      // Any uuid in the session header is taken as an agent token; an unknown one is 401 like on agent routes.
+      await json(await api(MISSING, 'GET', `/api/v2/workspaces/${workspaceId}`), 401);
+      await json(await api(MISSING, 'GET', '/api/v2/workspaceagents/me/manifest'), 401);
+      await json(await api(alice.token, 'GET', '/api/v2/workspaceagents/me/manifest'), 401);
+    });
+
+    it('sharing: use lets a user read, not stop (403); the owner cannot be changed; bad roles 400', async () => {
+      await json(
+        await api(alice.token, 'PATCH', `/api/v2/workspaces/${workspaceId}/acl`, {
+          user_roles: { [bob.user.uuid]: 'use' },
+        }),
+        204,
+      );
+      const acl = await json(await api(alice.token, 'GET', `/api/v2/workspaces/${workspaceId}/acl`), 200);
+      expect(acl.users).toEqual([
+        expect.objectContaining({ id: bob.user.uuid, username: 'apibob', role: 'use' }),
+      ]);
+      await json(await api(bob.token, 'GET', `/api/v2/workspaces/${workspaceId}`), 200);
+      await json(
+        await api(bob.token, 'POST', `/api/v2/workspaces/${workspaceId}/builds`, { transition: 'stop' }),
+        403,
+      );
+      await json(await api(bob.token, 'POST', '/api/v2/tasks/apialice/one/pause'), 403);
+      await json(
+        await api(alice.token, 'PATCH', `/api/v2/workspaces/${workspaceId}/acl`, {
+          user_roles: { [alice.user.uuid]: 'use' },
+        }),
+        400,
+      );
+      await json(
+        await api(alice.token, 'PATCH', `/api/v2/workspaces/${workspaceId}/acl`, {
+          user_roles: { [bob.user.uuid]: 'boss' },
+        }),
+        400,
+      );
+      await json(
+        await api(alice.token, 'PATCH', `/api/v2/workspaces/${workspaceId}/acl`, {
+          user_roles: { [bob.user.uuid]: '' },
+        }),
+        204,
+      );
+      await json(await api(bob.token, 'GET', `/api/v2/workspaces/${workspaceId}`), 404);
+    });
+
+    it('tasks: listed, pause 202 with task_manual_pause, pause again 409, resume 202 with task_resume, not visible 404', async () => {
+      const tasks = await json(await api(alice.token, 'GET', '/api/v2/tasks'), 200);
+      expect(tasks.tasks.map((task: Json) => task.id)).toEqual([workspaceId]);
+      const paused = await json(await api(alice.token, 'POST', '/api/v2/tasks/me/one/pause'), 202);
+      expect(paused.workspace_build).toMatchObject({ transition: 'stop', reason: 'task_manual_pause' });
+      await finishAll();
+      const again = await json(
+        await api(alice.token, 'POST', `/api/v2/tasks/apialice/${workspaceId}/pause`),
+        409,
+      );
+      expect(again.message).toBe('Task workspace is already paused.');
+      const resumed = await json(
+        await api(alice.token, 'POST', '/api/experimental/tasks/me/one/resume'),
+        202,
+      );
+      expect(resumed.workspace_build).toMatchObject({ transition: 'start', reason: 'task_resume' });
+      await finishAll();
+      const running = await json(await api(alice.token, 'POST', '/api/v2/tasks/me/one/resume'), 409);
+      expect(running.message).toBe('Task workspace is already running.');
+      await json(await api(bob.token, 'POST', '/api/v2/tasks/apialice/one/pause'), 404);
+      await json(await api(alice.token, 'POST', '/api/v2/tasks/me/nope/pause'), 404);
+      const inbox = await waitFor(
+        async () => {
+          const body = await json(await api(alice.token, 'GET', '/api/v2/notifications/inbox'), 200);
+          return body.notifications.length >= 2 ? (body.notifications as Json[]) : undefined;
+        },
+        10_000,
+        'task notifications',
+      );
+      expect(inbox.map((item) => item.title)).toEqual(
+        expect.arrayContaining(['Task "one" paused', 'Task "one" resumed']),
+      );
+    });
+  });
+
+  describe('the daemon protocol', () => {
+    it('a job whose daemon stops reporting goes back to the queue, then fails after the last attempt; a late report is 409', async () => {
+      const created = await json(
+        await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
+          name: 'lease',
+          template_id: templateId,
+        }),
+        201,
+      );
+      const first = await acquire('dies');
+      expect(first.workspace_build.workspace_id).toBe(created.id);
+      expect(first.workspace_build.agent.token).toMatch(/^[0-9a-f-]{36}$/);
+      const jobId = first.job_id as string;
+      const status = async () =>
+        (
+          (await t.dataSource.query('SELECT status, attempts, error FROM provisioner_jobs WHERE id = $1', [
+            jobId,
+          ])) as Json[]
+        )[0];
+      await waitFor(
+        async () => ((await status()).status === 'pending' ? true : undefined),
+        10_000,
+        'lease expiry',
+      );
+      await json(await daemon(`${jobId}/report`, { worker_id: 'dies', logs: [{ output: 'late' }] }), 409);
+      const second = await acquire('dies-too');
+      expect(second.job_id).toBe(jobId);
+      expect(second.workspace_build.agent).toEqual(first.workspace_build.agent);
+      await waitFor(
+        async () => ((await status()).status === 'failed' ? true : undefined),
+        10_000,
+        'failed after two runs',
+      );
+      expect(await status()).toMatchObject({
+        attempts: 2,
+        error: 'The provisioner daemon stopped reporting and its lease expired.',
+      });
+      const workspace = await json(await api(alice.token, 'GET', `/api/v2/workspaces/${created.id}`), 200);
+      expect(workspace.latest_build.status).toBe('failed');
+      const jobs = await json(
+        await api(admin.token, 'GET', '/api/v2/organizations/default/provisionerjobs'),
+        200,
+      );
+      const listed = jobs.find((job: Json) => job.id === jobId);
+      expect(listed).toMatchObject({ status: 'failed', type: 'workspace_build', worker_name: 'hand' });
+      expect(listed.metadata).toMatchObject({
+        workspace_build_transition: 'start',
+        workspace_name: 'lease',
+        template_name: 'api',
+      });
+      const importJob = jobs.find((job: Json) => job.type === 'template_version_import');
+      expect(importJob.metadata.workspace_build_transition).toBe('');
+      await json(await api(alice.token, 'GET', '/api/v2/organizations/default/provisionerjobs'), 403);
+    });
+
+    it('a failed build is reported with its error and logs', async () => {
+      const created = await json(
+        await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
+          name: 'fails',
+          template_id: templateId,
+        }),
+        201,
+      );
+      const job = await acquire('reports');
+      await json(
+        await daemon(`${job.job_id}/report`, {
+          worker_id: 'reports',
+          logs: [{ stage: 'Applying', output: 'boom coming' }],
+        }),
+        204,
+      );
+      await json(await daemon(`${job.job_id}/fail`, { worker_id: 'reports', error: 'exit status 1' }), 204);
+      const build = (await json(await api(alice.token, 'GET', `/api/v2/workspaces/${created.id}`), 200))
+        .latest_build;
+      expect(build.status).toBe('failed');
+      expect(build.job.error).toBe('exit status 1');
+      const logs = await json(await api(alice.token, 'GET', `/api/v2/workspacebuilds/${build.id}/logs`), 200);
+      expect(logs.map((log: Json) => log.output)).toContain('boom coming');
+      await json(await daemon(`${job.job_id}/complete`, { worker_id: 'reports' }), 409);
+      await json(await daemon('not-a-uuid/complete', { worker_id: 'reports' }), 400);
+    });
+  });
+
+  describe('the build watch', () => {
+    const watchUrl = () => `${t.url!.replace('http', 'ws')}/api/experimental/watch-all-workspacebuilds`;
+
+    it('needs site-wide workspace read (403 for a member)', async () => {
+      const member = new WatchClient(watchUrl(), { 'Service-Session-Token': alice.token });
+      await expect(member.opened).rejects.toThrow();
+      expect(member.unexpected?.status).toBe(403);
+      expect(JSON.parse(member.unexpected!.body).message).toBe(
+        'You are not authorized to watch all workspace builds.',
+      );
+    });
+
+    it('sends one frame per build state change, including builds started on another instance', async () => {
+      const watcher = new WatchClient(watchUrl(), { 'Service-Session-Token': admin.token });
+      await watcher.opened;
+      const otherClient = coderClient(() => other.url!);
+      const created = await otherClient.json(
+        await otherClient.api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
+          name: 'watched',
+          template_id: templateId,
+        }),
+        201,
+      );
+      await finishAll();
+      await waitFor(
+        () =>
+          watcher.frames.some(
+            (frame) => frame.workspace_id === created.id && frame.job_status === 'succeeded',
+          ),
+        10_000,
+        'frames',
+      );
+      const frames = watcher.frames.filter((frame) => frame.workspace_id === created.id);
+      expect(frames.map((frame) => frame.job_status)).toEqual(['pending', 'running', 'succeeded']);
+      expect(frames[0]).toEqual({
+        workspace_id: created.id,
+        workspace_name: 'watched',
+        build_id: created.latest_build.id,
+        transition: 'start',
+        job_status: 'pending',
+        build_number: 1,
+      });
+      watcher.close();
+    });
+  });
+});
+
+describe('the build watch without its experiment', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    await t.listen();
+  });
+  afterAll(async () => t.close());
+
+  it('is 403 with Coder text', async () => {
+    const admin = await t.factories.admin({ username: 'noexp' });
+    const watcher = new WatchClient(
+      `${t.url!.replace('http', 'ws')}/api/experimental/watch-all-workspacebuilds`,
+      {
+        'Service-Session-Token': admin.token,
+      },
+    );
+    await expect(watcher.opened).rejects.toThrow();
+    expect(watcher.unexpected?.status).toBe(403);
+    expect(JSON.parse(watcher.unexpected!.body).message).toBe(
+      "Workspace build updates functionality requires enabling the 'workspace-build-updates' experiment.",
+    );
+  });
+});
