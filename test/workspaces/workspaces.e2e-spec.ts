@@ -1,7 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import type { CreatedUser } from '../helpers/factories';
 import {
+  agentState,
   isAlive,
   killAgents,
   type ProvisionerProcess,
@@ -9,9 +11,7 @@ import {
   waitFor,
 } from '../helpers/provisioner-process';
 import { createTestApp, type TestApp } from '../helpers/test-app';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON of the Coder API, read field by field
-type Json = any;
+import { coderClient, createTemplate, type Json } from './helpers';
 
 const DEFINITION = {
   directory: 'project',
@@ -32,21 +32,9 @@ describe('workspaces with a real provisioner and agent', () => {
   let provisioner: ProvisionerProcess;
   let workspacesDir: string;
   let templateId: string;
-
-  const api = (token: string, method: string, route: string, body?: unknown) =>
-    fetch(base + route, {
-      method,
-      headers: {
-        'Service-Session-Token': token,
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  const json = async <T = Record<string, unknown>>(response: Response, status: number): Promise<T> => {
-    const text = await response.text();
-    if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${text}`);
-    return (text ? JSON.parse(text) : undefined) as T;
-  };
+  let key: string;
+  const client = coderClient(() => base);
+  const { api, json } = client;
   const workspace = async (id: string, token = admin.token) =>
     json<Json>(await api(token, 'GET', `/api/v2/workspaces/${id}`), 200);
   const waitStatus = (id: string, status: string, token = admin.token) =>
@@ -57,19 +45,29 @@ describe('workspaces with a real provisioner and agent', () => {
     );
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { PROVISIONER_LEASE_MS: '3000', AGENT_DISCONNECT_TIMEOUT_MS: '3000' } });
+    t = await createTestApp({
+      env: {
+        PROVISIONER_LEASE_MS: '2000',
+        AGENT_DISCONNECT_TIMEOUT_MS: '3000',
+        CONNECTION_LOG_COUNT_CAP: '2',
+      },
+    });
     base = await t.listen();
     workspacesDir = path.join(t.config.dataDir, 'workspaces');
     admin = await t.factories.admin({ username: 'wsadmin' });
     alice = await t.factories.user({ username: 'wsalice' });
     bob = await t.factories.user({ username: 'wsbob' });
-    const key = await json<{ key: string }>(
-      await api(admin.token, 'POST', '/api/v2/organizations/default/provisionerkeys', { name: 'ci' }),
-      201,
-    );
+    key = (
+      await json<{ key: string }>(
+        await api(admin.token, 'POST', '/api/v2/organizations/default/provisionerkeys', { name: 'ci' }),
+        201,
+      )
+    ).key;
     provisioner = startProvisioner({
+      DEVPLANE_AGENT_LISTEN: '0',
+      PROVISIONER_NAME: 'first',
       DEVPLANE_URL: base,
-      DEVPLANE_PROVISIONER_KEY: key.key,
+      DEVPLANE_PROVISIONER_KEY: key,
       PROVISIONER_WORKSPACES_DIR: workspacesDir,
     });
   });
@@ -212,5 +210,106 @@ describe('workspaces with a real provisioner and agent', () => {
       'deleted',
     );
     expect(existsSync(path.join(workspacesDir, workspaceId))).toBe(false);
+  });
+
+  it('records the sessions an agent serves in the connection log, with count_cap when the count is cut', async () => {
+    const created = await json<Json>(
+      await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
+        name: 'served',
+        template_id: templateId,
+      }),
+      201,
+    );
+    const state = await waitFor(
+      () => {
+        const current = agentState(workspacesDir, created.id);
+        return current?.listen_port && current.lifecycle === 'ready' ? current : undefined;
+      },
+      60_000,
+      'agent listening',
+    );
+    for (let i = 0; i < 3; i++) {
+      await new Promise<void>((resolve, reject) => {
+        const socket = net.connect(state.listen_port as number, '127.0.0.1', () => socket.end('ping'));
+        socket.on('data', () => undefined);
+        socket.once('close', () => resolve());
+        socket.once('error', reject);
+      });
+    }
+    const log = await waitFor(
+      async () => {
+        const body = await json<Json>(
+          await api(admin.token, 'GET', `/api/v2/connectionlog?q=workspace_id:${created.id}`),
+          200,
+        );
+        return body.connection_logs.length === 3 &&
+          body.count_cap === 2 &&
+          body.connection_logs.every((entry: Json) => entry.web_info.status_code === 0)
+          ? body
+          : undefined;
+      },
+      20_000,
+      'three closed sessions',
+    );
+    expect(log.count).toBe(2);
+    expect(log.count_cap).toBe(2);
+    expect(log.connection_logs[0]).toMatchObject({
+      workspace_id: created.id,
+      workspace_name: 'served',
+      workspace_owner_username: 'wsalice',
+      agent_name: 'main',
+      type: 'port_forwarding',
+      ip: '127.0.0.1',
+    });
+    const filtered = await json<Json>(await api(admin.token, 'GET', '/api/v2/connectionlog?q=type:ssh'), 200);
+    expect(filtered.count).toBe(0);
+    expect(filtered.count_cap).toBeUndefined();
+    await json(await api(alice.token, 'GET', '/api/v2/connectionlog'), 403);
+    await json(await api(admin.token, 'GET', '/api/v2/connectionlog?q=type:telepathy'), 400);
+  });
+
+  it('a provisioner killed with SIGKILL mid-job: the lease expires and another daemon finishes the build', async () => {
+    const { templateId: slowTemplate } = await createTemplate(client, admin.token, 'slow-once', {
+      provision_script:
+        'if [ -f .devplane/ran-once ]; then echo second run; else touch .devplane/ran-once; echo first run; sleep 30; fi',
+    });
+    const created = await json<Json>(
+      await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
+        name: 'survivor',
+        template_id: slowTemplate,
+      }),
+      201,
+    );
+    const buildId = created.latest_build.id as string;
+    await waitFor(
+      async () => {
+        const logs = await json<Json[]>(
+          await api(alice.token, 'GET', `/api/v2/workspacebuilds/${buildId}/logs`),
+          200,
+        );
+        return logs.some((line) => line.output === 'first run') ? true : undefined;
+      },
+      30_000,
+      'the first run under way',
+    );
+    await provisioner.kill('SIGKILL');
+    provisioner = startProvisioner({
+      PROVISIONER_NAME: 'second',
+      DEVPLANE_URL: base,
+      DEVPLANE_PROVISIONER_KEY: key,
+      PROVISIONER_WORKSPACES_DIR: workspacesDir,
+    });
+    await waitStatus(created.id, 'running', alice.token);
+    const build = await json<Json>(await api(alice.token, 'GET', `/api/v2/workspacebuilds/${buildId}`), 200);
+    expect(build.job.worker_name).toBe('second');
+    const logs = await json<Json[]>(
+      await api(alice.token, 'GET', `/api/v2/workspacebuilds/${buildId}/logs`),
+      200,
+    );
+    expect(logs.map((line) => line.output)).toEqual(expect.arrayContaining(['first run', 'second run']));
+    const [job] = (await t.dataSource.query('SELECT attempts FROM provisioner_jobs WHERE id = $1', [
+      build.job.id,
+    ])) as { attempts: number }[];
+    expect(job!.attempts).toBe(2);
   });
 });

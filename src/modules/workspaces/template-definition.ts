@@ -74,6 +74,7 @@ export function parseTemplateDefinition(raw: unknown): TemplateDefinition {
     'env',
     'apps',
     'startup_script',
+    'provision_script',
     'has_ai_task',
     'vnc_command',
     'presets',

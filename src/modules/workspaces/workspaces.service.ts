@@ -484,7 +484,7 @@ export class WorkspacesService {
       `UPDATE workspaces SET owner_id = $2, name = $3, lower_name = $4, updated_at = now(), last_used_at = now() WHERE id = $1`,
       [candidate.id, owner.uuid, name, name.toLowerCase()],
     );
-    await this.insertBuild(tx, {
+    const buildId = await this.insertBuild(tx, {
       workspaceId: candidate.id,
       organizationId: version.organizationId,
       version,
@@ -494,6 +494,18 @@ export class WorkspacesService {
       initiatorId: principal.user.uuid,
       isClaim: true,
     });
+    // The running agent belongs to the claim build from now on: its token stays valid (it follows the
+    // reinit stream and heartbeats) while the claim build waits for a provisioner.
+    const [resource] = (await tx.manager.query(
+      `INSERT INTO workspace_resources (job_id, transition, type, name)
+       SELECT job_id, 'start', 'devplane_workspace', 'workspace' FROM workspace_builds WHERE id = $1 RETURNING id`,
+      [buildId],
+    )) as { id: string }[];
+    await tx.manager.query(
+      `UPDATE workspace_agents SET resource_id = $2, updated_at = now()
+        WHERE id = (SELECT id FROM workspace_agents WHERE workspace_id = $1 ORDER BY created_at DESC LIMIT 1)`,
+      [candidate.id, resource!.id],
+    );
     await this.queue.enqueue(tx.manager, RECONCILE_JOB, {}, { dedupeKey: 'reconcile' });
     return candidate.id;
   }

@@ -1,4 +1,4 @@
-import { Body, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Res } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiOkResponse,
@@ -8,7 +8,7 @@ import {
   ApiResponse,
 } from '@nestjs/swagger';
 import { IsArray, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
@@ -247,12 +247,12 @@ export class ProvisionersController {
   async acquire(
     @CurrentCaller() caller: AnyPrincipal,
     @Body() body: AcquireJobRequestDto,
-    @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
     if (caller.kind !== 'provisioner') throw new ForbiddenError();
     const abort = new AbortController();
-    req.once('close', () => abort.abort());
+    // The response's close (not the request's) tells that the daemon went away while waiting.
+    res.once('close', () => abort.abort());
     const job = await this.jobs.acquire(
       {
         organizationId: caller.provisioner.organizationId,
@@ -262,6 +262,7 @@ export class ProvisionersController {
       body.wait_ms ?? 0,
       abort.signal,
     );
+    if (res.destroyed) return; // a job leased to a daemon that is gone waits for its lease to expire
     if (!job) {
       res.status(204).end();
       return;

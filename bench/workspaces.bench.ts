@@ -1,0 +1,286 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { SecretBox } from '../src/platform/crypto/secret-box';
+import { benchDatabase, insertToken, ROOT, startDevplane, stopAll } from './harness';
+
+/**
+ * Issue 17 item 10, against the built server (dist/main.js) and the built provisioner
+ * (dist/provisioner.js), two devplane instances on one database:
+ * 1. claim → reinit: BENCH_CLAIMS (default 100) claims of a prebuilt workspace on instance A, each
+ *    timed until the reinit event reaches a follower of the agent's stream on instance B (the claim
+ *    build runs on a real provisioner; the reconciler refills the pool). p50 / p99.
+ * 2. build throughput with two provisioner daemons: BENCH_WORKSPACES (default 10) workspaces,
+ *    stopped and started BENCH_ROUNDS (default 3) times (every start runs a real agent): builds/min.
+ * 3. BENCH_FOLLOWERS (default 1,000) reinit stream followers on one instance: memory per follower
+ *    (RSS growth / followers).
+ * With the embedded database (no DATABASE_URL) both instances are one: the reinit figure is then
+ * in-process. Use a PostgreSQL server for the cross-instance figure.
+ * Run: npm run build && node -r @swc-node/register bench/workspaces.bench.ts
+ */
+const claims = Number(process.env.BENCH_CLAIMS ?? 100);
+const workspaceCount = Number(process.env.BENCH_WORKSPACES ?? 10);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const followers = Number(process.env.BENCH_FOLLOWERS ?? 1000);
+const SECRETS_KEY = '1'.repeat(64);
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+async function rss(pid: number): Promise<number> {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+}
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'devplane-bench-ws-'));
+  const workspacesDir = path.join(dataDir, 'workspaces');
+  const db = await benchDatabase({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    SECRETS_KEY,
+    PROVISIONER_DAEMONS: '0',
+    PREBUILDS_RECONCILE_INTERVAL_MS: '200',
+  });
+  const children: ChildProcess[] = [];
+  const box = new SecretBox(Buffer.from(SECRETS_KEY, 'hex'));
+  const q = (sql: string, params: unknown[] = []) =>
+    db.admin.query(sql.replaceAll('$S.', `"${db.schema}".`), params);
+  try {
+    const a = await startDevplane(db.env);
+    children.push(a.child);
+    const b = db.embedded ? a : await startDevplane(db.env);
+    if (b !== a) children.push(b.child);
+    const urlA = `http://127.0.0.1:${a.port}`;
+    const urlB = `http://127.0.0.1:${b.port}`;
+    const token = await insertToken(db, 'admin');
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON of the Coder API
+    const call = async (base: string, method: string, route: string, body?: unknown): Promise<any> => {
+      const response = await fetch(base + route, {
+        method,
+        headers: { 'Service-Session-Token': token, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (response.status >= 300) throw new Error(`${method} ${route}: ${response.status} ${text}`);
+      return text ? JSON.parse(text) : undefined;
+    };
+    const { key } = await call(urlA, 'POST', '/api/v2/organizations/default/provisionerkeys', {
+      name: 'bench',
+    });
+    const provisioner = spawn(process.execPath, [path.join(ROOT, 'dist', 'provisioner.js')], {
+      env: {
+        ...process.env,
+        DEVPLANE_URL: urlB,
+        DEVPLANE_PROVISIONER_KEY: key,
+        PROVISIONER_DAEMONS: '2',
+        PROVISIONER_WORKSPACES_DIR: workspacesDir,
+        DEVPLANE_AGENT_HEARTBEAT_MS: '5000',
+        DEVPLANE_AGENT_REINIT_RETRY_MS: '60000',
+      },
+      stdio: 'ignore',
+    });
+    children.push(provisioner);
+    const waitJob = async (jobId: string): Promise<void> => {
+      for (;;) {
+        const { rows } = await q('SELECT status FROM $S.provisioner_jobs WHERE id = $1', [jobId]);
+        if (rows[0]?.status === 'succeeded') return;
+        if (rows[0]?.status === 'failed') throw new Error(`job ${jobId} failed`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const template = async (name: string, definition: unknown): Promise<{ id: string; version: string }> => {
+      const version = await call(urlA, 'POST', '/api/v2/organizations/default/templateversions', {
+        definition,
+      });
+      await waitJob(version.job.id);
+      const made = await call(urlA, 'POST', '/api/v2/organizations/default/templates', {
+        name,
+        template_version_id: version.id,
+      });
+      return { id: made.id, version: version.id };
+    };
+
+    // 2. Build throughput first (the pool of 1. would share the daemons).
+    const plain = await template('bench-plain', { directory: 'w' });
+    const ids: string[] = [];
+    for (let i = 0; i < workspaceCount; i++)
+      ids.push(
+        (await call(urlA, 'POST', '/api/v2/users/me/workspaces', { name: `tp${i}`, template_id: plain.id }))
+          .id,
+      );
+    const latestJobs = async () =>
+      (
+        await q(
+          `SELECT DISTINCT ON (workspace_id) job_id FROM $S.workspace_builds WHERE workspace_id = ANY($1::uuid[]) ORDER BY workspace_id, build_number DESC`,
+          [ids],
+        )
+      ).rows.map((row: { job_id: string }) => row.job_id);
+    for (const job of await latestJobs()) await waitJob(job);
+    let builds = 0;
+    const started = performance.now();
+    for (let round = 0; round < rounds; round++) {
+      for (const transition of ['stop', 'start']) {
+        for (const id of ids) await call(urlA, 'POST', `/api/v2/workspaces/${id}/builds`, { transition });
+        for (const job of await latestJobs()) await waitJob(job);
+        builds += ids.length;
+      }
+    }
+    const minutes = (performance.now() - started) / 60_000;
+    console.log(
+      `build throughput, 2 daemons: ${builds} builds (stop/start, real agents) in ${(minutes * 60).toFixed(1)} s = ${Math.round(builds / minutes)} builds/min`,
+    );
+    for (const id of ids)
+      await call(urlA, 'POST', `/api/v2/workspaces/${id}/builds`, { transition: 'delete' });
+
+    // 1. Claim → reinit on the other instance.
+    const pooled = await template('bench-pool', {
+      directory: 'w',
+      presets: [{ name: 'warm', prebuilds: { instances: 4 } }],
+    });
+    const presets = await call(urlA, 'GET', `/api/v2/templateversions/${pooled.version}/presets`);
+    const presetId = presets[0].ID as string;
+    const latencies: number[] = [];
+    for (let i = 0; i < claims; i++) {
+      // A ready prebuilt workspace (agent ready) and its agent's token.
+      let agent: { id: string; sealed_token: string } | undefined;
+      for (;;) {
+        const { rows } = await q(
+          `SELECT a.id, a.sealed_token FROM $S.workspaces w
+             JOIN LATERAL (SELECT * FROM $S.workspace_builds WHERE workspace_id = w.id ORDER BY build_number DESC LIMIT 1) lb ON true
+             JOIN $S.provisioner_jobs j ON j.id = lb.job_id AND j.status = 'succeeded'
+             JOIN $S.workspace_resources r ON r.job_id = lb.job_id
+             JOIN $S.workspace_agents a ON a.resource_id = r.id AND a.lifecycle_state = 'ready'
+            WHERE w.owner_id = 'c42fdf75-3097-471c-8c33-fb52454d81c0' AND w.deleted = false AND lb.transition = 'start'
+            ORDER BY w.created_at LIMIT 1`,
+        );
+        agent = rows[0];
+        if (agent) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const agentToken = box.openText(agent.sealed_token, `workspace-agent:${agent.id}`);
+      const event = new Promise<number>((resolve, reject) => {
+        const request = http.get(
+          `${urlB}/api/v2/workspaceagents/me/reinit`,
+          { headers: { 'Service-Session-Token': agentToken } },
+          (response) => {
+            response.on('data', (chunk: Buffer) => {
+              if (chunk.toString().includes('event: data')) {
+                resolve(performance.now());
+                request.destroy();
+              }
+            });
+          },
+        );
+        request.on('error', reject);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the stream is open and subscribed
+      const t0 = performance.now();
+      await call(urlA, 'POST', '/api/v2/users/me/workspaces', {
+        name: `claim${i}`,
+        template_version_id: pooled.version,
+        template_version_preset_id: presetId,
+      });
+      latencies.push((await event) - t0);
+    }
+    console.log(
+      `claim → reinit on ${db.embedded ? 'the same instance (embedded database)' : 'another instance'}, ${claims} claims: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (includes the claim build on a real provisioner)`,
+    );
+    provisioner.kill('SIGTERM');
+
+    // 3. Reinit followers on one instance: prebuilt-looking workspaces inserted directly, one stream each.
+    const [org] = (await q(`SELECT uuid FROM $S.users WHERE lower_name = 'default'`)).rows;
+    const tokens: string[] = [];
+    await q('BEGIN');
+    for (let i = 0; i < followers; i++) {
+      const workspaceId = randomUUID();
+      const jobId = randomUUID();
+      const buildId = randomUUID();
+      const resourceId = randomUUID();
+      const agentId = randomUUID();
+      const agentToken = randomUUID();
+      tokens.push(agentToken);
+      await q(
+        `INSERT INTO $S.workspaces (id, owner_id, organization_id, template_id, name, lower_name)
+         VALUES ($1, 'c42fdf75-3097-471c-8c33-fb52454d81c0', $2, $3, $4, $4)`,
+        [workspaceId, org.uuid, pooled.id, `follow${i}`],
+      );
+      await q(
+        `INSERT INTO $S.provisioner_jobs (id, organization_id, type, status, input, initiator_id)
+         VALUES ($1, $2, 'workspace_build', 'succeeded', $3, 'c42fdf75-3097-471c-8c33-fb52454d81c0')`,
+        [jobId, org.uuid, JSON.stringify({ workspace_build_id: buildId })],
+      );
+      await q(
+        `INSERT INTO $S.workspace_builds (id, workspace_id, template_version_id, build_number, transition, initiator_id, job_id)
+         VALUES ($1, $2, $3, 1, 'start', 'c42fdf75-3097-471c-8c33-fb52454d81c0', $4)`,
+        [buildId, workspaceId, pooled.version, jobId],
+      );
+      await q(
+        `INSERT INTO $S.workspace_resources (id, job_id, transition, type, name) VALUES ($1, $2, 'start', 'devplane_workspace', 'w')`,
+        [resourceId, jobId],
+      );
+      await q(
+        `INSERT INTO $S.workspace_agents (id, resource_id, workspace_id, token_hash, sealed_token) VALUES ($1, $2, $3, $4, 'unused')`,
+        [agentId, resourceId, workspaceId, createHash('sha256').update(agentToken).digest('hex')],
+      );
+    }
+    await q('COMMIT');
+    const pid = b.child.pid!;
+    const agentPool = new http.Agent({ keepAlive: true, maxSockets: followers + 10 });
+    const before = await rss(pid);
+    const open: http.ClientRequest[] = [];
+    let opened = 0;
+    await Promise.all(
+      tokens.map(
+        (agentToken) =>
+          new Promise<void>((resolve, reject) => {
+            const request = http.get(
+              `${urlB}/api/v2/workspaceagents/me/reinit`,
+              { headers: { 'Service-Session-Token': agentToken }, agent: agentPool },
+              (response) => {
+                if (response.statusCode !== 200) reject(new Error(`follower: HTTP ${response.statusCode}`));
+                opened++;
+                response.resume();
+                resolve();
+              },
+            );
+            request.on('error', reject);
+            open.push(request);
+          }),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const after = await rss(pid);
+    console.log(
+      `${opened} reinit followers on one instance: RSS +${((after - before) / 1024 / 1024).toFixed(1)} MiB = ${((after - before) / opened / 1024).toFixed(1)} KiB per follower`,
+    );
+    for (const request of open) request.destroy();
+    agentPool.destroy();
+  } finally {
+    await stopAll(children);
+    for (const entry of await readdir(workspacesDir).catch(() => [] as string[])) {
+      const pidText = await readFile(path.join(workspacesDir, entry, '.devplane', 'agent.pid'), 'utf8').catch(
+        () => '',
+      );
+      if (pidText) {
+        try {
+          process.kill(Number(pidText), 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
+    await db.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
