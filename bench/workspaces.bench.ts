@@ -147,46 +147,60 @@ async function main(): Promise<void> {
     const presetId = presets[0].ID as string;
     const latencies: number[] = [];
     for (let i = 0; i < claims; i++) {
-      // A ready prebuilt workspace (agent ready) and its agent's token.
-      let agent: { id: string; sealed_token: string } | undefined;
-      for (;;) {
+      // Every ready prebuilt workspace's agent stream is followed (the claim takes one of them).
+      let agents: { workspace_id: string; id: string; sealed_token: string }[] = [];
+      while (agents.length === 0) {
         const { rows } = await q(
-          `SELECT a.id, a.sealed_token FROM $S.workspaces w
+          `SELECT w.id AS workspace_id, a.id, a.sealed_token FROM $S.workspaces w
              JOIN LATERAL (SELECT * FROM $S.workspace_builds WHERE workspace_id = w.id ORDER BY build_number DESC LIMIT 1) lb ON true
              JOIN $S.provisioner_jobs j ON j.id = lb.job_id AND j.status = 'succeeded'
              JOIN $S.workspace_resources r ON r.job_id = lb.job_id
              JOIN $S.workspace_agents a ON a.resource_id = r.id AND a.lifecycle_state = 'ready'
-            WHERE w.owner_id = 'c42fdf75-3097-471c-8c33-fb52454d81c0' AND w.deleted = false AND lb.transition = 'start'
-            ORDER BY w.created_at LIMIT 1`,
+            WHERE w.owner_id = 'c42fdf75-3097-471c-8c33-fb52454d81c0' AND w.deleted = false AND lb.transition = 'start'`,
         );
-        agent = rows[0];
-        if (agent) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        agents = rows;
+        if (agents.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      const agentToken = box.openText(agent.sealed_token, `workspace-agent:${agent.id}`);
-      const event = new Promise<number>((resolve, reject) => {
-        const request = http.get(
-          `${urlB}/api/v2/workspaceagents/me/reinit`,
-          { headers: { 'Service-Session-Token': agentToken } },
-          (response) => {
-            response.on('data', (chunk: Buffer) => {
-              if (chunk.toString().includes('event: data')) {
-                resolve(performance.now());
-                request.destroy();
-              }
-            });
-          },
-        );
-        request.on('error', reject);
+      const requests: http.ClientRequest[] = [];
+      let subscribed = 0;
+      const event = new Promise<{ at: number; workspaceId: string }>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`claim ${i}: no reinit event within 30 s`)), 30_000);
+        for (const agent of agents) {
+          const agentToken = box.openText(agent.sealed_token, `workspace-agent:${agent.id}`);
+          const request = http.get(
+            `${urlB}/api/v2/workspaceagents/me/reinit`,
+            { headers: { 'Service-Session-Token': agentToken } },
+            (response) => {
+              subscribed++;
+              response.on('data', (chunk: Buffer) => {
+                if (chunk.toString().includes('event: data')) {
+                  clearTimeout(timer);
+                  resolve({ at: performance.now(), workspaceId: agent.workspace_id });
+                }
+              });
+            },
+          );
+          request.on('error', () => undefined);
+          requests.push(request);
+        }
       });
-      await new Promise((resolve) => setTimeout(resolve, 20)); // the stream is open and subscribed
+      while (subscribed < agents.length) await new Promise((resolve) => setTimeout(resolve, 5));
       const t0 = performance.now();
-      await call(urlA, 'POST', '/api/v2/users/me/workspaces', {
+      const claimed = await call(urlA, 'POST', '/api/v2/users/me/workspaces', {
         name: `claim${i}`,
         template_version_id: pooled.version,
         template_version_preset_id: presetId,
       });
-      latencies.push((await event) - t0);
+      const arrived = await event;
+      if (arrived.workspaceId !== claimed.id) throw new Error('the event reached another workspace');
+      latencies.push(arrived.at - t0);
+      for (const request of requests) request.destroy();
+      // The claimed workspace's agent is not needed any more: keep the machine's process count flat.
+      const pidText = await readFile(
+        path.join(workspacesDir, claimed.id, '.devplane', 'agent.pid'),
+        'utf8',
+      ).catch(() => '');
+      if (pidText) process.kill(Number(pidText), 'SIGKILL');
     }
     console.log(
       `claim → reinit on ${db.embedded ? 'the same instance (embedded database)' : 'another instance'}, ${claims} claims: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (includes the claim build on a real provisioner)`,

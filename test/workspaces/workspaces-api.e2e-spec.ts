@@ -324,6 +324,40 @@ describe('workspaces API: statuses, auth, the daemon protocol and the build watc
     });
   });
 
+  describe('workspaces elsewhere in the platform', () => {
+    it('authcheck answers for a workspace and a template by resource_id', async () => {
+      const [workspace] = (await t.dataSource.query(
+        `SELECT w.id FROM workspaces w JOIN users u ON u.uuid = w.owner_id WHERE u.name = 'apialice' AND w.name = 'one'`,
+      )) as { id: string }[];
+      const checks = {
+        readWorkspace: { object: { resource_type: 'workspace', resource_id: workspace!.id }, action: 'read' },
+        deleteWorkspace: {
+          object: { resource_type: 'workspace', resource_id: workspace!.id },
+          action: 'delete',
+        },
+        readTemplate: { object: { resource_type: 'template', resource_id: templateId }, action: 'read' },
+        updateTemplate: { object: { resource_type: 'template', resource_id: templateId }, action: 'update' },
+      };
+      const mine = await json(await api(alice.token, 'POST', '/api/v2/authcheck', { checks }), 200);
+      expect(mine).toEqual({
+        readWorkspace: true,
+        deleteWorkspace: true,
+        readTemplate: true,
+        updateTemplate: false,
+      });
+      const theirs = await json(await api(bob.token, 'POST', '/api/v2/authcheck', { checks }), 200);
+      expect(theirs.readWorkspace).toBe(false);
+      expect(theirs.deleteWorkspace).toBe(false);
+    });
+
+    it('a user who owns workspaces is not deleted (417)', async () => {
+      const refused = await json(await api(admin.token, 'DELETE', '/api/v2/users/apialice'), 417);
+      expect(refused.message).toBe(
+        'You cannot delete a user that has workspaces. Delete their workspaces and try again!',
+      );
+    });
+  });
+
   describe('the daemon protocol', () => {
     it('a job whose daemon stops reporting goes back to the queue, then fails after the last attempt; a late report is 409', async () => {
       const created = await json(

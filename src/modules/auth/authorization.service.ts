@@ -250,9 +250,26 @@ export class AuthorizationService {
     return answers;
   }
 
+  private readonly objectLoaders = new Map<string, (id: string) => Promise<AuthzObject | null>>();
+
+  /**
+   * Lets the module that owns a resource type answer authcheck's `resource_id` for it (workspaces
+   * and templates: the workspaces module registers at start).
+   */
+  registerObjectLoader(type: string, loader: (id: string) => Promise<AuthzObject | null>): void {
+    this.objectLoaders.set(type, loader);
+  }
+
   /** The RBAC object of a stored row, if it exists and the caller may read it. */
   private async loadRow(subject: CompiledSubject, type: string, id: string): Promise<RbacObject | null> {
-    if (type !== 'user') return null; // workspaces, templates and groups have no tables yet
+    const loader = this.objectLoaders.get(type);
+    if (loader) {
+      const found = await loader(id.toLowerCase());
+      if (!found) return null;
+      const object = toRbac(found);
+      return subject.authorize('read', object) ? object : null;
+    }
+    if (type !== 'user') return null; // groups: not loaded by id
     const user = await this.users.findByUuid(id);
     if (!user) return null;
     const object = toRbac(AuthorizationService.userObject(user));

@@ -1,4 +1,7 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AuthorizationService } from '../auth/authorization.service';
+import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
@@ -57,4 +60,43 @@ import { WorkspacesService } from './workspaces.service';
   ],
   exports: [WORKSPACE_AGENT_LOOKUP, PROVISIONER_KEY_LOOKUP, ProvisionerJobsService],
 })
-export class WorkspacesModule {}
+export class WorkspacesModule implements OnModuleInit, OnModuleDestroy {
+  constructor(
+    private readonly owned: OwnedResourcesRegistry,
+    private readonly authz: AuthorizationService,
+    private readonly workspaces: WorkspacesService,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  onModuleInit(): void {
+    // A user who owns workspaces is not deleted (Coder: 417; Gitea's admin delete: 422 unless purged,
+    // and a purge queues a delete build for each).
+    this.owned.register({
+      kind: 'workspaces',
+      message: (userId) => `user still has ownership of workspaces [uid: ${userId}]`,
+      count: (userId, manager) => this.workspaces.countOwnedBy(userId, manager),
+      purge: (userId, tx) => this.workspaces.purgeOwnedBy(userId, tx),
+    });
+    // authcheck's `resource_id` for workspaces and templates.
+    this.authz.registerObjectLoader('workspace', (id) => this.workspaces.rbacObjectOf(id));
+    this.authz.registerObjectLoader('template', async (id) => {
+      const [row] = (await this.dataSource.query(
+        'SELECT id, organization_id FROM templates WHERE id::text = $1 AND deleted = false',
+        [id],
+      )) as { id: string; organization_id: string }[];
+      // Coder's default template ACL: the organization's Everyone group (its id is the organization's) may use it.
+      return row
+        ? {
+            type: 'template',
+            id: row.id,
+            orgId: row.organization_id,
+            aclGroupList: { [row.organization_id]: ['read', 'use'] },
+          }
+        : null;
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.owned.unregister('workspaces');
+  }
+}

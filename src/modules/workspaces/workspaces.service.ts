@@ -717,6 +717,39 @@ export class WorkspacesService {
     );
   }
 
+  /** Workspaces a user (numeric id) owns, for the account deletion rule. */
+  async countOwnedBy(userId: string, manager: EntityManager): Promise<number> {
+    const [row] = (await manager.query(
+      `SELECT count(*)::int AS n FROM workspaces w JOIN users u ON u.uuid = w.owner_id WHERE u.id = $1 AND w.deleted = false`,
+      [userId],
+    )) as { n: number }[];
+    return row?.n ?? 0;
+  }
+
+  /** A purged account's workspaces get delete builds (their agents stop, their directories go). */
+  async purgeOwnedBy(userId: string, tx: Transaction): Promise<void> {
+    const rows = await loadWorkspaces(
+      tx.manager,
+      'w.owner_id = (SELECT uuid FROM users WHERE id = $1) AND w.deleted = false',
+      [userId],
+    );
+    for (const workspace of rows)
+      await this.buildInTransaction(tx, workspace.owner_id, workspace, { transition: 'delete' }).catch(
+        async (error: unknown) => {
+          if (!(error instanceof ConflictError)) throw error;
+          // A build is under way: the workspace is marked deleted; its job finishes on its own.
+          await tx.manager.query('UPDATE workspaces SET deleted = true WHERE id = $1', [workspace.id]);
+        },
+      );
+  }
+
+  /** The RBAC object of a workspace by id (authcheck's `resource_id`). */
+  async rbacObjectOf(id: string): Promise<AuthzObject | null> {
+    if (!/^[0-9a-f-]{36}$/.test(id)) return null;
+    const [workspace] = await loadWorkspaces(this.dataSource, 'w.id = $1 AND w.deleted = false', [id]);
+    return workspace ? workspaceObject(workspace) : null;
+  }
+
   /** Rows changed by an UPDATE (TypeORM answers `[rows, count]`). */
   static changed(result: unknown): number {
     return resultRows(result).length;
