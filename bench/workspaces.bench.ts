@@ -164,7 +164,8 @@ async function main(): Promise<void> {
       }
       const requests: http.ClientRequest[] = [];
       let subscribed = 0;
-      let follow: (agent: { workspace_id: string; id: string; sealed_token: string }) => void = () => undefined;
+      let follow: (agent: { workspace_id: string; id: string; sealed_token: string }) => void = () =>
+        undefined;
       const event = new Promise<{ at: number; workspaceId: string }>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`claim ${i}: no reinit event within 30 s`)), 30_000);
         follow = (agent) => {

@@ -4,7 +4,7 @@ import type { AppConfig } from './platform/config/app-config';
 import { int } from './platform/config/app-config';
 import { ConflictError } from './platform/errors/domain-error';
 import { ProvisionerJobsService } from './modules/workspaces/provisioner-jobs.service';
-import { BuiltinProvisioner, defaultAgentCommand } from './provisioner/builtin-provisioner';
+import { agentCommandFrom, BuiltinProvisioner } from './provisioner/builtin-provisioner';
 import { ProvisionerDaemon } from './provisioner/daemon';
 import {
   type AcquiredJob,
@@ -69,7 +69,7 @@ export function startEmbeddedProvisioners(
   const provisioner = new BuiltinProvisioner({
     workspacesDir: path.join(config.dataDir, 'workspaces'),
     serverUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    agentCommand: defaultAgentCommand(),
+    agentCommand: agentCommandFrom(config.env),
   });
   const transport = new InProcessTransport(app.get(ProvisionerJobsService));
   const daemons = Array.from(

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { BuiltinProvisioner, defaultAgentCommand } from './provisioner/builtin-provisioner';
+import { agentCommandFrom, BuiltinProvisioner } from './provisioner/builtin-provisioner';
 import { ProvisionerDaemon } from './provisioner/daemon';
 import { HttpProvisionerTransport } from './provisioner/http-transport';
 
@@ -28,7 +28,7 @@ function main(): void {
   const provisioner = new BuiltinProvisioner({
     workspacesDir,
     serverUrl: url,
-    agentCommand: defaultAgentCommand(),
+    agentCommand: agentCommandFrom(process.env),
   });
   const name = process.env.PROVISIONER_NAME ?? `provisioner-${process.pid}`;
   const daemons = Array.from(

@@ -24,6 +24,16 @@ export interface BuiltinProvisionerOptions {
   agentCommand: string[];
 }
 
+/** `PROVISIONER_AGENT_COMMAND` (a JSON list: command and leading arguments), else this Node with `agent.js`. */
+export function agentCommandFrom(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.PROVISIONER_AGENT_COMMAND;
+  if (!raw) return defaultAgentCommand();
+  const parsed = JSON.parse(raw) as unknown;
+  if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((part) => typeof part === 'string'))
+    throw new Error('PROVISIONER_AGENT_COMMAND must be a JSON list of strings');
+  return parsed as string[];
+}
+
 export function defaultAgentCommand(): string[] {
   const ext = path.extname(__filename);
   // Preloads (`-r @swc-node/register` when run from source) resolved here: the agent runs in the workspace directory.

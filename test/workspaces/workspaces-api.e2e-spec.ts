@@ -88,6 +88,17 @@ describe('workspaces API: statuses, auth, the daemon protocol and the build watc
   });
 
   describe('provisioner keys', () => {
+    it('templates by name and across organizations', async () => {
+      const byName = await json(
+        await api(alice.token, 'GET', '/api/v2/organizations/default/templates/API'),
+        200,
+      );
+      expect(byName.id).toBe(templateId);
+      await json(await api(alice.token, 'GET', '/api/v2/organizations/default/templates/nope'), 404);
+      const all = await json(await api(alice.token, 'GET', '/api/v2/templates'), 200);
+      expect(all.map((template: Json) => template.id)).toContain(templateId);
+    });
+
     it('lists keys without their secret; duplicates 409, reserved names 400, members 403, unknown 404', async () => {
       const listed = await json(
         await api(admin.token, 'GET', '/api/v2/organizations/default/provisionerkeys'),
@@ -289,6 +300,33 @@ describe('workspaces API: statuses, auth, the daemon protocol and the build watc
       await json(await api(bob.token, 'GET', `/api/v2/workspaces/${workspaceId}`), 404);
     });
 
+    it('an organization that stops sharing drops the shares and refuses new ones', async () => {
+      await json(
+        await api(alice.token, 'PATCH', `/api/v2/workspaces/${workspaceId}/acl`, {
+          user_roles: { [bob.user.uuid]: 'use' },
+        }),
+        204,
+      );
+      await json(await api(bob.token, 'GET', `/api/v2/workspaces/${workspaceId}`), 200);
+      const sharing = '/api/v2/organizations/default/settings/workspace-sharing';
+      await json(await api(admin.token, 'PATCH', sharing, { shareable_workspace_owners: 'none' }), 200);
+      await waitFor(
+        async () =>
+          (await api(bob.token, 'GET', `/api/v2/workspaces/${workspaceId}`)).status === 404
+            ? true
+            : undefined,
+        5_000,
+        'share dropped',
+      );
+      await json(
+        await api(alice.token, 'PATCH', `/api/v2/workspaces/${workspaceId}/acl`, {
+          user_roles: { [bob.user.uuid]: 'use' },
+        }),
+        403,
+      );
+      await json(await api(admin.token, 'PATCH', sharing, { shareable_workspace_owners: 'everyone' }), 200);
+    });
+
     it('tasks: listed, pause 202 with task_manual_pause, pause again 409, resume 202 with task_resume, not visible 404', async () => {
       const tasks = await json(await api(alice.token, 'GET', '/api/v2/tasks'), 200);
       expect(tasks.tasks.map((task: Json) => task.id)).toEqual([workspaceId]);
@@ -411,6 +449,21 @@ describe('workspaces API: statuses, auth, the daemon protocol and the build watc
       const importJob = jobs.find((job: Json) => job.type === 'template_version_import');
       expect(importJob.metadata.workspace_build_transition).toBe('');
       await json(await api(alice.token, 'GET', '/api/v2/organizations/default/provisionerjobs'), 403);
+      const failed = await json(
+        await api(admin.token, 'GET', '/api/v2/organizations/default/provisionerjobs?status=failed,canceled'),
+        200,
+      );
+      expect(failed.map((job: Json) => job.id)).toEqual([jobId]);
+      const one = await json(
+        await api(admin.token, 'GET', `/api/v2/organizations/default/provisionerjobs/${jobId}`),
+        200,
+      );
+      expect(one.id).toBe(jobId);
+      await json(
+        await api(admin.token, 'GET', '/api/v2/organizations/default/provisionerjobs?status=exploded'),
+        400,
+      );
+      await json(await api(admin.token, 'GET', '/api/v2/organizations/default/provisionerjobs?limit=0'), 400);
     });
 
     it('a failed build is reported with its error and logs', async () => {

@@ -1,4 +1,4 @@
-import { type Env, int } from '../../platform/config/app-config';
+import { ConfigError, type Env, int, read } from '../../platform/config/app-config';
 
 /** Settings of the workspaces module (README.md in this folder), validated at boot. */
 export interface WorkspacesConfig {
@@ -19,6 +19,21 @@ export interface WorkspacesConfig {
 export const WORKSPACES_CONFIG = Symbol('WORKSPACES_CONFIG');
 
 export function loadWorkspacesConfig(env: Env): WorkspacesConfig {
+  int(env, 'PROVISIONER_DAEMONS', 0, 0, 64);
+  const agentCommand = read(env, 'PROVISIONER_AGENT_COMMAND');
+  if (agentCommand !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(agentCommand);
+    } catch {
+      parsed = undefined;
+    }
+    if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((part) => typeof part === 'string'))
+      throw new ConfigError(
+        'PROVISIONER_AGENT_COMMAND',
+        'must be a JSON list of strings (the command and its leading arguments)',
+      );
+  }
   return {
     leaseMs: int(env, 'PROVISIONER_LEASE_MS', 30_000, 500, 3_600_000),
     maxAttempts: int(env, 'PROVISIONER_MAX_ATTEMPTS', 3, 1, 100),

@@ -18,16 +18,15 @@ import type { AnyPrincipal, Principal } from '../../auth/principal';
 import { CoderOrganizationsService } from '../../identity/management/coder-organizations.service';
 import { presentJob } from '../coder-workspace.presenter';
 import {
-  CoderListQueryDto,
   CreateProvisionerKeyRequestDto,
   CreateProvisionerKeyResponseDto,
   ProvisionerJobDto,
+  ProvisionerJobsQueryDto,
   ProvisionerKeyDto,
 } from '../dto/workspaces.dto';
 import { ProvisionerJobsService } from '../provisioner-jobs.service';
 import { ProvisionerKeysService } from '../provisioner-keys.service';
 import type { JobRow } from '../workspace-views';
-import { coderPage } from './coder-paging';
 import {
   BadRequestError,
   ForbiddenError,
@@ -36,6 +35,7 @@ import {
 } from '../../../platform/errors/domain-error';
 
 const ERROR = { type: CoderResponseDto };
+const JOB_STATUSES = ['pending', 'running', 'succeeded', 'canceling', 'canceled', 'failed'];
 const UUID_PIPE = new ParseUUIDPipe({ exceptionFactory: () => new BadRequestError('Invalid UUID.') });
 
 export class AcquireJobRequestDto {
@@ -164,7 +164,7 @@ export class ProvisionersController {
   async listJobs(
     @CurrentPrincipal() principal: Principal,
     @Param('organization') ref: string,
-    @Query() query: CoderListQueryDto & { status?: string },
+    @Query() query: ProvisionerJobsQueryDto,
   ): Promise<ProvisionerJobDto[]> {
     const organization = await this.organizations.resolve(principal, ref);
     if (
@@ -174,8 +174,26 @@ export class ProvisionersController {
       }))
     )
       throw new ForbiddenError();
-    const page = coderPage(query);
-    return this.present(organization.account.uuid, undefined, page.limit || 50);
+    const problems: { field: string; detail: string }[] = [];
+    const limit = query.limit === undefined ? 50 : Number(query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      problems.push({ field: 'limit', detail: 'Query param "limit" must be an integer from 1 to 1000' });
+    const statuses = (query.status ?? '').split(',').filter((value) => value !== '');
+    const bad = statuses.filter((value) => !JOB_STATUSES.includes(value));
+    if (bad.length)
+      problems.push({
+        field: 'status',
+        detail: `Query param "status" has invalid values: ${bad.join(', ')}`,
+      });
+    const ids = (query.ids ?? '').split(',').filter((value) => value !== '');
+    if (ids.some((id) => !/^[0-9a-f-]{36}$/i.test(id)))
+      problems.push({ field: 'ids', detail: 'Query param "ids" must be a list of valid uuids' });
+    if (problems.length)
+      throw new InvalidError('Query parameters have invalid values.', {
+        code: 'INVALID_QUERY',
+        fields: problems,
+      });
+    return this.present(organization.account.uuid, { statuses, ids }, limit);
   }
 
   @Get('organizations/:organization/provisionerjobs/:job')
@@ -198,14 +216,14 @@ export class ProvisionersController {
       throw new ForbiddenError();
     if (!/^[0-9a-f-]{36}$/i.test(jobId))
       throw new NotFoundError('Resource not found or you do not have access to this resource');
-    const [job] = await this.present(organization.account.uuid, jobId, 1);
+    const [job] = await this.present(organization.account.uuid, { statuses: [], ids: [jobId] }, 1);
     if (!job) throw new NotFoundError('Resource not found or you do not have access to this resource');
     return job;
   }
 
   private async present(
     organizationId: string,
-    jobId: string | undefined,
+    filters: { statuses: string[]; ids: string[] },
     limit: number,
   ): Promise<ProvisionerJobDto[]> {
     const rows = (await this.dataSource.query(
@@ -217,9 +235,10 @@ export class ProvisionersController {
          LEFT JOIN workspaces w ON w.id = b.workspace_id
          LEFT JOIN template_versions v ON v.id = COALESCE(b.template_version_id, (j.input->>'template_version_id')::uuid)
          LEFT JOIN templates t ON t.id = COALESCE(w.template_id, v.template_id)
-        WHERE j.organization_id = $1 AND ($2::uuid IS NULL OR j.id = $2::uuid)
-        ORDER BY j.created_at DESC LIMIT $3`,
-      [organizationId, jobId ?? null, limit],
+        WHERE j.organization_id = $1 AND (cardinality($2::uuid[]) = 0 OR j.id = ANY($2::uuid[]))
+          AND (cardinality($3::text[]) = 0 OR j.status = ANY($3::text[]))
+        ORDER BY j.created_at DESC LIMIT $4`,
+      [organizationId, filters.ids, filters.statuses, limit],
     )) as Record<string, string | null>[];
     return rows.map(
       (row) =>

@@ -3,7 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@n
 import { DataSource } from 'typeorm';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
-import { BadRequestError } from '../../../platform/errors/domain-error';
+import { BadRequestError, NotFoundError } from '../../../platform/errors/domain-error';
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
 import { CoderOrganizationsService } from '../../identity/management/coder-organizations.service';
@@ -146,6 +146,36 @@ export class TemplatesController {
   ): Promise<TemplateDto[]> {
     const organization = await this.organizations.resolve(principal, organizationRef);
     return this.presentTemplates(await this.workspaces.listTemplates(principal, organization.account.uuid));
+  }
+
+  @Get('organizations/:organization/templates/:templatename')
+  @Authenticated({ tokenScope: { type: 'template', action: 'read' } })
+  @ApiOperation({ summary: "An organization's template by name" })
+  @ApiOkResponse({ type: TemplateDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  async templateByName(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization') organizationRef: string,
+    @Param('templatename') name: string,
+  ): Promise<TemplateDto> {
+    const organization = await this.organizations.resolve(principal, organizationRef);
+    const template = (await this.workspaces.listTemplates(principal, organization.account.uuid)).find(
+      (candidate) => candidate.lowerName === name.toLowerCase(),
+    );
+    if (!template) throw new NotFoundError('Resource not found or you do not have access to this resource');
+    return (await this.presentTemplates([template]))[0]!;
+  }
+
+  @Get('templates')
+  @Authenticated({ tokenScope: { type: 'template', action: 'read' } })
+  @ApiOperation({ summary: 'Every template the caller may read, across organizations' })
+  @ApiOkResponse({ type: [TemplateDto] })
+  async allTemplates(@CurrentPrincipal() principal: Principal): Promise<TemplateDto[]> {
+    const organizations = await this.organizations.list(principal);
+    const templates = [];
+    for (const organization of organizations)
+      templates.push(...(await this.workspaces.listTemplates(principal, organization.account.uuid)));
+    return this.presentTemplates(templates);
   }
 
   @Get('templates/:template')

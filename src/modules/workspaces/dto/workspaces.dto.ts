@@ -106,6 +106,20 @@ export class CoderListQueryDto {
   @ApiPropertyOptional() @IsOptional() @IsString() offset?: string;
 }
 
+export class ProvisionerJobsQueryDto {
+  @ApiPropertyOptional({ description: 'at most this many jobs, newest first (default 50)' })
+  @IsOptional()
+  @IsString()
+  limit?: string;
+  @ApiPropertyOptional({
+    description: 'comma-separated statuses: pending, running, succeeded, canceling, canceled, failed',
+  })
+  @IsOptional()
+  @IsString()
+  status?: string;
+  @ApiPropertyOptional({ description: 'comma-separated job ids' }) @IsOptional() @IsString() ids?: string;
+}
+
 export class BuildLogsQueryDto {
   @ApiPropertyOptional({ description: 'log id to start after' }) @IsOptional() @IsString() after?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() before?: string;
