@@ -4,40 +4,9 @@
  * reports logs (which renews its lease) and completes or fails the job. The shapes here mirror
  * `src/modules/workspaces/provisioner-jobs.service.ts` (the server side); programs do not import modules.
  */
-export interface TemplateDefinition {
-  directory?: string;
-  files?: Record<string, string>;
-  env?: Record<string, string>;
-  apps?: { slug: string; display_name?: string; command?: string; url?: string }[];
-  startup_script?: string;
-  provision_script?: string;
-  has_ai_task?: boolean;
-  vnc_command?: string;
-}
+import type { AcquiredJob, JobLog } from '../platform/ports/provisioner-protocol';
 
-export interface AcquiredJob {
-  job_id: string;
-  type: 'template_version_import' | 'workspace_build';
-  lease_ms: number;
-  template_version: { id: string; name: string; definition: TemplateDefinition };
-  workspace_build?: {
-    id: string;
-    build_number: number;
-    transition: 'start' | 'stop' | 'delete';
-    workspace_id: string;
-    workspace_name: string;
-    owner_id: string;
-    owner_name: string;
-    claim: boolean;
-    agent: { id: string; token: string; name: string } | null;
-  };
-}
-
-export interface JobLog {
-  level?: 'debug' | 'info' | 'warn' | 'error';
-  stage?: string;
-  output: string;
-}
+export type { AcquiredJob, JobLog };
 
 /** How a daemon talks to devplane: over HTTP (the standalone program) or in process (embedded daemons). */
 export interface ProvisionerTransport {

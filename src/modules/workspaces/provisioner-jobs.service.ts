@@ -7,7 +7,7 @@ import { ConflictError, NotFoundError } from '../../platform/errors/domain-error
 import { ClusterBus } from '../../platform/events/cluster-bus.service';
 import { RealtimeHub } from '../../platform/realtime/realtime-hub.service';
 import type { ProvisionerJob, ProvisionerJobType } from './entities/provisioner-job.entity';
-import type { TemplateDefinition } from './template-definition';
+import type { AcquiredJob, JobLog, TemplateDefinition } from '../../platform/ports/provisioner-protocol';
 import {
   BUILD_UPDATES_SUBJECT,
   type BuildUpdateFrame,
@@ -24,32 +24,8 @@ export interface DaemonIdentity {
   workerName: string;
 }
 
-/** What a daemon gets for a job: everything it needs, so it never reads the database. */
-export interface AcquiredJob {
-  job_id: string;
-  type: ProvisionerJobType;
-  lease_ms: number;
-  template_version: { id: string; name: string; definition: TemplateDefinition };
-  /** Build jobs only. */
-  workspace_build?: {
-    id: string;
-    build_number: number;
-    transition: 'start' | 'stop' | 'delete';
-    workspace_id: string;
-    workspace_name: string;
-    owner_id: string;
-    owner_name: string;
-    /** A claim build: the running agent stays, it re-initializes for the new owner. */
-    claim: boolean;
-    agent: { id: string; token: string; name: string } | null;
-  };
-}
-
-export interface JobLogInput {
-  level?: string;
-  stage?: string;
-  output: string;
-}
+export type { AcquiredJob };
+export type JobLogInput = JobLog;
 
 const LEASE_LOST = 'The provisioner daemon stopped reporting and its lease expired.';
 export const AGENT_TOKEN_CONTEXT = (agentId: string): string => `workspace-agent:${agentId}`;

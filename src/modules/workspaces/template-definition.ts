@@ -1,32 +1,13 @@
 import { InvalidError } from '../../platform/errors/domain-error';
 
+import type { TemplateDefinition } from '../../platform/ports/provisioner-protocol';
+
 /**
- * The built-in provisioner's template: a small declarative document (JSON), stored with the
- * template version. A workspace is `DATA_DIR/workspaces/<id>`; `directory` is created inside it,
- * `files` are written relative to it, the agent runs there with `env`.
+ * The built-in provisioner's template (its shape: platform/ports/provisioner-protocol.ts). A workspace
+ * is `DATA_DIR/workspaces/<id>`; `directory` is created inside it, `files` are written relative to it,
+ * the agent runs there with `env`.
  */
-export interface TemplateDefinition {
-  directory?: string;
-  files?: Record<string, string>;
-  env?: Record<string, string>;
-  apps?: { slug: string; display_name?: string; command?: string; url?: string; icon?: string }[];
-  /** Shell command the agent runs at each start (and again after a reinit for a new owner). */
-  startup_script?: string;
-  /**
-   * Shell command the provisioner runs in the workspace directory during a start build, before the
-   * agent starts (Terraform's local-exec): its output becomes the build log, a non-zero exit fails the build.
-   */
-  provision_script?: string;
-  has_ai_task?: boolean;
-  /** The desktop's VNC server command (served by the agent for chats, later). */
-  vnc_command?: string;
-  presets?: {
-    name: string;
-    parameters?: Record<string, string>;
-    prebuilds?: { instances?: number };
-    default?: boolean;
-  }[];
-}
+export type { TemplateDefinition };
 
 const SLUG = /^[a-z0-9](-?[a-z0-9])*$/;
 const MAX_FILES = 100;

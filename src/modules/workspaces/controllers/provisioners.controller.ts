@@ -83,6 +83,18 @@ export class ProvisionersController {
     private readonly dataSource: DataSource,
   ) {}
 
+  /** The organization's uuid once the caller may `action` its `type` objects (404 unknown, 403 not allowed). */
+  private async organizationFor(
+    principal: Principal,
+    ref: string,
+    type: string,
+    action: string,
+  ): Promise<string> {
+    const organization = await this.organizations.resolve(principal, ref);
+    await this.authz.require(principal, action, { type, orgId: organization.account.uuid });
+    return organization.account.uuid;
+  }
+
   // ---------------------------------------------------------------- keys
 
   @Post('organizations/:organization/provisionerkeys')
@@ -98,17 +110,13 @@ export class ProvisionersController {
     @Param('organization') ref: string,
     @Body() body: CreateProvisionerKeyRequestDto,
   ): Promise<CreateProvisionerKeyResponseDto> {
-    const organization = await this.organizations.resolve(principal, ref);
-    await this.authz.require(principal, 'create', {
-      type: 'provisioner_daemon',
-      orgId: organization.account.uuid,
-    });
+    const organizationId = await this.organizationFor(principal, ref, 'provisioner_daemon', 'create');
     for (const [key, value] of Object.entries(body.tags ?? {}))
       if (typeof value !== 'string')
         throw new InvalidError('Validation failed.', {
           fields: [{ field: 'tags', detail: `tag "${key}" must be a string` }],
         });
-    return { key: await this.keys.create(organization.account.uuid, body.name, body.tags ?? {}) };
+    return { key: await this.keys.create(organizationId, body.name, body.tags ?? {}) };
   }
 
   @Get('organizations/:organization/provisionerkeys')
@@ -120,12 +128,8 @@ export class ProvisionersController {
     @CurrentPrincipal() principal: Principal,
     @Param('organization') ref: string,
   ): Promise<ProvisionerKeyDto[]> {
-    const organization = await this.organizations.resolve(principal, ref);
-    await this.authz.require(principal, 'read', {
-      type: 'provisioner_daemon',
-      orgId: organization.account.uuid,
-    });
-    return (await this.keys.list(organization.account.uuid)).map((key) => ({
+    const organizationId = await this.organizationFor(principal, ref, 'provisioner_daemon', 'read');
+    return (await this.keys.list(organizationId)).map((key) => ({
       id: key.id,
       created_at: new Date(key.created_at).toISOString(),
       organization: key.organization_id,
@@ -146,12 +150,8 @@ export class ProvisionersController {
     @Param('organization') ref: string,
     @Param('provisionerkey') name: string,
   ): Promise<void> {
-    const organization = await this.organizations.resolve(principal, ref);
-    await this.authz.require(principal, 'delete', {
-      type: 'provisioner_daemon',
-      orgId: organization.account.uuid,
-    });
-    await this.keys.delete(organization.account.uuid, name);
+    const organizationId = await this.organizationFor(principal, ref, 'provisioner_daemon', 'delete');
+    await this.keys.delete(organizationId, name);
   }
 
   // ---------------------------------------------------------------- jobs
@@ -166,14 +166,7 @@ export class ProvisionersController {
     @Param('organization') ref: string,
     @Query() query: ProvisionerJobsQueryDto,
   ): Promise<ProvisionerJobDto[]> {
-    const organization = await this.organizations.resolve(principal, ref);
-    if (
-      !(await this.authz.authorize(principal, 'read', {
-        type: 'provisioner_jobs',
-        orgId: organization.account.uuid,
-      }))
-    )
-      throw new ForbiddenError();
+    const organizationId = await this.organizationFor(principal, ref, 'provisioner_jobs', 'read');
     const problems: { field: string; detail: string }[] = [];
     const limit = query.limit === undefined ? 50 : Number(query.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
@@ -193,7 +186,7 @@ export class ProvisionersController {
         code: 'INVALID_QUERY',
         fields: problems,
       });
-    return this.present(organization.account.uuid, { statuses, ids }, limit);
+    return this.present(organizationId, { statuses, ids }, limit);
   }
 
   @Get('organizations/:organization/provisionerjobs/:job')
@@ -206,17 +199,10 @@ export class ProvisionersController {
     @Param('organization') ref: string,
     @Param('job') jobId: string,
   ): Promise<ProvisionerJobDto> {
-    const organization = await this.organizations.resolve(principal, ref);
-    if (
-      !(await this.authz.authorize(principal, 'read', {
-        type: 'provisioner_jobs',
-        orgId: organization.account.uuid,
-      }))
-    )
-      throw new ForbiddenError();
+    const organizationId = await this.organizationFor(principal, ref, 'provisioner_jobs', 'read');
     if (!/^[0-9a-f-]{36}$/i.test(jobId))
       throw new NotFoundError('Resource not found or you do not have access to this resource');
-    const [job] = await this.present(organization.account.uuid, { statuses: [], ids: [jobId] }, 1);
+    const [job] = await this.present(organizationId, { statuses: [], ids: [jobId] }, 1);
     if (!job) throw new NotFoundError('Resource not found or you do not have access to this resource');
     return job;
   }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 import { GoStruct, GoType, GoValidate } from '../../../api/coder/coder-dto.decorators';
+import { LIFECYCLE_STATES } from '../workspace-agents.service';
 
 // ------------------------------------------------------------------------------------ requests
 
@@ -185,20 +186,7 @@ export class WorkspaceAgentDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty() name: string;
   @ApiProperty({ enum: ['connecting', 'connected', 'disconnected', 'timeout'] }) status: string;
-  @ApiProperty({
-    enum: [
-      'created',
-      'starting',
-      'start_timeout',
-      'start_error',
-      'ready',
-      'shutting_down',
-      'shutdown_timeout',
-      'shutdown_error',
-      'off',
-    ],
-  })
-  lifecycle_state: string;
+  @ApiProperty({ enum: LIFECYCLE_STATES }) lifecycle_state: string;
   @ApiProperty({ format: 'uuid' }) resource_id: string;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiPropertyOptional({ format: 'date-time' }) first_connected_at?: string;

@@ -1,0 +1,60 @@
+/**
+ * The provisioner daemon protocol's payloads, shared by the server (src/modules/workspaces) and the
+ * daemons (src/provisioner): a daemon authenticates with a provisioner key, long-polls
+ * `POST /api/v2/provisionerdaemons/jobs/acquire`, reports logs (renewing its lease) and completes or
+ * fails the job. See src/modules/workspaces/README.md.
+ */
+
+/** The built-in provisioner's template (a JSON document stored with the template version). */
+export interface TemplateDefinition {
+  directory?: string;
+  files?: Record<string, string>;
+  env?: Record<string, string>;
+  apps?: { slug: string; display_name?: string; command?: string; url?: string; icon?: string }[];
+  /** Shell command the agent runs at each start (and again after a reinit for a new owner). */
+  startup_script?: string;
+  /**
+   * Shell command the provisioner runs in the workspace directory during a start build, before the
+   * agent starts (Terraform's local-exec): its output becomes the build log, a non-zero exit fails the build.
+   */
+  provision_script?: string;
+  has_ai_task?: boolean;
+  /** The desktop's VNC server command (served by the agent for chats, later). */
+  vnc_command?: string;
+  presets?: {
+    name: string;
+    parameters?: Record<string, string>;
+    prebuilds?: { instances?: number };
+    default?: boolean;
+  }[];
+}
+
+export type ProvisionerJobKind = 'template_version_import' | 'workspace_build';
+
+/** What a daemon gets for a job: everything it needs, so it never reads the database. */
+export interface AcquiredJob {
+  job_id: string;
+  type: ProvisionerJobKind;
+  lease_ms: number;
+  template_version: { id: string; name: string; definition: TemplateDefinition };
+  /** Build jobs only. */
+  workspace_build?: {
+    id: string;
+    build_number: number;
+    transition: 'start' | 'stop' | 'delete';
+    workspace_id: string;
+    workspace_name: string;
+    owner_id: string;
+    owner_name: string;
+    /** A claim build: the running agent stays, it re-initializes for the new owner. */
+    claim: boolean;
+    agent: { id: string; token: string; name: string } | null;
+  };
+}
+
+/** One log line a daemon reports. */
+export interface JobLog {
+  level?: string;
+  stage?: string;
+  output: string;
+}
