@@ -27,6 +27,7 @@ interface Manifest {
   owner_name: string;
   environment_variables: Record<string, string>;
   startup_script: string;
+  apps: { id: string; slug: string; url?: string }[];
 }
 
 export const AGENT_VERSION = '0.1.0';
@@ -54,6 +55,8 @@ export class WorkspaceAgent {
   private readonly stopping = new AbortController();
   private heartbeat: NodeJS.Timeout | undefined;
   private server: net.Server | undefined;
+  private apps: Manifest['apps'] = [];
+  private readonly appHealth = new Map<string, string>();
 
   constructor(private readonly options: AgentOptions) {}
 
@@ -113,7 +116,9 @@ export class WorkspaceAgent {
       this.send('/api/v2/workspaceagents/me/heartbeat', {}).catch((error: unknown) =>
         this.options.log(`heartbeat failed: ${String(error)}`),
       );
+      void this.probeApps();
     }, this.options.heartbeatMs);
+    void this.probeApps();
     if (this.options.listenPort !== undefined) await this.listen(this.options.listenPort);
     void this.followReinit();
   }
@@ -127,6 +132,7 @@ export class WorkspaceAgent {
   /** The start steps: lifecycle starting, the owner's marker, the startup script, lifecycle ready. */
   private async initialize(manifest: Manifest): Promise<void> {
     this.owner = manifest.owner_id;
+    this.apps = manifest.apps ?? [];
     await this.lifecycle('starting');
     writeFileSync(
       path.join(this.options.directory, '.devplane-owner'),
@@ -166,6 +172,30 @@ export class WorkspaceAgent {
     await this.retrying(`lifecycle ${state}`, () =>
       this.send('/api/v2/workspaceagents/me/lifecycle', ownerId ? { state, owner_id: ownerId } : { state }),
     );
+  }
+
+  /** Probes each app with a URL (an answer below 500 within 2 s is healthy); reports what changed. */
+  private async probeApps(): Promise<void> {
+    const changed: Record<string, string> = {};
+    for (const app of this.apps) {
+      if (!app.url) continue;
+      let health = 'unhealthy';
+      try {
+        const response = await fetch(app.url, { signal: AbortSignal.timeout(2_000) });
+        await response.body?.cancel();
+        if (response.status < 500) health = 'healthy';
+      } catch {
+        // unreachable: unhealthy
+      }
+      if (this.appHealth.get(app.id) !== health) changed[app.id] = health;
+    }
+    if (Object.keys(changed).length === 0) return;
+    try {
+      await this.send('/api/v2/workspaceagents/me/app-health', { healths: changed });
+      for (const [id, health] of Object.entries(changed)) this.appHealth.set(id, health);
+    } catch (error) {
+      this.options.log(`app health report failed: ${String(error)}`);
+    }
   }
 
   /** Follows `GET /workspaceagents/me/reinit` until 409 or shutdown. */

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import type { CreatedUser } from '../helpers/factories';
@@ -17,7 +18,11 @@ const DEFINITION = {
   directory: 'project',
   files: { 'project/README.md': '# hello\n' },
   env: { GREETING: 'hi' },
-  apps: [{ slug: 'code', display_name: 'Code', url: 'http://localhost:8080' }],
+  apps: [
+    { slug: 'code', display_name: 'Code', url: 'http://127.0.0.1:APP_PORT/' },
+    { slug: 'down', display_name: 'Down', url: 'http://127.0.0.1:1/' },
+    { slug: 'terminal', display_name: 'Terminal', command: 'bash' },
+  ],
   startup_script: 'echo started > started.txt',
   presets: [{ name: 'small', parameters: { cpu: '1' } }],
 };
@@ -33,6 +38,8 @@ describe('workspaces with a real provisioner and agent', () => {
   let workspacesDir: string;
   let templateId: string;
   let key: string;
+  let appServer: http.Server;
+  let appPort: number;
   const client = coderClient(() => base);
   const { api, json } = client;
   const workspace = async (id: string, token = admin.token) =>
@@ -53,6 +60,9 @@ describe('workspaces with a real provisioner and agent', () => {
       },
     });
     base = await t.listen();
+    appServer = http.createServer((_req, res) => res.end('app'));
+    await new Promise<void>((resolve) => appServer.listen(0, '127.0.0.1', resolve));
+    appPort = (appServer.address() as { port: number }).port;
     workspacesDir = path.join(t.config.dataDir, 'workspaces');
     admin = await t.factories.admin({ username: 'wsadmin' });
     alice = await t.factories.user({ username: 'wsalice' });
@@ -78,6 +88,7 @@ describe('workspaces with a real provisioner and agent', () => {
         process.stdout.write(readFileSync(path.join(workspacesDir, entry, '.devplane', 'agent.log'), 'utf8'));
     }
     await provisioner?.kill('SIGKILL');
+    appServer?.close();
     killAgents(workspacesDir);
     await t.close();
   });
@@ -86,7 +97,13 @@ describe('workspaces with a real provisioner and agent', () => {
     const version = await json<Json>(
       await api(admin.token, 'POST', '/api/v2/organizations/default/templateversions', {
         name: 'v1',
-        definition: DEFINITION,
+        definition: {
+          ...DEFINITION,
+          apps: DEFINITION.apps.map((app) => ({
+            ...app,
+            url: app.url?.replace('APP_PORT', String(appPort)),
+          })),
+        },
       }),
       201,
     );
@@ -146,7 +163,18 @@ describe('workspaces with a real provisioner and agent', () => {
       60_000,
       'agent ready',
     );
-    expect(agent.apps[0].slug).toBe('code');
+    expect(agent.apps.map((app: Json) => app.slug)).toEqual(['code', 'down', 'terminal']);
+    // The agent probes the apps with a URL and reports their health.
+    const apps = await waitFor(
+      async () => {
+        const current = await workspace(workspaceId, alice.token);
+        const found = current.latest_build.resources[0].agents[0].apps as Json[];
+        return found.every((app) => app.health !== 'initializing') ? found : undefined;
+      },
+      20_000,
+      'app health',
+    );
+    expect(apps.map((app) => app.health)).toEqual(['healthy', 'unhealthy', 'disabled']);
     expect(agent.environment_variables.GREETING).toBe('hi');
     const dir = path.join(workspacesDir, workspaceId);
     expect(readFileSync(path.join(dir, 'project', 'README.md'), 'utf8')).toBe('# hello\n');

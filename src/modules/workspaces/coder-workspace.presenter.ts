@@ -118,8 +118,11 @@ export function presentAgent(agent: AgentRow, disconnectMs: number) {
       icon: app.icon ?? '',
       subdomain: false,
       sharing_level: 'owner',
-      healthcheck: { url: '', interval: 0, threshold: 0 },
-      health: 'disabled',
+      healthcheck: app.url
+        ? { url: app.url, interval: 0, threshold: 0 }
+        : { url: '', interval: 0, threshold: 0 },
+      // The agent probes apps with a URL and reports `healthy` / `unhealthy`; until then `initializing`.
+      health: app.health ?? (app.url ? 'initializing' : 'disabled'),
       group: '',
       hidden: false,
       open_in: 'slim-window',

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { InvalidError, NotFoundError } from '../../platform/errors/domain-error';
 import type { WorkspaceAgentIdentity, WorkspaceAgentLookup } from '../auth/principal-ports';
 import { UserSecretsService } from '../identity/secrets/user-secrets.service';
@@ -53,6 +54,7 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
   constructor(
     private readonly dataSource: DataSource,
     private readonly secrets: UserSecretsService,
+    private readonly transactions: TransactionRunner,
     @Inject(WORKSPACES_CONFIG) private readonly config: WorkspacesConfig,
   ) {}
 
@@ -126,6 +128,34 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
        WHERE id = $1`,
       [agent.agentId, state, ownerId ?? null],
     );
+  }
+
+  /** App health the agent probed (`{app id: healthy|unhealthy}`); unknown ids are 400. */
+  async reportAppHealth(agent: WorkspaceAgentIdentity, healths: Record<string, string>): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      const [row] = (await tx.manager.query('SELECT apps FROM workspace_agents WHERE id = $1 FOR UPDATE', [
+        agent.agentId,
+      ])) as {
+        apps: { id: string; health?: string }[];
+      }[];
+      const apps = row?.apps ?? [];
+      for (const [id, health] of Object.entries(healths)) {
+        const app = apps.find((candidate) => candidate.id === id);
+        if (!app)
+          throw new InvalidError('Validation failed.', {
+            fields: [{ field: 'healths', detail: `unknown app id ${id}` }],
+          });
+        if (health !== 'healthy' && health !== 'unhealthy')
+          throw new InvalidError('Validation failed.', {
+            fields: [{ field: 'healths', detail: `health "${health}" must be healthy or unhealthy` }],
+          });
+        app.health = health;
+      }
+      await tx.manager.query('UPDATE workspace_agents SET apps = $2, updated_at = now() WHERE id = $1', [
+        agent.agentId,
+        JSON.stringify(apps),
+      ]);
+    });
   }
 
   /** Heartbeat: connected now; `disconnect` marks a clean disconnection. */

@@ -32,7 +32,15 @@ export interface AgentRow {
   name: string;
   directory: string;
   environment_variables: Record<string, string>;
-  apps: { id: string; slug: string; display_name: string; command?: string; url?: string; icon?: string }[];
+  apps: {
+    id: string;
+    slug: string;
+    display_name: string;
+    command?: string;
+    url?: string;
+    icon?: string;
+    health?: string;
+  }[];
   lifecycle_state: string;
   version: string;
   operating_system: string;

@@ -1,6 +1,6 @@
 import { Body, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
@@ -38,6 +38,16 @@ export class AgentLifecycleRequestDto {
 
 export class AgentHeartbeatRequestDto {
   @ApiPropertyOptional({ description: 'true: a clean disconnection' }) @IsOptional() disconnect?: boolean;
+}
+
+export class AgentAppHealthRequestDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', enum: ['healthy', 'unhealthy'] },
+    description: 'app id → health',
+  })
+  @IsObject()
+  healths: Record<string, string>;
 }
 
 export class AgentConnectionRequestDto {
@@ -119,6 +129,19 @@ export class WorkspaceAgentsController {
     @Body() body: AgentHeartbeatRequestDto,
   ): Promise<void> {
     await this.agents.reportConnection(agentOf(caller), body.disconnect === true);
+  }
+
+  @Post('me/app-health')
+  @HttpCode(204)
+  @Authenticated({ principals: ['agent'] })
+  @ApiOperation({ summary: "Agent: the health of the workspace's apps it probed" })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 400, ...ERROR })
+  async appHealth(
+    @CurrentCaller() caller: AnyPrincipal,
+    @Body() body: AgentAppHealthRequestDto,
+  ): Promise<void> {
+    await this.agents.reportAppHealth(agentOf(caller), body.healths);
   }
 
   @Post('me/connections')

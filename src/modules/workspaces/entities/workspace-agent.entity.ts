@@ -9,6 +9,8 @@ export interface WorkspaceAppDefinition {
   icon?: string;
   external?: boolean;
   hidden?: boolean;
+  /** What the agent last reported: healthy, unhealthy (apps without a URL: none). */
+  health?: 'healthy' | 'unhealthy';
 }
 
 /** A workspace agent: authenticated by its token, reporting lifecycle, connection and apps. */
