@@ -9,6 +9,7 @@ import { REPOSITORIES_MANIFEST } from './modules/repositories/repositories.manif
 import { SYSTEM_MANIFEST } from './modules/system/system.manifest';
 import { WORKFLOWS_MANIFEST } from './modules/workflows/workflows.manifest';
 import { WORKSPACES_MANIFEST } from './modules/workspaces/workspaces.manifest';
+import { CHATS_MANIFEST } from './modules/chats/chats.manifest';
 import {
   manifestEntities,
   manifestMigrations,
@@ -33,6 +34,7 @@ export const APP_MODULES: readonly ModuleManifest[] = [
   PACKAGES_MANIFEST,
   AI_GATEWAY_MANIFEST,
   WORKSPACES_MANIFEST,
+  CHATS_MANIFEST,
 ];
 
 /** The platform's own tables first (durable jobs), then every module's. */

@@ -2,7 +2,31 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { DEVPLANE_VERSION } from '../platform/build-info';
 
+/**
+ * Experimental surfaces Coder leaves out of its public API document (chats): served apart, in
+ * `buildExperimentalOpenApiDocument` at `/docs-experimental-json`.
+ */
+export const EXPERIMENTAL_DOCUMENT_PREFIXES = ['/api/experimental/chats'];
+
+const isExperimental = (route: string): boolean =>
+  EXPERIMENTAL_DOCUMENT_PREFIXES.some((prefix) => route === prefix || route.startsWith(`${prefix}/`));
+
+/** The public document: every route but the experimental surfaces. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const document = buildFullDocument(app);
+  for (const route of Object.keys(document.paths)) if (isExperimental(route)) delete document.paths[route];
+  return document;
+}
+
+/** The experimental surfaces only (chats), with the same schemes and schemas. */
+export function buildExperimentalOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const document = buildFullDocument(app);
+  for (const route of Object.keys(document.paths)) if (!isExperimental(route)) delete document.paths[route];
+  document.info.title = 'devplane (experimental)';
+  return document;
+}
+
+function buildFullDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('devplane')
     .setDescription(
@@ -40,7 +64,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return document;
 }
 
-/** Swagger UI at /docs, the document at /docs-json. */
+/** Swagger UI at /docs, the document at /docs-json; the experimental ones at /docs-experimental(-json). */
 export function setupOpenApi(app: INestApplication): void {
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
+  SwaggerModule.setup('docs-experimental', app, () => buildExperimentalOpenApiDocument(app), {
+    jsonDocumentUrl: 'docs-experimental-json',
+  });
 }

@@ -97,9 +97,13 @@ export function renderCoderError(
         body: body(error.message, error.detail),
       };
     case 'too_large':
+      // Coder's generic body limit text, except for routes with their own (chat files: `File too large.`).
       return {
         status: 413,
-        body: body('Request body too large.', error.detail ?? 'Maximum request body size is 4194304 bytes.'),
+        body:
+          error.code === 'FILE_TOO_LARGE'
+            ? body(error.message, error.detail)
+            : body('Request body too large.', error.detail ?? 'Maximum request body size is 4194304 bytes.'),
       };
     case 'unsupported_media_type':
       return { status: 415, body: body(error.message, error.detail) };

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
+import { AiProviderDirectory } from '../../platform/ports/ai-provider-directory';
 import { AiSeats } from '../../platform/ports/ai-seats';
 import { AI_GATEWAY_CONFIG, loadAiGatewayConfig } from './ai-gateway.config';
 import { AiGatewayQueries } from './ai-gateway-queries.service';
@@ -43,8 +44,15 @@ import { InterceptionsRecorder } from './interceptions-recorder.service';
     AiGatewayQueries,
     AiSeatsProvider,
     { provide: AiSeats, useExisting: AiSeatsProvider },
+    {
+      provide: AiProviderDirectory,
+      inject: [AiProvidersService],
+      useFactory: (providers: AiProvidersService): AiProviderDirectory => ({
+        exists: async (name) => (await providers.find(name)) !== null,
+      }),
+    },
     ConnectProxyService,
   ],
-  exports: [AiSeats],
+  exports: [AiSeats, AiProviderDirectory],
 })
 export class AiGatewayModule {}

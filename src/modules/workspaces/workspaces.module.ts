@@ -1,5 +1,6 @@
 import { Global, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { WorkspaceLookup } from '../../platform/ports/workspace-lookup';
 import { AuthorizationService } from '../auth/authorization.service';
 import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -57,8 +58,15 @@ import { WorkspacesService } from './workspaces.service';
     WorkspaceSharingListener,
     { provide: WORKSPACE_AGENT_LOOKUP, useExisting: WorkspaceAgentsService },
     { provide: PROVISIONER_KEY_LOOKUP, useExisting: ProvisionerKeysService },
+    {
+      provide: WorkspaceLookup,
+      inject: [WorkspacesService],
+      useFactory: (workspaces: WorkspacesService): WorkspaceLookup => ({
+        find: (id) => workspaces.summaryOf(id),
+      }),
+    },
   ],
-  exports: [WORKSPACE_AGENT_LOOKUP, PROVISIONER_KEY_LOOKUP, ProvisionerJobsService],
+  exports: [WORKSPACE_AGENT_LOOKUP, PROVISIONER_KEY_LOOKUP, ProvisionerJobsService, WorkspaceLookup],
 })
 export class WorkspacesModule implements OnModuleInit, OnModuleDestroy {
   constructor(

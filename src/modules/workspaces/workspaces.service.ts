@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { JobQueue } from '../../platform/jobs/job-queue.service';
+import type { WorkspaceSummary } from '../../platform/ports/workspace-lookup';
 import { type Transaction, TransactionRunner } from '../../platform/database/transaction-runner.service';
 import {
   BadRequestError,
@@ -741,6 +742,21 @@ export class WorkspacesService {
           await tx.manager.query('UPDATE workspaces SET deleted = true WHERE id = $1', [workspace.id]);
         },
       );
+  }
+
+  /** The WorkspaceLookup port: what other modules may learn about a workspace. */
+  async summaryOf(id: string): Promise<WorkspaceSummary | null> {
+    if (!/^[0-9a-f-]{36}$/.test(id)) return null;
+    const [workspace] = await loadWorkspaces(this.dataSource, 'w.id = $1 AND w.deleted = false', [id]);
+    return workspace
+      ? {
+          id: workspace.id,
+          ownerId: workspace.owner_id,
+          organizationId: workspace.organization_id,
+          userAcl: workspace.user_acl,
+          groupAcl: workspace.group_acl,
+        }
+      : null;
   }
 
   /** The RBAC object of a workspace by id (authcheck's `resource_id`). */

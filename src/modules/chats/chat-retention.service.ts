@@ -1,0 +1,85 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import type { AppConfig } from '../../platform/config/app-config';
+import { int } from '../../platform/config/app-config';
+import { APP_CONFIG } from '../../platform/config/config.token';
+import { TransactionRunner } from '../../platform/database/transaction-runner.service';
+import { JobQueue } from '../../platform/jobs/job-queue.service';
+import { ChatFilesService } from './chat-files.service';
+
+export const RETENTION_JOB = 'chats.retention';
+
+/**
+ * `CHAT_RETENTION_DAYS` (issue 19.6; 0 = keep forever): archived chats older than the period are
+ * purged with their messages and files (rows in one transaction, then the blobs) by the durable job
+ * `chats.retention`, queued hourly and at start.
+ */
+@Injectable()
+export class ChatRetentionService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(ChatRetentionService.name);
+  private readonly days: number;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly jobs: JobQueue,
+    private readonly files: ChatFilesService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.days = int(config.env, 'CHAT_RETENTION_DAYS', 60, 0, 36_500);
+    this.jobs.register(RETENTION_JOB, async () => void (await this.purge()), {
+      maxAttempts: 3,
+      backoffMs: 60_000,
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.days === 0) return;
+    void this.schedule();
+    this.timer = setInterval(() => void this.schedule(), 3_600_000);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  async schedule(): Promise<void> {
+    await this.transactions
+      .run((tx) => this.jobs.enqueue(tx.manager, RETENTION_JOB, {}, { dedupeKey: 'retention' }))
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'chat retention not scheduled'));
+  }
+
+  /** Purges archived chats archived before `now - days` (and their descendants); returns the counts. */
+  async purge(now = new Date()): Promise<{ chats: number; files: number }> {
+    if (this.days === 0) return { chats: 0, files: 0 };
+    const cutoff = new Date(now.getTime() - this.days * 86_400_000);
+    const { chats, fileIds } = await this.transactions.run(async (tx) => {
+      const doomed = (await tx.manager.query(
+        `WITH RECURSIVE family AS (
+           SELECT id FROM chats WHERE archived AND archived_at < $1
+           UNION SELECT c.id FROM chats c JOIN family f ON c.parent_chat_id = f.id)
+         SELECT id FROM family`,
+        [cutoff],
+      )) as { id: string }[];
+      const ids = doomed.map((row) => row.id);
+      if (ids.length === 0) return { chats: 0, fileIds: [] as string[] };
+      const files = (await tx.manager.query(
+        'DELETE FROM chat_files WHERE chat_id = ANY($1::uuid[]) RETURNING id',
+        [ids],
+      )) as unknown;
+      await tx.manager.query('DELETE FROM chat_messages WHERE chat_id = ANY($1::uuid[])', [ids]);
+      await tx.manager.query('DELETE FROM chats WHERE id = ANY($1::uuid[])', [ids]);
+      const rows = (Array.isArray(files) && Array.isArray(files[0]) ? files[0] : files) as { id: string }[];
+      return { chats: ids.length, fileIds: rows.map((row) => row.id) };
+    });
+    await this.files.deleteBlobs(fileIds);
+    if (chats) this.logger.log({ chats, files: fileIds.length }, 'archived chats purged');
+    return { chats, files: fileIds.length };
+  }
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AgentsExperimentGuard } from './agents-experiment.guard';
+import { ChatFilesService } from './chat-files.service';
+import { ChatRetentionService } from './chat-retention.service';
+import { ChatsService } from './chats.service';
+import { ChatsController } from './controllers/chats.controller';
+import { CHATS_ENTITIES } from './entities';
+
+/** Chats (spec 2 table C, issue 19): see README.md. */
+@Module({
+  imports: [TypeOrmModule.forFeature(CHATS_ENTITIES)],
+  controllers: [ChatsController],
+  providers: [ChatsService, ChatFilesService, ChatRetentionService, AgentsExperimentGuard],
+  exports: [ChatsService],
+})
+export class ChatsModule {}

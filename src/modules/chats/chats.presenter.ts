@@ -1,0 +1,87 @@
+import { formatDollars } from './chat-cost';
+import type { MessageRow } from './chats.service';
+import type { Chat } from './entities/chat.entity';
+import type { ChatFile } from './entities/chat-file.entity';
+import type { ChatModelConfig } from './entities/chat-model-config.entity';
+
+/** Coder's Chat JSON (reference D.4). */
+export function presentChat(chat: Chat, owner?: { name: string; full_name: string }) {
+  return {
+    id: chat.id,
+    organization_id: chat.organizationId,
+    owner_id: chat.ownerId,
+    owner_username: owner?.name ?? '',
+    owner_name: owner?.full_name ?? '',
+    workspace_id: chat.workspaceId ?? undefined,
+    parent_chat_id: chat.parentChatId ?? undefined,
+    root_chat_id: chat.rootChatId ?? undefined,
+    last_model_config_id: chat.lastModelConfigId,
+    title: chat.title,
+    status: chat.status,
+    archived: chat.archived,
+    shared: false,
+    pin_order: chat.pinOrder,
+    mcp_server_ids: [],
+    labels: chat.labels ?? {},
+    has_unread: false,
+    client_type: chat.clientType,
+    warnings: [],
+    created_at: new Date(chat.createdAt).toISOString(),
+    updated_at: new Date(chat.updatedAt).toISOString(),
+  };
+}
+
+export function presentMessage(message: MessageRow) {
+  return {
+    id: Number(message.id),
+    chat_id: message.chat_id,
+    role: message.role,
+    content: message.content,
+    model_config_id: message.model_config_id ?? undefined,
+    usage:
+      message.role === 'assistant'
+        ? {
+            input_tokens: Number(message.input_tokens),
+            output_tokens: Number(message.output_tokens),
+            reasoning_tokens: Number(message.reasoning_tokens),
+            cache_read_tokens: Number(message.cache_read_tokens),
+            cache_creation_tokens: Number(message.cache_write_tokens),
+          }
+        : undefined,
+    // Spec 2: null when not priced, 0 when free.
+    total_cost_micros:
+      message.role === 'assistant'
+        ? message.total_cost_micros === null
+          ? null
+          : Number(message.total_cost_micros)
+        : undefined,
+    created_at: new Date(message.created_at).toISOString(),
+  };
+}
+
+export function presentModelConfig(config: ChatModelConfig) {
+  const price = (micros: string | null) => formatDollars(micros === null ? null : BigInt(micros));
+  return {
+    id: config.id,
+    provider: config.provider,
+    model: config.model,
+    display_name: config.displayName,
+    input_price_per_million_tokens: price(config.inputPriceMicros),
+    output_price_per_million_tokens: price(config.outputPriceMicros),
+    cache_read_price_per_million_tokens: price(config.cacheReadPriceMicros),
+    cache_write_price_per_million_tokens: price(config.cacheWritePriceMicros),
+    created_at: new Date(config.createdAt).toISOString(),
+  };
+}
+
+export function presentFile(file: ChatFile) {
+  return {
+    id: file.id,
+    organization_id: file.organizationId,
+    owner_id: file.ownerId,
+    name: file.name,
+    mime_type: file.mimeType,
+    size_bytes: Number(file.sizeBytes),
+    created_at: new Date(file.createdAt).toISOString(),
+  };
+}

@@ -1,0 +1,393 @@
+import { Body, Get, Header, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import type { Readable } from 'node:stream';
+import { DataSource } from 'typeorm';
+import { BodyStream, StreamBody } from '../../../api/body/body.decorators';
+import { CoderController } from '../../../api/coder/coder-controller.decorator';
+import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
+import {
+  type CoderPage,
+  parsePagination,
+  SearchParser,
+  searchTerms,
+} from '../../../api/coder/coder-search-query';
+import { ForbiddenError, InvalidError } from '../../../platform/errors/domain-error';
+import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
+import { AuthorizationService } from '../../auth/authorization.service';
+import type { Principal } from '../../auth/principal';
+import { UserDirectory } from '../../identity/user-directory.service';
+import { AgentsExperimentGuard } from '../agents-experiment.guard';
+import { ChatFilesService, dispositionFilename } from '../chat-files.service';
+import { presentChat, presentFile, presentMessage, presentModelConfig } from '../chats.presenter';
+import { ChatsService, type InputPart } from '../chats.service';
+import {
+  ChatFileUploadQueryDto,
+  ChatListQueryDto,
+  CostRangeQueryDto,
+  CostUsersQueryDto,
+  CreateChatMessageRequestDto,
+  CreateChatModelConfigRequestDto,
+  CreateChatRequestDto,
+} from '../dto/chats.dto';
+import type { Chat } from '../entities/chat.entity';
+
+const ERROR = { type: CoderResponseDto };
+const JSON_OBJECT = { schema: { type: 'object', additionalProperties: true } };
+const JSON_LIST = { schema: { type: 'array', items: { type: 'object', additionalProperties: true } } };
+
+function page(query: { limit?: string; offset?: string }): CoderPage {
+  const parsed = parsePagination(query);
+  if ('errors' in parsed)
+    throw new InvalidError('Query parameters have invalid values.', { fields: parsed.errors });
+  return parsed.page;
+}
+
+/** RFC 3339 `start_date` / `end_date` (default: the last 30 days). */
+function range(query: CostRangeQueryDto): { start: Date; end: Date } {
+  const parse = (value: string | undefined, field: string, fallback: Date): Date => {
+    if (value === undefined || value === '') return fallback;
+    const date = new Date(value);
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(date.getTime()))
+      throw new InvalidError('Query parameters have invalid values.', {
+        fields: [
+          {
+            field,
+            detail: `Query param "${field}" must be a valid date format (2006-01-02T15:04:05.999999999Z07:00)`,
+          },
+        ],
+      });
+    return date;
+  };
+  const end = parse(undefined === query.end_date ? undefined : query.end_date, 'end_date', new Date());
+  const start = parse(query.start_date, 'start_date', new Date(end.getTime() - 30 * 86_400_000));
+  if (start >= end)
+    throw new InvalidError('Query parameters have invalid values.', {
+      fields: [{ field: 'start_date', detail: 'must be before end_date' }],
+    });
+  return { start, end };
+}
+
+const sumsOf = (row: Record<string, string | number | null>) => ({
+  total_cost_micros: Number(row.total_cost_micros ?? 0),
+  priced_message_count: Number(row.priced_message_count ?? 0),
+  unpriced_message_count: Number(row.unpriced_message_count ?? 0),
+  total_input_tokens: Number(row.total_input_tokens ?? 0),
+  total_output_tokens: Number(row.total_output_tokens ?? 0),
+  total_cache_read_tokens: Number(row.total_cache_read_tokens ?? 0),
+  total_cache_creation_tokens: Number(row.total_cache_creation_tokens ?? 0),
+  total_runtime_ms: Number(row.total_runtime_ms ?? 0),
+});
+
+/**
+ * Chats under `/api/experimental/chats` (reference D.4, issue 19), only with the `agents` experiment
+ * (else 404 like an unknown route), documented apart from the public OpenAPI document.
+ */
+@CoderController('chats', { experimental: true })
+@UseGuards(AgentsExperimentGuard)
+export class ChatsController {
+  constructor(
+    private readonly chats: ChatsService,
+    private readonly files: ChatFilesService,
+    private readonly users: UserDirectory,
+    private readonly authz: AuthorizationService,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  // ---------------------------------------------------------------- model configurations
+
+  @Get('model-configs')
+  @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+  @ApiOperation({
+    summary: 'Model configurations chats may use (AI gateway provider, model, prices per million tokens)',
+  })
+  @ApiOkResponse(JSON_LIST)
+  async modelConfigs() {
+    return (await this.chats.modelConfigs()).map(presentModelConfig);
+  }
+
+  @Post('model-configs')
+  @HttpCode(201)
+  @Authenticated({ admin: true })
+  @ApiOperation({ summary: 'Add a model configuration (owners)' })
+  @ApiCreatedResponse(JSON_OBJECT)
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  async createModelConfig(@Body() body: CreateChatModelConfigRequestDto) {
+    return presentModelConfig(
+      await this.chats.createModelConfig({
+        provider: body.provider,
+        model: body.model,
+        displayName: body.display_name,
+        prices: {
+          input: body.input_price_per_million_tokens,
+          output: body.output_price_per_million_tokens,
+          cache_read: body.cache_read_price_per_million_tokens,
+          cache_write: body.cache_write_price_per_million_tokens,
+        },
+      }),
+    );
+  }
+
+  // ---------------------------------------------------------------- files
+
+  @Post('files')
+  @HttpCode(201)
+  @StreamBody()
+  @Authenticated({ tokenScope: { type: 'chat', action: 'create' } })
+  @ApiOperation({
+    summary: 'Upload an image for chats: raw body, Content-Type, filename from Content-Disposition (10 MiB)',
+  })
+  @ApiCreatedResponse({ schema: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } } } })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 413, ...ERROR })
+  async upload(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ChatFileUploadQueryDto,
+    @Req() req: Request,
+    @BodyStream() body: Readable,
+  ): Promise<{ id: string }> {
+    const file = await this.files.upload(principal, {
+      organizationId: query.organization,
+      contentType: req.headers['content-type'],
+      filename: dispositionFilename(req.headers['content-disposition']),
+      body,
+    });
+    return { id: file.id };
+  }
+
+  @Get('files/:file')
+  @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+  @ApiOperation({ summary: "A chat file's bytes (immutable)" })
+  @ApiOkResponse({ description: 'the file' })
+  @ApiResponse({ status: 404, ...ERROR })
+  async file(
+    @CurrentPrincipal() principal: Principal,
+    @Param('file') id: string,
+    @Res() res: Response,
+  ): Promise<void> {
+    const file = await this.files.require(principal, id);
+    const blob = await this.files.open(file);
+    res.status(200);
+    res.setHeader('Content-Type', file.mimeType);
+    res.setHeader('Content-Length', String(blob.totalSize));
+    res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
+    res.setHeader('Content-Disposition', `inline; filename="${file.name.replace(/["\\]/g, '_')}"`);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    blob.stream.pipe(res);
+  }
+
+  @Get('files/:file/metadata')
+  @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+  @ApiOperation({ summary: "A chat file's metadata" })
+  @ApiOkResponse(JSON_OBJECT)
+  @ApiResponse({ status: 404, ...ERROR })
+  async fileMetadata(@CurrentPrincipal() principal: Principal, @Param('file') id: string) {
+    return presentFile(await this.files.require(principal, id));
+  }
+
+  // ---------------------------------------------------------------- cost
+
+  @Get('cost/users')
+  @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+  @ApiOperation({ summary: 'Chat cost per user over a period (site-wide chat read: owners)' })
+  @ApiOkResponse(JSON_OBJECT)
+  @ApiResponse({ status: 403, ...ERROR })
+  async costUsers(@CurrentPrincipal() principal: Principal, @Query() query: CostUsersQueryDto) {
+    if (!(await this.authz.authorize(principal, 'read', { type: 'chat' }))) throw new ForbiddenError();
+    const { start, end } = range(query);
+    const paging = page({ limit: query.limit, offset: query.offset });
+    const { rows, count } = await this.chats.costByUser(start, end, query.username, paging);
+    return {
+      start_date: start.toISOString(),
+      end_date: end.toISOString(),
+      count,
+      users: rows.map((row) => ({
+        user_id: row.user_id,
+        username: row.username,
+        name: row.name ?? '',
+        avatar_url: row.avatar_url ?? '',
+        message_count: Number(row.message_count),
+        chat_count: Number(row.chat_count),
+        ...sumsOf(row),
+      })),
+    };
+  }
+
+  @Get('cost/:user/summary')
+  @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+  @ApiOperation({
+    summary:
+      "A user's chat cost over a period, by model and by chat (self, or who may read the user's chats)",
+  })
+  @ApiOkResponse(JSON_OBJECT)
+  @ApiResponse({ status: 403, ...ERROR })
+  async costSummary(
+    @CurrentPrincipal() principal: Principal,
+    @Param('user') userRef: string,
+    @Query() query: CostRangeQueryDto,
+  ) {
+    const user = await this.users.requireCoderUser(userRef, principal);
+    if (
+      user.id !== principal.user.id &&
+      !(await this.authz.authorize(principal, 'read', { type: 'chat', ownerId: user.uuid, anyOrg: true }))
+    )
+      throw new ForbiddenError();
+    const { start, end } = range(query);
+    const summary = await this.chats.costSummary(user.uuid, start, end);
+    return {
+      start_date: start.toISOString(),
+      end_date: end.toISOString(),
+      ...sumsOf(summary.total),
+      by_model: summary.byModel.map((row) => ({
+        model_config_id: row.model_config_id,
+        display_name: row.display_name ?? '',
+        provider: row.provider ?? '',
+        model: row.model ?? '',
+        message_count: Number(row.message_count),
+        ...sumsOf(row),
+      })),
+      by_chat: summary.byChat.map((row) => ({
+        root_chat_id: row.root_chat_id,
+        chat_title: row.chat_title ?? '',
+        message_count: Number(row.message_count),
+        ...sumsOf(row),
+      })),
+    };
+  }
+
+  // ---------------------------------------------------------------- chats
+
+  @Get()
+  @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+  @ApiOperation({ summary: 'Your chats (archived ones only with archived:true)' })
+  @ApiOkResponse(JSON_LIST)
+  @ApiResponse({ status: 400, ...ERROR })
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: ChatListQueryDto) {
+    const terms = searchTerms(query.q ?? '', () => ({ key: 'search' }));
+    if ('errors' in terms) throw new InvalidError('Invalid chat search query.', { fields: terms.errors });
+    const parser = new SearchParser(terms.values);
+    const labels: Record<string, string> = {};
+    const filters = {
+      archived: parser.nullableBool('archived'),
+      title: parser.string('title') || undefined,
+      search: parser.string('search') || undefined,
+      labels,
+    };
+    const errors = parser.finish();
+    if (errors.length) throw new InvalidError('Invalid chat search query.', { fields: errors });
+    const chats = await this.chats.list(principal, filters, page(query));
+    return chats.map((chat) =>
+      presentChat(chat, { name: principal.user.name, full_name: principal.user.fullName }),
+    );
+  }
+
+  @Post()
+  @HttpCode(201)
+  @Authenticated({ tokenScope: { type: 'chat', action: 'create' } })
+  @ApiOperation({
+    summary:
+      'Create a chat with its first message (optionally in a workspace, or as a subagent chat of another)',
+  })
+  @ApiCreatedResponse(JSON_OBJECT)
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateChatRequestDto) {
+    const chat = await this.chats.createChat(principal, {
+      organizationId: body.organization_id,
+      workspaceId: body.workspace_id,
+      modelConfigId: body.model_config_id,
+      content: (body.content ?? []) as InputPart[],
+      parentChatId: body.parent_chat_id,
+      labels: body.labels,
+      clientType: body.client_type,
+    });
+    return this.present(chat);
+  }
+
+  @Get(':chat')
+  @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+  @ApiOperation({ summary: 'Get a chat' })
+  @ApiOkResponse(JSON_OBJECT)
+  @ApiResponse({ status: 404, ...ERROR })
+  async get(@CurrentPrincipal() principal: Principal, @Param('chat') id: string) {
+    return this.present(await this.chats.requireChat(principal, id));
+  }
+
+  @Get(':chat/messages')
+  @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+  @ApiOperation({
+    summary: "A chat's messages, oldest first; assistant messages carry usage and total_cost_micros",
+  })
+  @ApiOkResponse(JSON_LIST)
+  @ApiResponse({ status: 404, ...ERROR })
+  async messages(@CurrentPrincipal() principal: Principal, @Param('chat') id: string) {
+    return (await this.chats.messages(await this.chats.requireChat(principal, id))).map(presentMessage);
+  }
+
+  @Post(':chat/messages')
+  @HttpCode(201)
+  @Authenticated({ tokenScope: { type: 'chat', action: 'update' } })
+  @ApiOperation({ summary: 'Post a user message (the chat is queued for the runner)' })
+  @ApiCreatedResponse(JSON_OBJECT)
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  async postMessage(
+    @CurrentPrincipal() principal: Principal,
+    @Param('chat') id: string,
+    @Body() body: CreateChatMessageRequestDto,
+  ) {
+    const chat = await this.chats.requireChat(principal, id);
+    return presentMessage(await this.chats.postMessage(principal, chat, (body.content ?? []) as InputPart[]));
+  }
+
+  @Post(':chat/archive')
+  @HttpCode(204)
+  @Authenticated({ tokenScope: { type: 'chat', action: 'update' } })
+  @ApiOperation({ summary: 'Archive a chat and every descendant (one transaction; no event)' })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  async archive(@CurrentPrincipal() principal: Principal, @Param('chat') id: string): Promise<void> {
+    await this.chats.archive(principal, await this.chats.requireChat(principal, id));
+  }
+
+  @Post(':chat/unarchive')
+  @HttpCode(204)
+  @Authenticated({ tokenScope: { type: 'chat', action: 'update' } })
+  @ApiOperation({ summary: 'Unarchive that chat only' })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  async unarchive(@CurrentPrincipal() principal: Principal, @Param('chat') id: string): Promise<void> {
+    await this.chats.unarchive(principal, await this.chats.requireChat(principal, id));
+  }
+
+  @Get(':chat/cost')
+  @Header('Cache-Control', 'no-store')
+  @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+  @ApiOperation({ summary: "The cost of a chat's whole tree (root and subagents)" })
+  @ApiOkResponse(JSON_OBJECT)
+  @ApiResponse({ status: 404, ...ERROR })
+  async cost(@CurrentPrincipal() principal: Principal, @Param('chat') id: string) {
+    const chat = await this.chats.requireChat(principal, id);
+    const cost = await this.chats.chatCost(chat);
+    return {
+      chat_id: chat.id,
+      total_cost_micros: Number(cost.total),
+      request_count: cost.requests,
+      unpriced_request_count: cost.unpriced,
+    };
+  }
+
+  private async present(chat: Chat) {
+    const [owner] = (await this.dataSource.query('SELECT name, full_name FROM users WHERE uuid = $1', [
+      chat.ownerId,
+    ])) as {
+      name: string;
+      full_name: string;
+    }[];
+    return presentChat(chat, owner);
+  }
+}

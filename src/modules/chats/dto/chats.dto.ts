@@ -1,0 +1,79 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString } from 'class-validator';
+import { GoStruct, GoType, GoValidate } from '../../../api/coder/coder-dto.decorators';
+
+export class ChatInputPartDto {
+  @ApiProperty({ enum: ['text', 'file', 'file-reference'] }) type: 'text' | 'file' | 'file-reference';
+  @ApiPropertyOptional() text?: string;
+  @ApiPropertyOptional({ format: 'uuid' }) file_id?: string;
+}
+
+@GoStruct('CreateChatRequest', { absentBody: 'eof' })
+export class CreateChatRequestDto {
+  @ApiPropertyOptional({ format: 'uuid', description: 'default: your default organization' })
+  @GoType('uuid.UUID')
+  organization_id?: string;
+  @ApiPropertyOptional({ format: 'uuid' }) @GoType('uuid.UUID') workspace_id?: string;
+  @ApiProperty({ format: 'uuid' }) @GoType('uuid.UUID') @GoValidate('required') model_config_id: string;
+  @ApiProperty({ type: [ChatInputPartDto] }) @GoType('[]ChatInputPart') content: ChatInputPartDto[];
+  @ApiPropertyOptional({ format: 'uuid', description: 'devplane: a subagent chat of this chat' })
+  @GoType('uuid.UUID')
+  parent_chat_id?: string;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @GoType('object')
+  labels?: Record<string, string>;
+  @ApiPropertyOptional({ enum: ['ui', 'api'] }) @GoType('string') client_type?: string;
+}
+
+@GoStruct('CreateChatMessageRequest', { absentBody: 'eof' })
+export class CreateChatMessageRequestDto {
+  @ApiProperty({ type: [ChatInputPartDto] }) @GoType('[]ChatInputPart') content: ChatInputPartDto[];
+}
+
+@GoStruct('CreateChatModelConfigRequest', { absentBody: 'eof' })
+export class CreateChatModelConfigRequestDto {
+  @ApiProperty({ description: 'an AI gateway provider name' })
+  @GoType('string')
+  @GoValidate('required')
+  provider: string;
+  @ApiProperty() @GoType('string') @GoValidate('required') model: string;
+  @ApiPropertyOptional() @GoType('string') display_name?: string;
+  @ApiPropertyOptional({
+    description: 'dollars per million tokens, e.g. "3" or "0.075"; absent = not priced',
+  })
+  @GoType('string')
+  input_price_per_million_tokens?: string;
+  @ApiPropertyOptional() @GoType('string') output_price_per_million_tokens?: string;
+  @ApiPropertyOptional() @GoType('string') cache_read_price_per_million_tokens?: string;
+  @ApiPropertyOptional() @GoType('string') cache_write_price_per_million_tokens?: string;
+}
+
+export class ChatListQueryDto {
+  @ApiPropertyOptional({ description: 'title:, archived:bool (default false), search:, label:key:value' })
+  @IsOptional()
+  @IsString()
+  q?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() limit?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() offset?: string;
+}
+
+export class ChatFileUploadQueryDto {
+  @ApiProperty({ format: 'uuid' }) @IsOptional() @IsString() organization?: string;
+}
+
+export class CostRangeQueryDto {
+  @ApiPropertyOptional({ format: 'date-time', description: 'default: 30 days ago' })
+  @IsOptional()
+  @IsString()
+  start_date?: string;
+  @ApiPropertyOptional({ format: 'date-time', description: 'default: now' })
+  @IsOptional()
+  @IsString()
+  end_date?: string;
+}
+
+export class CostUsersQueryDto extends CostRangeQueryDto {
+  @ApiPropertyOptional() @IsOptional() @IsString() username?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() limit?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() offset?: string;
+}

@@ -1,0 +1,6 @@
+import { Chat } from './chat.entity';
+import { ChatFile } from './chat-file.entity';
+import { ChatMessage } from './chat-message.entity';
+import { ChatModelConfig } from './chat-model-config.entity';
+
+export const CHATS_ENTITIES: Function[] = [ChatModelConfig, Chat, ChatMessage, ChatFile];
