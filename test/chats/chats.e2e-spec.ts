@@ -83,6 +83,7 @@ describe('chats (issue 19): model configurations, chats, archive, cost, files, r
       env: {
         EXPERIMENTS: 'agents',
         CHAT_RETENTION_DAYS: '1',
+        CHAT_RUNNER_ENABLED: 'false',
         AI_GATEWAY_PROVIDERS: JSON.stringify([
           { name: 'openai-main', type: 'openai', base_url: 'http://127.0.0.1:9/v1', key: 'sk-x' },
         ]),

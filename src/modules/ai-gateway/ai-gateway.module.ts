@@ -49,6 +49,7 @@ import { InterceptionsRecorder } from './interceptions-recorder.service';
       inject: [AiProvidersService],
       useFactory: (providers: AiProvidersService): AiProviderDirectory => ({
         exists: async (name) => (await providers.find(name)) !== null,
+        typeOf: async (name) => (await providers.find(name))?.type ?? null,
       }),
     },
     ConnectProxyService,

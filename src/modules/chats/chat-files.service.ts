@@ -34,7 +34,10 @@ export function dispositionFilename(header: string | undefined): string | undefi
 
 /** Control characters removed, trimmed, at most 255 bytes (Coder's stored name). */
 export function storedName(name: string): string {
-  let clean = [...name].filter((char) => char.charCodeAt(0) > 0x1f && char.charCodeAt(0) !== 0x7f).join('').trim();
+  let clean = [...name]
+    .filter((char) => char.charCodeAt(0) > 0x1f && char.charCodeAt(0) !== 0x7f)
+    .join('')
+    .trim();
   while (Buffer.byteLength(clean) > 255) clean = clean.slice(0, -1);
   return clean;
 }

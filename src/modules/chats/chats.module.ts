@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentsExperimentGuard } from './agents-experiment.guard';
 import { ChatFilesService } from './chat-files.service';
 import { ChatRetentionService } from './chat-retention.service';
+import { ChatRunnerService } from './chat-runner.service';
 import { ChatsService } from './chats.service';
 import { ChatsController } from './controllers/chats.controller';
 import { CHATS_ENTITIES } from './entities';
@@ -11,7 +12,7 @@ import { CHATS_ENTITIES } from './entities';
 @Module({
   imports: [TypeOrmModule.forFeature(CHATS_ENTITIES)],
   controllers: [ChatsController],
-  providers: [ChatsService, ChatFilesService, ChatRetentionService, AgentsExperimentGuard],
+  providers: [ChatsService, ChatFilesService, ChatRetentionService, ChatRunnerService, AgentsExperimentGuard],
   exports: [ChatsService],
 })
 export class ChatsModule {}

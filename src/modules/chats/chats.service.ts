@@ -1,6 +1,8 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
+import { ClusterBus } from '../../platform/events/cluster-bus.service';
+import { CHATS_PENDING_TOPIC } from './events';
 import {
   BadRequestError,
   ForbiddenError,
@@ -75,6 +77,7 @@ export class ChatsService {
     private readonly transactions: TransactionRunner,
     private readonly authz: AuthorizationService,
     private readonly organizations: OrganizationsService,
+    private readonly cluster: ClusterBus,
     @Optional() private readonly workspaces?: WorkspaceLookup,
     @Optional() private readonly providers?: AiProviderDirectory,
   ) {}
@@ -221,6 +224,7 @@ export class ChatsService {
       )) as Record<string, unknown>[];
       const chat = chatFromRow(row!);
       await this.insertUserMessage(tx.manager, principal, chat, input.content);
+      tx.afterCommit(() => this.announcePending());
       return chat;
     });
   }
@@ -313,8 +317,14 @@ export class ChatsService {
       await tx.manager.query(`UPDATE chats SET status = 'pending', updated_at = now() WHERE id = $1`, [
         chat.id,
       ]);
+      tx.afterCommit(() => this.announcePending());
       return message;
     });
+  }
+
+  /** Wakes the chat runners of every instance. */
+  private async announcePending(): Promise<void> {
+    await this.cluster.publish(CHATS_PENDING_TOPIC, {}).catch(() => undefined);
   }
 
   /** An assistant (or tool) message with its usage; its cost comes from the model configuration's prices. */
@@ -520,6 +530,9 @@ export function chatFromRow(row: Record<string, unknown>): Chat {
     pinOrder: row.pin_order as number,
     labels: row.labels as Record<string, string>,
     clientType: row.client_type as string,
+    runnerId: (row.runner_id as string | null) ?? null,
+    leasedUntil: (row.leased_until as Date | null) ?? null,
+    lastError: (row.last_error as string | null) ?? null,
     createdAt: row.created_at as Date,
     updatedAt: row.updated_at as Date,
   };

@@ -4,4 +4,6 @@
  */
 export abstract class AiProviderDirectory {
   abstract exists(name: string): Promise<boolean>;
+  /** The provider's wire format, or null when there is no such provider. */
+  abstract typeOf(name: string): Promise<'openai' | 'anthropic' | null>;
 }

@@ -5,6 +5,7 @@ export type ChatStatus = 'waiting' | 'pending' | 'running' | 'error' | 'requires
 /** A chat: a conversation with a model, optionally bound to a workspace; children are subagent chats. */
 @Entity({ name: 'chats' })
 @Index('chats_owner_updated', ['ownerId', 'updatedAt'])
+@Index('chats_pending', ['updatedAt'], { where: "status = 'pending'" })
 export class Chat {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -47,6 +48,16 @@ export class Chat {
 
   @Column({ type: 'jsonb', default: () => "'{}'" })
   labels: Record<string, string>;
+
+  /** The runner instance working on the chat and until when (a runner that dies loses it). */
+  @Column({ name: 'runner_id', type: 'varchar', length: 64, nullable: true })
+  runnerId: string | null;
+
+  @Column({ name: 'leased_until', type: 'timestamptz', nullable: true })
+  leasedUntil: Date | null;
+
+  @Column({ name: 'last_error', type: 'text', nullable: true })
+  lastError: string | null;
 
   @Column({ name: 'client_type', type: 'varchar', length: 8, default: 'api' })
   clientType: string;

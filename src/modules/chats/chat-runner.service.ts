@@ -1,0 +1,271 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  Optional,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../../platform/config/app-config';
+import { APP_CONFIG } from '../../platform/config/config.token';
+import { TransactionRunner } from '../../platform/database/transaction-runner.service';
+import { ClusterBus } from '../../platform/events/cluster-bus.service';
+import { AiProviderDirectory } from '../../platform/ports/ai-provider-directory';
+import { ApiTokensService } from '../identity/api-tokens.service';
+import { AGENTS_EXPERIMENT } from './agents-experiment.guard';
+import { ChatsService, chatFromRow, type MessageRow } from './chats.service';
+import type { Chat } from './entities/chat.entity';
+import { CHATS_PENDING_TOPIC } from './events';
+
+const INT32_MAX = 2_147_483_647;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider JSON, read field by field
+type Json = Record<string, any>;
+
+/** `chat.acquireBatchSize` (CHAT_ACQUIRE_BATCH_SIZE): any integer, clamped to 1 … 2^31-1 (the spec's 32-bit range). */
+export function acquireBatchSize(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return 10;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) return 10;
+  return Math.min(INT32_MAX, Math.max(1, Math.trunc(value)));
+}
+
+interface OpenAiMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: unknown[];
+  tool_call_id?: string;
+}
+
+/**
+ * The chat runner (issue 19.2): every instance acquires pending chats in batches of
+ * CHAT_ACQUIRE_BATCH_SIZE with `FOR UPDATE SKIP LOCKED` (so instances share the work and no chat runs
+ * twice), under a lease that a dead runner loses. A turn calls the chat's model through the AI
+ * gateway's data plane on this server, as the chat's owner (a short-lived key), so the interception
+ * and its token usage are recorded there; the answer is stored with its cost.
+ */
+@Injectable()
+export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ChatRunnerService.name);
+  readonly runnerId = randomUUID();
+  private readonly batchSize: number;
+  private readonly enabled: boolean;
+  private readonly leaseMs = 120_000;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
+    private readonly chats: ChatsService,
+    private readonly tokens: ApiTokensService,
+    private readonly cluster: ClusterBus,
+    private readonly http: HttpAdapterHost,
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Optional() private readonly providers?: AiProviderDirectory,
+  ) {
+    this.batchSize = acquireBatchSize(config.env.CHAT_ACQUIRE_BATCH_SIZE);
+    this.enabled =
+      config.experiments.includes(AGENTS_EXPERIMENT) && config.env.CHAT_RUNNER_ENABLED !== 'false';
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.enabled) return;
+    this.unsubscribe = this.cluster.subscribe(CHATS_PENDING_TOPIC, () => this.wake?.());
+    this.loop = this.run();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.wake?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      let batch: Chat[] = [];
+      try {
+        batch = await this.acquire();
+        await Promise.all(batch.map((chat) => this.turn(chat)));
+      } catch (error) {
+        this.logger.warn({ err: error }, 'chat runner pass failed');
+      }
+      if (this.stopped) return;
+      if (batch.length === this.batchSize) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 1_000);
+        timer.unref();
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Takes up to a batch of pending chats (and chats whose runner's lease expired). */
+  async acquire(): Promise<Chat[]> {
+    const result = (await this.dataSource.query(
+      `UPDATE chats SET status = 'running', runner_id = $1, leased_until = now() + ($2::int * interval '1 millisecond'), updated_at = now()
+        WHERE id IN (SELECT id FROM chats
+                      WHERE (status = 'pending' OR (status = 'running' AND leased_until < now())) AND archived = false
+                      ORDER BY updated_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        RETURNING *`,
+      [this.runnerId, this.leaseMs, this.batchSize],
+    )) as unknown;
+    const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Record<
+      string,
+      unknown
+    >[];
+    return rows.map(chatFromRow);
+  }
+
+  /** One turn: the history to the model through the AI gateway, the answer stored with its cost. */
+  async turn(chat: Chat): Promise<void> {
+    const started = Date.now();
+    try {
+      const config = await this.chats.modelConfig(chat.lastModelConfigId);
+      if (!config) throw new Error('the chat has no model configuration');
+      const type = (await this.providers?.typeOf(config.provider)) ?? null;
+      if (type === null) throw new Error(`AI gateway provider "${config.provider}" does not exist`);
+      const history = await this.chats.messages(chat);
+      const answer = await this.callModel(chat, config.provider, type, config.model, history);
+      await this.transactions.run(async (tx) => {
+        await this.chats.recordAssistantMessage(tx.manager, chat, {
+          content: [
+            { type: 'text', text: answer.text },
+            ...answer.toolCalls.map((call) => ({ type: 'tool-call', ...call })),
+          ],
+          modelConfigId: config.id,
+          usage: answer.usage,
+          runtimeMs: Date.now() - started,
+        });
+        // Tool calls wait for a tool runner in the chat's workspace (not yet): the chat needs action.
+        await tx.manager.query(
+          `UPDATE chats SET status = $2, runner_id = NULL, leased_until = NULL, last_error = NULL, updated_at = now()
+            WHERE id = $1 AND runner_id = $3`,
+          [chat.id, answer.toolCalls.length ? 'requires_action' : 'waiting', this.runnerId],
+        );
+      });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.logger.warn({ chatId: chat.id, err: message }, 'chat turn failed');
+      await this.dataSource
+        .query(
+          `UPDATE chats SET status = 'error', last_error = $2, runner_id = NULL, leased_until = NULL, updated_at = now()
+            WHERE id = $1 AND runner_id = $3`,
+          [chat.id, message.slice(0, 2000), this.runnerId],
+        )
+        .catch(() => undefined);
+    }
+  }
+
+  private base(): string {
+    const address = this.http.httpAdapter?.getHttpServer()?.address() as AddressInfo | string | null;
+    if (!address || typeof address === 'string') throw new Error('the server does not listen yet');
+    return `http://127.0.0.1:${address.port}`;
+  }
+
+  private async callModel(
+    chat: Chat,
+    provider: string,
+    type: 'openai' | 'anthropic',
+    model: string,
+    history: MessageRow[],
+  ): Promise<{
+    text: string;
+    toolCalls: { id: string; name: string; arguments: string }[];
+    usage: { input: number; output: number; reasoning: number; cacheRead: number; cacheWrite: number };
+  }> {
+    const [owner] = (await this.dataSource.query('SELECT id FROM users WHERE uuid = $1', [chat.ownerId])) as {
+      id: string;
+    }[];
+    if (!owner) throw new Error('the chat owner is gone');
+    const created = await this.tokens.create({
+      userId: String(owner.id),
+      name: `chat-runner-${chat.id}-${Date.now()}`,
+      scopes: ['all'],
+      lifetimeSeconds: 600,
+    });
+    try {
+      const messages = history.map((message) => ({
+        role: message.role === 'assistant' ? 'assistant' : 'user',
+        content: (message.content ?? [])
+          .map((part) => (typeof part.text === 'string' ? part.text : ''))
+          .filter((text) => text !== '')
+          .join('\n'),
+      })) as OpenAiMessage[];
+      const url =
+        type === 'openai'
+          ? `${this.base()}/api/v2/aigateway/${encodeURIComponent(provider)}/v1/chat/completions`
+          : `${this.base()}/api/v2/aigateway/${encodeURIComponent(provider)}/v1/messages`;
+      const body = type === 'openai' ? { model, messages } : { model, max_tokens: 4096, messages };
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${created.key}`,
+          'Content-Type': 'application/json',
+          'User-Agent': 'devplane-chats',
+          'X-AI-Gateway-Session-Id': chat.rootChatId ?? chat.id,
+          ...(type === 'anthropic' ? { 'anthropic-version': '2023-06-01' } : {}),
+        },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(300_000),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`model call failed: HTTP ${response.status} ${text.slice(0, 300)}`);
+      const parsed = JSON.parse(text) as Json;
+      if (type === 'openai') {
+        const message = parsed.choices?.[0]?.message ?? {};
+        const usage = parsed.usage ?? {};
+        const cached = Number(usage.prompt_tokens_details?.cached_tokens ?? 0);
+        return {
+          text: typeof message.content === 'string' ? message.content : '',
+          toolCalls: (message.tool_calls ?? []).map((call: Json) => ({
+            id: String(call.id),
+            name: String(call.function?.name ?? ''),
+            arguments: String(call.function?.arguments ?? ''),
+          })),
+          usage: {
+            input: Math.max(0, Number(usage.prompt_tokens ?? 0) - cached),
+            output: Number(usage.completion_tokens ?? 0),
+            reasoning: Number(usage.completion_tokens_details?.reasoning_tokens ?? 0),
+            cacheRead: cached,
+            cacheWrite: 0,
+          },
+        };
+      }
+      const blocks = (parsed.content ?? []) as Json[];
+      const usage = parsed.usage ?? {};
+      return {
+        text: blocks
+          .filter((block) => block.type === 'text')
+          .map((block) => String(block.text))
+          .join(''),
+        toolCalls: blocks
+          .filter((block) => block.type === 'tool_use')
+          .map((block) => ({
+            id: String(block.id),
+            name: String(block.name),
+            arguments: JSON.stringify(block.input ?? {}),
+          })),
+        usage: {
+          input: Number(usage.input_tokens ?? 0),
+          output: Number(usage.output_tokens ?? 0),
+          reasoning: 0,
+          cacheRead: Number(usage.cache_read_input_tokens ?? 0),
+          cacheWrite: Number(usage.cache_creation_input_tokens ?? 0),
+        },
+      };
+    } finally {
+      await this.tokens.delete(created.token.id).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,157 @@
+import { acquireBatchSize } from '../../src/modules/chats/chat-runner.service';
+import type { CreatedUser } from '../helpers/factories';
+import { fakeOpenAi, type FakeProvider } from '../helpers/fake-ai-providers';
+import { waitFor } from '../helpers/provisioner-process';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { coderClient, EMBEDDED, type Json } from '../workspaces/helpers';
+
+describe('chat runner batch size (chat.acquireBatchSize)', () => {
+  it.each([
+    [undefined, 10],
+    ['', 10],
+    ['25', 25],
+    ['0', 1],
+    ['-7', 1],
+    ['99999999999', 2_147_483_647],
+    ['abc', 10],
+  ])('%s → %d', (raw, expected) => {
+    expect(acquireBatchSize(raw)).toBe(expected);
+  });
+});
+
+/**
+ * The chat runner (issue 19.2) on two instances against a fake OpenAI provider: every pending chat is
+ * run once, through the AI gateway (interceptions recorded as the chat's owner), with its cost.
+ */
+describe('chat runner', () => {
+  let provider: FakeProvider;
+  let a: TestApp;
+  let b: TestApp;
+  let admin: CreatedUser;
+  let alice: CreatedUser;
+  let configId: string;
+  const client = coderClient(() => a.url!);
+
+  beforeAll(async () => {
+    provider = await fakeOpenAi();
+    const env = {
+      EXPERIMENTS: 'agents',
+      CHAT_ACQUIRE_BATCH_SIZE: '3',
+      AI_GATEWAY_PROVIDERS: JSON.stringify([
+        { name: 'fake', type: 'openai', base_url: `${provider.url}/v1`, key: 'sk-fake' },
+      ]),
+    };
+    a = await createTestApp({ env });
+    await a.listen();
+    b = EMBEDDED ? a : await createTestApp({ env, schema: a.schema });
+    if (b !== a) await b.listen();
+    admin = await a.factories.admin({ username: 'runadmin' });
+    alice = await a.factories.user({ username: 'runalice' });
+    configId = (
+      await client.json(
+        await client.api(admin.token, 'POST', '/api/experimental/chats/model-configs', {
+          provider: 'fake',
+          model: 'fake-model',
+          input_price_per_million_tokens: '1',
+          output_price_per_million_tokens: '2',
+        }),
+        201,
+      )
+    ).id;
+  });
+  afterAll(async () => {
+    if (b !== a) await b?.close();
+    await a?.close();
+    await provider?.close();
+  });
+
+  it('runs each pending chat exactly once across the instances; the answer carries its cost', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const chat = await client.json(
+        await client.api(alice.token, 'POST', '/api/experimental/chats', {
+          model_config_id: configId,
+          content: [{ type: 'text', text: `question ${i}` }],
+        }),
+        201,
+      );
+      ids.push(chat.id);
+    }
+    await waitFor(
+      async () => {
+        const rows = (await a.dataSource.query(`SELECT status FROM chats WHERE id = ANY($1::uuid[])`, [
+          ids,
+        ])) as { status: string }[];
+        return rows.every((row) => row.status === 'waiting') ? true : undefined;
+      },
+      60_000,
+      'every chat answered',
+    );
+    const completions = provider.seen.filter((request) => request.path.endsWith('/chat/completions'));
+    expect(completions).toHaveLength(12);
+    expect(completions.map((request) => (request.body.messages as Json[])[0].content).sort()).toEqual(
+      ids.map((_, i) => `question ${i}`).sort(),
+    );
+    for (const id of ids) {
+      const messages = await client.json(
+        await client.api(alice.token, 'GET', `/api/experimental/chats/${id}/messages`),
+        200,
+      );
+      const answers = messages.filter((message: Json) => message.role === 'assistant');
+      expect(answers).toHaveLength(1);
+      // The fake provider reports 30 prompt and 7 completion tokens: 30 × $1 + 7 × $2 per million = 44 micro-dollars.
+      expect(answers[0]).toMatchObject({
+        total_cost_micros: 44,
+        usage: { input_tokens: 30, output_tokens: 7 },
+      });
+    }
+    const [interceptions] = (await a.dataSource.query(
+      `SELECT count(*)::int AS n FROM ai_gateway_interceptions i JOIN users u ON u.id::text = i.initiator_id::text OR u.uuid::text = i.initiator_id::text
+        WHERE u.name = 'runalice'`,
+    )) as { n: number }[];
+    expect(interceptions!.n).toBe(12);
+    const [keys] = (await a.dataSource.query(
+      `SELECT count(*)::int AS n FROM api_tokens WHERE name LIKE 'chat-runner-%'`,
+    )) as { n: number }[];
+    expect(keys!.n).toBe(0);
+  });
+
+  it('a model that asks for tools leaves the chat requiring action; a provider error leaves it in error', async () => {
+    provider.script.push({
+      toolCalls: [{ id: 'call_1', name: 'write_file', arguments: '{"path":"a.txt","content":"x"}' }],
+    });
+    const tools = await client.json(
+      await client.api(alice.token, 'POST', '/api/experimental/chats', {
+        model_config_id: configId,
+        content: [{ type: 'text', text: 'write it' }],
+      }),
+      201,
+    );
+    await waitFor(
+      async () =>
+        (await client.json(await client.api(alice.token, 'GET', `/api/experimental/chats/${tools.id}`), 200))
+          .status === 'requires_action'
+          ? true
+          : undefined,
+      30_000,
+      'requires_action',
+    );
+    provider.script.push({ error: { status: 400, type: 'invalid_request_error', message: 'no such model' } });
+    const broken = await client.json(
+      await client.api(alice.token, 'POST', '/api/experimental/chats', {
+        model_config_id: configId,
+        content: [{ type: 'text', text: 'fail' }],
+      }),
+      201,
+    );
+    await waitFor(
+      async () =>
+        (await client.json(await client.api(alice.token, 'GET', `/api/experimental/chats/${broken.id}`), 200))
+          .status === 'error'
+          ? true
+          : undefined,
+      30_000,
+      'error',
+    );
+  });
+});
