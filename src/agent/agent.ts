@@ -121,6 +121,35 @@ export class WorkspaceAgent {
     void this.probeApps();
     if (this.options.listenPort !== undefined) await this.listen(this.options.listenPort);
     void this.followReinit();
+    void this.serveCalls();
+  }
+
+  /** Long-polls the calls the server sends into the workspace (chat tools) and answers each. */
+  private async serveCalls(): Promise<void> {
+    let delay = 500;
+    while (!this.stopping.signal.aborted) {
+      try {
+        const response = await this.call('GET', '/api/v2/workspaceagents/me/calls?wait_ms=25000');
+        if (!response.ok) throw new Error(`calls: HTTP ${response.status}`);
+        const calls = (await response.json()) as {
+          id: string;
+          tool: string;
+          arguments: Record<string, unknown>;
+        }[];
+        delay = 500;
+        for (const call of calls) {
+          const result = await runTool(this.options.directory, call.tool, call.arguments);
+          await this.send(`/api/v2/workspaceagents/me/calls/${call.id}/result`, result).catch(
+            (error: unknown) => this.options.log(`call result not delivered: ${String(error)}`),
+          );
+        }
+      } catch (error) {
+        if (this.stopping.signal.aborted) return;
+        this.options.log(`calls: ${String(error)}`);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(delay * 2, 15_000);
+      }
+    }
   }
 
   private async manifest(): Promise<Manifest> {
@@ -305,4 +334,71 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv): AgentOptions {
     stateFile: env.DEVPLANE_AGENT_STATE,
     log: (message) => process.stdout.write(`${new Date().toISOString()} [${os.hostname()}] ${message}\n`),
   };
+}
+
+const OUTPUT_LIMIT = 1024 * 1024;
+
+/** One tool in the workspace directory: paths are relative to it; a command runs with `sh -c` and a timeout. */
+export async function runTool(
+  root: string,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<{ ok: boolean; output: string; exit_code?: number }> {
+  const { mkdir, readFile, readdir, writeFile } = await import('node:fs/promises');
+  const target = (value: unknown): string => path.resolve(root, typeof value === 'string' ? value : '.');
+  try {
+    switch (tool) {
+      case 'read_file':
+        return { ok: true, output: (await readFile(target(args.path), 'utf8')).slice(0, OUTPUT_LIMIT) };
+      case 'write_file': {
+        const file = target(args.path);
+        await mkdir(path.dirname(file), { recursive: true });
+        await writeFile(file, typeof args.content === 'string' ? args.content : '');
+        return { ok: true, output: `wrote ${path.relative(root, file)}` };
+      }
+      case 'list_directory': {
+        const entries = await readdir(target(args.path), { withFileTypes: true });
+        return {
+          ok: true,
+          output: entries
+            .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+            .sort()
+            .join('\n'),
+        };
+      }
+      case 'run_command': {
+        const timeout = Math.min(Math.max(Number(args.timeout_ms ?? 60_000) || 60_000, 100), 600_000);
+        return await new Promise((resolve) => {
+          const child = spawn('sh', ['-c', typeof args.command === 'string' ? args.command : 'true'], {
+            cwd: root,
+            env: process.env,
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          let output = '';
+          const append = (chunk: Buffer) => {
+            if (output.length < OUTPUT_LIMIT) output += chunk.toString('utf8');
+          };
+          child.stdout!.on('data', append);
+          child.stderr!.on('data', append);
+          const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+          child.once('close', (code, signal) => {
+            clearTimeout(timer);
+            resolve({
+              ok: code === 0,
+              output: signal ? `${output}\n(killed after ${timeout} ms)` : output,
+              exit_code: code ?? -1,
+            });
+          });
+          child.once('error', (error) => {
+            clearTimeout(timer);
+            resolve({ ok: false, output: error.message, exit_code: -1 });
+          });
+        });
+      }
+      default:
+        return { ok: false, output: `unknown tool ${tool}` };
+    }
+  } catch (error) {
+    return { ok: false, output: error instanceof Error ? error.message : String(error) };
+  }
 }

@@ -15,6 +15,11 @@ import { APP_CONFIG } from '../../platform/config/config.token';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ClusterBus } from '../../platform/events/cluster-bus.service';
 import { AiProviderDirectory } from '../../platform/ports/ai-provider-directory';
+import {
+  type AgentCallResult,
+  type AgentTool,
+  WorkspaceAgentCalls,
+} from '../../platform/ports/workspace-agent-calls';
 import { ApiTokensService } from '../identity/api-tokens.service';
 import { AGENTS_EXPERIMENT } from './agents-experiment.guard';
 import { ChatsService, chatFromRow, type MessageRow } from './chats.service';
@@ -41,6 +46,90 @@ interface OpenAiMessage {
   tool_call_id?: string;
 }
 
+export const AGENT_TOOLS = ['read_file', 'write_file', 'list_directory', 'run_command'] as const;
+
+/** The tools a chat with a workspace offers the model (OpenAI function tools). */
+const TOOL_DEFINITIONS = [
+  {
+    type: 'function',
+    function: {
+      name: 'read_file',
+      description: 'Read a file of the workspace (path relative to the workspace directory).',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'write_file',
+      description: 'Write a file of the workspace, creating directories as needed.',
+      parameters: {
+        type: 'object',
+        properties: { path: { type: 'string' }, content: { type: 'string' } },
+        required: ['path', 'content'],
+      },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'list_directory',
+      description: 'List a directory of the workspace.',
+      parameters: { type: 'object', properties: { path: { type: 'string' } } },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'run_command',
+      description: 'Run a shell command in the workspace directory (sh -c) with a timeout.',
+      parameters: {
+        type: 'object',
+        properties: { command: { type: 'string' }, timeout_ms: { type: 'integer' } },
+        required: ['command'],
+      },
+    },
+  },
+];
+
+/** The stored history as OpenAI chat messages (tool calls and their results included). */
+export function toOpenAiMessages(history: MessageRow[]): OpenAiMessage[] {
+  const out: OpenAiMessage[] = [];
+  for (const message of history) {
+    const parts = message.content ?? [];
+    const text = parts
+      .filter((part) => part.type === 'text' && typeof part.text === 'string')
+      .map((part) => part.text as string)
+      .join('\n');
+    if (message.role === 'assistant') {
+      const calls = parts.filter((part) => part.type === 'tool-call');
+      out.push({
+        role: 'assistant',
+        content: text || null,
+        ...(calls.length
+          ? {
+              tool_calls: calls.map((call) => ({
+                id: call.tool_call_id,
+                type: 'function',
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
+          : {}),
+      });
+    } else if (message.role === 'tool') {
+      for (const part of parts.filter((item) => item.type === 'tool-result'))
+        out.push({
+          role: 'tool',
+          tool_call_id: String(part.tool_call_id),
+          content: String(part.output ?? ''),
+        });
+    } else {
+      out.push({ role: 'user', content: text });
+    }
+  }
+  return out;
+}
+
 /**
  * The chat runner (issue 19.2): every instance acquires pending chats in batches of
  * CHAT_ACQUIRE_BATCH_SIZE with `FOR UPDATE SKIP LOCKED` (so instances share the work and no chat runs
@@ -55,6 +144,7 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
   private readonly batchSize: number;
   private readonly enabled: boolean;
   private readonly leaseMs = 120_000;
+  private readonly maxSteps: number;
   private stopped = false;
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
@@ -69,7 +159,9 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
     private readonly http: HttpAdapterHost,
     @Inject(APP_CONFIG) config: AppConfig,
     @Optional() private readonly providers?: AiProviderDirectory,
+    @Optional() private readonly agentCalls?: WorkspaceAgentCalls,
   ) {
+    this.maxSteps = Math.min(50, Math.max(1, Number.parseInt(config.env.CHAT_MAX_STEPS ?? '10', 10) || 10));
     this.batchSize = acquireBatchSize(config.env.CHAT_ACQUIRE_BATCH_SIZE);
     this.enabled =
       config.experiments.includes(AGENTS_EXPERIMENT) && config.env.CHAT_RUNNER_ENABLED !== 'false';
@@ -127,33 +219,61 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
     return rows.map(chatFromRow);
   }
 
-  /** One turn: the history to the model through the AI gateway, the answer stored with its cost. */
+  /**
+   * One turn: the history to the model through the AI gateway, the answer stored with its cost; tool
+   * calls run in the chat's workspace through its agent and their results go back to the model, up to
+   * CHAT_MAX_STEPS model calls. Without a workspace the chat then requires action.
+   */
   async turn(chat: Chat): Promise<void> {
-    const started = Date.now();
     try {
       const config = await this.chats.modelConfig(chat.lastModelConfigId);
       if (!config) throw new Error('the chat has no model configuration');
       const type = (await this.providers?.typeOf(config.provider)) ?? null;
       if (type === null) throw new Error(`AI gateway provider "${config.provider}" does not exist`);
-      const history = await this.chats.messages(chat);
-      const answer = await this.callModel(chat, config.provider, type, config.model, history);
-      await this.transactions.run(async (tx) => {
-        await this.chats.recordAssistantMessage(tx.manager, chat, {
+      const withTools = chat.workspaceId !== null && this.agentCalls !== undefined && type === 'openai';
+      let status: 'waiting' | 'requires_action' = 'waiting';
+      for (let step = 0; ; step++) {
+        const started = Date.now();
+        const history = await this.chats.messages(chat);
+        const answer = await this.callModel(chat, config.provider, type, config.model, history, withTools);
+        await this.chats.recordAssistantMessage(this.dataSource.manager, chat, {
           content: [
-            { type: 'text', text: answer.text },
-            ...answer.toolCalls.map((call) => ({ type: 'tool-call', ...call })),
+            ...(answer.text ? [{ type: 'text', text: answer.text }] : []),
+            ...answer.toolCalls.map((call) => ({
+              type: 'tool-call',
+              tool_call_id: call.id,
+              name: call.name,
+              arguments: call.arguments,
+            })),
           ],
           modelConfigId: config.id,
           usage: answer.usage,
           runtimeMs: Date.now() - started,
         });
-        // Tool calls wait for a tool runner in the chat's workspace (not yet): the chat needs action.
-        await tx.manager.query(
-          `UPDATE chats SET status = $2, runner_id = NULL, leased_until = NULL, last_error = NULL, updated_at = now()
-            WHERE id = $1 AND runner_id = $3`,
-          [chat.id, answer.toolCalls.length ? 'requires_action' : 'waiting', this.runnerId],
+        if (answer.toolCalls.length === 0) break;
+        if (!withTools || step + 1 >= this.maxSteps) {
+          status = 'requires_action';
+          break;
+        }
+        for (const call of answer.toolCalls) {
+          const result = await this.runTool(chat.workspaceId!, call);
+          await this.chats.recordToolResult(this.dataSource.manager, chat, {
+            tool_call_id: call.id,
+            name: call.name,
+            ok: result.ok,
+            output: result.output,
+          });
+        }
+        await this.dataSource.query(
+          `UPDATE chats SET leased_until = now() + ($2::int * interval '1 millisecond') WHERE id = $1 AND runner_id = $3`,
+          [chat.id, this.leaseMs, this.runnerId],
         );
-      });
+      }
+      await this.dataSource.query(
+        `UPDATE chats SET status = $2, runner_id = NULL, leased_until = NULL, last_error = NULL, updated_at = now()
+          WHERE id = $1 AND runner_id = $3`,
+        [chat.id, status, this.runnerId],
+      );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.logger.warn({ chatId: chat.id, err: message }, 'chat turn failed');
@@ -164,6 +284,25 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
           [chat.id, message.slice(0, 2000), this.runnerId],
         )
         .catch(() => undefined);
+    }
+  }
+
+  private async runTool(
+    workspaceId: string,
+    call: { name: string; arguments: string },
+  ): Promise<AgentCallResult> {
+    if (!(AGENT_TOOLS as readonly string[]).includes(call.name))
+      return { ok: false, output: `unknown tool ${call.name}` };
+    let args: Record<string, unknown>;
+    try {
+      args = JSON.parse(call.arguments || '{}') as Record<string, unknown>;
+    } catch {
+      return { ok: false, output: 'the arguments are not JSON' };
+    }
+    try {
+      return await this.agentCalls!.call(workspaceId, call.name as AgentTool, args, 120_000);
+    } catch (error) {
+      return { ok: false, output: error instanceof Error ? error.message : String(error) };
     }
   }
 
@@ -179,6 +318,7 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
     type: 'openai' | 'anthropic',
     model: string,
     history: MessageRow[],
+    withTools: boolean,
   ): Promise<{
     text: string;
     toolCalls: { id: string; name: string; arguments: string }[];
@@ -195,18 +335,21 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
       lifetimeSeconds: 600,
     });
     try {
-      const messages = history.map((message) => ({
-        role: message.role === 'assistant' ? 'assistant' : 'user',
-        content: (message.content ?? [])
-          .map((part) => (typeof part.text === 'string' ? part.text : ''))
-          .filter((text) => text !== '')
-          .join('\n'),
-      })) as OpenAiMessage[];
+      const messages = toOpenAiMessages(history);
       const url =
         type === 'openai'
           ? `${this.base()}/api/v2/aigateway/${encodeURIComponent(provider)}/v1/chat/completions`
           : `${this.base()}/api/v2/aigateway/${encodeURIComponent(provider)}/v1/messages`;
-      const body = type === 'openai' ? { model, messages } : { model, max_tokens: 4096, messages };
+      const body =
+        type === 'openai'
+          ? { model, messages, ...(withTools ? { tools: TOOL_DEFINITIONS } : {}) }
+          : {
+              model,
+              max_tokens: 4096,
+              messages: messages
+                .filter((message) => message.role === 'user' || message.role === 'assistant')
+                .map((message) => ({ role: message.role, content: message.content ?? '' })),
+            };
       const response = await fetch(url, {
         method: 'POST',
         headers: {

@@ -370,7 +370,19 @@ export class ChatsService {
     return message!;
   }
 
-  async messages(chat: Chat): Promise<MessageRow[]> {
+  /** A tool's result, as the model will see it in the next call. */
+  async recordToolResult(
+    manager: EntityManager,
+    chat: Pick<Chat, 'id'>,
+    result: { tool_call_id: string; name: string; ok: boolean; output: string },
+  ): Promise<void> {
+    await manager.query(`INSERT INTO chat_messages (chat_id, role, content) VALUES ($1, 'tool', $2)`, [
+      chat.id,
+      JSON.stringify([{ type: 'tool-result', ...result }]),
+    ]);
+  }
+
+  async messages(chat: Pick<Chat, 'id'>): Promise<MessageRow[]> {
     return (await this.dataSource.query('SELECT * FROM chat_messages WHERE chat_id = $1 ORDER BY id', [
       chat.id,
     ])) as MessageRow[];

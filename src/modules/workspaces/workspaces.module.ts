@@ -1,6 +1,8 @@
 import { Global, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { WorkspaceAgentCalls } from '../../platform/ports/workspace-agent-calls';
 import { WorkspaceLookup } from '../../platform/ports/workspace-lookup';
+import { AgentCallsService } from './agent-calls.service';
 import { AuthorizationService } from '../auth/authorization.service';
 import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -56,6 +58,8 @@ import { WorkspacesService } from './workspaces.service';
     TasksService,
     BuildWatchGateway,
     WorkspaceSharingListener,
+    AgentCallsService,
+    { provide: WorkspaceAgentCalls, useExisting: AgentCallsService },
     { provide: WORKSPACE_AGENT_LOOKUP, useExisting: WorkspaceAgentsService },
     { provide: PROVISIONER_KEY_LOOKUP, useExisting: ProvisionerKeysService },
     {
@@ -66,7 +70,13 @@ import { WorkspacesService } from './workspaces.service';
       }),
     },
   ],
-  exports: [WORKSPACE_AGENT_LOOKUP, PROVISIONER_KEY_LOOKUP, ProvisionerJobsService, WorkspaceLookup],
+  exports: [
+    WORKSPACE_AGENT_LOOKUP,
+    PROVISIONER_KEY_LOOKUP,
+    ProvisionerJobsService,
+    WorkspaceLookup,
+    WorkspaceAgentCalls,
+  ],
 })
 export class WorkspacesModule implements OnModuleInit, OnModuleDestroy {
   constructor(

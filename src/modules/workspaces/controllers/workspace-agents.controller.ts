@@ -1,6 +1,6 @@
-import { Body, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, Req, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
-import { IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
@@ -10,6 +10,7 @@ import { SseStreams } from '../../../platform/realtime/sse-streams.service';
 import { Authenticated, CurrentCaller, CurrentPrincipal } from '../../auth/access.decorators';
 import type { AnyPrincipal, Principal } from '../../auth/principal';
 import type { WorkspaceAgentIdentity } from '../../auth/principal-ports';
+import { AgentCallsService } from '../agent-calls.service';
 import { presentAgent } from '../coder-workspace.presenter';
 import { WorkspaceAgentDto } from '../dto/workspaces.dto';
 import { PrebuildsService, type ReinitEvent } from '../prebuilds.service';
@@ -50,6 +51,19 @@ export class AgentAppHealthRequestDto {
   healths: Record<string, string>;
 }
 
+export class AgentCallsQueryDto {
+  @ApiPropertyOptional({ description: 'long-poll: wait up to this many ms for calls (at most 60000)' })
+  @IsOptional()
+  @IsString()
+  wait_ms?: string;
+}
+
+export class AgentCallResultRequestDto {
+  @ApiProperty() @IsBoolean() ok: boolean;
+  @ApiProperty() @IsString() @MaxLength(4 * 1024 * 1024) output: string;
+  @ApiPropertyOptional() @IsOptional() @IsInt() exit_code?: number;
+}
+
 export class AgentConnectionRequestDto {
   @ApiProperty({ format: 'uuid' }) @IsUUID() id: string;
   @ApiProperty({ enum: ['connect', 'disconnect'] }) @IsIn(['connect', 'disconnect']) action:
@@ -76,6 +90,7 @@ function agentOf(caller: AnyPrincipal): WorkspaceAgentIdentity {
 export class WorkspaceAgentsController {
   constructor(
     private readonly agents: WorkspaceAgentsService,
+    private readonly agentCalls: AgentCallsService,
     private readonly prebuilds: PrebuildsService,
     private readonly workspaces: WorkspacesService,
     private readonly sse: SseStreams,
@@ -142,6 +157,40 @@ export class WorkspaceAgentsController {
     @Body() body: AgentAppHealthRequestDto,
   ): Promise<void> {
     await this.agents.reportAppHealth(agentOf(caller), body.healths);
+  }
+
+  @Get('me/calls')
+  @Authenticated({ principals: ['agent'] })
+  @ApiOperation({ summary: 'Agent: calls to run in the workspace (chat tools), long-polled' })
+  @ApiOkResponse({ description: '[{id, tool, arguments}]' })
+  async calls(
+    @CurrentCaller() caller: AnyPrincipal,
+    @Query() query: AgentCallsQueryDto,
+    @Res() res: Response,
+  ): Promise<void> {
+    const abort = new AbortController();
+    res.once('close', () => abort.abort());
+    const waitMs = Math.max(0, Number.parseInt(query.wait_ms ?? '0', 10) || 0);
+    const calls = await this.agentCalls.take(agentOf(caller), waitMs, abort.signal);
+    if (!res.destroyed) res.status(200).json(calls);
+  }
+
+  @Post('me/calls/:call/result')
+  @HttpCode(204)
+  @Authenticated({ principals: ['agent'] })
+  @ApiOperation({ summary: "Agent: a call's result" })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 409, ...ERROR })
+  async callResult(
+    @CurrentCaller() caller: AnyPrincipal,
+    @Param('call', UUID_PIPE) callId: string,
+    @Body() body: AgentCallResultRequestDto,
+  ): Promise<void> {
+    await this.agentCalls.complete(agentOf(caller), callId, {
+      ok: body.ok,
+      output: body.output,
+      exitCode: body.exit_code,
+    });
   }
 
   @Post('me/connections')

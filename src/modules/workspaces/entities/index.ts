@@ -7,6 +7,7 @@ import { TemplateVersion } from './template-version.entity';
 import { TemplateVersionPreset } from './template-version-preset.entity';
 import { Workspace } from './workspace.entity';
 import { WorkspaceAgent } from './workspace-agent.entity';
+import { WorkspaceAgentCall } from './workspace-agent-call.entity';
 import { WorkspaceBuild } from './workspace-build.entity';
 import { WorkspaceResource } from './workspace-resource.entity';
 
@@ -22,4 +23,5 @@ export const WORKSPACES_ENTITIES: Function[] = [
   WorkspaceResource,
   WorkspaceAgent,
   ConnectionLog,
+  WorkspaceAgentCall,
 ];

@@ -1,3 +1,4 @@
 import { Workspaces1795750043624 } from './1795750043624-Workspaces';
+import { AgentCalls1795753956405 } from './1795753956405-AgentCalls';
 
-export const WORKSPACES_MIGRATIONS: Function[] = [Workspaces1795750043624];
+export const WORKSPACES_MIGRATIONS: Function[] = [Workspaces1795750043624, AgentCalls1795753956405];

@@ -1,0 +1,159 @@
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ConflictError, NotFoundError, UnavailableError } from '../../platform/errors/domain-error';
+import { ClusterBus } from '../../platform/events/cluster-bus.service';
+import {
+  type AgentCallResult,
+  type AgentTool,
+  WorkspaceAgentCalls,
+} from '../../platform/ports/workspace-agent-calls';
+import type { WorkspaceAgentIdentity } from '../auth/principal-ports';
+import { resultRows } from './provisioner-jobs.service';
+import { agentStatus } from './coder-workspace.presenter';
+import type { AgentRow } from './workspace-views';
+import { WORKSPACES_CONFIG, type WorkspacesConfig } from './workspaces.config';
+
+const CALLS_TOPIC = 'workspace.agent_calls:';
+const DONE_TOPIC = 'workspace.agent_call_done:';
+
+export interface PendingCall {
+  id: string;
+  tool: AgentTool;
+  arguments: Record<string, unknown>;
+}
+
+/**
+ * Calls into a workspace through its agent (the WorkspaceAgentCalls port): rows of
+ * `workspace_agent_calls`; the agent long-polls `GET /workspaceagents/me/calls` on any instance (woken
+ * over the ClusterBus), takes them with `FOR UPDATE SKIP LOCKED`, and posts each result; the caller
+ * waits for `workspace.agent_call_done:<id>` with a database poll as the fallback.
+ */
+@Injectable()
+export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDestroy {
+  private readonly waiting = new Set<() => void>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly cluster: ClusterBus,
+    @Inject(WORKSPACES_CONFIG) private readonly config: WorkspacesConfig,
+  ) {
+    super();
+  }
+
+  onModuleDestroy(): void {
+    for (const wake of this.waiting) wake();
+  }
+
+  async call(
+    workspaceId: string,
+    tool: AgentTool,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+  ): Promise<AgentCallResult> {
+    const [agent] = (await this.dataSource.query(
+      `SELECT a.* FROM workspace_agents a
+         JOIN workspace_resources r ON r.id = a.resource_id
+         JOIN workspace_builds b ON b.job_id = r.job_id
+         JOIN workspaces w ON w.id = b.workspace_id AND w.deleted = false
+        WHERE w.id = $1 AND b.build_number = (SELECT max(build_number) FROM workspace_builds WHERE workspace_id = w.id)
+        ORDER BY a.created_at DESC LIMIT 1`,
+      [workspaceId],
+    )) as AgentRow[];
+    if (!agent) throw new NotFoundError('No eligible agent found for chat workspace.');
+    const status = agentStatus(agent, this.config.agentDisconnectMs);
+    if (status !== 'connected') throw new UnavailableError(`Agent state is "${status}", must be connected.`);
+    const [row] = (await this.dataSource.query(
+      `INSERT INTO workspace_agent_calls (agent_id, tool, arguments) VALUES ($1, $2, $3) RETURNING id`,
+      [agent.id, tool, JSON.stringify(args)],
+    )) as { id: string }[];
+    const id = row!.id;
+    let done: (() => void) | undefined;
+    const unsubscribe = this.cluster.subscribe(DONE_TOPIC + id, () => done?.());
+    try {
+      await this.cluster.publish(CALLS_TOPIC + agent.id, {});
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const [current] = (await this.dataSource.query(
+          'SELECT status, result FROM workspace_agent_calls WHERE id = $1',
+          [id],
+        )) as {
+          status: string;
+          result: AgentCallResult | null;
+        }[];
+        if (current?.status === 'done' && current.result) return current.result;
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) break;
+        await new Promise<void>((resolve) => {
+          const finish = (): void => {
+            clearTimeout(timer);
+            this.waiting.delete(finish);
+            resolve();
+          };
+          const timer = setTimeout(finish, Math.min(remaining, 500));
+          timer.unref();
+          done = finish;
+          this.waiting.add(finish);
+        });
+      }
+      await this.dataSource.query(
+        `UPDATE workspace_agent_calls SET status = 'expired' WHERE id = $1 AND status <> 'done'`,
+        [id],
+      );
+      throw new UnavailableError('The workspace agent did not answer in time.');
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  /** The agent's long-poll: pending calls for it, taken at once (none after `waitMs`: an empty list). */
+  async take(agent: WorkspaceAgentIdentity, waitMs: number, signal: AbortSignal): Promise<PendingCall[]> {
+    let wake: (() => void) | undefined;
+    const unsubscribe = this.cluster.subscribe(CALLS_TOPIC + agent.agentId, () => wake?.());
+    try {
+      const deadline = Date.now() + Math.min(waitMs, 60_000);
+      for (;;) {
+        const taken = resultRows<PendingCall>(
+          await this.dataSource.query(
+            `UPDATE workspace_agent_calls SET status = 'taken'
+              WHERE id IN (SELECT id FROM workspace_agent_calls WHERE agent_id = $1 AND status = 'pending'
+                            ORDER BY created_at LIMIT 20 FOR UPDATE SKIP LOCKED)
+              RETURNING id, tool, arguments`,
+            [agent.agentId],
+          ),
+        );
+        if (taken.length > 0) return taken;
+        const remaining = deadline - Date.now();
+        if (remaining <= 0 || signal.aborted) return [];
+        await new Promise<void>((resolve) => {
+          const finish = (): void => {
+            clearTimeout(timer);
+            signal.removeEventListener('abort', finish);
+            this.waiting.delete(finish);
+            resolve();
+          };
+          const timer = setTimeout(finish, Math.min(remaining, 2_000));
+          timer.unref();
+          wake = finish;
+          signal.addEventListener('abort', finish);
+          this.waiting.add(finish);
+        });
+      }
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  /** The agent's answer to one of its calls. */
+  async complete(agent: WorkspaceAgentIdentity, callId: string, result: AgentCallResult): Promise<void> {
+    const updated = resultRows(
+      await this.dataSource.query(
+        `UPDATE workspace_agent_calls SET status = 'done', result = $3, completed_at = now()
+          WHERE id = $1 AND agent_id = $2 AND status = 'taken' RETURNING id`,
+        [callId, agent.agentId, JSON.stringify(result)],
+      ),
+    );
+    if (updated.length === 0)
+      throw new ConflictError('The call is not waiting for this agent.', { code: 'CALL_NOT_TAKEN' });
+    await this.cluster.publish(DONE_TOPIC + callId, {});
+  }
+}

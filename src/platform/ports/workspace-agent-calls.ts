@@ -1,0 +1,23 @@
+/**
+ * Calls into a workspace through its agent (chats run their tools this way): implemented by the
+ * workspaces module, absent when it is not loaded. The agent long-polls for calls, runs them in the
+ * workspace directory and posts the result; the caller waits on any instance.
+ */
+export type AgentTool = 'read_file' | 'write_file' | 'list_directory' | 'run_command';
+
+export interface AgentCallResult {
+  ok: boolean;
+  /** The tool's output (file content, listing, command output) or the error text. */
+  output: string;
+  exitCode?: number;
+}
+
+export abstract class WorkspaceAgentCalls {
+  /** Runs `tool` in the workspace's current agent; rejects when no agent is connected or it does not answer in time. */
+  abstract call(
+    workspaceId: string,
+    tool: AgentTool,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+  ): Promise<AgentCallResult>;
+}
