@@ -163,10 +163,12 @@ export class WorkspaceAgent {
     this.owner = manifest.owner_id;
     this.apps = manifest.apps ?? [];
     await this.lifecycle('starting');
-    writeFileSync(
-      path.join(this.options.directory, '.devplane-owner'),
-      JSON.stringify({ owner_id: manifest.owner_id, owner_name: manifest.owner_name }) + '\n',
-    );
+    // The owner marker lives beside the agent's state (the provisioner's `.devplane`), not in the user's files.
+    if (this.options.stateFile)
+      writeFileSync(
+        path.join(path.dirname(this.options.stateFile), 'owner.json'),
+        JSON.stringify({ owner_id: manifest.owner_id, owner_name: manifest.owner_name }) + '\n',
+      );
     let ok = true;
     if (manifest.startup_script.trim() !== '') ok = await this.runScript(manifest);
     this.state.owner_id = manifest.owner_id;
@@ -395,10 +397,70 @@ export async function runTool(
           });
         });
       }
+      case 'git_scan':
+        return {
+          ok: true,
+          output: JSON.stringify(
+            await gitScan(root, Array.isArray(args.paths) ? args.paths.map(String) : ['.']),
+          ),
+        };
       default:
         return { ok: false, output: `unknown tool ${tool}` };
     }
   } catch (error) {
     return { ok: false, output: error instanceof Error ? error.message : String(error) };
   }
+}
+
+const DIFF_LIMIT = 3 * 1024 * 1024;
+
+function git(cwd: string, args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('git', args, { cwd, stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (out.length < DIFF_LIMIT) out += chunk.toString('utf8');
+    });
+    child.once('close', (code) => resolve({ code: code ?? -1, out }));
+    child.once('error', () => resolve({ code: -1, out: '' }));
+  });
+}
+
+/**
+ * The git repositories holding `paths` (relative to the workspace): each one's root, branch, origin and
+ * its whole unified diff against HEAD, untracked files included (combined diffs capped at 3 MiB).
+ */
+export async function gitScan(
+  root: string,
+  paths: string[],
+): Promise<{ repo_root: string; branch: string; remote_origin: string; unified_diff: string }[]> {
+  const { stat } = await import('node:fs/promises');
+  const roots = new Set<string>();
+  for (const relative of paths) {
+    let dir = path.resolve(root, relative);
+    const info = await stat(dir).catch(() => null);
+    if (!info) dir = path.dirname(dir);
+    else if (!info.isDirectory()) dir = path.dirname(dir);
+    const top = await git(dir, ['rev-parse', '--show-toplevel']).catch(() => ({ code: -1, out: '' }));
+    if (top.code === 0) roots.add(top.out.trim());
+  }
+  const out = [];
+  let budget = DIFF_LIMIT;
+  for (const repo of [...roots].sort()) {
+    const branch = (await git(repo, ['symbolic-ref', '--short', 'HEAD'])).out.trim();
+    const origin = (await git(repo, ['config', '--get', 'remote.origin.url'])).out.trim();
+    const hasHead = (await git(repo, ['rev-parse', '--verify', '-q', 'HEAD'])).code === 0;
+    let diff = (
+      await git(repo, hasHead ? ['diff', 'HEAD', '--no-color'] : ['diff', '--cached', '--no-color'])
+    ).out;
+    const untracked = (await git(repo, ['ls-files', '--others', '--exclude-standard', '-z'])).out
+      .split('\0')
+      .filter(Boolean);
+    for (const file of untracked.sort())
+      diff += (await git(repo, ['diff', '--no-color', '--no-index', '--', '/dev/null', file])).out;
+    if (diff.length > budget) diff = diff.slice(0, Math.max(0, budget));
+    budget -= diff.length;
+    out.push({ repo_root: repo, branch, remote_origin: origin, unified_diff: diff });
+  }
+  return out;
 }

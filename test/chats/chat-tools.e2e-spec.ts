@@ -9,6 +9,8 @@ import {
   waitFor,
 } from '../helpers/provisioner-process';
 import { createTestApp, type TestApp } from '../helpers/test-app';
+import { GitWatchGateway } from '../../src/modules/chats/controllers/git-watch.gateway';
+import { WatchClient } from '../notifications/helpers';
 import { coderClient, createTemplate, type Json, workspacesDirOf } from '../workspaces/helpers';
 
 /**
@@ -192,5 +194,125 @@ describe('chat tools in a workspace', () => {
       30_000,
       'requires_action',
     );
+  });
+
+  it('git watch: a snapshot of the repositories the chat touched, a new message only when it changed, refresh at most one scan a second', async () => {
+    const waitWaiting = (id: string) =>
+      waitFor(
+        async () => {
+          const current = await client.json(
+            await client.api(alice.token, 'GET', `/api/experimental/chats/${id}`),
+            200,
+          );
+          if (current.status === 'error') throw new Error(`chat failed: ${JSON.stringify(current)}`);
+          return current.status === 'waiting' ? true : undefined;
+        },
+        60_000,
+        'chat waiting',
+      );
+    provider.script.push(
+      {
+        toolCalls: [
+          {
+            id: 'call_init',
+            name: 'run_command',
+            arguments: JSON.stringify({
+              command:
+                'git init -q -b main && git -c user.email=a@b.c -c user.name=a commit -q --allow-empty -m init',
+            }),
+          },
+        ],
+      },
+      { text: 'initialized' },
+    );
+    const chat = await client.json(
+      await client.api(alice.token, 'POST', '/api/experimental/chats', {
+        model_config_id: configId,
+        workspace_id: workspaceId,
+        content: [{ type: 'text', text: 'init a repository' }],
+      }),
+      201,
+    );
+    await waitWaiting(chat.id);
+    const repoRoot = path.join(workspacesDirOf(t), workspaceId, 'repo');
+    const watcher = new WatchClient(
+      `${t.url!.replace('http', 'ws')}/api/experimental/chats/${chat.id}/git/watch`,
+      {
+        'Service-Session-Token': alice.token,
+      },
+    );
+    await watcher.opened;
+    const first = await waitFor(() => watcher.frames[0], 20_000, 'the first snapshot');
+    // The first test's note is untracked in the new repository: the snapshot shows it, not the later edit.
+    expect(first).toMatchObject({ type: 'changes', repositories: [{ repo_root: repoRoot, branch: 'main' }] });
+    const firstDiff = (first.repositories as Json[])[0].unified_diff as string;
+    expect(firstDiff).toContain('notes/hello.txt');
+    expect(firstDiff).not.toContain('src/app.txt');
+    // The chat's tool writes a file: the watcher rescans and sends the new diff.
+    provider.script.push(
+      {
+        toolCalls: [
+          {
+            id: 'call_edit',
+            name: 'write_file',
+            arguments: JSON.stringify({ path: 'src/app.txt', content: 'v1\n' }),
+          },
+        ],
+      },
+      { text: 'edited' },
+    );
+    await client.json(
+      await client.api(alice.token, 'POST', `/api/experimental/chats/${chat.id}/messages`, {
+        content: [{ type: 'text', text: 'edit' }],
+      }),
+      201,
+    );
+    const second = await waitFor(() => watcher.frames[1], 20_000, 'a snapshot after the edit');
+    expect(second.type).toBe('changes');
+    const repositories = second.repositories as Json[];
+    expect(repositories).toHaveLength(1);
+    expect(repositories[0].unified_diff).toContain('+v1');
+    expect(repositories[0].unified_diff).toContain('src/app.txt');
+    // Nothing changes: refreshes scan (at most one a second) and send nothing.
+    const gateway = t.app.get(GitWatchGateway);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const before = gateway.scans;
+    for (let i = 0; i < 5; i++) watcher.socket.send(JSON.stringify({ type: 'refresh' }));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(gateway.scans - before).toBeGreaterThanOrEqual(1);
+    expect(gateway.scans - before).toBeLessThanOrEqual(2);
+    expect(watcher.frames).toHaveLength(2);
+    watcher.socket.send(JSON.stringify({ type: 'dance' }));
+    const error = await waitFor(() => watcher.frames[2], 5_000, 'an error frame');
+    expect(error).toEqual({ type: 'error', message: 'Unknown message type "dance".' });
+    watcher.close();
+  });
+
+  it('git watch: a chat without a workspace is 400 before the upgrade; another user is 404', async () => {
+    const plain = await client.json(
+      await client.api(alice.token, 'POST', '/api/experimental/chats', {
+        model_config_id: configId,
+        content: [{ type: 'text', text: 'plain' }],
+      }),
+      201,
+    );
+    const refused = new WatchClient(
+      `${t.url!.replace('http', 'ws')}/api/experimental/chats/${plain.id}/git/watch`,
+      {
+        'Service-Session-Token': alice.token,
+      },
+    );
+    await expect(refused.opened).rejects.toThrow();
+    expect(refused.unexpected?.status).toBe(400);
+    expect(JSON.parse(refused.unexpected!.body).message).toBe('Chat has no workspace.');
+    const bob = await t.factories.user({ username: 'toolbob' });
+    const stranger = new WatchClient(
+      `${t.url!.replace('http', 'ws')}/api/experimental/chats/${plain.id}/git/watch`,
+      {
+        'Service-Session-Token': bob.token,
+      },
+    );
+    await expect(stranger.opened).rejects.toThrow();
+    expect(stranger.unexpected?.status).toBe(404);
   });
 });

@@ -17,7 +17,7 @@ export const RETENTION_JOB = 'chats.retention';
 /**
  * `CHAT_RETENTION_DAYS` (issue 19.6; 0 = keep forever): archived chats older than the period are
  * purged with their messages and files (rows in one transaction, then the blobs) by the durable job
- * `chats.retention`, queued hourly and at start.
+ * `chats.retention`, queued hourly (coalesced across instances).
  */
 @Injectable()
 export class ChatRetentionService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -40,7 +40,7 @@ export class ChatRetentionService implements OnApplicationBootstrap, OnModuleDes
 
   onApplicationBootstrap(): void {
     if (this.days === 0) return;
-    void this.schedule();
+    // Hourly, not at start: a freshly started instance leaves the job queue as it found it.
     this.timer = setInterval(() => void this.schedule(), 3_600_000);
     this.timer.unref();
   }

@@ -24,7 +24,7 @@ import { ApiTokensService } from '../identity/api-tokens.service';
 import { AGENTS_EXPERIMENT } from './agents-experiment.guard';
 import { ChatsService, chatFromRow, type MessageRow } from './chats.service';
 import type { Chat } from './entities/chat.entity';
-import { CHATS_PENDING_TOPIC } from './events';
+import { CHATS_PENDING_TOPIC, GIT_DIRTY_TOPIC } from './events';
 
 const INT32_MAX = 2_147_483_647;
 
@@ -264,6 +264,8 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
             output: result.output,
           });
         }
+        // The tools may have changed the workspace: the chat's git watchers rescan (any instance).
+        await this.cluster.publish(GIT_DIRTY_TOPIC + chat.id, {}).catch(() => undefined);
         await this.dataSource.query(
           `UPDATE chats SET leased_until = now() + ($2::int * interval '1 millisecond') WHERE id = $1 AND runner_id = $3`,
           [chat.id, this.leaseMs, this.runnerId],

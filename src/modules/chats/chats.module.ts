@@ -6,13 +6,21 @@ import { ChatRetentionService } from './chat-retention.service';
 import { ChatRunnerService } from './chat-runner.service';
 import { ChatsService } from './chats.service';
 import { ChatsController } from './controllers/chats.controller';
+import { GitWatchGateway } from './controllers/git-watch.gateway';
 import { CHATS_ENTITIES } from './entities';
 
 /** Chats (spec 2 table C, issue 19): see README.md. */
 @Module({
   imports: [TypeOrmModule.forFeature(CHATS_ENTITIES)],
   controllers: [ChatsController],
-  providers: [ChatsService, ChatFilesService, ChatRetentionService, ChatRunnerService, AgentsExperimentGuard],
+  providers: [
+    ChatsService,
+    ChatFilesService,
+    ChatRetentionService,
+    ChatRunnerService,
+    AgentsExperimentGuard,
+    GitWatchGateway,
+  ],
   exports: [ChatsService],
 })
 export class ChatsModule {}

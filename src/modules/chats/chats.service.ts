@@ -370,6 +370,36 @@ export class ChatsService {
     return message!;
   }
 
+  /**
+   * The workspace paths the chat and its ancestors touched (file tools' paths; `.` once a command ran):
+   * what the git watch asks the agent to scan.
+   */
+  async touchedPaths(chat: Pick<Chat, 'id'>): Promise<string[]> {
+    const rows = (await this.dataSource.query(
+      `WITH RECURSIVE lineage AS (
+         SELECT id, parent_chat_id FROM chats WHERE id = $1
+         UNION ALL SELECT c.id, c.parent_chat_id FROM chats c JOIN lineage l ON c.id = l.parent_chat_id)
+       SELECT part->>'name' AS name, part->>'arguments' AS arguments
+         FROM chat_messages m CROSS JOIN LATERAL jsonb_array_elements(m.content) part
+        WHERE m.chat_id IN (SELECT id FROM lineage) AND m.role = 'assistant' AND part->>'type' = 'tool-call'`,
+      [chat.id],
+    )) as { name: string; arguments: string | null }[];
+    const paths = new Set<string>();
+    for (const row of rows) {
+      if (row.name === 'run_command') {
+        paths.add('.');
+        continue;
+      }
+      try {
+        const args = JSON.parse(row.arguments ?? '{}') as { path?: unknown };
+        if (typeof args.path === 'string' && args.path !== '') paths.add(args.path);
+      } catch {
+        // arguments that were not JSON touched nothing
+      }
+    }
+    return [...paths].sort();
+  }
+
   /** A tool's result, as the model will see it in the next call. */
   async recordToolResult(
     manager: EntityManager,

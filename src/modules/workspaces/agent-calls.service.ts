@@ -31,6 +31,7 @@ export interface PendingCall {
 @Injectable()
 export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDestroy {
   private readonly waiting = new Set<() => void>();
+  private closed = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -41,15 +42,16 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
   }
 
   onModuleDestroy(): void {
+    this.closed = true;
     for (const wake of this.waiting) wake();
   }
 
-  async call(
-    workspaceId: string,
-    tool: AgentTool,
-    args: Record<string, unknown>,
-    timeoutMs: number,
-  ): Promise<AgentCallResult> {
+  async agentState(workspaceId: string): Promise<string | null> {
+    const agent = await this.currentAgent(workspaceId);
+    return agent ? agentStatus(agent, this.config.agentDisconnectMs) : null;
+  }
+
+  private async currentAgent(workspaceId: string): Promise<AgentRow | undefined> {
     const [agent] = (await this.dataSource.query(
       `SELECT a.* FROM workspace_agents a
          JOIN workspace_resources r ON r.id = a.resource_id
@@ -59,6 +61,16 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
         ORDER BY a.created_at DESC LIMIT 1`,
       [workspaceId],
     )) as AgentRow[];
+    return agent;
+  }
+
+  async call(
+    workspaceId: string,
+    tool: AgentTool,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+  ): Promise<AgentCallResult> {
+    const agent = await this.currentAgent(workspaceId);
     if (!agent) throw new NotFoundError('No eligible agent found for chat workspace.');
     const status = agentStatus(agent, this.config.agentDisconnectMs);
     if (status !== 'connected') throw new UnavailableError(`Agent state is "${status}", must be connected.`);
@@ -82,7 +94,7 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
         }[];
         if (current?.status === 'done' && current.result) return current.result;
         const remaining = deadline - Date.now();
-        if (remaining <= 0) break;
+        if (remaining <= 0 || this.closed) break;
         await new Promise<void>((resolve) => {
           const finish = (): void => {
             clearTimeout(timer);
@@ -112,6 +124,7 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
     try {
       const deadline = Date.now() + Math.min(waitMs, 60_000);
       for (;;) {
+        if (this.closed) return [];
         const taken = resultRows<PendingCall>(
           await this.dataSource.query(
             `UPDATE workspace_agent_calls SET status = 'taken'

@@ -77,12 +77,25 @@ export class PrebuildsService implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.schedule(), this.config.reconcileIntervalMs);
+    this.timer = setInterval(() => void this.scheduleIfNeeded(), this.config.reconcileIntervalMs);
     this.timer.unref();
   }
 
   onModuleDestroy(): void {
     clearInterval(this.timer);
+  }
+
+  /** The periodic pass: only when some preset wants prebuilds or prebuilt workspaces exist (an idle queue stays empty). */
+  private async scheduleIfNeeded(): Promise<void> {
+    const [row] = (await this.dataSource
+      .query(
+        `SELECT EXISTS (SELECT 1 FROM template_version_presets p JOIN templates t ON t.active_version_id = p.template_version_id
+                         WHERE p.desired_instances > 0 AND t.deleted = false)
+             OR EXISTS (SELECT 1 FROM workspaces WHERE owner_id = $1 AND deleted = false) AS needed`,
+        [PREBUILDS_USER_ID],
+      )
+      .catch(() => [{ needed: false }])) as { needed: boolean }[];
+    if (row?.needed) await this.schedule();
   }
 
   /** Queues a reconciliation (coalesced: one open at a time). */

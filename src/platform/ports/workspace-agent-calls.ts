@@ -3,7 +3,7 @@
  * workspaces module, absent when it is not loaded. The agent long-polls for calls, runs them in the
  * workspace directory and posts the result; the caller waits on any instance.
  */
-export type AgentTool = 'read_file' | 'write_file' | 'list_directory' | 'run_command';
+export type AgentTool = 'read_file' | 'write_file' | 'list_directory' | 'run_command' | 'git_scan';
 
 export interface AgentCallResult {
   ok: boolean;
@@ -13,6 +13,8 @@ export interface AgentCallResult {
 }
 
 export abstract class WorkspaceAgentCalls {
+  /** The state of the workspace's current agent (`connected`, `disconnected`, ...), or null when it has none. */
+  abstract agentState(workspaceId: string): Promise<string | null>;
   /** Runs `tool` in the workspace's current agent; rejects when no agent is connected or it does not answer in time. */
   abstract call(
     workspaceId: string,
