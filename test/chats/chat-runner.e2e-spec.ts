@@ -116,7 +116,7 @@ describe('chat runner', () => {
     expect(keys!.n).toBe(0);
   });
 
-  it('a model that asks for tools leaves the chat requiring action; a provider error leaves it in error', async () => {
+  it('a model that asks for tools in a chat without a workspace leaves it requiring action; a provider error leaves it in error', async () => {
     provider.script.push({
       toolCalls: [{ id: 'call_1', name: 'write_file', arguments: '{"path":"a.txt","content":"x"}' }],
     });

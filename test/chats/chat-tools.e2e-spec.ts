@@ -176,26 +176,6 @@ describe('chat tools in a workspace', () => {
     });
   });
 
-  it('a chat without a workspace cannot run tools: it requires action', async () => {
-    provider.script.push({ toolCalls: [{ id: 'call_x', name: 'read_file', arguments: '{"path":"x"}' }] });
-    const chat = await client.json(
-      await client.api(alice.token, 'POST', '/api/experimental/chats', {
-        model_config_id: configId,
-        content: [{ type: 'text', text: 'read it' }],
-      }),
-      201,
-    );
-    await waitFor(
-      async () =>
-        (await client.json(await client.api(alice.token, 'GET', `/api/experimental/chats/${chat.id}`), 200))
-          .status === 'requires_action'
-          ? true
-          : undefined,
-      30_000,
-      'requires_action',
-    );
-  });
-
   it('git watch: a snapshot of the repositories the chat touched, a new message only when it changed, refresh at most one scan a second', async () => {
     const waitWaiting = (id: string) =>
       waitFor(
