@@ -99,6 +99,21 @@ describe('chats (issue 19): model configurations, chats, archive, cost, files, r
   });
   afterAll(async () => t.close());
 
+  it('are left out of the public OpenAPI document and served in the experimental one', async () => {
+    const isChat = (route: string) => route.startsWith('/api/experimental/chats');
+    const publicDocument = (await (await fetch(`${t.url}/docs-json`)).json()) as {
+      paths: Record<string, unknown>;
+    };
+    expect(Object.keys(publicDocument.paths).filter(isChat)).toEqual([]);
+    expect(Object.keys(publicDocument.paths)).toContain('/api/v2/workspaces/{workspace}');
+    const experimental = (await (await fetch(`${t.url}/docs-experimental-json`)).json()) as {
+      paths: Record<string, unknown>;
+    };
+    expect(Object.keys(experimental.paths).length).toBeGreaterThan(10);
+    expect(Object.keys(experimental.paths).every(isChat)).toBe(true);
+    expect(Object.keys(experimental.paths)).toContain('/api/experimental/chats/{chat}/archive');
+  });
+
   describe('model configurations', () => {
     it('owners add them; members list them; bad prices and unknown providers are 400; members may not add (403)', async () => {
       const created = await json(
