@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AcquiredJob, JobLog } from './protocol';
+import { isUuid } from '../platform/text/uuid';
 
 /**
  * The built-in provisioner: a workspace is a directory `<workspacesDir>/<workspace id>`; start
@@ -62,7 +63,7 @@ export class BuiltinProvisioner implements Provisioner {
   constructor(private readonly options: BuiltinProvisionerOptions) {}
 
   workspaceDir(workspaceId: string): string {
-    if (!/^[0-9a-f-]{36}$/i.test(workspaceId)) throw new Error('not a workspace id');
+    if (!isUuid(workspaceId)) throw new Error('not a workspace id');
     return path.join(this.options.workspacesDir, workspaceId);
   }
 

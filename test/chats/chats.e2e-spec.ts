@@ -264,6 +264,7 @@ describe('chats (issue 19): model configurations, chats, archive, cost, files, r
         404,
       );
       await json(await api(alice.token, 'GET', '/api/experimental/chats/not-a-uuid'), 404);
+      await json(await api(alice.token, 'GET', `/api/experimental/chats/${'-'.repeat(36)}`), 404);
       const deleted = await json(await api(alice.token, 'DELETE', `/api/experimental/chats/${root.id}`), 404);
       expect(deleted.message).toBe(ROUTE_NOT_FOUND);
       await json(await api('', 'GET', '/api/experimental/chats'), 401);

@@ -143,6 +143,8 @@ describe('workspaces API: statuses, auth, the daemon protocol and the build watc
       await json(await api(alice.token, 'GET', `/api/v2/templates/${MISSING}`), 404);
       await json(await api(alice.token, 'GET', `/api/v2/templateversions/${MISSING}`), 404);
       await json(await api(alice.token, 'GET', `/api/v2/workspaces/${MISSING}`), 404);
+      // 36 characters of a uuid's alphabet that are no uuid: still 404, never a database error.
+      await json(await api(alice.token, 'POST', `/api/v2/tasks/me/${'-'.repeat(36)}/pause`), 404);
       const unknownTemplate = await json(
         await api(alice.token, 'POST', '/api/v2/users/me/workspaces', { name: 'x', template_id: MISSING }),
         404,

@@ -13,6 +13,7 @@ import { presentCoderUser } from '../identity/presenters/coder-user.presenter';
 import { AuditLogDto, AuditLogResponseDto, AuditLogsQueryDto } from './audit.dto';
 import { type ActorRow, type AuditFilters, AuditLogService } from './audit-log.service';
 import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES, describeAuditEntry } from './audit-vocabulary';
+import { isUuid } from '../../platform/text/uuid';
 
 const DEFAULT_LIMIT = 100;
 
@@ -149,7 +150,7 @@ export class AuditController {
     parser.string('build_reason'); // accepted (Coder's workspace build filter); no audited builds yet
     const organization = parser.string('organization');
     if (organization) {
-      const found = /^[0-9a-f-]{36}$/i.test(organization)
+      const found = isUuid(organization)
         ? await this.organizations.findByUuid(organization)
         : await this.organizations.findByName(organization);
       if (!found)

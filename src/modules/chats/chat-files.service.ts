@@ -10,6 +10,7 @@ import type { Principal } from '../auth/principal';
 import { OrganizationsService } from '../identity/organizations.service';
 import type { ChatFile } from './entities/chat-file.entity';
 import { NOT_FOUND } from './chats.service';
+import { isUuid } from '../../platform/text/uuid';
 
 export const CHAT_FILE_MAX_BYTES = 10 * 1024 * 1024;
 /** The spec's file types for chats (images), recognized by their bytes. */
@@ -71,7 +72,7 @@ export class ChatFilesService {
     const organization = memberships.find(
       (membership) => membership.organizationUuid === input.organizationId?.toLowerCase(),
     );
-    if (!input.organizationId || !/^[0-9a-f-]{36}$/i.test(input.organizationId) || !organization)
+    if (!input.organizationId || !isUuid(input.organizationId) || !organization)
       throw new BadRequestError('Invalid organization.', {
         fields: [{ field: 'organization', detail: 'an organization id of yours is required' }],
       });
@@ -113,7 +114,7 @@ export class ChatFilesService {
 
   /** A file its owner (or whoever may read the owner's chats) reads; else 404. */
   async require(principal: Principal, id: string): Promise<ChatFile> {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) throw new NotFoundError(NOT_FOUND);
+    if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
     const [row] = (await this.dataSource.query('SELECT * FROM chat_files WHERE id = $1', [id])) as Record<
       string,
       unknown
@@ -139,10 +140,6 @@ export class ChatFilesService {
       await this.blobs
         .delete(chatFileKey(id))
         .catch((error: unknown) => this.logger.warn({ err: error, id }, 'chat file blob not deleted'));
-  }
-
-  get transactionRunner(): TransactionRunner {
-    return this.transactions;
   }
 }
 

@@ -8,6 +8,7 @@ import {
 import type { AppConfig } from '../../platform/config/app-config';
 import { int } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
+import { resultRows } from '../../platform/database/result-rows';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { JobQueue } from '../../platform/jobs/job-queue.service';
 import { ChatFilesService } from './chat-files.service';
@@ -69,13 +70,11 @@ export class ChatRetentionService implements OnApplicationBootstrap, OnModuleDes
       )) as { id: string }[];
       const ids = doomed.map((row) => row.id);
       if (ids.length === 0) return { chats: 0, fileIds: [] as string[] };
-      const files = (await tx.manager.query(
-        'DELETE FROM chat_files WHERE chat_id = ANY($1::uuid[]) RETURNING id',
-        [ids],
-      )) as unknown;
+      const rows = resultRows<{ id: string }>(
+        await tx.manager.query('DELETE FROM chat_files WHERE chat_id = ANY($1::uuid[]) RETURNING id', [ids]),
+      );
       await tx.manager.query('DELETE FROM chat_messages WHERE chat_id = ANY($1::uuid[])', [ids]);
       await tx.manager.query('DELETE FROM chats WHERE id = ANY($1::uuid[])', [ids]);
-      const rows = (Array.isArray(files) && Array.isArray(files[0]) ? files[0] : files) as { id: string }[];
       return { chats: ids.length, fileIds: rows.map((row) => row.id) };
     });
     await this.files.deleteBlobs(fileIds);

@@ -17,6 +17,7 @@ import { OrganizationsService } from '../identity/organizations.service';
 import { costMicros, type ModelPrices, parseDollars } from './chat-cost';
 import type { Chat } from './entities/chat.entity';
 import type { ChatModelConfig } from './entities/chat-model-config.entity';
+import { isUuid } from '../../platform/text/uuid';
 
 export const NOT_FOUND = 'Resource not found or you do not have access to this resource';
 const DEFAULT_ORGANIZATION = 'default';
@@ -95,7 +96,7 @@ export class ChatsService {
     id: string,
     manager: EntityManager | DataSource = this.dataSource,
   ): Promise<ChatModelConfig | null> {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+    if (!isUuid(id)) return null;
     const [row] = (await manager.query('SELECT * FROM chat_model_configs WHERE id = $1', [id])) as Record<
       string,
       unknown
@@ -152,7 +153,7 @@ export class ChatsService {
 
   /** A chat the caller may read, else 404. */
   async requireChat(principal: Principal, id: string): Promise<Chat> {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) throw new NotFoundError(NOT_FOUND);
+    if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
     const [row] = (await this.dataSource.query('SELECT * FROM chats WHERE id = $1', [id])) as Record<
       string,
       unknown
@@ -243,7 +244,7 @@ export class ChatsService {
           });
         texts.push(part.text.trim());
       } else if (part.type === 'file' || part.type === 'file-reference') {
-        if (typeof part.file_id !== 'string' || !/^[0-9a-f-]{36}$/i.test(part.file_id))
+        if (typeof part.file_id !== 'string' || !isUuid(part.file_id))
           throw new BadRequestError('Invalid input part.', {
             fields: [{ field: `content[${index}].file_id`, detail: 'a file id is required' }],
           });
@@ -257,7 +258,7 @@ export class ChatsService {
   }
 
   private async requireWorkspace(principal: Principal, id: string): Promise<void> {
-    const workspace = /^[0-9a-f-]{36}$/i.test(id) ? await this.workspaces?.find(id.toLowerCase()) : null;
+    const workspace = isUuid(id) ? await this.workspaces?.find(id.toLowerCase()) : null;
     const object = workspace
       ? {
           type: 'workspace',

@@ -8,7 +8,8 @@ import {
   WorkspaceAgentCalls,
 } from '../../platform/ports/workspace-agent-calls';
 import type { WorkspaceAgentIdentity } from '../auth/principal-ports';
-import { resultRows } from './provisioner-jobs.service';
+
+import { resultRows } from '../../platform/database/result-rows';
 import { agentStatus } from './coder-workspace.presenter';
 import type { AgentRow } from './workspace-views';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from './workspaces.config';

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import { createHash, randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SecretBox } from '../../platform/crypto/secret-box';
+import { resultRows } from '../../platform/database/result-rows';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ConflictError, NotFoundError } from '../../platform/errors/domain-error';
 import { ClusterBus } from '../../platform/events/cluster-bus.service';
@@ -411,18 +412,6 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
 
 function notYours(): ConflictError {
   return new ConflictError('The job is not leased by this provisioner daemon.', { code: 'JOB_NOT_LEASED' });
-}
-
-/** `UPDATE ... RETURNING` answers rows (pg) or `[rows, count]` (some drivers): the rows either way. */
-export function resultRows<T = unknown>(result: unknown): T[] {
-  if (
-    Array.isArray(result) &&
-    result.length === 2 &&
-    Array.isArray(result[0]) &&
-    typeof result[1] === 'number'
-  )
-    return result[0] as T[];
-  return (result as T[]) ?? [];
 }
 
 export function toJob(row: Record<string, unknown>): ProvisionerJob {

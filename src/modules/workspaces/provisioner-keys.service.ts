@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ConflictError, InvalidError, NotFoundError } from '../../platform/errors/domain-error';
 import type { ProvisionerKeyIdentity, ProvisionerKeyLookup } from '../auth/principal-ports';
-import { hashToken, resultRows } from './provisioner-jobs.service';
+import { hashToken } from './provisioner-jobs.service';
+import { resultRows } from '../../platform/database/result-rows';
 
 export interface ProvisionerKeyRow {
   id: string;

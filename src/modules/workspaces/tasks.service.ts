@@ -8,6 +8,7 @@ import type { User } from '../identity/entities/user.entity';
 import { TASK_NOTIFICATION_TEMPLATES } from './events';
 import { loadWorkspaces, type WorkspaceRow } from './workspace-views';
 import { notFound, workspaceObject, WorkspacesService } from './workspaces.service';
+import { isUuid } from '../../platform/text/uuid';
 
 /**
  * Tasks (reference D.5): a task is a workspace whose latest build has `has_ai_task`. Pause is a stop
@@ -24,7 +25,7 @@ export class TasksService {
 
   /** `{task}`: the task's (workspace's) id or name, for `{user}`; 404 when not visible or not a task. */
   async requireTask(principal: Principal, owner: User, ref: string): Promise<WorkspaceRow> {
-    const byId = /^[0-9a-f-]{36}$/i.test(ref);
+    const byId = isUuid(ref);
     const [workspace] = await loadWorkspaces(
       this.dataSource,
       `w.owner_id = $1 AND w.deleted = false AND ${byId ? 'w.id = $2' : 'w.lower_name = $2'}`,

@@ -5,7 +5,8 @@ import { InvalidError, NotFoundError } from '../../platform/errors/domain-error'
 import type { WorkspaceAgentIdentity, WorkspaceAgentLookup } from '../auth/principal-ports';
 import { UserSecretsService } from '../identity/secrets/user-secrets.service';
 import { PREBUILDS_USER_ID, PREBUILDS_USER_NAME } from './events';
-import { hashToken, resultRows } from './provisioner-jobs.service';
+import { hashToken } from './provisioner-jobs.service';
+import { resultRows } from '../../platform/database/result-rows';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from './workspaces.config';
 
 export const LIFECYCLE_STATES = [

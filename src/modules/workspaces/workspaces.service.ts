@@ -16,7 +16,7 @@ import { OrganizationsService } from '../identity/organizations.service';
 import type { User } from '../identity/entities/user.entity';
 import { workspaceStatus } from './coder-workspace.presenter';
 import { PREBUILDS_USER_ID } from './events';
-import { ProvisionerJobsService, resultRows } from './provisioner-jobs.service';
+import { ProvisionerJobsService } from './provisioner-jobs.service';
 import { parseTemplateDefinition, type TemplateDefinition } from './template-definition';
 import type { Template } from './entities/template.entity';
 import type { TemplateVersion } from './entities/template-version.entity';
@@ -30,6 +30,7 @@ import {
   type WorkspaceRow,
 } from './workspace-views';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from './workspaces.config';
+import { isUuid } from '../../platform/text/uuid';
 
 export const NOT_FOUND = 'Resource not found or you do not have access to this resource';
 const NAME = /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$/;
@@ -746,7 +747,7 @@ export class WorkspacesService {
 
   /** The WorkspaceLookup port: what other modules may learn about a workspace. */
   async summaryOf(id: string): Promise<WorkspaceSummary | null> {
-    if (!/^[0-9a-f-]{36}$/.test(id)) return null;
+    if (!isUuid(id)) return null;
     const [workspace] = await loadWorkspaces(this.dataSource, 'w.id = $1 AND w.deleted = false', [id]);
     return workspace
       ? {
@@ -761,14 +762,9 @@ export class WorkspacesService {
 
   /** The RBAC object of a workspace by id (authcheck's `resource_id`). */
   async rbacObjectOf(id: string): Promise<AuthzObject | null> {
-    if (!/^[0-9a-f-]{36}$/.test(id)) return null;
+    if (!isUuid(id)) return null;
     const [workspace] = await loadWorkspaces(this.dataSource, 'w.id = $1 AND w.deleted = false', [id]);
     return workspace ? workspaceObject(workspace) : null;
-  }
-
-  /** Rows changed by an UPDATE (TypeORM answers `[rows, count]`). */
-  static changed(result: unknown): number {
-    return resultRows(result).length;
   }
 }
 

@@ -6,12 +6,7 @@ import { DataSource } from 'typeorm';
 import { BodyStream, StreamBody } from '../../../api/body/body.decorators';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
-import {
-  type CoderPage,
-  parsePagination,
-  SearchParser,
-  searchTerms,
-} from '../../../api/coder/coder-search-query';
+import { coderPage, SearchParser, searchTerms } from '../../../api/coder/coder-search-query';
 import { ForbiddenError, InvalidError } from '../../../platform/errors/domain-error';
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
 import { AuthorizationService } from '../../auth/authorization.service';
@@ -35,13 +30,6 @@ import type { Chat } from '../entities/chat.entity';
 const ERROR = { type: CoderResponseDto };
 const JSON_OBJECT = { schema: { type: 'object', additionalProperties: true } };
 const JSON_LIST = { schema: { type: 'array', items: { type: 'object', additionalProperties: true } } };
-
-function page(query: { limit?: string; offset?: string }): CoderPage {
-  const parsed = parsePagination(query);
-  if ('errors' in parsed)
-    throw new InvalidError('Query parameters have invalid values.', { fields: parsed.errors });
-  return parsed.page;
-}
 
 /** RFC 3339 `start_date` / `end_date` (default: the last 30 days). */
 function range(query: CostRangeQueryDto): { start: Date; end: Date } {
@@ -196,7 +184,7 @@ export class ChatsController {
   async costUsers(@CurrentPrincipal() principal: Principal, @Query() query: CostUsersQueryDto) {
     if (!(await this.authz.authorize(principal, 'read', { type: 'chat' }))) throw new ForbiddenError();
     const { start, end } = range(query);
-    const paging = page({ limit: query.limit, offset: query.offset });
+    const paging = coderPage({ limit: query.limit, offset: query.offset });
     const { rows, count } = await this.chats.costByUser(start, end, query.username, paging);
     return {
       start_date: start.toISOString(),
@@ -276,7 +264,7 @@ export class ChatsController {
     };
     const errors = parser.finish();
     if (errors.length) throw new InvalidError('Invalid chat search query.', { fields: errors });
-    const chats = await this.chats.list(principal, filters, page(query));
+    const chats = await this.chats.list(principal, filters, coderPage(query));
     return chats.map((chat) =>
       presentChat(chat, { name: principal.user.name, full_name: principal.user.fullName }),
     );

@@ -43,6 +43,7 @@ import { AllowedTypes, FORBIDDEN_TYPE_MESSAGE } from './attachment-types';
 import { detectContentType, SNIFF_LENGTH, storedMimeType } from './content-sniffing';
 import { presentGiteaAttachment } from './gitea-attachment.presenter';
 import { readHead } from './stream-head';
+import { isUuid } from '../../../platform/text/uuid';
 
 export const DELETE_BLOB_JOB = 'attachments.delete-blob';
 /** An upload's blob is collected this long after it started unless a row refers to it (a crash between store and commit). */
@@ -364,7 +365,7 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
   }
 
   async findByUuid(uuid: string): Promise<Attachment | null> {
-    if (!/^[0-9a-f-]{36}$/i.test(uuid)) return null;
+    if (!isUuid(uuid)) return null;
     return this.attachments.findOne({ where: { uuid: uuid.toLowerCase() }, relations: { release: true } });
   }
 

@@ -13,7 +13,7 @@ import { UserDirectory } from '../../identity/user-directory.service';
 import { CONNECTION_TYPES } from '../workspace-agents.service';
 import { CoderListQueryDto } from '../dto/workspaces.dto';
 import { loadUsers } from '../workspace-views';
-import { coderPage, coderSearch } from './coder-paging';
+import { coderPage, coderSearch } from '../../../api/coder/coder-search-query';
 
 const ERROR = { type: CoderResponseDto };
 

@@ -33,6 +33,7 @@ import {
   InvalidError,
   NotFoundError,
 } from '../../../platform/errors/domain-error';
+import { isUuid } from '../../../platform/text/uuid';
 
 const ERROR = { type: CoderResponseDto };
 const JOB_STATUSES = ['pending', 'running', 'succeeded', 'canceling', 'canceled', 'failed'];
@@ -179,7 +180,7 @@ export class ProvisionersController {
         detail: `Query param "status" has invalid values: ${bad.join(', ')}`,
       });
     const ids = (query.ids ?? '').split(',').filter((value) => value !== '');
-    if (ids.some((id) => !/^[0-9a-f-]{36}$/i.test(id)))
+    if (ids.some((id) => !isUuid(id)))
       problems.push({ field: 'ids', detail: 'Query param "ids" must be a list of valid uuids' });
     if (problems.length)
       throw new InvalidError('Query parameters have invalid values.', {
@@ -200,7 +201,7 @@ export class ProvisionersController {
     @Param('job') jobId: string,
   ): Promise<ProvisionerJobDto> {
     const organizationId = await this.organizationFor(principal, ref, 'provisioner_jobs', 'read');
-    if (!/^[0-9a-f-]{36}$/i.test(jobId))
+    if (!isUuid(jobId))
       throw new NotFoundError('Resource not found or you do not have access to this resource');
     const [job] = await this.present(organizationId, { statuses: [], ids: [jobId] }, 1);
     if (!job) throw new NotFoundError('Resource not found or you do not have access to this resource');

@@ -15,7 +15,7 @@ import {
 import { TasksService } from '../tasks.service';
 import { loadUsers } from '../workspace-views';
 import { WorkspacesService } from '../workspaces.service';
-import { coderPage, coderSearch } from './coder-paging';
+import { coderPage, coderSearch } from '../../../api/coder/coder-search-query';
 
 const ERROR = { type: CoderResponseDto };
 

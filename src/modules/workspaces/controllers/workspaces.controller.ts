@@ -22,7 +22,8 @@ import {
 } from '../dto/workspaces.dto';
 import { loadUsers, type WorkspaceRow } from '../workspace-views';
 import { notFound, WorkspacesService } from '../workspaces.service';
-import { coderPage, coderSearch } from './coder-paging';
+import { coderPage, coderSearch } from '../../../api/coder/coder-search-query';
+import { isUuid } from '../../../platform/text/uuid';
 
 const ERROR = { type: CoderResponseDto };
 const UUID_PIPE = new ParseUUIDPipe({ exceptionFactory: () => new BadRequestError('Invalid UUID.') });
@@ -246,7 +247,7 @@ export class WorkspacesController {
       ['group_roles', body.group_roles],
     ] as const)
       for (const [key, value] of Object.entries(map ?? {}))
-        if (typeof value !== 'string' || !/^[0-9a-f-]{36}$/i.test(key))
+        if (typeof value !== 'string' || !isUuid(key))
           throw new InvalidError('Invalid request to update workspace ACL', {
             fields: [{ field, detail: `"${key}" must be a uuid with a role string` }],
           });
