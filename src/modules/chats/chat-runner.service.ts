@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
+import { resultRows } from '../../platform/database/result-rows';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ClusterBus } from '../../platform/events/cluster-bus.service';
 import { AiProviderDirectory } from '../../platform/ports/ai-provider-directory';
@@ -45,6 +46,9 @@ interface OpenAiMessage {
   tool_calls?: unknown[];
   tool_call_id?: string;
 }
+
+/** The chat is no longer this runner's. */
+class LeaseLost extends Error {}
 
 export const AGENT_TOOLS = ['read_file', 'write_file', 'list_directory', 'run_command'] as const;
 
@@ -204,18 +208,16 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
 
   /** Takes up to a batch of pending chats (and chats whose runner's lease expired). */
   async acquire(): Promise<Chat[]> {
-    const result = (await this.dataSource.query(
-      `UPDATE chats SET status = 'running', runner_id = $1, leased_until = now() + ($2::int * interval '1 millisecond'), updated_at = now()
+    const rows = resultRows<Record<string, unknown>>(
+      await this.dataSource.query(
+        `UPDATE chats SET status = 'running', runner_id = $1, leased_until = now() + ($2::int * interval '1 millisecond'), updated_at = now()
         WHERE id IN (SELECT id FROM chats
                       WHERE (status = 'pending' OR (status = 'running' AND leased_until < now())) AND archived = false
                       ORDER BY updated_at LIMIT $3 FOR UPDATE SKIP LOCKED)
         RETURNING *`,
-      [this.runnerId, this.leaseMs, this.batchSize],
-    )) as unknown;
-    const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Record<
-      string,
-      unknown
-    >[];
+        [this.runnerId, this.leaseMs, this.batchSize],
+      ),
+    );
     return rows.map(chatFromRow);
   }
 
@@ -236,46 +238,62 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
         const started = Date.now();
         const history = await this.chats.messages(chat);
         const answer = await this.callModel(chat, config.provider, type, config.model, history, withTools);
-        await this.chats.recordAssistantMessage(this.dataSource.manager, chat, {
-          content: [
-            ...(answer.text ? [{ type: 'text', text: answer.text }] : []),
-            ...answer.toolCalls.map((call) => ({
-              type: 'tool-call',
-              tool_call_id: call.id,
-              name: call.name,
-              arguments: call.arguments,
-            })),
-          ],
-          modelConfigId: config.id,
-          usage: answer.usage,
-          runtimeMs: Date.now() - started,
-        });
-        if (answer.toolCalls.length === 0) break;
-        if (!withTools || step + 1 >= this.maxSteps) {
-          status = 'requires_action';
-          break;
-        }
-        for (const call of answer.toolCalls) {
-          const result = await this.runTool(chat.workspaceId!, call);
-          await this.chats.recordToolResult(this.dataSource.manager, chat, {
-            tool_call_id: call.id,
-            name: call.name,
-            ok: result.ok,
-            output: result.output,
+        const finished = answer.toolCalls.length === 0 || !withTools || step + 1 >= this.maxSteps;
+        if (answer.toolCalls.length > 0 && finished) status = 'requires_action';
+        // Tools run before anything is written: the answer, the tool results and the chat's state are one unit.
+        const results: { call: (typeof answer.toolCalls)[number]; result: AgentCallResult }[] = [];
+        // In the model's order: a command may read the file the previous call wrote.
+        if (!finished)
+          for (const call of answer.toolCalls)
+            results.push({ call, result: await this.runTool(chat.workspaceId!, call) });
+        const stillOurs = await this.transactions
+          .run(async (tx) => {
+            await this.chats.recordAssistantMessage(tx.manager, chat, {
+              content: [
+                ...(answer.text ? [{ type: 'text', text: answer.text }] : []),
+                ...answer.toolCalls.map((call) => ({
+                  type: 'tool-call',
+                  tool_call_id: call.id,
+                  name: call.name,
+                  arguments: call.arguments,
+                })),
+              ],
+              modelConfigId: config.id,
+              usage: answer.usage,
+              runtimeMs: Date.now() - started,
+            });
+            for (const { call, result } of results)
+              await this.chats.recordToolResult(tx.manager, chat, {
+                tool_call_id: call.id,
+                name: call.name,
+                ok: result.ok,
+                output: result.output,
+              });
+            const updated = resultRows(
+              finished
+                ? await tx.manager.query(
+                    `UPDATE chats SET status = $2, runner_id = NULL, leased_until = NULL, last_error = NULL, updated_at = now()
+                      WHERE id = $1 AND runner_id = $3 RETURNING id`,
+                    [chat.id, status, this.runnerId],
+                  )
+                : await tx.manager.query(
+                    `UPDATE chats SET leased_until = now() + ($2::int * interval '1 millisecond')
+                      WHERE id = $1 AND runner_id = $3 RETURNING id`,
+                    [chat.id, this.leaseMs, this.runnerId],
+                  ),
+            );
+            // Another runner took the chat over (our lease expired): write nothing.
+            if (updated.length === 0) throw new LeaseLost();
+            return true;
+          })
+          .catch((error: unknown) => {
+            if (error instanceof LeaseLost) return false;
+            throw error;
           });
-        }
+        if (!stillOurs || finished) return;
         // The tools may have changed the workspace: the chat's git watchers rescan (any instance).
         await this.cluster.publish(GIT_DIRTY_TOPIC + chat.id, {}).catch(() => undefined);
-        await this.dataSource.query(
-          `UPDATE chats SET leased_until = now() + ($2::int * interval '1 millisecond') WHERE id = $1 AND runner_id = $3`,
-          [chat.id, this.leaseMs, this.runnerId],
-        );
       }
-      await this.dataSource.query(
-        `UPDATE chats SET status = $2, runner_id = NULL, leased_until = NULL, last_error = NULL, updated_at = now()
-          WHERE id = $1 AND runner_id = $3`,
-        [chat.id, status, this.runnerId],
-      );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.logger.warn({ chatId: chat.id, err: message }, 'chat turn failed');
