@@ -163,6 +163,7 @@ describe('chat tools in a workspace', () => {
       'write_file',
       'list_directory',
       'run_command',
+      'open_pull_request',
     ]);
     const lastMessages = calls[2]!.body.messages as Json[];
     expect(lastMessages.at(-1)).toEqual({
@@ -294,5 +295,165 @@ describe('chat tools in a workspace', () => {
     );
     await expect(stranger.opened).rejects.toThrow();
     expect(stranger.unexpected?.status).toBe(404);
+  });
+
+  it('commits in the workspace, pushes to a devplane repository and opens a real pull request linked to the chat', async () => {
+    const gitea = (token: string, method: string, route: string, body?: unknown) =>
+      fetch(`${t.url}/api/v1${route}`, {
+        method,
+        headers: { Authorization: `token ${token}`, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    expect(
+      (
+        await gitea(alice.token, 'POST', '/user/repos', {
+          name: 'app',
+          auto_init: true,
+          default_branch: 'main',
+        })
+      ).status,
+    ).toBe(201);
+    const remote = new URL(`${t.url}/toolalice/app.git`);
+    remote.username = 'toolalice';
+    remote.password = alice.token;
+    const identity = '-c user.email=bot@example.com -c user.name=Bot';
+    provider.script.push(
+      {
+        toolCalls: [
+          {
+            id: 'call_clone',
+            name: 'run_command',
+            arguments: JSON.stringify({ command: `git clone -q ${remote.toString()} pr-app` }),
+          },
+          {
+            id: 'call_change',
+            name: 'write_file',
+            arguments: JSON.stringify({ path: 'pr-app/feature.txt', content: 'one\ntwo\nthree\n' }),
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          {
+            id: 'call_commit',
+            name: 'run_command',
+            arguments: JSON.stringify({
+              command: `cd pr-app && git checkout -q -b feature && git add feature.txt && git ${identity} commit -q -m "Add feature" && git push -q origin feature`,
+            }),
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          {
+            id: 'call_pr',
+            name: 'open_pull_request',
+            arguments: JSON.stringify({
+              repository: 'toolalice/app',
+              head: 'feature',
+              base: 'main',
+              title: 'Add the feature',
+              body: 'Opened by a chat.',
+            }),
+          },
+        ],
+      },
+      {
+        // The same pull request again: the repositories module refuses the duplicate, the model hears why.
+        toolCalls: [
+          {
+            id: 'call_pr_again',
+            name: 'open_pull_request',
+            arguments: JSON.stringify({
+              repository: 'toolalice/app',
+              head: 'feature',
+              base: 'main',
+              title: 'x',
+            }),
+          },
+        ],
+      },
+      { text: 'Pull request opened.' },
+    );
+    const chat = await client.json(
+      await client.api(alice.token, 'POST', '/api/experimental/chats', {
+        model_config_id: configId,
+        workspace_id: workspaceId,
+        content: [{ type: 'text', text: 'add a feature and open a pull request' }],
+      }),
+      201,
+    );
+    await waitFor(
+      async () => {
+        const current = await client.json(
+          await client.api(alice.token, 'GET', `/api/experimental/chats/${chat.id}`),
+          200,
+        );
+        if (current.status === 'error') throw new Error(`chat failed: ${JSON.stringify(current)}`);
+        return current.status === 'waiting' ? true : undefined;
+      },
+      60_000,
+      'the chat finished',
+    );
+    const messages = await client.json(
+      await client.api(alice.token, 'GET', `/api/experimental/chats/${chat.id}/messages`),
+      200,
+    );
+    const results = messages
+      .filter((message: Json) => message.role === 'tool')
+      .flatMap((message: Json) => message.content as Json[]);
+    expect(results.find((part: Json) => part.tool_call_id === 'call_commit')).toMatchObject({ ok: true });
+    const opened = results.find((part: Json) => part.tool_call_id === 'call_pr');
+    expect(opened).toMatchObject({ ok: true });
+    expect(JSON.parse(opened.output)).toEqual({
+      number: 1,
+      url: expect.stringMatching(/\/toolalice\/app\/pulls\/1$/),
+      state: 'open',
+      additions: 3,
+      deletions: 0,
+      changed_files: 1,
+    });
+    const again = results.find((part: Json) => part.tool_call_id === 'call_pr_again');
+    expect(again.ok).toBe(false);
+    expect(again.output).toContain('pull request already exists');
+    // A real pull request of the repositories module, by the chat's owner, with its diff statistics.
+    const pull = (await (await gitea(alice.token, 'GET', '/repos/toolalice/app/pulls/1')).json()) as Json;
+    expect(pull).toMatchObject({
+      number: 1,
+      title: 'Add the feature',
+      body: 'Opened by a chat.',
+      state: 'open',
+      user: { login: 'toolalice' },
+      head: { ref: 'feature' },
+      base: { ref: 'main' },
+      additions: 3,
+      deletions: 0,
+      changed_files: 1,
+      mergeable: true,
+    });
+    // Linked to the chat: the insights see it, then see it merged.
+    const insights = async () =>
+      client.json(
+        await client.api(admin.token, 'GET', '/api/experimental/chats/insights/pull-requests'),
+        200,
+      );
+    const before = await insights();
+    expect(before.summary).toMatchObject({ total_prs_created: 1, total_prs_merged: 0, total_additions: 3 });
+    expect(before.recent_prs[0]).toMatchObject({
+      chat_id: chat.id,
+      pr_title: 'Add the feature',
+      pr_number: 1,
+      state: 'open',
+      base_branch: 'main',
+      author_login: 'toolalice',
+    });
+    expect(
+      (await gitea(alice.token, 'POST', '/repos/toolalice/app/pulls/1/merge', { Do: 'merge' })).status,
+    ).toBe(200);
+    const after = await insights();
+    expect(after.summary).toMatchObject({ total_prs_created: 1, total_prs_merged: 1, merge_rate: 1 });
+    expect(after.recent_prs[0].state).toBe('merged');
+    expect(after.summary.total_cost_micros).toBeGreaterThan(0);
+    expect(after.summary.cost_per_merged_pr_micros).toBe(after.summary.total_cost_micros);
   });
 });

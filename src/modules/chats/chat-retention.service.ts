@@ -74,6 +74,7 @@ export class ChatRetentionService implements OnApplicationBootstrap, OnModuleDes
         await tx.manager.query('DELETE FROM chat_files WHERE chat_id = ANY($1::uuid[]) RETURNING id', [ids]),
       );
       await tx.manager.query('DELETE FROM chat_messages WHERE chat_id = ANY($1::uuid[])', [ids]);
+      await tx.manager.query('DELETE FROM chat_pull_requests WHERE chat_id = ANY($1::uuid[])', [ids]);
       await tx.manager.query('DELETE FROM chats WHERE id = ANY($1::uuid[])', [ids]);
       return { chats: ids.length, fileIds: rows.map((row) => row.id) };
     });

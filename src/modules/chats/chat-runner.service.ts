@@ -16,6 +16,7 @@ import { resultRows } from '../../platform/database/result-rows';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ClusterBus } from '../../platform/events/cluster-bus.service';
 import { AiProviderDirectory } from '../../platform/ports/ai-provider-directory';
+import { PullRequests } from '../../platform/ports/pull-requests';
 import {
   type AgentCallResult,
   type AgentTool,
@@ -51,6 +52,8 @@ interface OpenAiMessage {
 class LeaseLost extends Error {}
 
 export const AGENT_TOOLS = ['read_file', 'write_file', 'list_directory', 'run_command'] as const;
+/** Runs on the server (the repositories module, through the PullRequests port), not in the workspace. */
+export const OPEN_PULL_REQUEST = 'open_pull_request';
 
 /** The tools a chat with a workspace offers the model (OpenAI function tools). */
 const TOOL_DEFINITIONS = [
@@ -91,6 +94,25 @@ const TOOL_DEFINITIONS = [
         type: 'object',
         properties: { command: { type: 'string' }, timeout_ms: { type: 'integer' } },
         required: ['command'],
+      },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: OPEN_PULL_REQUEST,
+      description:
+        'Open a pull request in a devplane repository from a branch already pushed to it (as the chat owner).',
+      parameters: {
+        type: 'object',
+        properties: {
+          repository: { type: 'string', description: 'owner/name of the base repository' },
+          head: { type: 'string', description: 'the branch with the changes (or owner:branch for a fork)' },
+          base: { type: 'string', description: 'the branch to merge into' },
+          title: { type: 'string' },
+          body: { type: 'string' },
+        },
+        required: ['repository', 'head', 'base', 'title'],
       },
     },
   },
@@ -164,6 +186,7 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
     @Inject(APP_CONFIG) config: AppConfig,
     @Optional() private readonly providers?: AiProviderDirectory,
     @Optional() private readonly agentCalls?: WorkspaceAgentCalls,
+    @Optional() private readonly pullRequests?: PullRequests,
   ) {
     this.maxSteps = Math.min(50, Math.max(1, Number.parseInt(config.env.CHAT_MAX_STEPS ?? '10', 10) || 10));
     this.batchSize = acquireBatchSize(config.env.CHAT_ACQUIRE_BATCH_SIZE);
@@ -245,7 +268,7 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
         // In the model's order: a command may read the file the previous call wrote.
         if (!finished)
           for (const call of answer.toolCalls)
-            results.push({ call, result: await this.runTool(chat.workspaceId!, call) });
+            results.push({ call, result: await this.runTool(chat, config.id, call) });
         const stillOurs = await this.transactions
           .run(async (tx) => {
             await this.chats.recordAssistantMessage(tx.manager, chat, {
@@ -308,10 +331,11 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async runTool(
-    workspaceId: string,
+    chat: Chat,
+    modelConfigId: string,
     call: { name: string; arguments: string },
   ): Promise<AgentCallResult> {
-    if (!(AGENT_TOOLS as readonly string[]).includes(call.name))
+    if (call.name !== OPEN_PULL_REQUEST && !(AGENT_TOOLS as readonly string[]).includes(call.name))
       return { ok: false, output: `unknown tool ${call.name}` };
     let args: Record<string, unknown>;
     try {
@@ -320,10 +344,58 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
       return { ok: false, output: 'the arguments are not JSON' };
     }
     try {
-      return await this.agentCalls!.call(workspaceId, call.name as AgentTool, args, 120_000);
+      if (call.name === OPEN_PULL_REQUEST) return await this.openPullRequest(chat, modelConfigId, args);
+      return await this.agentCalls!.call(chat.workspaceId!, call.name as AgentTool, args, 120_000);
     } catch (error) {
       return { ok: false, output: error instanceof Error ? error.message : String(error) };
     }
+  }
+
+  /** A real pull request in a devplane repository, opened as the chat's owner and linked to the chat. */
+  private async openPullRequest(
+    chat: Chat,
+    modelConfigId: string,
+    args: Record<string, unknown>,
+  ): Promise<AgentCallResult> {
+    if (!this.pullRequests) return { ok: false, output: 'pull requests are not available on this server' };
+    const text = (key: string): string => (typeof args[key] === 'string' ? (args[key] as string) : '');
+    const [owner] = (await this.dataSource.query('SELECT id FROM users WHERE uuid = $1', [chat.ownerId])) as {
+      id: string;
+    }[];
+    if (!owner) return { ok: false, output: 'the chat owner is gone' };
+    const pull = await this.pullRequests.open(String(owner.id), {
+      repository: text('repository'),
+      head: text('head'),
+      base: text('base'),
+      title: text('title'),
+      body: text('body'),
+    });
+    await this.dataSource.query(
+      `INSERT INTO chat_pull_requests (chat_id, owner_id, model_config_id, issue_id, repository_id, number, title, html_url, base_branch)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (issue_id) DO NOTHING`,
+      [
+        chat.id,
+        chat.ownerId,
+        modelConfigId,
+        pull.issueId,
+        pull.repositoryId,
+        pull.number,
+        pull.title.slice(0, 255),
+        pull.htmlUrl,
+        pull.baseBranch,
+      ],
+    );
+    return {
+      ok: true,
+      output: JSON.stringify({
+        number: pull.number,
+        url: pull.htmlUrl,
+        state: pull.state,
+        additions: pull.additions,
+        deletions: pull.deletions,
+        changed_files: pull.changedFiles,
+      }),
+    };
   }
 
   private base(): string {

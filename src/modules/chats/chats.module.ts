@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentsExperimentGuard } from './agents-experiment.guard';
 import { ChatFilesService } from './chat-files.service';
+import { ChatInsightsService } from './chat-insights.service';
 import { ChatRetentionService } from './chat-retention.service';
 import { ChatRunnerService } from './chat-runner.service';
 import { ChatsService } from './chats.service';
@@ -16,6 +17,7 @@ import { CHATS_ENTITIES } from './entities';
   providers: [
     ChatsService,
     ChatFilesService,
+    ChatInsightsService,
     ChatRetentionService,
     ChatRunnerService,
     AgentsExperimentGuard,

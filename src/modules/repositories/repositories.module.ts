@@ -1,7 +1,9 @@
 import { Global, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { PullRequests } from '../../platform/ports/pull-requests';
 import { RepositoryLinks } from '../../platform/ports/repository-links';
 import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
+import { PullRequestsPortService } from './issues/pull-requests-port.service';
 import { RepositoryLinksService } from './repository-links.service';
 import { GiteaMigrationsController } from './controllers/gitea-migrations.controller';
 import { MirrorsService } from './mirrors/mirrors.service';
@@ -45,7 +47,7 @@ import { RepositoryPermissions } from './repository-permissions.service';
  * Gitea's repository and collaborator routes, git smart HTTP with devplane's push hooks, and the
  * one repository permission function every code-hosting module uses. See README.md.
  */
-/** Global for its port (RepositoryLinks); other modules cannot import its classes (lint layers). */
+/** Global for its ports (RepositoryLinks, PullRequests); other modules cannot import its classes (lint layers). */
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature(REPOSITORIES_ENTITIES)],
@@ -83,6 +85,7 @@ import { RepositoryPermissions } from './repository-permissions.service';
     RefUpdateChecks,
     BranchesService,
     RepositoryLinksService,
+    PullRequestsPortService,
     MirrorsService,
     {
       provide: REPOSITORIES_CONFIG,
@@ -90,9 +93,11 @@ import { RepositoryPermissions } from './repository-permissions.service';
       useFactory: (config: AppConfig) => loadRepositoriesConfig(config.env),
     },
     { provide: RepositoryLinks, useExisting: RepositoryLinksService },
+    { provide: PullRequests, useExisting: PullRequestsPortService },
   ],
   exports: [
     RepositoryLinks,
+    PullRequests,
     RepositoriesService,
     RepositoryPermissions,
     ContentDeletionHooks,

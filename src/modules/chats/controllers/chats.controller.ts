@@ -14,6 +14,7 @@ import type { Principal } from '../../auth/principal';
 import { UserDirectory } from '../../identity/user-directory.service';
 import { AgentsExperimentGuard } from '../agents-experiment.guard';
 import { ChatFilesService, dispositionFilename } from '../chat-files.service';
+import { ChatInsightsService } from '../chat-insights.service';
 import { presentChat, presentFile, presentMessage, presentModelConfig } from '../chats.presenter';
 import { ChatsService, type InputPart } from '../chats.service';
 import {
@@ -77,6 +78,7 @@ export class ChatsController {
   constructor(
     private readonly chats: ChatsService,
     private readonly files: ChatFilesService,
+    private readonly insights: ChatInsightsService,
     private readonly users: UserDirectory,
     private readonly authz: AuthorizationService,
     private readonly dataSource: DataSource,
@@ -175,6 +177,25 @@ export class ChatsController {
   }
 
   // ---------------------------------------------------------------- cost
+
+  // ---------------------------------------------------------------- insights
+
+  @Get('insights/pull-requests')
+  @Header('Cache-Control', 'no-store')
+  @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+  @ApiOperation({
+    summary:
+      'Pull requests opened by chats over a period: summary, previous period, daily series, by model, recent (administrators: deployment_config read)',
+  })
+  @ApiOkResponse(JSON_OBJECT)
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  async pullRequestInsights(@CurrentPrincipal() principal: Principal, @Query() query: CostRangeQueryDto) {
+    if (!(await this.authz.authorize(principal, 'read', { type: 'deployment_config' })))
+      throw new ForbiddenError();
+    const { start, end } = range(query);
+    return this.insights.pullRequestInsights(start, end);
+  }
 
   @Get('cost/users')
   @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })

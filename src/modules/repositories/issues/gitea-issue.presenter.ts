@@ -225,6 +225,9 @@ export class GiteaPullRequestDto {
   @ApiProperty({ nullable: true, type: String }) merge_commit_sha: string | null;
   @ApiProperty({ nullable: true, type: GiteaUserDto }) merged_by: GiteaUserDto | null;
   @ApiProperty() allow_maintainer_edit: boolean;
+  @ApiPropertyOptional({ description: 'lines added from the merge base to the head' }) additions?: number;
+  @ApiPropertyOptional({ description: 'lines deleted from the merge base to the head' }) deletions?: number;
+  @ApiPropertyOptional() changed_files?: number;
   @ApiProperty({ type: GiteaPrBranchDto }) base: GiteaPrBranchDto;
   @ApiProperty({ type: GiteaPrBranchDto }) head: GiteaPrBranchDto;
   @ApiProperty() merge_base: string;
@@ -273,6 +276,9 @@ export function presentGiteaPull(input: PullPresentation, context: PresentContex
     merge_commit_sha: pull.mergedCommitId,
     merged_by: pull.hasMerged ? presentPoster(pull.mergedBy, context) : null,
     allow_maintainer_edit: pull.allowMaintainerEdit,
+    ...(pull.additions === null
+      ? {}
+      : { additions: pull.additions, deletions: pull.deletions ?? 0, changed_files: pull.changedFiles ?? 0 }),
     base: {
       label: pull.baseBranch,
       ref: pull.baseBranch,

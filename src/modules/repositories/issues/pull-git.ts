@@ -11,6 +11,13 @@ export interface GitIdentity {
   email: string;
 }
 
+export interface DiffStat {
+  additions: number;
+  deletions: number;
+  changedFiles: number;
+  commits: number;
+}
+
 export type MergeCheck = { status: 'mergeable' | 'conflict' | 'empty'; mergeBase: string };
 
 /** A merge that git refused: conflicts, a base that moved, or a head that cannot be fast-forwarded. */
@@ -74,6 +81,26 @@ export const PullGit = {
       throw error;
     }
     return PullGit.revParse(baseGitDir, ref);
+  },
+
+  /**
+   * What the pull request changes: lines added and deleted and files changed between the merge base
+   * and the head (`git diff --numstat`, binary files count as changed without lines), and its commits.
+   */
+  async diffStat(gitDir: string, mergeBase: string, headSha: string): Promise<DiffStat> {
+    if (!mergeBase || !headSha) return { additions: 0, deletions: 0, changedFiles: 0, commits: 0 };
+    const numstat = await git(gitDir, ['diff', '--numstat', '--no-renames', mergeBase, headSha]);
+    const stat = { additions: 0, deletions: 0, changedFiles: 0, commits: 0 };
+    for (const line of numstat.split('\n')) {
+      const [added, deleted] = line.split('\t', 3);
+      if (added === undefined || deleted === undefined) continue;
+      stat.changedFiles++;
+      stat.additions += Number.parseInt(added, 10) || 0;
+      stat.deletions += Number.parseInt(deleted, 10) || 0;
+    }
+    const count = await git(gitDir, ['rev-list', '--count', `${mergeBase}..${headSha}`]);
+    stat.commits = Number.parseInt(count.trim(), 10) || 0;
+    return stat;
   },
 
   async check(gitDir: string, baseSha: string, headSha: string): Promise<MergeCheck> {

@@ -61,6 +61,19 @@ export class PullRequest {
   @Column({ name: 'merged_commit_id', type: 'varchar', length: 64, nullable: true })
   mergedCommitId: string | null;
 
+  /** Lines added and deleted, files changed and commits from the merge base to the head; null until computed. */
+  @Column({ type: 'integer', nullable: true })
+  additions: number | null;
+
+  @Column({ type: 'integer', nullable: true })
+  deletions: number | null;
+
+  @Column({ name: 'changed_files', type: 'integer', nullable: true })
+  changedFiles: number | null;
+
+  @Column({ name: 'commits_count', type: 'integer', nullable: true })
+  commitsCount: number | null;
+
   @Column({ name: 'allow_maintainer_edit', type: 'boolean', default: false })
   allowMaintainerEdit: boolean;
 }

@@ -20,7 +20,7 @@ import { RepositoriesService } from '../repositories.service';
 import { type AccessMode, atLeast, RepositoryPermissions } from '../repository-permissions.service';
 import { Issue } from './issue.entity';
 import { IssuesService, mayWriteIssue, ISSUE_WRITE_REFUSAL } from './issues.service';
-import { type MergeStyle, MergeRefusedError, PullGit } from './pull-git';
+import { type DiffStat, type MergeStyle, MergeRefusedError, PullGit } from './pull-git';
 import { PullRequest } from './pull-request.entity';
 
 export interface CreatePullInput {
@@ -49,6 +49,17 @@ export interface MergeInput {
 export interface Pull {
   issue: Issue;
   pull: PullRequest;
+}
+
+function statColumns(
+  stat: DiffStat | null,
+): Pick<PullRequest, 'additions' | 'deletions' | 'changedFiles' | 'commitsCount'> {
+  return {
+    additions: stat?.additions ?? null,
+    deletions: stat?.deletions ?? null,
+    changedFiles: stat?.changedFiles ?? null,
+    commitsCount: stat?.commits ?? null,
+  };
 }
 
 export function pullNotFound(): NotFoundError {
@@ -177,6 +188,7 @@ export class PullsService {
       const check = syncedHead
         ? await PullGit.check(baseDir, baseSha, syncedHead)
         : { status: 'checking' as const, mergeBase: '' };
+      const stat = syncedHead ? await PullGit.diffStat(baseDir, check.mergeBase, syncedHead) : null;
       const pull = await tx.manager.getRepository(PullRequest).save(
         tx.manager.getRepository(PullRequest).create({
           issueId: issue.id,
@@ -187,6 +199,7 @@ export class PullsService {
           baseCommitId: baseSha,
           mergeBase: check.mergeBase,
           status: check.status,
+          ...statColumns(stat),
         }),
       );
       tx.emit('issue.created', {
@@ -244,7 +257,7 @@ export class PullsService {
    * moved (open, unmerged pull requests only).
    */
   async refresh(base: Repository, issue: Issue, pull: PullRequest): Promise<PullRequest> {
-    if (pull.hasMerged || issue.isClosed || !pull.headRepository) return pull;
+    if (pull.hasMerged || issue.isClosed || !pull.headRepository) return this.withStats(base, pull);
     const baseDir = this.gitDirOf(base);
     const baseSha = await PullGit.revParse(baseDir, `refs/heads/${pull.baseBranch}`);
     const headSha = await PullGit.syncHead(
@@ -255,14 +268,30 @@ export class PullsService {
     );
     if (!baseSha || !headSha) return pull;
     if (baseSha === pull.baseCommitId && headSha === pull.headCommitId && pull.status !== 'checking')
-      return pull;
+      return this.withStats(base, pull);
     const check = await PullGit.check(baseDir, baseSha, headSha);
     const changes = {
       baseCommitId: baseSha,
       headCommitId: headSha,
       mergeBase: check.mergeBase,
       status: check.status,
+      ...statColumns(await PullGit.diffStat(baseDir, check.mergeBase, headSha)),
     };
+    await this.pulls.update({ issueId: pull.issueId }, changes);
+    return Object.assign(pull, changes);
+  }
+
+  /** Computes the diff statistics of a pull request that has none yet (rows from before they existed). */
+  private async withStats(base: Repository, pull: PullRequest): Promise<PullRequest> {
+    if (pull.additions !== null || !pull.mergeBase || !pull.headCommitId) return pull;
+    const stat = await PullGit.diffStat(this.gitDirOf(base), pull.mergeBase, pull.headCommitId).catch(
+      (error: unknown) => {
+        this.logger.warn({ err: error }, 'could not compute the diff statistics of a pull request');
+        return null;
+      },
+    );
+    if (!stat) return pull;
+    const changes = statColumns(stat);
     await this.pulls.update({ issueId: pull.issueId }, changes);
     return Object.assign(pull, changes);
   }

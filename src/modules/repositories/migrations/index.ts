@@ -3,6 +3,7 @@ import { IssuesReleasesPulls1795501354079 } from './1795501354079-IssuesReleases
 import { Attachments1795502004244 } from './1795502004244-Attachments';
 import { BranchProtections1795729709160 } from './1795729709160-BranchProtections';
 import { RepositoryMirrors1795731934274 } from './1795731934274-RepositoryMirrors';
+import { PullDiffStats1795759950808 } from './1795759950808-PullDiffStats';
 
 export const REPOSITORIES_MIGRATIONS: Function[] = [
   Repositories1795473797497,
@@ -10,4 +11,5 @@ export const REPOSITORIES_MIGRATIONS: Function[] = [
   Attachments1795502004244,
   BranchProtections1795729709160,
   RepositoryMirrors1795731934274,
+  PullDiffStats1795759950808,
 ];
