@@ -1,10 +1,11 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createParser } from 'eventsource-parser';
+import { createWebSocketStream, WebSocket } from 'ws';
 
 export interface AgentOptions {
   url: string;
@@ -28,6 +29,23 @@ interface Manifest {
   environment_variables: Record<string, string>;
   startup_script: string;
   apps: { id: string; slug: string; url?: string }[];
+  /** The template's command that starts a VNC server on DEVPLANE_VNC_PORT (empty: no desktop). */
+  vnc_command?: string;
+}
+
+/** Where the desktop's VNC server listens unless the workspace's environment sets DEVPLANE_VNC_PORT. */
+export const DEFAULT_VNC_PORT = 5900;
+const VNC_START_MS = 15_000;
+
+function connectTcp(port: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
 }
 
 export const AGENT_VERSION = '0.1.0';
@@ -56,6 +74,9 @@ export class WorkspaceAgent {
   private heartbeat: NodeJS.Timeout | undefined;
   private server: net.Server | undefined;
   private apps: Manifest['apps'] = [];
+  private manifestData: Manifest | undefined;
+  /** The desktop's VNC server, started on the first desktop stream (a process group: killed with the agent). */
+  private vnc: ChildProcess | undefined;
   private readonly appHealth = new Map<string, string>();
 
   constructor(private readonly options: AgentOptions) {}
@@ -138,10 +159,13 @@ export class WorkspaceAgent {
         }[];
         delay = 500;
         for (const call of calls) {
-          const result = await runTool(this.options.directory, call.tool, call.arguments);
-          await this.send(`/api/v2/workspaceagents/me/calls/${call.id}/result`, result).catch(
-            (error: unknown) => this.options.log(`call result not delivered: ${String(error)}`),
-          );
+          const answer = (result: unknown) =>
+            this.send(`/api/v2/workspaceagents/me/calls/${call.id}/result`, result).catch((error: unknown) =>
+              this.options.log(`call result not delivered: ${String(error)}`),
+            );
+          // A desktop may take seconds to start: it does not hold up the calls behind it.
+          if (call.tool === 'desktop_open') void this.openDesktop(call.arguments).then(answer);
+          else await answer(await runTool(this.options.directory, call.tool, call.arguments));
         }
       } catch (error) {
         if (this.stopping.signal.aborted) return;
@@ -155,7 +179,97 @@ export class WorkspaceAgent {
   private async manifest(): Promise<Manifest> {
     const response = await this.call('GET', '/api/v2/workspaceagents/me/manifest');
     if (!response.ok) throw new Error(`manifest: HTTP ${response.status}`);
-    return (await response.json()) as Manifest;
+    this.manifestData = (await response.json()) as Manifest;
+    return this.manifestData;
+  }
+
+  private vncPort(): number {
+    const raw =
+      this.manifestData?.environment_variables?.DEVPLANE_VNC_PORT ?? process.env.DEVPLANE_VNC_PORT ?? '';
+    const port = Number.parseInt(raw, 10);
+    return port > 0 && port < 65_536 ? port : DEFAULT_VNC_PORT;
+  }
+
+  /** A TCP connection to the desktop's VNC server, started with the template's vnc_command when nothing listens yet. */
+  private async desktopConnection(): Promise<net.Socket> {
+    const port = this.vncPort();
+    try {
+      return await connectTcp(port);
+    } catch {
+      // nothing listens yet
+    }
+    const command = this.manifestData?.vnc_command ?? '';
+    if (command.trim() === '')
+      throw new Error(`the template sets no vnc_command and nothing listens on the VNC port ${port}`);
+    if (!this.vnc || this.vnc.exitCode !== null || this.vnc.signalCode !== null) {
+      this.options.log(`starting the desktop (VNC port ${port})`);
+      this.vnc = spawn('sh', ['-c', command], {
+        cwd: this.options.directory,
+        env: {
+          ...process.env,
+          ...this.manifestData?.environment_variables,
+          DEVPLANE_VNC_PORT: String(port),
+        },
+        stdio: 'ignore',
+        detached: true,
+      });
+      this.vnc.once('error', (error) => this.options.log(`the VNC command failed: ${error.message}`));
+    }
+    const vnc = this.vnc;
+    const deadline = Date.now() + VNC_START_MS;
+    for (;;) {
+      try {
+        return await connectTcp(port);
+      } catch {
+        if (vnc.exitCode !== null)
+          throw new Error(
+            `the VNC command exited with code ${vnc.exitCode} before listening on port ${port}`,
+          );
+        if (Date.now() > deadline)
+          throw new Error(`the desktop did not listen on port ${port} within ${VNC_START_MS / 1000} s`);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+    }
+  }
+
+  /**
+   * `desktop_open`: connects to the desktop's VNC server and dials the server's WebSocket for the
+   * session, then relays bytes both ways (binary frames) until either side closes.
+   */
+  private async openDesktop(args: Record<string, unknown>): Promise<{ ok: boolean; output: string }> {
+    const session = typeof args.session === 'string' ? args.session : '';
+    if (!/^[0-9a-f-]{36}$/i.test(session)) return { ok: false, output: 'the desktop session is not valid' };
+    let tcp: net.Socket;
+    try {
+      tcp = await this.desktopConnection();
+    } catch (error) {
+      return { ok: false, output: error instanceof Error ? error.message : String(error) };
+    }
+    const url = new URL(`/api/v2/workspaceagents/me/desktop/${session}`, this.options.url);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    const socket = new WebSocket(url, { headers: { 'Service-Session-Token': this.options.token } });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once('open', () => resolve());
+        socket.once('error', reject);
+        socket.once('unexpected-response', (_request, response) =>
+          reject(new Error(`the server refused the desktop stream: HTTP ${response.statusCode}`)),
+        );
+      });
+    } catch (error) {
+      tcp.destroy();
+      socket.terminate();
+      return { ok: false, output: error instanceof Error ? error.message : String(error) };
+    }
+    const stream = createWebSocketStream(socket);
+    const end = (): void => {
+      tcp.destroy();
+      stream.destroy();
+    };
+    tcp.on('error', end).on('close', end);
+    stream.on('error', end).on('close', end);
+    tcp.pipe(stream).pipe(tcp);
+    return { ok: true, output: `desktop on port ${this.vncPort()}` };
   }
 
   /** The start steps: lifecycle starting, the owner's marker, the startup script, lifecycle ready. */
@@ -310,6 +424,13 @@ export class WorkspaceAgent {
   async stop(): Promise<void> {
     clearInterval(this.heartbeat);
     this.server?.close();
+    if (this.vnc?.pid && this.vnc.exitCode === null) {
+      try {
+        process.kill(-this.vnc.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
     try {
       await this.send('/api/v2/workspaceagents/me/lifecycle', { state: 'shutting_down' });
       await this.send('/api/v2/workspaceagents/me/lifecycle', { state: 'off' });

@@ -286,6 +286,13 @@ describe('chat tools in a workspace', () => {
     await expect(refused.opened).rejects.toThrow();
     expect(refused.unexpected?.status).toBe(400);
     expect(JSON.parse(refused.unexpected!.body).message).toBe('Chat has no workspace.');
+    // Coder's path for the same watch.
+    const refusedAtCoderPath = new WatchClient(
+      `${t.url!.replace('http', 'ws')}/api/experimental/chats/${plain.id}/stream/git`,
+      { 'Service-Session-Token': alice.token },
+    );
+    await expect(refusedAtCoderPath.opened).rejects.toThrow();
+    expect(refusedAtCoderPath.unexpected?.status).toBe(400);
     const bob = await t.factories.user({ username: 'toolbob' });
     const stranger = new WatchClient(
       `${t.url!.replace('http', 'ws')}/api/experimental/chats/${plain.id}/git/watch`,

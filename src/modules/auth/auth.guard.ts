@@ -15,7 +15,7 @@ import {
 import { ACCESS_METADATA, type AccessDeclaration, admittedKinds } from './access.decorators';
 import { AuthorizationService } from './authorization.service';
 import { CredentialResolver } from './credential-resolver.service';
-import { type AnyPrincipal, requestPrincipal, setRequestPrincipal, type Principal } from './principal';
+import { type AnyPrincipal, requestAnyPrincipal, setRequestPrincipal } from './principal';
 import { upgradeRequest } from './upgrade-request';
 import { keyGrants, missingGiteaScope } from './token-scopes';
 
@@ -136,12 +136,13 @@ export class AuthGuard implements CanActivate {
    * gateway class as the "controller" (its @Public/@Authenticated applies; none = refused). Returns
    * the caller (undefined on a public gateway called anonymously); throws like canActivate.
    */
-  async authorizeUpgrade(gateway: Function, req: IncomingMessage): Promise<Principal | undefined> {
+  async authorizeUpgrade(gateway: Function, req: IncomingMessage): Promise<AnyPrincipal | undefined> {
     const shim = upgradeRequest(req);
     const res = { setHeader: () => undefined, getHeader: () => undefined } as unknown as ServerResponse;
     const context = new ExecutionContextHost([shim, res, undefined], gateway as Type, UPGRADE_HANDLER);
     await this.canActivate(context);
-    return requestPrincipal(shim);
+    // Agents' gateways (`@Authenticated({principals: ['agent']})`) get the agent.
+    return requestAnyPrincipal(shim);
   }
 
   /**

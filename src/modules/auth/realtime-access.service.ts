@@ -62,7 +62,8 @@ export class RealtimeAccessService implements UpgradeAuthorizer, RealtimeCredent
       const principal = await this.guard.authorizeUpgrade(gateway, req);
       return {
         kind: 'accept',
-        identity: principal ? realtimeIdentity(principal) : undefined,
+        // Revocation re-checks follow users; an agent's socket ends with its workspace's build.
+        identity: principal?.kind === 'user' ? realtimeIdentity(principal) : undefined,
         context: principal,
       };
     } catch (error) {

@@ -7,7 +7,8 @@ import { ChatRetentionService } from './chat-retention.service';
 import { ChatRunnerService } from './chat-runner.service';
 import { ChatsService } from './chats.service';
 import { ChatsController } from './controllers/chats.controller';
-import { GitWatchGateway } from './controllers/git-watch.gateway';
+import { DesktopGateway, DesktopStreamGateway } from './controllers/desktop.gateway';
+import { GitStreamGateway, GitWatchGateway } from './controllers/git-watch.gateway';
 import { CHATS_ENTITIES } from './entities';
 
 /** Chats (spec 2 table C, issue 19): see README.md. */
@@ -22,6 +23,9 @@ import { CHATS_ENTITIES } from './entities';
     ChatRunnerService,
     AgentsExperimentGuard,
     GitWatchGateway,
+    GitStreamGateway,
+    DesktopGateway,
+    DesktopStreamGateway,
   ],
   exports: [ChatsService],
 })

@@ -1,4 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import { createWebSocketStream, type WebSocket } from 'ws';
 import { DataSource } from 'typeorm';
 import { ConflictError, NotFoundError, UnavailableError } from '../../platform/errors/domain-error';
 import { ClusterBus } from '../../platform/events/cluster-bus.service';
@@ -17,6 +20,12 @@ import { WORKSPACES_CONFIG, type WorkspacesConfig } from './workspaces.config';
 const CALLS_TOPIC = 'workspace.agent_calls:';
 const DONE_TOPIC = 'workspace.agent_call_done:';
 
+/** A desktop stream this instance waits for: the agent's WebSocket dialled back for `session`. */
+interface PendingDesktop {
+  agentId: string;
+  arrived: (stream: Duplex) => void;
+}
+
 export interface PendingCall {
   id: string;
   tool: AgentTool;
@@ -32,6 +41,7 @@ export interface PendingCall {
 @Injectable()
 export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDestroy {
   private readonly waiting = new Set<() => void>();
+  private readonly desktops = new Map<string, PendingDesktop>();
   private closed = false;
 
   constructor(
@@ -116,6 +126,61 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
     } finally {
       unsubscribe();
     }
+  }
+
+  async openDesktop(workspaceId: string, timeoutMs: number): Promise<Duplex> {
+    const agent = await this.currentAgent(workspaceId);
+    if (!agent) throw new NotFoundError('No eligible agent found for chat workspace.');
+    const session = randomUUID();
+    let arrived: Duplex | undefined;
+    let wake: (() => void) | undefined;
+    this.desktops.set(session, {
+      agentId: agent.id,
+      arrived: (stream) => {
+        arrived = stream;
+        wake?.();
+      },
+    });
+    try {
+      // The agent dials back before it answers: its socket is here when the call returns (or soon after).
+      const result = await this.call(workspaceId, 'desktop_open', { session }, timeoutMs);
+      if (!result.ok)
+        throw new UnavailableError(`Failed to connect to the workspace desktop: ${result.output}`);
+      if (!arrived)
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 5_000);
+          timer.unref();
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      if (!arrived)
+        throw new UnavailableError(
+          'Failed to connect to the workspace desktop: the agent did not reach this server instance.',
+        );
+      return arrived;
+    } catch (error) {
+      arrived?.destroy();
+      throw error;
+    } finally {
+      this.desktops.delete(session);
+    }
+  }
+
+  /** Whether `session` is a desktop stream this instance waits for from this agent (the agent's upgrade precheck). */
+  desktopSessionOf(agent: WorkspaceAgentIdentity, session: string): boolean {
+    return this.desktops.get(session)?.agentId === agent.agentId;
+  }
+
+  /** The agent's dialled-back desktop socket for `session`; false when nobody waits for it any more. */
+  desktopArrived(agent: WorkspaceAgentIdentity, session: string, socket: WebSocket): boolean {
+    const pending = this.desktops.get(session);
+    if (!pending || pending.agentId !== agent.agentId) return false;
+    this.desktops.delete(session);
+    // A stream at once: the desktop speaks first (RFB's version), before anyone relays it.
+    pending.arrived(createWebSocketStream(socket));
+    return true;
   }
 
   /** The agent's long-poll: pending calls for it, taken at once (none after `waitMs`: an empty list). */

@@ -9,6 +9,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { PROVISIONER_KEY_LOOKUP, WORKSPACE_AGENT_LOOKUP } from '../auth/principal-ports';
+import { AgentDesktopGateway } from './controllers/agent-desktop.gateway';
 import { BuildWatchGateway } from './controllers/build-watch.gateway';
 import { ConnectionLogController } from './controllers/connection-log.controller';
 import { ProvisionersController } from './controllers/provisioners.controller';
@@ -57,6 +58,7 @@ import { WorkspacesService } from './workspaces.service';
     PrebuildsService,
     TasksService,
     BuildWatchGateway,
+    AgentDesktopGateway,
     WorkspaceSharingListener,
     AgentCallsService,
     { provide: WorkspaceAgentCalls, useExisting: AgentCallsService },

@@ -3,7 +3,10 @@
  * workspaces module, absent when it is not loaded. The agent long-polls for calls, runs them in the
  * workspace directory and posts the result; the caller waits on any instance.
  */
-export type AgentTool = 'read_file' | 'write_file' | 'list_directory' | 'run_command' | 'git_scan';
+import type { Duplex } from 'node:stream';
+
+export type AgentTool =
+  'read_file' | 'write_file' | 'list_directory' | 'run_command' | 'git_scan' | 'desktop_open';
 
 export interface AgentCallResult {
   ok: boolean;
@@ -22,4 +25,12 @@ export abstract class WorkspaceAgentCalls {
     args: Record<string, unknown>,
     timeoutMs: number,
   ): Promise<AgentCallResult>;
+  /**
+   * A byte stream to the workspace's desktop: the agent starts the template's VNC command when nothing
+   * listens on its VNC port yet, connects to it and dials a WebSocket back to this instance; resolves
+   * with that socket as a byte stream (binary frames both ways; bytes that arrive before the caller
+   * reads are buffered, and the agent is paused while they are). Rejects like `call`, or when the
+   * desktop cannot start.
+   */
+  abstract openDesktop(workspaceId: string, timeoutMs: number): Promise<Duplex>;
 }

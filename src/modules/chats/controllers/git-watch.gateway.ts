@@ -21,6 +21,8 @@ import type { Chat } from '../entities/chat.entity';
 import { GIT_DIRTY_TOPIC } from '../events';
 
 export const GIT_WATCH_PATH = '/api/experimental/chats/:chat/git/watch';
+/** Coder's path for the same watch. */
+export const GIT_STREAM_PATH = '/api/experimental/chats/:chat/stream/git';
 
 interface Repository {
   repo_root: string;
@@ -190,3 +192,9 @@ export class GitWatchGateway implements OnGatewayConnection, OnModuleDestroy, Up
     }
   }
 }
+
+/** The same watch at Coder's path (`/chats/{chat}/stream/git`). */
+@WebSocketGateway({ path: GIT_STREAM_PATH })
+@SetMetadata(DIALECT_METADATA, 'coder')
+@Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+export class GitStreamGateway extends GitWatchGateway {}
