@@ -164,6 +164,7 @@ describe('chat tools in a workspace', () => {
       'list_directory',
       'run_command',
       'open_pull_request',
+      'spawn_subagent',
     ]);
     const lastMessages = calls[2]!.body.messages as Json[];
     expect(lastMessages.at(-1)).toEqual({
@@ -462,5 +463,68 @@ describe('chat tools in a workspace', () => {
     expect(after.recent_prs[0].state).toBe('merged');
     expect(after.summary.total_cost_micros).toBeGreaterThan(0);
     expect(after.summary.cost_per_merged_pr_micros).toBe(after.summary.total_cost_micros);
+  });
+
+  it('spawns a subagent: a child chat of the spawning chat, in its workspace, run by the runners', async () => {
+    provider.script.push(
+      {
+        toolCalls: [
+          {
+            id: 'call_spawn',
+            name: 'spawn_subagent',
+            arguments: JSON.stringify({ prompt: 'count the files', title: 'Counter' }),
+          },
+        ],
+      },
+      // The parent's next step and the child's first turn, in whichever order the runner takes them.
+      { text: 'done here' },
+      { text: 'done there' },
+    );
+    const parent = await client.json(
+      await client.api(alice.token, 'POST', '/api/experimental/chats', {
+        model_config_id: configId,
+        workspace_id: workspaceId,
+        content: [{ type: 'text', text: 'delegate' }],
+      }),
+      201,
+    );
+    const childId = await waitFor(
+      async () => {
+        const messages = await client.json(
+          await client.api(alice.token, 'GET', `/api/experimental/chats/${parent.id}/messages`),
+          200,
+        );
+        const result = messages
+          .flatMap((message: Json) => message.content as Json[])
+          .find((part: Json) => part.tool_call_id === 'call_spawn' && part.type === 'tool-result');
+        return result ? (JSON.parse(result.output).chat_id as string) : undefined;
+      },
+      60_000,
+      'the spawn result',
+    );
+    const child = await waitFor(
+      async () => {
+        const current = await client.json(
+          await client.api(alice.token, 'GET', `/api/experimental/chats/${childId}`),
+          200,
+        );
+        if (current.status === 'error') throw new Error(`child failed: ${JSON.stringify(current)}`);
+        return current.status === 'waiting' ? current : undefined;
+      },
+      60_000,
+      'the child ran',
+    );
+    expect(child).toMatchObject({
+      parent_chat_id: parent.id,
+      root_chat_id: parent.id,
+      workspace_id: workspaceId,
+      title: 'Counter',
+    });
+    const childMessages = await client.json(
+      await client.api(alice.token, 'GET', `/api/experimental/chats/${childId}/messages`),
+      200,
+    );
+    expect(childMessages.map((message: Json) => message.role)).toEqual(['user', 'assistant']);
+    expect(childMessages[0].content).toEqual([{ type: 'text', text: 'count the files' }]);
   });
 });

@@ -54,6 +54,8 @@ class LeaseLost extends Error {}
 export const AGENT_TOOLS = ['read_file', 'write_file', 'list_directory', 'run_command'] as const;
 /** Runs on the server (the repositories module, through the PullRequests port), not in the workspace. */
 export const OPEN_PULL_REQUEST = 'open_pull_request';
+/** Runs on the server: a child chat (subagent) of this one, queued for the runners. */
+export const SPAWN_SUBAGENT = 'spawn_subagent';
 
 /** The tools a chat with a workspace offers the model (OpenAI function tools). */
 const TOOL_DEFINITIONS = [
@@ -113,6 +115,19 @@ const TOOL_DEFINITIONS = [
           body: { type: 'string' },
         },
         required: ['repository', 'head', 'base', 'title'],
+      },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: SPAWN_SUBAGENT,
+      description:
+        'Start a subagent: a child chat in the same workspace with the same model, working on the prompt on its own (it runs asynchronously; its id is returned).',
+      parameters: {
+        type: 'object',
+        properties: { prompt: { type: 'string' }, title: { type: 'string' } },
+        required: ['prompt'],
       },
     },
   },
@@ -335,7 +350,11 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
     modelConfigId: string,
     call: { name: string; arguments: string },
   ): Promise<AgentCallResult> {
-    if (call.name !== OPEN_PULL_REQUEST && !(AGENT_TOOLS as readonly string[]).includes(call.name))
+    if (
+      call.name !== OPEN_PULL_REQUEST &&
+      call.name !== SPAWN_SUBAGENT &&
+      !(AGENT_TOOLS as readonly string[]).includes(call.name)
+    )
       return { ok: false, output: `unknown tool ${call.name}` };
     let args: Record<string, unknown>;
     try {
@@ -345,6 +364,13 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
     }
     try {
       if (call.name === OPEN_PULL_REQUEST) return await this.openPullRequest(chat, modelConfigId, args);
+      if (call.name === SPAWN_SUBAGENT) {
+        const child = await this.chats.spawnSubagent(chat, {
+          prompt: typeof args.prompt === 'string' ? args.prompt : '',
+          title: typeof args.title === 'string' ? args.title : undefined,
+        });
+        return { ok: true, output: JSON.stringify({ chat_id: child.id, status: child.status }) };
+      }
       return await this.agentCalls!.call(chat.workspaceId!, call.name as AgentTool, args, 120_000);
     } catch (error) {
       return { ok: false, output: error instanceof Error ? error.message : String(error) };

@@ -323,6 +323,39 @@ export class ChatsService {
     });
   }
 
+  /**
+   * A subagent chat spawned by a chat's model (the runner's `spawn_subagent` tool): a child of `parent`
+   * with its owner, organization, workspace and model configuration, its first message the prompt;
+   * queued for the runners like any new chat.
+   */
+  async spawnSubagent(parent: Chat, input: { prompt: string; title?: string }): Promise<Chat> {
+    const prompt = input.prompt.trim();
+    if (prompt === '') throw new BadRequestError('A subagent needs a prompt.');
+    return this.transactions.run(async (tx) => {
+      const [row] = (await tx.manager.query(
+        `INSERT INTO chats (organization_id, owner_id, workspace_id, parent_chat_id, root_chat_id, last_model_config_id, title,
+           status, labels, client_type)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', '{}', 'api') RETURNING *`,
+        [
+          parent.organizationId,
+          parent.ownerId,
+          parent.workspaceId,
+          parent.id,
+          parent.rootChatId ?? parent.id,
+          parent.lastModelConfigId,
+          (input.title?.trim() || prompt).slice(0, 200),
+        ],
+      )) as Record<string, unknown>[];
+      const chat = chatFromRow(row!);
+      await tx.manager.query(`INSERT INTO chat_messages (chat_id, role, content) VALUES ($1, 'user', $2)`, [
+        chat.id,
+        JSON.stringify([{ type: 'text', text: prompt }]),
+      ]);
+      tx.afterCommit(() => this.announcePending());
+      return chat;
+    });
+  }
+
   /** Wakes the chat runners of every instance. */
   private async announcePending(): Promise<void> {
     await this.cluster.publish(CHATS_PENDING_TOPIC, {}).catch(() => undefined);
