@@ -19,6 +19,9 @@ describe('chat PR insights', () => {
   let t: TestApp;
   let admin: CreatedUser;
   let alice: CreatedUser;
+  let c1: string;
+  let c2: string;
+  let c3: string;
   const client = coderClient(() => t.url!);
   const { api, json } = client;
 
@@ -108,9 +111,9 @@ describe('chat PR insights', () => {
       );
       return created.id as string;
     };
-    const c1 = await chat(modelA, 3000);
-    const c2 = await chat(modelB, 1001);
-    const c3 = await chat(modelA, 500);
+    c1 = await chat(modelA, 3000);
+    c2 = await chat(modelB, 1001);
+    c3 = await chat(modelA, 500);
     const link = (chatId: string, modelConfigId: string, pull: typeof pr1, createdAt: string) =>
       t.dataSource.query(
         `INSERT INTO chat_pull_requests (chat_id, owner_id, model_config_id, issue_id, repository_id, number, title, html_url, base_branch, created_at)
@@ -250,5 +253,27 @@ describe('chat PR insights', () => {
       await api(admin.token, 'GET', `${ROUTE}?start_date=2026-01-20T00:00:00Z&end_date=2026-01-10T00:00:00Z`),
       400,
     );
+  });
+
+  it("lists a user's chats by the pull requests they opened (pr_status, pr, repo, pr_title of D.4)", async () => {
+    const ids = async (q: string) =>
+      (await json(await api(alice.token, 'GET', `/api/experimental/chats?q=${encodeURIComponent(q)}`), 200))
+        .map((chat: Json) => chat.id as string)
+        .sort();
+    expect(await ids('pr_status:merged')).toEqual([c1, c3].sort());
+    expect(await ids('pr_status:closed')).toEqual([c2]);
+    expect(await ids('pr_status:open')).toEqual([c1]);
+    expect(await ids('pr_status:draft')).toEqual([]);
+    expect(await ids('pr:3')).toEqual([c2]);
+    expect(await ids('pr:"http://localhost:3000/insightalice/site/pulls/4"')).toEqual([c3]);
+    expect(await ids('repo:insightalice/site pr_title:two')).toEqual([c1]);
+    expect(await ids('repo:someone/else')).toEqual([]);
+    expect(await ids('')).toHaveLength(3);
+    const bad = await json(await api(alice.token, 'GET', '/api/experimental/chats?q=pr_status:bogus'), 400);
+    expect(bad.message).toBe('Invalid chat search query.');
+    // Another user's pull requests are not theirs to search.
+    expect(
+      await json(await api(admin.token, 'GET', '/api/experimental/chats?q=pr_status:merged'), 200),
+    ).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import {
   NotFoundError,
 } from '../../platform/errors/domain-error';
 import { AiProviderDirectory } from '../../platform/ports/ai-provider-directory';
+import { PullRequests } from '../../platform/ports/pull-requests';
 import { WorkspaceLookup } from '../../platform/ports/workspace-lookup';
 import { AuthorizationService, type AuthzObject } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
@@ -28,10 +29,21 @@ export interface InputPart {
   file_id?: string;
 }
 
+export const PR_STATUSES = ['draft', 'open', 'merged', 'closed'] as const;
+
 export interface ChatFilters {
   archived?: boolean;
   title?: string;
   search?: string;
+  /** Chats that opened a pull request matching every given term (its live state from the repositories module). */
+  pullRequest?: {
+    status: (typeof PR_STATUSES)[number][];
+    title?: string;
+    /** `owner/name`, or a URL that ends with it. */
+    repository?: string;
+    /** The pull request's number or its URL. */
+    pull?: string;
+  };
   labels: Record<string, string>;
 }
 
@@ -80,6 +92,7 @@ export class ChatsService {
     private readonly organizations: OrganizationsService,
     private readonly cluster: ClusterBus,
     @Optional() private readonly workspaces?: WorkspaceLookup,
+    @Optional() private readonly pullRequests?: PullRequests,
     @Optional() private readonly providers?: AiProviderDirectory,
   ) {}
 
@@ -474,12 +487,47 @@ export class ChatsService {
       params.push(JSON.stringify({ [key]: value }));
       where.push(`labels @> $${params.length}::jsonb`);
     }
+    const pr = filters.pullRequest;
+    if (pr && (pr.status.length > 0 || pr.title || pr.repository || pr.pull)) {
+      params.push(await this.chatsWithPullRequests(principal.user.uuid, pr));
+      where.push(`id = ANY($${params.length}::uuid[])`);
+    }
     const rows = (await this.dataSource.query(
       `SELECT * FROM chats WHERE ${where.join(' AND ')} ORDER BY pin_order DESC, updated_at DESC, id
         ${page.limit > 0 ? `LIMIT ${page.limit}` : ''} OFFSET ${page.offset}`,
       params,
     )) as Record<string, unknown>[];
     return rows.map(chatFromRow);
+  }
+
+  /** The owner's chats that opened a pull request matching the terms (live state through the PullRequests port). */
+  private async chatsWithPullRequests(
+    ownerId: string,
+    terms: NonNullable<ChatFilters['pullRequest']>,
+  ): Promise<string[]> {
+    const links = (await this.dataSource.query(
+      `SELECT chat_id, issue_id::text AS issue_id, number, title, html_url FROM chat_pull_requests WHERE owner_id = $1`,
+      [ownerId],
+    )) as { chat_id: string; issue_id: string; number: number; title: string; html_url: string }[];
+    if (links.length === 0) return [];
+    const facts = (await this.pullRequests?.describe(links.map((link) => link.issue_id))) ?? new Map();
+    const wanted = (terms.repository ?? '').toLowerCase().replace(/\/+$/, '');
+    const chats = new Set<string>();
+    for (const link of links) {
+      const pull = facts.get(link.issue_id);
+      const state = pull?.state ?? 'closed';
+      const url = (pull?.htmlUrl ?? link.html_url).toLowerCase();
+      if (terms.status.length > 0 && !terms.status.some((status) => status === state)) continue;
+      if (terms.title && !(pull?.title ?? link.title).toLowerCase().includes(terms.title.toLowerCase()))
+        continue;
+      if (wanted) {
+        const repository = (pull?.repository ?? '').toLowerCase();
+        if (repository !== wanted && !wanted.endsWith(`/${repository}`)) continue;
+      }
+      if (terms.pull && terms.pull !== String(link.number) && terms.pull.toLowerCase() !== url) continue;
+      chats.add(link.chat_id);
+    }
+    return [...chats];
   }
 
   private async requireUpdate(principal: Principal, chat: Chat): Promise<void> {

@@ -16,7 +16,7 @@ import { AgentsExperimentGuard } from '../agents-experiment.guard';
 import { ChatFilesService, dispositionFilename } from '../chat-files.service';
 import { ChatInsightsService } from '../chat-insights.service';
 import { presentChat, presentFile, presentMessage, presentModelConfig } from '../chats.presenter';
-import { ChatsService, type InputPart } from '../chats.service';
+import { ChatsService, type InputPart, PR_STATUSES } from '../chats.service';
 import {
   ChatFileUploadQueryDto,
   ChatListQueryDto,
@@ -281,6 +281,12 @@ export class ChatsController {
       archived: parser.nullableBool('archived'),
       title: parser.string('title') || undefined,
       search: parser.string('search') || undefined,
+      pullRequest: {
+        status: parser.enumList('pr_status', PR_STATUSES),
+        title: parser.string('pr_title') || undefined,
+        repository: parser.string('repo') || undefined,
+        pull: parser.string('pr') || undefined,
+      },
       labels,
     };
     const errors = parser.finish();

@@ -49,7 +49,10 @@ export class CreateChatModelConfigRequestDto {
 }
 
 export class ChatListQueryDto {
-  @ApiPropertyOptional({ description: 'title:, archived:bool (default false), search:, label:key:value' })
+  @ApiPropertyOptional({
+    description:
+      'title:, archived:bool (default false), search:, pr_status:draft|open|merged|closed, pr_title:, repo:owner/name, pr:number-or-url',
+  })
   @IsOptional()
   @IsString()
   q?: string;
