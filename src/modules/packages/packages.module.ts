@@ -8,12 +8,19 @@ import { PACKAGES_ENTITIES } from './entities';
 import { NpmRegistryService } from './npm/npm-registry.service';
 import { PackageBlobsService } from './package-blobs.service';
 import { PackagePermissions } from './package-permissions.service';
+import { PackageDownloadsService } from './package-downloads.service';
 import { PackagesService } from './packages.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature(PACKAGES_ENTITIES)],
   controllers: [GiteaPackagesController, GenericRegistryController, NpmRegistryController],
-  providers: [PackagesService, PackageBlobsService, PackagePermissions, NpmRegistryService],
+  providers: [
+    PackagesService,
+    PackageBlobsService,
+    PackageDownloadsService,
+    PackagePermissions,
+    NpmRegistryService,
+  ],
   exports: [PackagesService, PackagePermissions],
 })
 export class PackagesModule implements OnModuleInit, OnModuleDestroy {

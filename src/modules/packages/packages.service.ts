@@ -1,4 +1,3 @@
-import { ACTIVITY_WRITE } from '../../platform/cache/table-versions';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -23,6 +22,7 @@ import { PackageFile } from './entities/package-file.entity';
 import { PackageVersion } from './entities/package-version.entity';
 import { Package } from './entities/package.entity';
 import { PackageBlobsService } from './package-blobs.service';
+import { PackageDownloadsService } from './package-downloads.service';
 
 /** The package types of spec 3 (the `type` filter and the registries). */
 export const PACKAGE_TYPES = [
@@ -95,6 +95,7 @@ export class PackagesService {
     private readonly transactions: TransactionRunner,
     private readonly organizations: OrganizationsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly downloads: PackageDownloadsService,
     @Optional() private readonly policy?: UploadPolicy,
   ) {}
 
@@ -513,12 +514,9 @@ export class PackagesService {
     });
   }
 
-  async recordDownload(version: PackageVersion): Promise<void> {
-    // An activity write: counting a download must not drop the registry's cached documents.
-    await this.versions.query(
-      `${ACTIVITY_WRITE} UPDATE package_versions SET download_count = download_count + 1 WHERE id = $1`,
-      [version.id],
-    );
+  /** Counts a download (written in batches: PackageDownloadsService). */
+  recordDownload(version: PackageVersion): void {
+    this.downloads.record(version.id);
   }
 
   async setDistTags(pkg: Package, tags: Record<string, string | null>): Promise<Record<string, string>> {

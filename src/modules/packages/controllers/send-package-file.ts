@@ -23,5 +23,5 @@ export async function sendPackageFile(
     lastModified: file.createdAt,
   });
   // The response is complete: the counter write does not hold the client (npm fetches hundreds of files).
-  if (sent) packages.recordDownload(file.version).catch(() => undefined);
+  if (sent) packages.recordDownload(file.version);
 }
