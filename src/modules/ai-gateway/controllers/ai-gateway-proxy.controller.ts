@@ -18,6 +18,7 @@ import {
   type ResponseFacts,
   wireApi,
 } from '../wire/provider-wire';
+import { upstreamRequest } from '../wire/upstream-request';
 
 /** Header of a user's own provider key (BYOK mode). */
 export const BYOK_HEADER = 'x-ai-gateway-provider-key';
@@ -165,28 +166,33 @@ export class AiGatewayProxyController {
     let statusCode = 502;
     let error: { type: string; message: string } | null = null;
     try {
-      const upstream = await fetch(`${provider.baseUrl}${upstreamPath}`, {
+      const upstream = await upstreamRequest(`${provider.baseUrl}${upstreamPath}`, {
         method: req.method,
         headers,
         body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body,
         signal: abort.signal,
-        redirect: 'manual',
       });
       statusCode = upstream.status;
       res.status(upstream.status);
-      upstream.headers.forEach((value, header) => {
-        if (!HOP_BY_HOP.has(header)) res.setHeader(header, value);
-      });
-      const contentType = upstream.headers.get('content-type') ?? '';
+      for (const [header, value] of Object.entries(upstream.headers))
+        if (value !== undefined && !HOP_BY_HOP.has(header)) res.setHeader(header, value);
+      const contentType = upstream.headers['content-type'] ?? '';
       const api = facts.api ?? wireApi(provider.type, upstreamPath);
       const collector = api ? new ResponseCollector(api, contentType.includes('text/event-stream')) : null;
       res.flushHeaders();
-      if (upstream.body) {
-        for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) {
-          const buffer = Buffer.from(chunk);
-          res.write(buffer);
-          collector?.push(buffer);
-        }
+      for await (const chunk of upstream.body as AsyncIterable<Buffer>) {
+        collector?.push(chunk);
+        // A client slower than the provider: wait for it rather than queue the stream in memory.
+        if (!res.write(chunk) && !res.destroyed)
+          await new Promise<void>((resolve) => {
+            const done = (): void => {
+              res.off('drain', done);
+              res.off('close', done);
+              resolve();
+            };
+            res.once('drain', done);
+            res.once('close', done);
+          });
       }
       if (collector) {
         const collected = collector.finish();
