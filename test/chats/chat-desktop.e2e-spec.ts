@@ -5,15 +5,15 @@ import path from 'node:path';
 import { WebSocket } from 'ws';
 import { DesktopGateway, DesktopStreamGateway } from '../../src/modules/chats/controllers/desktop.gateway';
 import type { CreatedUser } from '../helpers/factories';
-import {
-  isAlive,
-  killAgents,
-  type ProvisionerProcess,
-  startProvisioner,
-  waitFor,
-} from '../helpers/provisioner-process';
+import { isAlive, killAgents, type ProvisionerProcess, waitFor } from '../helpers/provisioner-process';
 import { createTestApp, type TestApp } from '../helpers/test-app';
-import { agentToken, coderClient, createTemplate, type Json, workspacesDirOf } from '../workspaces/helpers';
+import {
+  agentToken,
+  coderClient,
+  type Json,
+  workspacesDirOf,
+  workspaceWithAgent,
+} from '../workspaces/helpers';
 
 /** Xvfb and x11vnc from Debian's packages (`.ci/run` installs them); else the minimal RFB server. */
 const REAL_VNC =
@@ -165,45 +165,16 @@ describe('chat desktop stream', () => {
     await t.listen();
     admin = await t.factories.admin({ username: 'deskadmin' });
     alice = await t.factories.user({ username: 'deskalice' });
-    const key = (
-      await client.json(
-        await client.api(admin.token, 'POST', '/api/v2/organizations/default/provisionerkeys', {
-          name: 'desk',
-        }),
-        201,
-      )
-    ).key;
-    provisioner = startProvisioner({
-      DEVPLANE_URL: t.url!,
-      DEVPLANE_PROVISIONER_KEY: key,
-      PROVISIONER_WORKSPACES_DIR: workspacesDirOf(t),
-    });
-    const { templateId } = await createTemplate(client, admin.token, 'desk', {
-      directory: 'desk',
-      env: { DEVPLANE_VNC_PORT: String(await freePort()) },
-      vnc_command: vncCommand(),
-    });
-    workspaceId = (
-      await client.json(
-        await client.api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
-          name: 'desk',
-          template_id: templateId,
-        }),
-        201,
-      )
-    ).id;
-    await waitFor(
-      async () => {
-        const workspace = await client.json(
-          await client.api(alice.token, 'GET', `/api/v2/workspaces/${workspaceId}`),
-          200,
-        );
-        const agent = workspace.latest_build.resources[0]?.agents[0];
-        return agent?.lifecycle_state === 'ready' && agent.status === 'connected' ? true : undefined;
+    ({ provisioner, workspaceId } = await workspaceWithAgent(t, {
+      adminToken: admin.token,
+      ownerToken: alice.token,
+      name: 'desk',
+      definition: {
+        directory: 'desk',
+        env: { DEVPLANE_VNC_PORT: String(await freePort()) },
+        vnc_command: vncCommand(),
       },
-      60_000,
-      'agent ready',
-    );
+    }));
     configId = (
       await client.json(
         await client.api(admin.token, 'POST', '/api/experimental/chats/model-configs', {

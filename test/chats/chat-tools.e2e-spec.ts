@@ -2,16 +2,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CreatedUser } from '../helpers/factories';
 import { fakeOpenAi, type FakeProvider } from '../helpers/fake-ai-providers';
-import {
-  killAgents,
-  type ProvisionerProcess,
-  startProvisioner,
-  waitFor,
-} from '../helpers/provisioner-process';
+import { killAgents, type ProvisionerProcess, waitFor } from '../helpers/provisioner-process';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { GitWatchGateway } from '../../src/modules/chats/controllers/git-watch.gateway';
 import { WatchClient } from '../notifications/helpers';
-import { coderClient, createTemplate, type Json, workspacesDirOf } from '../workspaces/helpers';
+import { coderClient, type Json, workspacesDirOf, workspaceWithAgent } from '../workspaces/helpers';
 
 /**
  * A chat bound to a workspace (issue 19.2): the model's tool calls run in the workspace through the
@@ -26,6 +21,20 @@ describe('chat tools in a workspace', () => {
   let workspaceId: string;
   let configId: string;
   const client = coderClient(() => t.url!);
+  /** The chat once its turn is over (`waiting`), failing on `error`. */
+  const finished = (id: string): Promise<Json> =>
+    waitFor(
+      async () => {
+        const current = await client.json(
+          await client.api(alice.token, 'GET', `/api/experimental/chats/${id}`),
+          200,
+        );
+        if (current.status === 'error') throw new Error(`chat failed: ${JSON.stringify(current)}`);
+        return current.status === 'waiting' ? current : undefined;
+      },
+      60_000,
+      `chat ${id} finished`,
+    );
 
   beforeAll(async () => {
     provider = await fakeOpenAi();
@@ -40,41 +49,12 @@ describe('chat tools in a workspace', () => {
     await t.listen();
     admin = await t.factories.admin({ username: 'tooladmin' });
     alice = await t.factories.user({ username: 'toolalice' });
-    const key = (
-      await client.json(
-        await client.api(admin.token, 'POST', '/api/v2/organizations/default/provisionerkeys', {
-          name: 'tools',
-        }),
-        201,
-      )
-    ).key;
-    provisioner = startProvisioner({
-      DEVPLANE_URL: t.url!,
-      DEVPLANE_PROVISIONER_KEY: key,
-      PROVISIONER_WORKSPACES_DIR: workspacesDirOf(t),
-    });
-    const { templateId } = await createTemplate(client, admin.token, 'tools', { directory: 'repo' });
-    workspaceId = (
-      await client.json(
-        await client.api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
-          name: 'tools',
-          template_id: templateId,
-        }),
-        201,
-      )
-    ).id;
-    await waitFor(
-      async () => {
-        const workspace = await client.json(
-          await client.api(alice.token, 'GET', `/api/v2/workspaces/${workspaceId}`),
-          200,
-        );
-        const agent = workspace.latest_build.resources[0]?.agents[0];
-        return agent?.lifecycle_state === 'ready' && agent.status === 'connected' ? true : undefined;
-      },
-      60_000,
-      'agent ready',
-    );
+    ({ provisioner, workspaceId } = await workspaceWithAgent(t, {
+      adminToken: admin.token,
+      ownerToken: alice.token,
+      name: 'tools',
+      definition: { directory: 'repo' },
+    }));
     configId = (
       await client.json(
         await client.api(admin.token, 'POST', '/api/experimental/chats/model-configs', {
@@ -124,18 +104,7 @@ describe('chat tools in a workspace', () => {
       201,
     );
     expect(chat.workspace_id).toBe(workspaceId);
-    await waitFor(
-      async () => {
-        const current = await client.json(
-          await client.api(alice.token, 'GET', `/api/experimental/chats/${chat.id}`),
-          200,
-        );
-        if (current.status === 'error') throw new Error(`chat failed: ${JSON.stringify(current)}`);
-        return current.status === 'waiting' ? true : undefined;
-      },
-      60_000,
-      'the chat finished',
-    );
+    await finished(chat.id);
     expect(
       readFileSync(path.join(workspacesDirOf(t), workspaceId, 'repo', 'notes', 'hello.txt'), 'utf8'),
     ).toBe('hello from the chat');
@@ -179,19 +148,6 @@ describe('chat tools in a workspace', () => {
   });
 
   it('git watch: a snapshot of the repositories the chat touched, a new message only when it changed, refresh at most one scan a second', async () => {
-    const waitWaiting = (id: string) =>
-      waitFor(
-        async () => {
-          const current = await client.json(
-            await client.api(alice.token, 'GET', `/api/experimental/chats/${id}`),
-            200,
-          );
-          if (current.status === 'error') throw new Error(`chat failed: ${JSON.stringify(current)}`);
-          return current.status === 'waiting' ? true : undefined;
-        },
-        60_000,
-        'chat waiting',
-      );
     provider.script.push(
       {
         toolCalls: [
@@ -215,7 +171,7 @@ describe('chat tools in a workspace', () => {
       }),
       201,
     );
-    await waitWaiting(chat.id);
+    await finished(chat.id);
     const repoRoot = path.join(workspacesDirOf(t), workspaceId, 'repo');
     const watcher = new WatchClient(
       `${t.url!.replace('http', 'ws')}/api/experimental/chats/${chat.id}/git/watch`,
@@ -391,18 +347,7 @@ describe('chat tools in a workspace', () => {
       }),
       201,
     );
-    await waitFor(
-      async () => {
-        const current = await client.json(
-          await client.api(alice.token, 'GET', `/api/experimental/chats/${chat.id}`),
-          200,
-        );
-        if (current.status === 'error') throw new Error(`chat failed: ${JSON.stringify(current)}`);
-        return current.status === 'waiting' ? true : undefined;
-      },
-      60_000,
-      'the chat finished',
-    );
+    await finished(chat.id);
     const messages = await client.json(
       await client.api(alice.token, 'GET', `/api/experimental/chats/${chat.id}/messages`),
       200,
@@ -502,18 +447,7 @@ describe('chat tools in a workspace', () => {
       60_000,
       'the spawn result',
     );
-    const child = await waitFor(
-      async () => {
-        const current = await client.json(
-          await client.api(alice.token, 'GET', `/api/experimental/chats/${childId}`),
-          200,
-        );
-        if (current.status === 'error') throw new Error(`child failed: ${JSON.stringify(current)}`);
-        return current.status === 'waiting' ? current : undefined;
-      },
-      60_000,
-      'the child ran',
-    );
+    const child = await finished(childId);
     expect(child).toMatchObject({
       parent_chat_id: parent.id,
       root_chat_id: parent.id,

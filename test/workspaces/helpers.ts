@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { SecretBox } from '../../src/platform/crypto/secret-box';
 import type { TestApp } from '../helpers/test-app';
-import { waitFor } from '../helpers/provisioner-process';
+import { type ProvisionerProcess, startProvisioner, waitFor } from '../helpers/provisioner-process';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON of the Coder API, read field by field
 export type Json = any;
@@ -103,4 +103,51 @@ export async function readStream(response: Response, ms: number): Promise<{ text
 
 export function workspacesDirOf(t: TestApp): string {
   return path.join(t.config.dataDir, 'workspaces');
+}
+
+/**
+ * A real provisioner (child process) for the test app, a template of `definition`, and a workspace of
+ * `ownerToken` whose agent is ready and connected. Kill the provisioner and the agents afterwards.
+ */
+export async function workspaceWithAgent(
+  t: TestApp,
+  input: { adminToken: string; ownerToken: string; name: string; definition: Record<string, unknown> },
+): Promise<{ provisioner: ProvisionerProcess; workspaceId: string }> {
+  const client = coderClient(() => t.url!);
+  const key = (
+    await client.json(
+      await client.api(input.adminToken, 'POST', '/api/v2/organizations/default/provisionerkeys', {
+        name: input.name,
+      }),
+      201,
+    )
+  ).key;
+  const provisioner = startProvisioner({
+    DEVPLANE_URL: t.url!,
+    DEVPLANE_PROVISIONER_KEY: key,
+    PROVISIONER_WORKSPACES_DIR: workspacesDirOf(t),
+  });
+  const { templateId } = await createTemplate(client, input.adminToken, input.name, input.definition);
+  const workspaceId = (
+    await client.json(
+      await client.api(input.ownerToken, 'POST', '/api/v2/users/me/workspaces', {
+        name: input.name,
+        template_id: templateId,
+      }),
+      201,
+    )
+  ).id as string;
+  await waitFor(
+    async () => {
+      const workspace = await client.json(
+        await client.api(input.ownerToken, 'GET', `/api/v2/workspaces/${workspaceId}`),
+        200,
+      );
+      const agent = workspace.latest_build.resources[0]?.agents[0];
+      return agent?.lifecycle_state === 'ready' && agent.status === 'connected' ? true : undefined;
+    },
+    60_000,
+    'agent ready',
+  );
+  return { provisioner, workspaceId };
 }

@@ -11,7 +11,7 @@ import {
 } from '../../platform/errors/domain-error';
 import { AiProviderDirectory } from '../../platform/ports/ai-provider-directory';
 import { PullRequests } from '../../platform/ports/pull-requests';
-import { WorkspaceLookup } from '../../platform/ports/workspace-lookup';
+import { WorkspaceLookup, workspaceRbacObject } from '../../platform/ports/workspace-lookup';
 import { AuthorizationService, type AuthzObject } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
 import { OrganizationsService } from '../identity/organizations.service';
@@ -272,16 +272,7 @@ export class ChatsService {
 
   private async requireWorkspace(principal: Principal, id: string): Promise<void> {
     const workspace = isUuid(id) ? await this.workspaces?.find(id.toLowerCase()) : null;
-    const object = workspace
-      ? {
-          type: 'workspace',
-          id: workspace.id,
-          ownerId: workspace.ownerId,
-          orgId: workspace.organizationId,
-          aclUserList: workspace.userAcl,
-          aclGroupList: workspace.groupAcl,
-        }
-      : null;
+    const object = workspace ? workspaceRbacObject(workspace) : null;
     if (!object || !(await this.authz.authorize(principal, 'read', object)))
       throw new BadRequestError('Workspace not found or you do not have access to this resource', {
         fields: [{ field: 'workspace_id', detail: 'unknown workspace' }],

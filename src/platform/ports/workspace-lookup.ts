@@ -14,3 +14,22 @@ export interface WorkspaceSummary {
 export abstract class WorkspaceLookup {
   abstract find(id: string): Promise<WorkspaceSummary | null>;
 }
+
+/** The workspace as an RBAC object for auth's AuthorizationService. */
+export function workspaceRbacObject(workspace: WorkspaceSummary): {
+  type: 'workspace';
+  id: string;
+  ownerId: string;
+  orgId: string;
+  aclUserList: Record<string, string[]>;
+  aclGroupList: Record<string, string[]>;
+} {
+  return {
+    type: 'workspace',
+    id: workspace.id,
+    ownerId: workspace.ownerId,
+    orgId: workspace.organizationId,
+    aclUserList: workspace.userAcl,
+    aclGroupList: workspace.groupAcl,
+  };
+}

@@ -8,7 +8,7 @@ import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../../platform/errors/domain-error';
 import { WorkspaceAgentCalls } from '../../../platform/ports/workspace-agent-calls';
-import { WorkspaceLookup } from '../../../platform/ports/workspace-lookup';
+import { WorkspaceLookup, workspaceRbacObject } from '../../../platform/ports/workspace-lookup';
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
 import { isUuid } from '../../../platform/text/uuid';
@@ -56,16 +56,7 @@ export class DesktopGateway implements OnGatewayConnection, UpgradePrecheck {
     const chat = await this.chats.requireChat(principal, upgradePathParams(req).chat ?? '');
     if (!chat.workspaceId) throw new BadRequestError('Chat has no workspace.');
     const workspace = isUuid(chat.workspaceId) ? await this.workspaces?.find(chat.workspaceId) : null;
-    const object = workspace
-      ? {
-          type: 'workspace',
-          id: workspace.id,
-          ownerId: workspace.ownerId,
-          orgId: workspace.organizationId,
-          aclUserList: workspace.userAcl,
-          aclGroupList: workspace.groupAcl,
-        }
-      : null;
+    const object = workspace ? workspaceRbacObject(workspace) : null;
     if (!object || !(await this.authz.authorize(principal, 'read', object)))
       throw new BadRequestError('Chat workspace not found.');
     if (
