@@ -1,6 +1,6 @@
 import { deflateSync } from 'node:zlib';
 import { ChatRetentionService } from '../../src/modules/chats/chat-retention.service';
-import { ChatsService } from '../../src/modules/chats/chats.service';
+import { chatFromRow, ChatsService } from '../../src/modules/chats/chats.service';
 import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { coderClient, type Json } from '../workspaces/helpers';
@@ -507,5 +507,33 @@ describe('chats (issue 19): model configurations, chats, archive, cost, files, r
       await json(await api(alice.token, 'GET', `/api/experimental/chats/files/${image.id}`), 404);
       await json(await api(alice.token, 'GET', `/api/experimental/chats/${kept.id}`), 200);
     });
+  });
+
+  it('subagents spawned by a chat join its tree, up to 16 per tree (then the spawn is refused)', async () => {
+    const chats = t.app.get(ChatsService);
+    const top = await newChat(alice.token, { content: text('delegating') });
+    const parent = chatFromRow(
+      (
+        (await t.dataSource.query('SELECT * FROM chats WHERE id = $1', [top.id])) as Record<string, unknown>[]
+      )[0]!,
+    );
+    const first = await chats.spawnSubagent(parent, { prompt: 'one', title: 'One' });
+    expect(first).toMatchObject({
+      parentChatId: top.id,
+      rootChatId: top.id,
+      ownerId: parent.ownerId,
+      title: 'One',
+    });
+    // A subagent of the subagent still counts in the same tree.
+    await chats.spawnSubagent(first, { prompt: 'nested' });
+    for (let i = 2; i < 16; i++) await chats.spawnSubagent(parent, { prompt: `more ${i}` });
+    await expect(chats.spawnSubagent(parent, { prompt: 'one too many' })).rejects.toThrow(
+      /Subagent limit reached/,
+    );
+    await expect(chats.spawnSubagent(parent, { prompt: '  ' })).rejects.toThrow(/needs a prompt/);
+    const [row] = (await t.dataSource.query('SELECT count(*)::int AS n FROM chats WHERE root_chat_id = $1', [
+      top.id,
+    ])) as { n: number }[];
+    expect(row!.n).toBe(16);
   });
 });

@@ -31,6 +31,9 @@ export interface InputPart {
 
 export const PR_STATUSES = ['draft', 'open', 'merged', 'closed'] as const;
 
+/** Subagent chats one chat tree may spawn (a model that spawns in a loop stops here). */
+export const MAX_SUBAGENTS = 16;
+
 export interface ChatFilters {
   archived?: boolean;
   title?: string;
@@ -335,7 +338,18 @@ export class ChatsService {
   async spawnSubagent(parent: Chat, input: { prompt: string; title?: string }): Promise<Chat> {
     const prompt = input.prompt.trim();
     if (prompt === '') throw new BadRequestError('A subagent needs a prompt.');
+    const root = parent.rootChatId ?? parent.id;
     return this.transactions.run(async (tx) => {
+      // The root's row lock serializes spawns in one tree, so the limit holds under concurrent turns.
+      await tx.manager.query('SELECT id FROM chats WHERE id = $1 FOR UPDATE', [root]);
+      const [count] = (await tx.manager.query(
+        'SELECT count(*)::int AS n FROM chats WHERE root_chat_id = $1',
+        [root],
+      )) as { n: number }[];
+      if ((count?.n ?? 0) >= MAX_SUBAGENTS)
+        throw new BadRequestError(
+          `Subagent limit reached: a chat tree has at most ${MAX_SUBAGENTS} subagents.`,
+        );
       const [row] = (await tx.manager.query(
         `INSERT INTO chats (organization_id, owner_id, workspace_id, parent_chat_id, root_chat_id, last_model_config_id, title,
            status, labels, client_type)
@@ -345,7 +359,7 @@ export class ChatsService {
           parent.ownerId,
           parent.workspaceId,
           parent.id,
-          parent.rootChatId ?? parent.id,
+          root,
           parent.lastModelConfigId,
           (input.title?.trim() || prompt).slice(0, 200),
         ],
