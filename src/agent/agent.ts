@@ -42,6 +42,8 @@ function connectTcp(port: number): Promise<net.Socket> {
     const socket = net.connect(port, '127.0.0.1');
     socket.once('connect', () => {
       socket.removeAllListeners('error');
+      // Until the relay takes it over, an error only ends the connection (never the agent).
+      socket.on('error', () => socket.destroy());
       resolve(socket);
     });
     socket.once('error', reject);

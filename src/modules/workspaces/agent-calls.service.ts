@@ -179,7 +179,10 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
     if (!pending || pending.agentId !== agent.agentId) return false;
     this.desktops.delete(session);
     // A stream at once: the desktop speaks first (RFB's version), before anyone relays it.
-    pending.arrived(createWebSocketStream(socket));
+    const stream = createWebSocketStream(socket);
+    // Until a relay takes it over, an error (the agent went away) only ends it, never the server.
+    stream.on('error', () => stream.destroy());
+    pending.arrived(stream);
     return true;
   }
 
