@@ -536,4 +536,67 @@ describe('chats (issue 19): model configurations, chats, archive, cost, files, r
     ])) as { n: number }[];
     expect(row!.n).toBe(16);
   });
+
+  it('owners change and delete model configurations: 403 for members, 404 unknown, 400 bad price, 409 in use', async () => {
+    const spare = await json(
+      await api(admin.token, 'POST', '/api/experimental/chats/model-configs', {
+        provider: 'openai-main',
+        model: 'spare',
+        input_price_per_million_tokens: '1',
+      }),
+      201,
+    );
+    const changed = await json(
+      await api(admin.token, 'PATCH', `/api/experimental/chats/model-configs/${spare.id}`, {
+        display_name: 'Spare',
+        input_price_per_million_tokens: '',
+        output_price_per_million_tokens: '2.5',
+      }),
+      200,
+    );
+    expect(changed).toMatchObject({
+      id: spare.id,
+      model: 'spare',
+      display_name: 'Spare',
+      input_price_per_million_tokens: null,
+      output_price_per_million_tokens: '2.5',
+    });
+    await json(
+      await api(alice.token, 'PATCH', `/api/experimental/chats/model-configs/${spare.id}`, { model: 'x' }),
+      403,
+    );
+    await json(
+      await api(admin.token, 'PATCH', `/api/experimental/chats/model-configs/${spare.id}`, {
+        output_price_per_million_tokens: 'free',
+      }),
+      400,
+    );
+    await json(
+      await api(admin.token, 'PATCH', `/api/experimental/chats/model-configs/${spare.id}`, {
+        provider: 'nope',
+      }),
+      400,
+    );
+    await json(
+      await api(
+        admin.token,
+        'PATCH',
+        '/api/experimental/chats/model-configs/00000000-0000-4000-8000-000000000000',
+        {
+          model: 'x',
+        },
+      ),
+      404,
+    );
+    await json(await api(alice.token, 'DELETE', `/api/experimental/chats/model-configs/${spare.id}`), 403);
+    await json(await api(admin.token, 'DELETE', `/api/experimental/chats/model-configs/${spare.id}`), 204);
+    await json(await api(admin.token, 'DELETE', `/api/experimental/chats/model-configs/${spare.id}`), 404);
+    await json(await api(admin.token, 'DELETE', '/api/experimental/chats/model-configs/not-a-uuid'), 404);
+    // Chats run with the first configuration: it stays.
+    const inUse = await json(
+      await api(admin.token, 'DELETE', `/api/experimental/chats/model-configs/${configId}`),
+      409,
+    );
+    expect(inUse.message).toBe('Model config is in use by chats.');
+  });
 });

@@ -5,10 +5,12 @@ import { ClusterBus } from '../../platform/events/cluster-bus.service';
 import { CHATS_PENDING_TOPIC } from './events';
 import {
   BadRequestError,
+  ConflictError,
   ForbiddenError,
   InvalidError,
   NotFoundError,
 } from '../../platform/errors/domain-error';
+import { resultRows } from '../../platform/database/result-rows';
 import { AiProviderDirectory } from '../../platform/ports/ai-provider-directory';
 import { PullRequests } from '../../platform/ports/pull-requests';
 import { WorkspaceLookup, workspaceRbacObject } from '../../platform/ports/workspace-lookup';
@@ -30,6 +32,24 @@ export interface InputPart {
 }
 
 export const PR_STATUSES = ['draft', 'open', 'merged', 'closed'] as const;
+
+type PriceKind = 'input' | 'output' | 'cache_read' | 'cache_write';
+
+/** A price in dollars per million tokens as micro-dollars; absent or empty = not priced; else 400. */
+function priceMicros(kind: PriceKind, raw: string | null | undefined): string | null {
+  if (raw === undefined || raw === null || raw === '') return null;
+  const parsed = parseDollars(raw);
+  if (parsed === null)
+    throw new InvalidError('Validation failed.', {
+      fields: [
+        {
+          field: `${kind}_price_per_million_tokens`,
+          detail: 'a decimal number of dollars with at most 6 decimals',
+        },
+      ],
+    });
+  return parsed.toString();
+}
 
 /** Subagent chats one chat tree may spawn (a model that spawns in a loop stops here). */
 export const MAX_SUBAGENTS = 16;
@@ -124,31 +144,15 @@ export class ChatsService {
     provider: string;
     model: string;
     displayName?: string;
-    prices: Partial<Record<'input' | 'output' | 'cache_read' | 'cache_write', string | null>>;
+    prices: Partial<Record<PriceKind, string | null>>;
   }): Promise<ChatModelConfig> {
-    const micros: Record<string, string | null> = {};
-    for (const kind of ['input', 'output', 'cache_read', 'cache_write'] as const) {
-      const raw = input.prices[kind];
-      if (raw === undefined || raw === null || raw === '') {
-        micros[kind] = null;
-        continue;
-      }
-      const parsed = parseDollars(raw);
-      if (parsed === null)
-        throw new InvalidError('Validation failed.', {
-          fields: [
-            {
-              field: `${kind}_price_per_million_tokens`,
-              detail: 'a decimal number of dollars with at most 6 decimals',
-            },
-          ],
-        });
-      micros[kind] = parsed.toString();
-    }
-    if (!(await this.providers?.exists(input.provider)))
-      throw new InvalidError('Validation failed.', {
-        fields: [{ field: 'provider', detail: `no AI gateway provider named "${input.provider}"` }],
-      });
+    const micros: Record<PriceKind, string | null> = {
+      input: priceMicros('input', input.prices.input),
+      output: priceMicros('output', input.prices.output),
+      cache_read: priceMicros('cache_read', input.prices.cache_read),
+      cache_write: priceMicros('cache_write', input.prices.cache_write),
+    };
+    await this.requireProvider(input.provider);
     const [row] = (await this.dataSource.query(
       `INSERT INTO chat_model_configs (provider, model, display_name, input_price_micros, output_price_micros,
          cache_read_price_micros, cache_write_price_micros) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
@@ -163,6 +167,65 @@ export class ChatsService {
       ],
     )) as Record<string, unknown>[];
     return modelConfigFromRow(row!);
+  }
+
+  private async requireProvider(provider: string): Promise<void> {
+    if (!(await this.providers?.exists(provider)))
+      throw new InvalidError('Validation failed.', {
+        fields: [{ field: 'provider', detail: `no AI gateway provider named "${provider}"` }],
+      });
+  }
+
+  /** Changes what is given; a price of `""` stops pricing that kind. Costs already recorded stay. */
+  async updateModelConfig(
+    id: string,
+    input: {
+      provider?: string;
+      model?: string;
+      displayName?: string;
+      prices: Partial<Record<PriceKind, string>>;
+    },
+  ): Promise<ChatModelConfig> {
+    const current = await this.modelConfig(id);
+    if (!current) throw new NotFoundError(NOT_FOUND);
+    if (input.provider !== undefined && input.provider !== current.provider)
+      await this.requireProvider(input.provider);
+    const price = (kind: PriceKind, now: string | null): string | null =>
+      input.prices[kind] === undefined ? now : priceMicros(kind, input.prices[kind]);
+    const [row] = resultRows<Record<string, unknown>>(
+      await this.dataSource.query(
+        `UPDATE chat_model_configs SET provider = $2, model = $3, display_name = $4, input_price_micros = $5,
+         output_price_micros = $6, cache_read_price_micros = $7, cache_write_price_micros = $8, updated_at = now()
+       WHERE id = $1 RETURNING *`,
+        [
+          current.id,
+          input.provider || current.provider,
+          input.model || current.model,
+          input.displayName || current.displayName,
+          price('input', current.inputPriceMicros),
+          price('output', current.outputPriceMicros),
+          price('cache_read', current.cacheReadPriceMicros),
+          price('cache_write', current.cacheWritePriceMicros),
+        ],
+      ),
+    );
+    if (!row) throw new NotFoundError(NOT_FOUND);
+    return modelConfigFromRow(row);
+  }
+
+  /** Deletes an unused configuration; one a chat still runs with is 409. */
+  async deleteModelConfig(id: string): Promise<void> {
+    if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
+    await this.transactions.run(async (tx) => {
+      const [used] = (await tx.manager.query('SELECT 1 FROM chats WHERE last_model_config_id = $1 LIMIT 1', [
+        id,
+      ])) as unknown[];
+      if (used) throw new ConflictError('Model config is in use by chats.');
+      const deleted = resultRows(
+        await tx.manager.query('DELETE FROM chat_model_configs WHERE id = $1 RETURNING id', [id]),
+      );
+      if (deleted.length === 0) throw new NotFoundError(NOT_FOUND);
+    });
   }
 
   // ---------------------------------------------------------------- chats

@@ -1,4 +1,17 @@
-import { Body, Get, Header, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
@@ -25,6 +38,7 @@ import {
   CreateChatMessageRequestDto,
   CreateChatModelConfigRequestDto,
   CreateChatRequestDto,
+  UpdateChatModelConfigRequestDto,
 } from '../dto/chats.dto';
 import type { Chat } from '../entities/chat.entity';
 
@@ -117,6 +131,41 @@ export class ChatsController {
         },
       }),
     );
+  }
+
+  @Patch('model-configs/:config')
+  @Authenticated({ admin: true })
+  @ApiOperation({ summary: 'Change a model configuration (owners); recorded costs stay as they were' })
+  @ApiOkResponse(JSON_OBJECT)
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  async updateModelConfig(@Param('config') id: string, @Body() body: UpdateChatModelConfigRequestDto) {
+    return presentModelConfig(
+      await this.chats.updateModelConfig(id, {
+        provider: body.provider,
+        model: body.model,
+        displayName: body.display_name,
+        prices: {
+          input: body.input_price_per_million_tokens,
+          output: body.output_price_per_million_tokens,
+          cache_read: body.cache_read_price_per_million_tokens,
+          cache_write: body.cache_write_price_per_million_tokens,
+        },
+      }),
+    );
+  }
+
+  @Delete('model-configs/:config')
+  @HttpCode(204)
+  @Authenticated({ admin: true })
+  @ApiOperation({ summary: 'Delete a model configuration no chat runs with (owners; 409 when in use)' })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 409, ...ERROR })
+  async deleteModelConfig(@Param('config') id: string): Promise<void> {
+    await this.chats.deleteModelConfig(id);
   }
 
   // ---------------------------------------------------------------- files

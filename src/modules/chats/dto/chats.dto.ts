@@ -48,6 +48,20 @@ export class CreateChatModelConfigRequestDto {
   @ApiPropertyOptional() @GoType('string') cache_write_price_per_million_tokens?: string;
 }
 
+export class UpdateChatModelConfigRequestDto {
+  @ApiPropertyOptional({ description: 'an AI gateway provider name' }) @GoType('string') provider?: string;
+  @ApiPropertyOptional() @GoType('string') model?: string;
+  @ApiPropertyOptional() @GoType('string') display_name?: string;
+  @ApiPropertyOptional({
+    description: 'dollars per million tokens; "" = no longer priced; absent = unchanged',
+  })
+  @GoType('string')
+  input_price_per_million_tokens?: string;
+  @ApiPropertyOptional() @GoType('string') output_price_per_million_tokens?: string;
+  @ApiPropertyOptional() @GoType('string') cache_read_price_per_million_tokens?: string;
+  @ApiPropertyOptional() @GoType('string') cache_write_price_per_million_tokens?: string;
+}
+
 export class ChatListQueryDto {
   @ApiPropertyOptional({
     description:
