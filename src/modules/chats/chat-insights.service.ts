@@ -126,7 +126,9 @@ export class ChatInsightsService {
     const models = new Map<string, InsightPull[]>();
     for (const pull of current) {
       const key = pull.link.model_config_id ?? '';
-      models.set(key, [...(models.get(key) ?? []), pull]);
+      const group = models.get(key);
+      if (group) group.push(pull);
+      else models.set(key, [pull]);
     }
     const byModel = [...models.values()]
       .map((group) => {

@@ -385,11 +385,9 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
   ): Promise<AgentCallResult> {
     if (!this.pullRequests) return { ok: false, output: 'pull requests are not available on this server' };
     const text = (key: string): string => (typeof args[key] === 'string' ? (args[key] as string) : '');
-    const [owner] = (await this.dataSource.query('SELECT id FROM users WHERE uuid = $1', [chat.ownerId])) as {
-      id: string;
-    }[];
-    if (!owner) return { ok: false, output: 'the chat owner is gone' };
-    const pull = await this.pullRequests.open(String(owner.id), {
+    const ownerId = await this.ownerIdOf(chat);
+    if (!ownerId) return { ok: false, output: 'the chat owner is gone' };
+    const pull = await this.pullRequests.open(ownerId, {
       repository: text('repository'),
       head: text('head'),
       base: text('base'),
@@ -424,6 +422,14 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
     };
   }
 
+  /** The internal id of the chat's owner (chats keep the user's uuid), or null when the account is gone. */
+  private async ownerIdOf(chat: Chat): Promise<string | null> {
+    const [owner] = (await this.dataSource.query('SELECT id FROM users WHERE uuid = $1', [chat.ownerId])) as {
+      id: string;
+    }[];
+    return owner ? String(owner.id) : null;
+  }
+
   private base(): string {
     const address = this.http.httpAdapter?.getHttpServer()?.address() as AddressInfo | string | null;
     if (!address || typeof address === 'string') throw new Error('the server does not listen yet');
@@ -442,12 +448,10 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
     toolCalls: { id: string; name: string; arguments: string }[];
     usage: { input: number; output: number; reasoning: number; cacheRead: number; cacheWrite: number };
   }> {
-    const [owner] = (await this.dataSource.query('SELECT id FROM users WHERE uuid = $1', [chat.ownerId])) as {
-      id: string;
-    }[];
-    if (!owner) throw new Error('the chat owner is gone');
+    const ownerId = await this.ownerIdOf(chat);
+    if (!ownerId) throw new Error('the chat owner is gone');
     const created = await this.tokens.create({
-      userId: String(owner.id),
+      userId: ownerId,
       name: `chat-runner-${chat.id}-${Date.now()}`,
       scopes: ['all'],
       lifetimeSeconds: 600,

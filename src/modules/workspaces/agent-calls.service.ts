@@ -83,6 +83,16 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
   ): Promise<AgentCallResult> {
     const agent = await this.currentAgent(workspaceId);
     if (!agent) throw new NotFoundError('No eligible agent found for chat workspace.');
+    return this.callAgent(agent, tool, args, timeoutMs);
+  }
+
+  /** `call` for an agent already looked up. */
+  private async callAgent(
+    agent: AgentRow,
+    tool: AgentTool,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+  ): Promise<AgentCallResult> {
     const status = agentStatus(agent, this.config.agentDisconnectMs);
     if (status !== 'connected') throw new UnavailableError(`Agent state is "${status}", must be connected.`);
     const [row] = (await this.dataSource.query(
@@ -143,7 +153,7 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
     });
     try {
       // The agent dials back before it answers: its socket is here when the call returns (or soon after).
-      const result = await this.call(workspaceId, 'desktop_open', { session }, timeoutMs);
+      const result = await this.callAgent(agent, 'desktop_open', { session }, timeoutMs);
       if (!result.ok)
         throw new UnavailableError(`Failed to connect to the workspace desktop: ${result.output}`);
       if (!arrived)
