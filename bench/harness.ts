@@ -90,6 +90,7 @@ export async function startDevplane(
     stdio: 'pipe',
   });
   child.stdout?.resume();
+  if (process.env.BENCH_SERVER_STDERR) child.stderr?.pipe(process.stderr);
   const port = Number((await waitForLine(child, /listening on \S+:(\d+) /))[1] ?? '0');
   return { child, port };
 }

@@ -139,6 +139,16 @@ async function phaseOne(
     .sort((a, b) => a - b);
   const posts = users.map((u) => answered.get(u.uuid)! - sentAt.get(u.uuid)!).sort((a, b) => a - b);
   const created = [...fanOut.values()].sort((a, b) => a - b);
+  if (process.env.BENCH_DEBUG) {
+    for (let i = 0; i < users.length; i += 100) {
+      const slice = users.slice(i, i + 100);
+      const p = slice.map((u) => answered.get(u.uuid)! - sentAt.get(u.uuid)!).sort((a, b) => a - b);
+      const f = slice.map((u) => received.get(u.uuid)! - sentAt.get(u.uuid)!).sort((a, b) => a - b);
+      process.stdout.write(
+        `  [${i}] post p50 ${ms(percentile(p, 50))} max ${ms(p[p.length - 1]!)}  frame p50 ${ms(percentile(f, 50))} max ${ms(f[f.length - 1]!)}\n`,
+      );
+    }
+  }
   const afterAnswer = users
     .filter((u) => received.has(u.uuid))
     .map((u) => received.get(u.uuid)! - answered.get(u.uuid)!)

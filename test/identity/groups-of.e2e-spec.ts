@@ -39,4 +39,22 @@ describe('identity groupsOf', () => {
     for (const group of ['nobody', 'acme/none', 'grouped'])
       expect(await organizations.groupExists(group)).toBe(false);
   });
+
+  it('is cached per user until a membership, team or account changes', async () => {
+    const user = await t.factories.user({ username: 'cachedgroups' });
+    const organizations = t.app.get(OrganizationsService);
+    expect([...(await organizations.groupsOf(user.user.id))]).toEqual(['default']);
+    const org = await t.factories.organization('Globex', user.user.id);
+    expect([...(await organizations.groupsOf(user.user.id))].sort()).toEqual([
+      'default',
+      'globex',
+      'globex/owners',
+    ]);
+    await t.factories.team(org, 'Ops', [user.user]);
+    expect(await organizations.groupsOf(user.user.id)).toContain('globex/ops');
+    await t.dataSource.query('UPDATE users SET is_admin = true WHERE id = $1', [user.user.id]);
+    expect(await organizations.groupsOf(user.user.id)).toContain('admin');
+    await t.dataSource.query('DELETE FROM team_members WHERE user_id = $1', [user.user.id]);
+    expect(await organizations.groupsOf(user.user.id)).not.toContain('globex/ops');
+  });
 });

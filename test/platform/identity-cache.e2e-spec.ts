@@ -1,3 +1,4 @@
+import { ActivityRecorder } from '../../src/modules/identity/activity-recorder.service';
 import { tablesVersion } from '../../src/platform/cache/table-versions';
 import { ClusterBus } from '../../src/platform/events/cluster-bus.service';
 import type { CreatedUser } from '../helpers/factories';
@@ -90,8 +91,9 @@ describe('identity read cache coherence', () => {
     const carol = await t.factories.user();
     expect((await me(bob.token)).status).toBe(200);
     const version = tablesVersion(['users', 'api_tokens', 'organization_members']);
-    // Carol's first request writes her last_seen_at and her token's last use.
+    // Carol's first request writes her last_seen_at and her token's last use (in the next batch).
     expect((await me(carol.token)).status).toBe(200);
+    await t.app.get(ActivityRecorder).flush();
     expect(tablesVersion(['users', 'api_tokens', 'organization_members'])).toBe(version);
     const [user] = (await t.dataSource.query('SELECT last_seen_at FROM users WHERE id = $1', [
       carol.user.id,

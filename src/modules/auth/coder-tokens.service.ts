@@ -1,3 +1,4 @@
+import { ActivityRecorder } from '../identity/activity-recorder.service';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AuditLog } from '../../platform/audit/audit-log';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -44,6 +45,7 @@ export class CoderTokensService {
     private readonly transactions: TransactionRunner,
     @InjectRepository(ApiToken) private readonly tokenRows: Repository<ApiToken>,
     @InjectRepository(TokenAllowList) private readonly allowLists: Repository<TokenAllowList>,
+    private readonly activity: ActivityRecorder,
     @Optional() private readonly audit?: AuditLog,
   ) {}
 
@@ -193,6 +195,7 @@ export class CoderTokensService {
     target: User,
     options: { includeExpired: boolean; includeAll: boolean },
   ): Promise<TokenView[]> {
+    await this.activity.flush(); // last_used is written in batches
     const rows = await this.tokenRows.find({
       where: { loginType: 'token', ...(options.includeAll ? {} : { userId: target.id }) },
       relations: { user: true },
@@ -207,6 +210,7 @@ export class CoderTokensService {
   }
 
   async getByName(principal: Principal, target: User, name: string): Promise<TokenView> {
+    await this.activity.flush();
     const row = await this.tokenRows.findOne({
       where: { userId: target.id, name, loginType: 'token' },
       relations: { user: true },
@@ -217,6 +221,7 @@ export class CoderTokensService {
   }
 
   async getById(principal: Principal, target: User, id: string): Promise<TokenView> {
+    await this.activity.flush();
     const row = await this.findOwned(target, id);
     const [view] = row ? await this.views(principal, 'read', [row]) : [];
     if (!view) throw new NotFoundError(NOT_FOUND);

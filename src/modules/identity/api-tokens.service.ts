@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Repository } from 'typeorm';
-import { ACTIVITY_WRITE } from '../../platform/cache/table-versions';
 import { VersionedCache } from '../../platform/cache/versioned-cache';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { ConflictError } from '../../platform/errors/domain-error';
 import { randomString, hashSecret, TOKEN_ID_LENGTH, TOKEN_SECRET_LENGTH } from './api-token-codec';
+import { ActivityRecorder } from './activity-recorder.service';
 import { ApiToken } from './entities/api-token.entity';
 import { User } from './entities/user.entity';
 import type { LoginType } from './entities/user.entity';
@@ -37,6 +37,7 @@ export class ApiTokensService {
   constructor(
     @InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly activity: ActivityRecorder,
   ) {
     this.lookupCache = new VersionedCache({
       tables: ['api_tokens', 'users'],
@@ -149,13 +150,15 @@ export class ApiTokensService {
     }
     if (Object.keys(changes).length === 0) return;
     Object.assign(token, changes);
-    // An activity write (ACTIVITY_WRITE): it bumps no table version, so it leaves every other cached
-    // credential in place; this token's cached row is patched instead. Only ever extends the expiry.
+    // An activity write, batched (ActivityRecorder): it bumps no table version, so it leaves every
+    // other cached credential in place; this token's cached row is patched instead. Only ever extends the expiry.
     const updatedAt = new Date(now);
-    await this.tokens.query(
-      `${ACTIVITY_WRITE} UPDATE api_tokens SET last_used_at = $2, ip_address = $3, expires_at = $4, updated_at = $5 WHERE id = $1`,
-      [token.id, token.lastUsedAt, token.ipAddress, token.expiresAt, updatedAt],
-    );
+    this.activity.tokenUsed(token.id, {
+      lastUsedAt: token.lastUsedAt,
+      ipAddress: token.ipAddress,
+      expiresAt: token.expiresAt,
+      updatedAt,
+    });
     token.updatedAt = updatedAt;
     this.lookupCache.patchKey(token.id, (row) => {
       if (!row) return;

@@ -1,3 +1,4 @@
+import { ActivityRecorder } from './activity-recorder.service';
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiTokensService } from './api-tokens.service';
@@ -42,6 +43,7 @@ import { UserSecretsService } from './secrets/user-secrets.service';
     GiteaBlocksController,
   ],
   providers: [
+    ActivityRecorder,
     UsersService,
     OrganizationsService,
     ApiTokensService,
@@ -57,6 +59,7 @@ import { UserSecretsService } from './secrets/user-secrets.service';
     UserBlocksService,
   ],
   exports: [
+    ActivityRecorder,
     UserBlocksService,
     UsersService,
     OrganizationsService,

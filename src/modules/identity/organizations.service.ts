@@ -79,10 +79,16 @@ export class OrganizationsService {
       tables: ['organization_members', 'users'],
       ttlMs: config.identityCacheSeconds * 1000,
     });
+    this.groupsCache = new VersionedCache({
+      tables: ['organization_members', 'team_members', 'teams', 'users'],
+      ttlMs: config.identityCacheSeconds * 1000,
+    });
   }
 
   /** A user's memberships (every Coder User response lists them), until a membership or account changes. */
   private readonly membershipCache: VersionedCache<string, Membership[]>;
+  /** `groupsOf` (OCS cloud/user, workflow group checks), until a membership, team or account changes. */
+  private readonly groupsCache: VersionedCache<string, string[]>;
 
   findByName(name: string): Promise<User | null> {
     return this.accounts.findOneBy({ lowerName: name.toLowerCase(), type: 'organization' });
@@ -407,7 +413,13 @@ export class OrganizationsService {
    */
   async groupsOf(userId: string, manager?: EntityManager): Promise<Set<string>> {
     if (!/^\d{1,18}$/.test(userId)) return new Set();
-    const rows: { g: string }[] = await (manager ?? this.accounts.manager).query(
+    // Inside a transaction the caller may see its own uncommitted writes: read, do not cache.
+    if (manager) return new Set(await this.loadGroups(userId, manager));
+    return new Set(await this.groupsCache.get(userId, () => this.loadGroups(userId, this.accounts.manager)));
+  }
+
+  private async loadGroups(userId: string, manager: EntityManager): Promise<string[]> {
+    const rows: { g: string }[] = await manager.query(
       `SELECT o.lower_name AS g FROM organization_members m JOIN users o ON o.id = m.organization_id
         WHERE m.user_id = $1 AND o.type = 'organization'
        UNION SELECT o.lower_name || '/' || t.lower_name FROM team_members tm JOIN teams t ON t.id = tm.team_id
@@ -415,7 +427,7 @@ export class OrganizationsService {
        UNION SELECT 'admin' FROM users WHERE id = $1 AND is_admin`,
       [userId],
     );
-    return new Set(rows.map((row) => row.g));
+    return rows.map((row) => row.g);
   }
 
   /** Whether a group name of `groupsOf` exists: `admin`, an organization, or `org/team`. */

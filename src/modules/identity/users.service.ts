@@ -1,9 +1,9 @@
-import { ACTIVITY_WRITE } from '../../platform/cache/table-versions';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Repository } from 'typeorm';
 import { ConflictError, NotFoundError } from '../../platform/errors/domain-error';
 import { TransactionRunner, type Transaction } from '../../platform/database/transaction-runner.service';
+import { ActivityRecorder } from './activity-recorder.service';
 import { OrganizationMember } from './entities/organization-member.entity';
 import { Organization } from './entities/organization.entity';
 import { type LoginType, User, type Visibility } from './entities/user.entity';
@@ -44,6 +44,7 @@ export class UsersService {
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly hasher: PasswordHasher,
     private readonly transactions: TransactionRunner,
+    private readonly activity: ActivityRecorder,
   ) {}
 
   findById(id: string): Promise<User | null> {
@@ -195,18 +196,15 @@ export class UsersService {
 
   /**
    * Records activity at most once a minute per user, so reads stay cheap. Returns whether it wrote.
-   * An activity write (ACTIVITY_WRITE): it bumps no table version, so the identity caches of every
+   * An activity write (ACTIVITY_WRITE, batched by ActivityRecorder): it bumps no table version, so the identity caches of every
    * other user stay warm; the caller patches the cached rows of this user (ApiTokensService.rememberLastSeen).
    */
   async touchLastSeen(user: User): Promise<boolean> {
     const now = Date.now();
     if (user.lastSeenAt && now - user.lastSeenAt.getTime() < 60_000) return false;
     user.lastSeenAt = new Date(now);
-    // Raw update: activity must not move updated_at.
-    await this.users.query(`${ACTIVITY_WRITE} UPDATE users SET last_seen_at = $1 WHERE id = $2`, [
-      user.lastSeenAt,
-      user.id,
-    ]);
+    // Batched raw update (ActivityRecorder): activity must not move updated_at.
+    this.activity.userSeen(user.id, user.lastSeenAt);
     return true;
   }
 }

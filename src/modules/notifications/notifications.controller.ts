@@ -200,6 +200,7 @@ export class NotificationsController {
       this.enqueuer.enqueue({
         templateId: NOTIFICATION_TEMPLATE_IDS.customNotification,
         userId: principal.user.id,
+        recipient: principal.user,
         labels: { custom_title: title, custom_message: message },
         data: { dedupe_bypass_ts: minute.toISOString() },
         createdBy: principal.user.uuid,

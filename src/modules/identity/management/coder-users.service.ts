@@ -1,3 +1,4 @@
+import { ActivityRecorder } from '../activity-recorder.service';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, type EntityManager, Repository } from 'typeorm';
@@ -97,6 +98,7 @@ export class CoderUsersService {
     private readonly owned: OwnedResourcesRegistry,
     private readonly transactions: TransactionRunner,
     @Inject(AUTH_CONFIG) private readonly authConfig: AuthConfig,
+    private readonly activity: ActivityRecorder,
     @Optional() private readonly audit?: AuditLog,
   ) {}
 
@@ -115,6 +117,7 @@ export class CoderUsersService {
     filters: UserSearch,
     page: CoderPage,
   ): Promise<{ users: User[]; count: number }> {
+    await this.activity.flush(); // last_seen_at filters and fields see the batched activity
     const query = this.accounts.createQueryBuilder('u').where("u.type = 'individual'");
     // Callers without site-wide `user:read` (plain members) see only themselves, as Coder's filtered query does.
     if (!(await this.authz.authorize(principal, 'read', { type: 'user' })))
