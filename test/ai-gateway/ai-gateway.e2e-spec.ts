@@ -212,7 +212,7 @@ describe('AI gateway', () => {
       model: 'gpt-alone',
       messages: [{ role: 'user', content: 'three' }],
     });
-    await interceptions('', 6);
+    for (const model of ['gpt-keyed', 'claude-keyed', 'gpt-alone']) await interceptions(`model:${model}`, 1);
     const keyed = await t
       .http()
       .get('/api/v2/aigateway/sessions')
@@ -313,6 +313,27 @@ describe('AI gateway', () => {
     });
     const [record] = await interceptions('model:gpt-error', 1);
     expect(record!.error_type).toBe('rate_limit_error');
+  });
+
+  it('records concurrent requests written together, and prompts holding NUL or a lone surrogate', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        call('openai-main', '/v1/chat/completions', {
+          model: 'gpt-batch',
+          messages: [{ role: 'user', content: i === 0 ? 'nul \u0000 and \ud800 here' : `prompt ${i}` }],
+        }),
+      ),
+    );
+    for (const res of responses) {
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    const records = await interceptions('model:gpt-batch', 30);
+    expect(records).toHaveLength(30);
+    expect(new Set(records.map((record) => record.id)).size).toBe(30);
+    const prompts = records.flatMap((record) => record.user_prompts.map((prompt) => prompt.prompt));
+    expect(prompts).toContain('nul  and \ufffd here');
+    expect(prompts.filter((prompt) => prompt.startsWith('prompt '))).toHaveLength(29);
   });
 
   it('refuses unknown providers (404), anonymous callers (401) and narrow tokens (403)', async () => {

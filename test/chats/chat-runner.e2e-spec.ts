@@ -1,3 +1,4 @@
+import { InterceptionsRecorder } from '../../src/modules/ai-gateway/interceptions-recorder.service';
 import { acquireBatchSize } from '../../src/modules/chats/chat-runner.service';
 import type { CreatedUser } from '../helpers/factories';
 import { fakeOpenAi, type FakeProvider } from '../helpers/fake-ai-providers';
@@ -105,6 +106,8 @@ describe('chat runner', () => {
         usage: { input_tokens: 30, output_tokens: 7 },
       });
     }
+    // Interceptions are written in batches just after their responses end.
+    for (const app of new Set([a, b])) await app.app.get(InterceptionsRecorder).flush();
     const [interceptions] = (await a.dataSource.query(
       `SELECT count(*)::int AS n FROM ai_gateway_interceptions i JOIN users u ON u.id::text = i.initiator_id::text OR u.uuid::text = i.initiator_id::text
         WHERE u.name = 'runalice'`,

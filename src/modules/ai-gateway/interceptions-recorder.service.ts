@@ -1,12 +1,13 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { AuditLog } from '../../platform/audit/audit-log';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { AiInterception } from './entities/ai-interception.entity';
 import { AiSeat } from './entities/ai-records.entity';
 import type { ResponseFacts } from './wire/provider-wire';
+import { wellFormed } from '../../platform/text/well-formed';
 
 export interface InterceptionStart {
   initiatorId: string;
@@ -29,13 +30,96 @@ export interface InterceptionEnd {
   error: { type: string; message: string } | null;
 }
 
+/** Records that end within this window share one statement; a batch is written at once at BATCH_MAX. */
+const BATCH_MS = 10;
+const BATCH_MAX = 200;
+
+/** One finished interception as the batch statement reads it (jsonb_to_recordset). */
+interface InterceptionRecord {
+  id: string;
+  initiator_id: string;
+  api_key_id: string | null;
+  provider: string;
+  provider_name: string;
+  model: string;
+  client: string | null;
+  client_session_id: string | null;
+  thread_root_id: string | null;
+  session_id: string;
+  credential_kind: string;
+  credential_hint: string;
+  metadata: Record<string, unknown>;
+  started_at: string;
+  ended_at: string;
+  status_code: number;
+  error_type: string | null;
+  error_message: string | null;
+  usages: Record<string, unknown>[];
+  tools: Record<string, unknown>[];
+  prompt_response_id: string;
+  prompt: string | null;
+}
+
+/** Text PostgreSQL can store: no NUL, no lone surrogate (a provider's or client's bytes may hold either). */
+function storable(value: string): string;
+function storable(value: string | null): string | null;
+function storable(value: string | null): string | null {
+  if (value === null) return null;
+  return wellFormed(value.includes('\u0000') ? value.replaceAll('\u0000', '') : value);
+}
+
+function recordOf(interception: AiInterception, end: InterceptionEnd): InterceptionRecord {
+  const model = interception.model || end.responses.find((response) => response.model)?.model || '';
+  return {
+    id: interception.id,
+    initiator_id: interception.initiatorId,
+    api_key_id: interception.apiKeyId,
+    provider: interception.provider,
+    provider_name: interception.providerName,
+    model: storable(model.slice(0, 255)),
+    client: interception.client,
+    client_session_id: storable(interception.clientSessionId),
+    thread_root_id: interception.threadRootId,
+    session_id: storable(interception.sessionId),
+    credential_kind: interception.credentialKind,
+    credential_hint: interception.credentialHint,
+    metadata: interception.metadata,
+    started_at: interception.startedAt.toISOString(),
+    ended_at: new Date().toISOString(),
+    status_code: end.statusCode,
+    error_type: storable(end.error?.type.slice(0, 128) ?? null),
+    error_message: storable(end.error?.message ?? null),
+    usages: end.responses
+      .filter((response) => response.usage)
+      .map((response) => ({
+        provider_response_id: storable(response.responseId),
+        input_tokens: response.usage!.input,
+        output_tokens: response.usage!.output,
+        cache_read_input_tokens: response.usage!.cacheRead,
+        cache_write_input_tokens: response.usage!.cacheWrite,
+      })),
+    tools: end.responses.flatMap((response) =>
+      response.toolCalls.map((call) => ({
+        provider_response_id: storable(response.responseId),
+        tool_call_id: storable(call.id),
+        tool: storable(call.name.slice(0, 255)),
+        input: storable(call.input),
+      })),
+    ),
+    prompt_response_id: storable(end.responses[0]?.responseId ?? ''),
+    prompt: storable(end.prompt),
+  };
+}
+
 /**
- * Writes interceptions: the row when the request arrives (thread root by tool-call correlation,
- * session id fixed then), and at the end, in one transaction, its token usages, prompt, tool calls,
- * end time and outcome, plus the initiator's AI seat (audited the first time).
+ * Writes interceptions: prepared when the request arrives (thread root by tool-call correlation,
+ * session id fixed then), written at the end with its token usages, prompt, tool calls, end time
+ * and outcome, plus the initiator's AI seat (audited the first time). The ends of concurrent
+ * requests are written together: one statement per BATCH_MS instead of one per request, which
+ * under 50 streams was a tenth of the proxy's CPU (issue 18 item 8).
  */
 @Injectable()
-export class InterceptionsRecorder {
+export class InterceptionsRecorder implements BeforeApplicationShutdown {
   private readonly logger = new Logger(InterceptionsRecorder.name);
 
   constructor(
@@ -109,102 +193,21 @@ export class InterceptionsRecorder {
   }
 
   /**
-   * Writes the finished interception with its usages, prompt and tool calls in one statement (one
-   * round trip: the proxy's cost per request), and the initiator's AI seat; the first seat of a
-   * user is audited in the same transaction.
+   * Queues the finished interception with its usages, prompt and tool calls; the records of every
+   * interception that ends within BATCH_MS are written by one statement (`writeBatch`). Resolves
+   * once this one is written.
    */
-  async finish(interception: AiInterception, end: InterceptionEnd): Promise<void> {
-    const endedAt = new Date();
-    const model = interception.model || end.responses.find((response) => response.model)?.model || '';
-    const usages = end.responses
-      .filter((response) => response.usage)
-      .map((response) => ({
-        provider_response_id: response.responseId,
-        input_tokens: response.usage!.input,
-        output_tokens: response.usage!.output,
-        cache_read_input_tokens: response.usage!.cacheRead,
-        cache_write_input_tokens: response.usage!.cacheWrite,
-      }));
-    const tools = end.responses.flatMap((response) =>
-      response.toolCalls.map((call) => ({
-        provider_response_id: response.responseId,
-        tool_call_id: call.id,
-        tool: call.name.slice(0, 255),
-        input: call.input,
-      })),
-    );
-    const write = async (manager: import('typeorm').EntityManager): Promise<boolean> => {
-      const rows = (await manager.query(
-        `WITH i AS (
-           INSERT INTO ai_gateway_interceptions (id, initiator_id, api_key_id, provider, provider_name, model, client,
-                  client_session_id, thread_root_id, session_id, credential_kind, credential_hint, metadata,
-                  started_at, ended_at, status_code, error_type, error_message)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING id),
-         u AS (
-           INSERT INTO ai_gateway_token_usages (interception_id, provider_response_id, input_tokens, output_tokens,
-                  cache_read_input_tokens, cache_write_input_tokens)
-           SELECT i.id, x.provider_response_id, x.input_tokens, x.output_tokens, x.cache_read_input_tokens,
-                  x.cache_write_input_tokens
-             FROM i, jsonb_to_recordset($19::jsonb) AS x(provider_response_id text, input_tokens bigint,
-                  output_tokens bigint, cache_read_input_tokens bigint, cache_write_input_tokens bigint)),
-         t AS (
-           INSERT INTO ai_gateway_tool_usages (interception_id, provider_response_id, tool_call_id, tool, input)
-           SELECT i.id, x.provider_response_id, x.tool_call_id, x.tool, x.input
-             FROM i, jsonb_to_recordset($20::jsonb) AS x(provider_response_id text, tool_call_id text, tool text, input text)),
-         p AS (
-           INSERT INTO ai_gateway_user_prompts (interception_id, provider_response_id, prompt)
-           SELECT i.id, $21::text, $22::text FROM i WHERE $22::text IS NOT NULL),
-         s AS (
-           INSERT INTO ai_seats (user_id, first_used_at, reason) SELECT $2::bigint, $14::timestamptz, 'aigateway' FROM i
-           ON CONFLICT (user_id) DO NOTHING RETURNING user_id)
-         SELECT (SELECT count(*) FROM s)::int AS seat`,
-        [
-          interception.id,
-          interception.initiatorId,
-          interception.apiKeyId,
-          interception.provider,
-          interception.providerName,
-          model,
-          interception.client,
-          interception.clientSessionId,
-          interception.threadRootId,
-          interception.sessionId,
-          interception.credentialKind,
-          interception.credentialHint,
-          JSON.stringify(interception.metadata),
-          interception.startedAt,
-          endedAt,
-          end.statusCode,
-          end.error?.type.slice(0, 128) ?? null,
-          end.error?.message ?? null,
-          JSON.stringify(usages),
-          JSON.stringify(tools),
-          end.responses[0]?.responseId ?? '',
-          end.prompt,
-        ],
-      )) as { seat: number }[];
-      return (rows[0]?.seat ?? 0) > 0;
-    };
-    if (this.seatHolders_.has(interception.initiatorId)) {
-      await write(this.dataSource.manager);
-      return;
-    }
-    await this.transactions.run(async (tx) => {
-      if (await write(tx.manager))
-        await this.audit?.record(tx.manager, {
-          actorUserId: interception.initiatorId,
-          action: 'create',
-          resourceType: 'ai_seat',
-          resourceId: interception.initiatorId,
-          resourceTarget: interception.providerName,
-          additionalFields: { reason: 'aigateway', interception_id: interception.id },
-        });
+  finish(interception: AiInterception, end: InterceptionEnd): Promise<void> {
+    const record = recordOf(interception, end);
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ record, resolve, reject });
+      if (this.pending.length >= BATCH_MAX) void this.flush();
+      else if (!this.timer) {
+        this.timer = setTimeout(() => void this.flush(), BATCH_MS);
+        this.timer.unref();
+      }
     });
-    this.seatHolders_.add(interception.initiatorId);
   }
-
-  /** Users this instance knows hold a seat (their records skip the audit transaction). */
-  private readonly seatHolders_ = new Set<string>();
 
   /** A failed recording never fails the proxied request (the bytes already went to the client). */
   finishQuietly(interception: AiInterception, end: InterceptionEnd): Promise<void> {
@@ -212,6 +215,112 @@ export class InterceptionsRecorder {
       this.logger.error({ err: error, interception: interception.id }, 'recording an interception failed'),
     );
   }
+
+  /** Writes what is queued now (tests, shutdown); resolves when every earlier batch is written. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.pending.splice(0);
+    if (batch.length === 0) return this.flushing;
+    this.flushing = this.flushing.then(() => this.writeOrSplit(batch));
+    return this.flushing;
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.flush();
+  }
+
+  private pending: { record: InterceptionRecord; resolve: () => void; reject: (error: unknown) => void }[] =
+    [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  /** One statement for the batch; if it fails, each record alone, so one bad record loses only itself. */
+  private async writeOrSplit(
+    batch: { record: InterceptionRecord; resolve: () => void; reject: (error: unknown) => void }[],
+  ): Promise<void> {
+    try {
+      await this.writeBatch(batch.map((entry) => entry.record));
+      for (const entry of batch) entry.resolve();
+      return;
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+        return;
+      }
+    }
+    for (const entry of batch)
+      await this.writeBatch([entry.record]).then(entry.resolve, (error: unknown) => entry.reject(error));
+  }
+
+  /**
+   * The records and the initiators' AI seats in one statement. Usages, tool calls and prompts take
+   * their interception's end as `created_at` (the order the API lists them in), not the batch's time. A user's first seat is audited in
+   * the same transaction, so batches with an initiator this instance has not seen holding a seat
+   * run in one; the others are a single autocommit statement.
+   */
+  private async writeBatch(records: InterceptionRecord[]): Promise<void> {
+    const write = async (manager: EntityManager): Promise<string[]> => {
+      const rows = (await manager.query(
+        `WITH x AS (
+           SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, initiator_id bigint, api_key_id text,
+                  provider text, provider_name text, model text, client text, client_session_id text,
+                  thread_root_id uuid, session_id text, credential_kind text, credential_hint text, metadata jsonb,
+                  started_at timestamptz, ended_at timestamptz, status_code integer, error_type text,
+                  error_message text, usages jsonb, tools jsonb, prompt_response_id text, prompt text)),
+         i AS (
+           INSERT INTO ai_gateway_interceptions (id, initiator_id, api_key_id, provider, provider_name, model, client,
+                  client_session_id, thread_root_id, session_id, credential_kind, credential_hint, metadata,
+                  started_at, ended_at, status_code, error_type, error_message)
+           SELECT id, initiator_id, api_key_id, provider, provider_name, model, client, client_session_id,
+                  thread_root_id, session_id, credential_kind, credential_hint, metadata, started_at, ended_at,
+                  status_code, error_type, error_message
+             FROM x RETURNING id),
+         u AS (
+           INSERT INTO ai_gateway_token_usages (interception_id, provider_response_id, input_tokens, output_tokens,
+                  cache_read_input_tokens, cache_write_input_tokens, created_at)
+           SELECT x.id, u.provider_response_id, u.input_tokens, u.output_tokens, u.cache_read_input_tokens,
+                  u.cache_write_input_tokens, x.ended_at
+             FROM x, jsonb_to_recordset(x.usages) AS u(provider_response_id text, input_tokens bigint,
+                  output_tokens bigint, cache_read_input_tokens bigint, cache_write_input_tokens bigint)),
+         t AS (
+           INSERT INTO ai_gateway_tool_usages (interception_id, provider_response_id, tool_call_id, tool, input, created_at)
+           SELECT x.id, t.provider_response_id, t.tool_call_id, t.tool, t.input, x.ended_at
+             FROM x, jsonb_to_recordset(x.tools) AS t(provider_response_id text, tool_call_id text, tool text, input text)),
+         p AS (
+           INSERT INTO ai_gateway_user_prompts (interception_id, provider_response_id, prompt, created_at)
+           SELECT x.id, x.prompt_response_id, x.prompt, x.ended_at FROM x WHERE x.prompt IS NOT NULL),
+         s AS (
+           INSERT INTO ai_seats (user_id, first_used_at, reason)
+           SELECT DISTINCT ON (initiator_id) initiator_id, started_at, 'aigateway' FROM x ORDER BY initiator_id, started_at
+           ON CONFLICT (user_id) DO NOTHING RETURNING user_id)
+         SELECT user_id::text AS user_id FROM s`,
+        [JSON.stringify(records)],
+      )) as { user_id: string }[];
+      return rows.map((row) => row.user_id);
+    };
+    if (records.every((record) => this.seatHolders_.has(record.initiator_id))) {
+      await write(this.dataSource.manager);
+      return;
+    }
+    await this.transactions.run(async (tx) => {
+      for (const userId of await write(tx.manager)) {
+        const first = records.find((record) => record.initiator_id === userId)!;
+        await this.audit?.record(tx.manager, {
+          actorUserId: userId,
+          action: 'create',
+          resourceType: 'ai_seat',
+          resourceId: userId,
+          resourceTarget: first.provider_name,
+          additionalFields: { reason: 'aigateway', interception_id: first.id },
+        });
+      }
+    });
+    for (const record of records) this.seatHolders_.add(record.initiator_id);
+  }
+
+  /** Users this instance knows hold a seat (their records skip the audit transaction). */
+  private readonly seatHolders_ = new Set<string>();
 
   seatHolders(userIds: readonly string[]): Promise<{ user_id: string }[]> {
     return this.dataSource
