@@ -167,6 +167,20 @@ describe.each(drivers)('BlobStore contract: $name', (driver) => {
     if (driver.leftovers) expect(await driver.leftovers()).toBe(0);
   }, 120_000);
 
+  it('serves a small blob read before with its new content, its ranges, and not once deleted', async () => {
+    await store.put('small.txt', Readable.from([Buffer.from('first version')]));
+    expect(await text((await store.get('small.txt')).stream)).toBe('first version');
+    expect(await text((await store.get('small.txt')).stream)).toBe('first version');
+    await store.put('small.txt', Readable.from([Buffer.from('second version')]));
+    expect(await text((await store.get('small.txt')).stream)).toBe('second version');
+    const range = await store.get('small.txt', { start: 7, end: 13 });
+    expect([range.start, range.end, range.totalSize]).toEqual([7, 13, 14]);
+    expect(await text(range.stream)).toBe('version');
+    await expect(store.get('small.txt', { start: 14 })).rejects.toBeInstanceOf(RangeNotSatisfiableError);
+    expect(await store.delete('small.txt')).toBe(true);
+    await expect(store.get('small.txt')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
   it('deletes, and answers for missing keys', async () => {
     await store.put('gone.txt', Readable.from([Buffer.from('x')]));
     expect(await store.delete('gone.txt')).toBe(true);
