@@ -78,10 +78,13 @@ export async function benchDatabase(extraEnv: Record<string, string> = {}): Prom
   };
 }
 
-/** Starts dist/main.js (on a free port unless `listenPort` is given); resolves once it listens. */
+/**
+ * Starts dist/main.js (on a free port unless `listenPort` is given); resolves once it listens. Node
+ * options default to BENCH_SERVER_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
 export async function startDevplane(
   env: NodeJS.ProcessEnv,
-  nodeArgs: string[] = [],
+  nodeArgs: string[] = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean),
   listenPort = 0,
 ): Promise<{ child: ChildProcess; port: number }> {
   if (!existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('run `npm run build` first');
@@ -139,4 +142,18 @@ export async function withPeakRss<T>(
     sampling = false;
     await sampler;
   }
+}
+
+/** The value at percentile `p` (0-100) of an ascending array (NaN when empty). */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** Runs a benchmark's main; a failure prints its stack and exits 1. */
+export function runBench(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
 }

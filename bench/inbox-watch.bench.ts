@@ -2,7 +2,7 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { hashSecret, randomString } from '../src/modules/identity/api-token-codec';
-import { benchDatabase, startDevplane, stopAll } from './harness';
+import { benchDatabase, percentile, runBench, startDevplane, stopAll } from './harness';
 
 /**
  * Issue 10 item 14, the watchers: the built server (dist/main.js) in its own process, as a
@@ -24,10 +24,6 @@ interface BenchUser {
   token: string;
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 async function seedUsers(
@@ -103,6 +99,23 @@ async function round(port: number, users: BenchUser[], concurrency: number): Pro
   await new Promise((resolve) => setTimeout(resolve, 500));
 
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  // The posters' keep-alive connections are opened before the clock starts, as a long-running client
+  // holds them. (Opened by the first 50 POSTs instead, that burst of new connections had one outlier
+  // of 0.5-1 s per round on this VM while the rest stayed under 150 ms.)
+  await Promise.all(
+    Array.from(
+      { length: concurrency },
+      () =>
+        new Promise<void>((resolve, reject) =>
+          http
+            .get({ agent, host: '127.0.0.1', port, path: '/healthz' }, (res) => {
+              res.resume();
+              res.on('end', () => resolve());
+            })
+            .on('error', reject),
+        ),
+    ),
+  );
   const sentAt = new Map<string, number>();
   const answeredAt = new Map<string, number>();
   let failures = 0;
@@ -159,8 +172,7 @@ async function main(): Promise<void> {
   const db = await benchDatabase();
   const children = [];
   try {
-    const serverArgs = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
-    const { child, port } = await startDevplane(db.env, serverArgs);
+    const { child, port } = await startDevplane(db.env);
     children.push(child);
     process.stdout.write(
       `inbox watchers (${db.embedded ? 'embedded PGlite' : 'PostgreSQL'}, server in its own process, ${WATCHERS} watchers)\n`,
@@ -175,7 +187,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+runBench(main);

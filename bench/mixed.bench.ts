@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
-import { benchDatabase, insertToken, startDevplane, stopAll } from './harness';
+import { benchDatabase, insertToken, runBench, startDevplane, stopAll } from './harness';
 
 /**
  * Issue 10 item 14: tail latency under a mixed load. The built server (dist/main.js) on
@@ -111,8 +111,7 @@ async function main(): Promise<void> {
   const db = await benchDatabase();
   const children = [];
   try {
-    const serverArgs = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
-    const { child, port } = await startDevplane(db.env, serverArgs);
+    const { child, port } = await startDevplane(db.env);
     children.push(child);
     const adminToken = await insertToken(db, 'admin');
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
@@ -190,7 +189,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+runBench(main);
