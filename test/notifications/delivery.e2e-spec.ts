@@ -595,10 +595,10 @@ describe('notification delivery', () => {
           fields.config,
           fields.settings,
           fields.templates,
-          fields.notifierSettings,
           fields.inbox,
           new DispatchWaker(),
           fields.cluster,
+          { url: '', embedded: true },
         );
         extra.onApplicationBootstrap();
       } else {
