@@ -33,7 +33,7 @@ export interface InputPart {
 
 export const PR_STATUSES = ['draft', 'open', 'merged', 'closed'] as const;
 
-type PriceKind = 'input' | 'output' | 'cache_read' | 'cache_write';
+export type PriceKind = 'input' | 'output' | 'cache_read' | 'cache_write';
 
 /** A price in dollars per million tokens as micro-dollars; absent or empty = not priced; else 400. */
 function priceMicros(kind: PriceKind, raw: string | null | undefined): string | null {

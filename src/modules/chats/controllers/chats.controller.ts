@@ -29,7 +29,7 @@ import { AgentsExperimentGuard } from '../agents-experiment.guard';
 import { ChatFilesService, dispositionFilename } from '../chat-files.service';
 import { ChatInsightsService } from '../chat-insights.service';
 import { presentChat, presentFile, presentMessage, presentModelConfig } from '../chats.presenter';
-import { ChatsService, type InputPart, PR_STATUSES } from '../chats.service';
+import { ChatsService, type InputPart, type PriceKind, PR_STATUSES } from '../chats.service';
 import {
   ChatFileUploadQueryDto,
   ChatListQueryDto,
@@ -123,12 +123,7 @@ export class ChatsController {
         provider: body.provider,
         model: body.model,
         displayName: body.display_name,
-        prices: {
-          input: body.input_price_per_million_tokens,
-          output: body.output_price_per_million_tokens,
-          cache_read: body.cache_read_price_per_million_tokens,
-          cache_write: body.cache_write_price_per_million_tokens,
-        },
+        prices: pricesOf(body),
       }),
     );
   }
@@ -146,12 +141,7 @@ export class ChatsController {
         provider: body.provider,
         model: body.model,
         displayName: body.display_name,
-        prices: {
-          input: body.input_price_per_million_tokens,
-          output: body.output_price_per_million_tokens,
-          cache_read: body.cache_read_price_per_million_tokens,
-          cache_write: body.cache_write_price_per_million_tokens,
-        },
+        prices: pricesOf(body),
       }),
     );
   }
@@ -454,4 +444,14 @@ export class ChatsController {
     }[];
     return presentChat(chat, owner);
   }
+}
+
+/** The four prices of a model configuration body, by kind (absent stays absent). */
+function pricesOf(body: UpdateChatModelConfigRequestDto): Record<PriceKind, string | undefined> {
+  return {
+    input: body.input_price_per_million_tokens,
+    output: body.output_price_per_million_tokens,
+    cache_read: body.cache_read_price_per_million_tokens,
+    cache_write: body.cache_write_price_per_million_tokens,
+  };
 }
