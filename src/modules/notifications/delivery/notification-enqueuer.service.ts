@@ -6,6 +6,7 @@ import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import type { Transaction } from '../../../platform/database/transaction-runner.service';
 import { ClusterBus } from '../../../platform/events/cluster-bus.service';
+import { GroupCommit } from '../../../platform/database/group-commit';
 import type { NotificationMethod } from '../entities/notification-template.entity';
 import { NotificationTemplatesService } from '../notification-templates.service';
 import { NOTIFICATIONS_CONFIG, type NotificationsConfig } from '../notifications.config';
@@ -34,6 +35,20 @@ export interface Recipient {
   email: string;
   name: string;
   fullName: string;
+}
+
+/** One row of `notification_messages` before it is written. */
+interface QueueRow {
+  id: string;
+  templateId: string;
+  userId: string;
+  method: NotificationMethod;
+  createdBy: string;
+  payload: string;
+  /** PostgreSQL array literal of the target uuids. */
+  targets: string;
+  dedupeHash: string;
+  enabledByDefault: boolean;
 }
 
 export const ENQUEUED_TOPIC = 'notifications.enqueued';
@@ -75,12 +90,14 @@ export class NotificationEnqueuer {
 
   /**
    * Writes the rows of one request (one per method: e-mail or webhook, inbox) atomically: in the
-   * caller's transaction, or in one of its own (issue 11.8: never an e-mail row without its inbox row).
+   * caller's transaction, or in one statement of its own shared with concurrent requests (issue 11.8:
+   * never an e-mail row without its inbox row; issue 10 item 14: one round trip for many requests).
    */
   async enqueue(request: EnqueueRequest, tx?: Transaction): Promise<string[]> {
-    // One multi-row INSERT is atomic on its own, so outside a caller's transaction no BEGIN/COMMIT
-    // is needed: two round trips hold a pooled connection instead of six (issue 10 item 14).
-    const ids = await this.insert(request, tx?.manager ?? this.dataSource.manager);
+    const manager = tx?.manager ?? this.dataSource.manager;
+    const rows = await this.prepare(request, manager);
+    if (rows.length === 0) return [];
+    const ids = tx ? (await this.write([rows], manager))[0]! : await this.groupCommit.submit(rows);
     if (ids.length > 0) {
       const wake = () => this.wake();
       if (tx) tx.afterCommit(wake);
@@ -88,6 +105,11 @@ export class NotificationEnqueuer {
     }
     return ids;
   }
+
+  /** Requests enqueued outside a transaction: each a single statement, so they may share one. */
+  private readonly groupCommit = new GroupCommit<QueueRow[], string[]>((requests) =>
+    this.write(requests, this.dataSource.manager),
+  );
 
   /**
    * Wakes this instance's dispatcher at once and the others through the cluster bus. Cluster
@@ -113,7 +135,8 @@ export class NotificationEnqueuer {
     if (again) void this.publishWake();
   }
 
-  private async insert(request: EnqueueRequest, manager: EntityManager): Promise<string[]> {
+  /** The queue rows of one request, one per delivery method; none for an unknown recipient. */
+  private async prepare(request: EnqueueRequest, manager: EntityManager): Promise<QueueRow[]> {
     const template = await this.templates.find(request.templateId, manager);
     if (!template) throw new Error(`unknown notification template ${request.templateId}`);
     const user = request.recipient ?? (await this.findRecipient(request.userId, manager));
@@ -157,31 +180,52 @@ export class NotificationEnqueuer {
       methods.push('inbox');
     }
     const rowsFor = methods.filter((method) => method !== 'smtp' || user.email !== '');
-    if (rowsFor.length === 0) return [];
     const now = new Date();
     const payloadJson = JSON.stringify(payload);
-    // Every method's row in one statement: never an e-mail row without its inbox row (issue 11.8).
-    // None when the user turned the template off (or left a default-off template off).
-    const rows: { id: string }[] = await manager.query(
+    return rowsFor.map((method) => ({
+      id: randomUUID(),
+      templateId: template.id,
+      userId: user.id,
+      method,
+      createdBy: request.createdBy,
+      payload: payloadJson,
+      targets: arrayLiteral(targets),
+      dedupeHash: dedupeHash(template.id, user.uuid, method, payload, targets, now),
+      enabledByDefault: template.enabledByDefault,
+    }));
+  }
+
+  /**
+   * Inserts the rows of several requests in one statement and answers, per request, the ids of the
+   * rows written: none when the user turned the template off (or left a default-off template off),
+   * none for a duplicate of the same day (the unique dedupe hash).
+   */
+  private async write(requests: QueueRow[][], manager: EntityManager): Promise<string[][]> {
+    const rows = requests.flat();
+    const column = <K extends keyof QueueRow>(key: K) => rows.map((row) => row[key]);
+    const written: { id: string }[] = await manager.query(
       `INSERT INTO notification_messages (id, template_id, user_id, method, status, created_by, payload, targets, dedupe_hash, created_at, updated_at)
-       SELECT m.id, $1, $2, m.method, 'pending', $3, $4::jsonb, $5::uuid[], m.dedupe_hash, now(), now()
-         FROM unnest($6::uuid[], $7::text[], $8::text[]) AS m(id, method, dedupe_hash)
+       SELECT m.id, m.template_id, m.user_id, m.method, 'pending', m.created_by, m.payload::jsonb, m.targets::uuid[], m.dedupe_hash, clock_timestamp(), clock_timestamp()
+         FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::boolean[])
+              AS m(id, template_id, user_id, method, created_by, payload, targets, dedupe_hash, enabled_by_default)
         WHERE NOT COALESCE(
-          (SELECT disabled FROM notification_preferences WHERE user_id = $2 AND template_id = $1), NOT $9::boolean)
+          (SELECT p.disabled FROM notification_preferences p WHERE p.user_id = m.user_id AND p.template_id = m.template_id),
+          NOT m.enabled_by_default)
        ON CONFLICT (dedupe_hash) DO NOTHING RETURNING id`,
       [
-        template.id,
-        user.id,
-        request.createdBy,
-        payloadJson,
-        targets,
-        rowsFor.map(() => randomUUID()),
-        rowsFor,
-        rowsFor.map((method) => dedupeHash(template.id, user.uuid, method, payload, targets, now)),
-        template.enabledByDefault,
+        column('id'),
+        column('templateId'),
+        column('userId'),
+        column('method'),
+        column('createdBy'),
+        column('payload'),
+        column('targets'),
+        column('dedupeHash'),
+        column('enabledByDefault'),
       ],
     );
-    return rows.map((row) => row.id);
+    const ids = new Set(written.map((row) => row.id));
+    return requests.map((request) => request.filter((row) => ids.has(row.id)).map((row) => row.id));
   }
 
   private async findRecipient(userId: string, manager: EntityManager): Promise<Recipient | undefined> {
@@ -195,4 +239,9 @@ export class NotificationEnqueuer {
       row && { id: String(row.id), uuid: row.uuid, email: row.email, name: row.name, fullName: row.full_name }
     );
   }
+}
+
+/** A PostgreSQL array literal (`{"a","b"}`): unnest cannot take an array of arrays of differing lengths. */
+function arrayLiteral(values: string[]): string {
+  return `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }
