@@ -235,6 +235,22 @@ describe('notifications routes (Coder dialect)', () => {
       expect(yes.body.message).toBe(BAD_JSON);
     });
 
+    it('not paused: the inbox item is written with the message, before the 204', async () => {
+      const user = await t.factories.user();
+      const res = await t
+        .http()
+        .post('/api/v2/notifications/custom')
+        .set(as(user))
+        .send({ content: { title: 'at once', message: 'no dispatcher round' } });
+      expect(res.status).toBe(204);
+      const rows = await messagesOf(t.dataSource, user.user.id);
+      expect(rows.map((r) => [r.method, r.status])).toEqual([['inbox', 'sent']]);
+      expect(await inboxCount(t.dataSource, user.user.id)).toBe(1);
+      const inbox = await t.http().get('/api/v2/notifications/inbox').set(as(user));
+      expect(inbox.body.unread_count).toBe(1);
+      expect(inbox.body.notifications[0]).toMatchObject({ id: rows[0]!.id, title: 'at once' });
+    });
+
     it('pausing holds messages (enqueue still works); resuming delivers them', async () => {
       const paused = await t
         .http()

@@ -18,12 +18,11 @@ import { InboxService } from '../inbox/inbox.service';
 import { NotificationSettingsService, SETTINGS_KEY } from '../notification-settings.service';
 import { NotificationTemplatesService } from '../notification-templates.service';
 import { NOTIFICATIONS_CONFIG, type NotificationsConfig } from '../notifications.config';
-import { renderTemplate } from '../rendering/go-template';
 import { markdownToPlaintext } from '../rendering/markdown';
 import { fallbackIcon, NOTIFICATION_TEMPLATE_IDS } from '../template-ids';
 import { DispatchWaker } from './dispatch-waker';
 import { baseUrlOf, ENQUEUED_TOPIC } from './notification-enqueuer.service';
-import { type MessagePayload, templateContext } from './payload';
+import { type MessagePayload, renderMarkdown } from './payload';
 import { type RenderedMessage, SendError, SmtpSender, WebhookSender } from './senders';
 
 interface InboxDelivery {
@@ -283,9 +282,7 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
   }
 
   private render(row: LeasedRow, template: NotificationTemplate): RenderedMessage {
-    const context = templateContext(row.payload, baseUrlOf(this.config));
-    const titleMarkdown = renderTemplate(template.titleTemplate, context);
-    const bodyMarkdown = renderTemplate(template.bodyTemplate, context);
+    const { titleMarkdown, bodyMarkdown } = renderMarkdown(row.payload, template, baseUrlOf(this.config));
     return {
       id: row.id,
       payload: row.payload,
@@ -343,33 +340,30 @@ export class NotificationDispatcher implements OnApplicationBootstrap, OnModuleD
         this.dispatcherId,
       ],
     );
-    const createdAt = new Map(created.map((c) => [c.id, new Date(c.created_at).toISOString()]));
-    const unreadBefore = new Map(created.map((c) => [c.id, Number(c.unread_before)]));
-    const addedFor = new Map<string, number>();
-    for (const item of items) {
-      const at = createdAt.get(item.row.id);
-      if (!at) continue; // delivered before (redelivery after a lost lease)
-      // Unread count as of this item: those before the batch plus this user's items of the batch so far.
-      const added = (addedFor.get(item.row.user_id) ?? 0) + 1;
-      addedFor.set(item.row.user_id, added);
-      const unreadCount = (unreadBefore.get(item.row.id) ?? 0) + added;
-      // Local watchers get it synchronously inside announce(); the NOTIFY for other instances is not awaited.
-      void this.inbox.announce(
-        {
-          id: item.row.id,
-          user_id: item.row.payload.user_id,
-          template_id: item.row.template_id,
-          targets: item.row.targets ?? [],
-          title: item.message.titleMarkdown,
-          content: item.message.bodyMarkdown,
-          icon: item.icon,
-          actions: item.actions,
-          read_at: null,
-          created_at: at,
-        },
-        unreadCount,
-      );
-    }
+    const written = new Map(created.map((c) => [c.id, c]));
+    this.inbox.announceWritten(
+      items.flatMap((item) => {
+        const row = written.get(item.row.id);
+        if (!row) return []; // delivered before (redelivery after a lost lease)
+        return [
+          {
+            notification: {
+              id: item.row.id,
+              user_id: item.row.payload.user_id,
+              template_id: item.row.template_id,
+              targets: item.row.targets ?? [],
+              title: item.message.titleMarkdown,
+              content: item.message.bodyMarkdown,
+              icon: item.icon,
+              actions: item.actions,
+              read_at: null,
+              created_at: new Date(row.created_at).toISOString(),
+            },
+            unreadBefore: Number(row.unread_before),
+          },
+        ];
+      }),
+    );
   }
 
   /** Gives a leased message back untouched (not enough lease left to send it safely). */

@@ -7,14 +7,16 @@ import { APP_CONFIG } from '../../../platform/config/config.token';
 import type { Transaction } from '../../../platform/database/transaction-runner.service';
 import { ClusterBus } from '../../../platform/events/cluster-bus.service';
 import { GroupCommit } from '../../../platform/database/group-commit';
-import type { NotificationMethod } from '../entities/notification-template.entity';
+import type { NotificationMethod, NotificationTemplate } from '../entities/notification-template.entity';
 import { NotificationTemplatesService } from '../notification-templates.service';
 import { NOTIFICATIONS_CONFIG, type NotificationsConfig } from '../notifications.config';
 import { renderTemplate } from '../rendering/go-template';
-import { NOTIFICATION_TEMPLATE_IDS } from '../template-ids';
+import { fallbackIcon, NOTIFICATION_TEMPLATE_IDS } from '../template-ids';
 import { DispatchWaker } from './dispatch-waker';
 import { wellFormed } from '../../../platform/text/well-formed';
-import { dedupeHash, escapeLabels, type MessagePayload, templateContext } from './payload';
+import { dedupeHash, escapeLabels, type MessagePayload, renderMarkdown, templateContext } from './payload';
+import { type InboxNotificationView, InboxService } from '../inbox/inbox.service';
+import { NotificationSettingsService, SETTINGS_KEY } from '../notification-settings.service';
 
 export interface EnqueueRequest {
   templateId: string;
@@ -49,6 +51,17 @@ interface QueueRow {
   targets: string;
   dedupeHash: string;
   enabledByDefault: boolean;
+  /** An inbox row's item, rendered; delivered in the same statement unless notifications are paused. */
+  inboxItem: InboxNotificationView | null;
+}
+
+/** What one request's rows became. */
+interface Written {
+  ids: string[];
+  /** Inbox items written with the messages, to announce to watchers once committed. */
+  delivered: { notification: InboxNotificationView; unreadBefore: number }[];
+  /** Rows left for the dispatcher (e-mail, webhook, or everything while paused). */
+  pending: boolean;
 }
 
 export const ENQUEUED_TOPIC = 'notifications.enqueued';
@@ -73,6 +86,7 @@ export class NotificationEnqueuer {
     private readonly templates: NotificationTemplatesService,
     private readonly waker: DispatchWaker,
     private readonly cluster: ClusterBus,
+    private readonly inbox: InboxService,
   ) {}
 
   /** The configured default method (NOTIFICATIONS_METHOD), whether or not its transport is set. */
@@ -97,17 +111,18 @@ export class NotificationEnqueuer {
     const manager = tx?.manager ?? this.dataSource.manager;
     const rows = await this.prepare(request, manager);
     if (rows.length === 0) return [];
-    const ids = tx ? (await this.write([rows], manager))[0]! : await this.groupCommit.submit(rows);
-    if (ids.length > 0) {
-      const wake = () => this.wake();
-      if (tx) tx.afterCommit(wake);
-      else wake();
-    }
-    return ids;
+    const written = tx ? (await this.write([rows], manager))[0]! : await this.groupCommit.submit(rows);
+    const after = () => {
+      if (written.delivered.length > 0) this.inbox.announceWritten(written.delivered);
+      if (written.pending) this.wake();
+    };
+    if (tx) tx.afterCommit(after);
+    else after();
+    return written.ids;
   }
 
   /** Requests enqueued outside a transaction: each a single statement, so they may share one. */
-  private readonly groupCommit = new GroupCommit<QueueRow[], string[]>((requests) =>
+  private readonly groupCommit = new GroupCommit<QueueRow[], Written>((requests) =>
     this.write(requests, this.dataSource.manager),
   );
 
@@ -182,50 +197,131 @@ export class NotificationEnqueuer {
     const rowsFor = methods.filter((method) => method !== 'smtp' || user.email !== '');
     const now = new Date();
     const payloadJson = JSON.stringify(payload);
-    return rowsFor.map((method) => ({
-      id: randomUUID(),
-      templateId: template.id,
-      userId: user.id,
-      method,
-      createdBy: request.createdBy,
-      payload: payloadJson,
-      targets: arrayLiteral(targets),
-      dedupeHash: dedupeHash(template.id, user.uuid, method, payload, targets, now),
-      enabledByDefault: template.enabledByDefault,
-    }));
+    return rowsFor.map((method) => {
+      const id = randomUUID();
+      return {
+        id,
+        templateId: template.id,
+        userId: user.id,
+        method,
+        createdBy: request.createdBy,
+        payload: payloadJson,
+        targets: arrayLiteral(targets),
+        dedupeHash: dedupeHash(template.id, user.uuid, method, payload, targets, now),
+        enabledByDefault: template.enabledByDefault,
+        inboxItem: method === 'inbox' ? this.inboxItem(id, payload, template, targets) : null,
+      };
+    });
   }
 
   /**
-   * Inserts the rows of several requests in one statement and answers, per request, the ids of the
-   * rows written: none when the user turned the template off (or left a default-off template off),
-   * none for a duplicate of the same day (the unique dedupe hash).
+   * The inbox item of a message, rendered now so the row can be written with the message (no
+   * dispatcher round between a POST and the watchers' frame). A template that does not render is
+   * left to the dispatcher, which records the failure.
    */
-  private async write(requests: QueueRow[][], manager: EntityManager): Promise<string[][]> {
+  private inboxItem(
+    id: string,
+    payload: MessagePayload,
+    template: NotificationTemplate,
+    targets: string[],
+  ): InboxNotificationView | null {
+    try {
+      const { titleMarkdown, bodyMarkdown } = renderMarkdown(payload, template, baseUrlOf(this.config));
+      return {
+        id,
+        user_id: payload.user_id,
+        template_id: template.id,
+        targets,
+        title: titleMarkdown,
+        content: bodyMarkdown,
+        icon: template.icon || fallbackIcon(template.id),
+        actions: payload.actions,
+        read_at: null,
+        created_at: '',
+      };
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Inserts the rows of several requests in one statement, with the inbox items of inbox rows
+   * (unless notifications are paused: then every row waits for the dispatcher). Rows are skipped
+   * when the user turned the template off (or left a default-off template off) and for a duplicate
+   * of the same day (the unique dedupe hash).
+   */
+  private async write(requests: QueueRow[][], manager: EntityManager): Promise<Written[]> {
     const rows = requests.flat();
-    const column = <K extends keyof QueueRow>(key: K) => rows.map((row) => row[key]);
-    const written: { id: string }[] = await manager.query(
-      `INSERT INTO notification_messages (id, template_id, user_id, method, status, created_by, payload, targets, dedupe_hash, created_at, updated_at)
-       SELECT m.id, m.template_id, m.user_id, m.method, 'pending', m.created_by, m.payload::jsonb, m.targets::uuid[], m.dedupe_hash, clock_timestamp(), clock_timestamp()
-         FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::boolean[])
-              AS m(id, template_id, user_id, method, created_by, payload, targets, dedupe_hash, enabled_by_default)
-        WHERE NOT COALESCE(
-          (SELECT p.disabled FROM notification_preferences p WHERE p.user_id = m.user_id AND p.template_id = m.template_id),
-          NOT m.enabled_by_default)
-       ON CONFLICT (dedupe_hash) DO NOTHING RETURNING id`,
-      [
-        column('id'),
-        column('templateId'),
-        column('userId'),
-        column('method'),
-        column('createdBy'),
-        column('payload'),
-        column('targets'),
-        column('dedupeHash'),
-        column('enabledByDefault'),
-      ],
-    );
-    const ids = new Set(written.map((row) => row.id));
-    return requests.map((request) => request.filter((row) => ids.has(row.id)).map((row) => row.id));
+    const column = <T>(value: (row: QueueRow) => T) => rows.map(value);
+    const result: { id: string; status: string; created_at: Date | null; unread_before: string }[] =
+      await manager.query(
+        `WITH input AS (
+           SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
+                                $8::text[], $9::boolean[], $10::text[], $11::text[], $12::text[], $13::text[])
+             AS m(id, template_id, user_id, method, created_by, payload, targets, dedupe_hash, enabled_by_default,
+                  title, content, icon, actions)
+         ), settings AS (
+           SELECT EXISTS (SELECT 1 FROM site_configs WHERE key = $14 AND value = $15) AS paused
+         ), messages AS (
+           INSERT INTO notification_messages (id, template_id, user_id, method, status, attempt_count, created_by, payload,
+                                              targets, dedupe_hash, created_at, updated_at, queued_seconds)
+           SELECT m.id, m.template_id, m.user_id, m.method, d.status, CASE WHEN d.status = 'sent' THEN 1 ELSE 0 END,
+                  m.created_by, m.payload::jsonb, m.targets::uuid[], m.dedupe_hash, clock_timestamp(), clock_timestamp(),
+                  CASE WHEN d.status = 'sent' THEN 0 END
+             FROM input m CROSS JOIN settings s
+             CROSS JOIN LATERAL (SELECT CASE WHEN m.title IS NOT NULL AND NOT s.paused THEN 'sent' ELSE 'pending' END AS status) d
+            WHERE NOT COALESCE(
+              (SELECT p.disabled FROM notification_preferences p WHERE p.user_id = m.user_id AND p.template_id = m.template_id),
+              NOT m.enabled_by_default)
+           ON CONFLICT (dedupe_hash) DO NOTHING RETURNING id, user_id, status
+         ), delivered AS (
+           INSERT INTO inbox_notifications (id, user_id, template_id, targets, title, content, icon, actions, created_at)
+           SELECT m.id, m.user_id, i.template_id, i.targets::uuid[], i.title, i.content, i.icon, i.actions::jsonb, now()
+             FROM messages m JOIN input i ON i.id = m.id
+            WHERE m.status = 'sent'
+           ON CONFLICT (id) DO NOTHING RETURNING id, user_id, created_at
+         ), unread AS (
+           -- The statement's snapshot: unread items before these (for the watchers' unread_count).
+           SELECT user_id, count(*) AS n FROM inbox_notifications
+            WHERE user_id IN (SELECT user_id FROM delivered) AND read_at IS NULL
+            GROUP BY user_id
+         )
+         SELECT m.id, m.status, d.created_at, COALESCE(u.n, 0) AS unread_before
+           FROM messages m LEFT JOIN delivered d ON d.id = m.id LEFT JOIN unread u ON u.user_id = d.user_id`,
+        [
+          column((row) => row.id),
+          column((row) => row.templateId),
+          column((row) => row.userId),
+          column((row) => row.method),
+          column((row) => row.createdBy),
+          column((row) => row.payload),
+          column((row) => row.targets),
+          column((row) => row.dedupeHash),
+          column((row) => row.enabledByDefault),
+          column((row) => row.inboxItem?.title ?? null),
+          column((row) => row.inboxItem?.content ?? null),
+          column((row) => row.inboxItem?.icon ?? null),
+          column((row) => (row.inboxItem ? JSON.stringify(row.inboxItem.actions) : null)),
+          SETTINGS_KEY,
+          NotificationSettingsService.canonical(true),
+        ],
+      );
+    const byId = new Map(result.map((row) => [row.id, row]));
+    return requests.map((request) => {
+      const written: Written = { ids: [], delivered: [], pending: false };
+      for (const row of request) {
+        const outcome = byId.get(row.id);
+        if (!outcome) continue;
+        written.ids.push(row.id);
+        if (outcome.status !== 'sent') written.pending = true;
+        else if (outcome.created_at && row.inboxItem)
+          written.delivered.push({
+            notification: { ...row.inboxItem, created_at: new Date(outcome.created_at).toISOString() },
+            unreadBefore: Number(outcome.unread_before),
+          });
+      }
+      return written;
+    });
   }
 
   private async findRecipient(userId: string, manager: EntityManager): Promise<Recipient | undefined> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { TemplateAction } from '../entities/notification-template.entity';
-import type { TemplateContext } from '../rendering/go-template';
+import { renderTemplate, type TemplateContext } from '../rendering/go-template';
+import type { NotificationTemplate, TemplateAction } from '../entities/notification-template.entity';
 import { wellFormed } from '../../../platform/text/well-formed';
 
 /** The stored message payload (Coder's `types.MessagePayload`, version 1.2). */
@@ -92,4 +92,17 @@ export function dedupeHash(
   return createHash('md5')
     .update([templateId, userUuid, method, canonicalJson(payload), targets.join(','), day].join(':'))
     .digest('hex');
+}
+
+/** A message's title and body as Markdown: the template's text with the payload's values. */
+export function renderMarkdown(
+  payload: MessagePayload,
+  template: Pick<NotificationTemplate, 'titleTemplate' | 'bodyTemplate'>,
+  baseUrl: string,
+): { titleMarkdown: string; bodyMarkdown: string } {
+  const context = templateContext(payload, baseUrl);
+  return {
+    titleMarkdown: renderTemplate(template.titleTemplate, context),
+    bodyMarkdown: renderTemplate(template.bodyTemplate, context),
+  };
 }

@@ -174,6 +174,20 @@ export class InboxService {
   }
 
   /** Tells watchers on every instance about a new item. */
+  /**
+   * Announces the items one statement has just written. `unreadBefore` is the recipient's unread
+   * count in that statement's snapshot; each item's count adds the recipient's items of the batch
+   * up to it. Local watchers get them synchronously; the NOTIFY for other instances is not awaited.
+   */
+  announceWritten(items: { notification: InboxNotificationView; unreadBefore: number }[]): void {
+    const addedFor = new Map<string, number>();
+    for (const { notification, unreadBefore } of items) {
+      const added = (addedFor.get(notification.user_id) ?? 0) + 1;
+      addedFor.set(notification.user_id, added);
+      void this.announce(notification, unreadBefore + added);
+    }
+  }
+
   async announce(notification: InboxNotificationView, unreadCount?: number): Promise<void> {
     const event: InboxCreatedEvent = {
       notificationId: notification.id,
