@@ -206,13 +206,20 @@ async function main(): Promise<void> {
     }
     const ratio = (a: Result | undefined, b: Result | undefined) =>
       a && b ? (a.rps / b.rps).toFixed(2) : '-';
-    process.stdout.write(`\n${userCount} users in rotation / one token: ${ratio(results[2], results[1])}\n`);
+    const [, floorResult, user, rotated, , compareUser, compareRotated] = results;
+    if (floorResult && user)
+      process.stdout.write(
+        `\ndevplane /api/v1/user / floor: throughput ${ratio(user, floorResult)} (target ≥ 0.9), p99 ${(user.p99 / floorResult.p99).toFixed(2)}× (target ≤ 1.5)\n`,
+      );
+    process.stdout.write(
+      `${userCount} users in rotation / one token: ${ratio(rotated, user)} (target ≥ 0.9)\n`,
+    );
     if (comparePort) {
       process.stdout.write(
-        `compare build, ${userCount} users / one token: ${ratio(results[5], results[4])}\n`,
+        `compare build, ${userCount} users / one token: ${ratio(compareRotated, compareUser)}\n`,
       );
       process.stdout.write(
-        `this build / compare build: /api/v1/user ${ratio(results[1], results[4])}, rotation ${ratio(results[2], results[5])}, /api/v2/users/me ${ratio(results[3], results[6])}\n`,
+        `this build / compare build: /api/v1/user ${ratio(results[2], results[5])}, rotation ${ratio(results[3], results[6])}, /api/v2/users/me ${ratio(results[4], results[7])}\n`,
       );
     }
   } finally {

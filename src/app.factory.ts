@@ -44,12 +44,14 @@ export async function createApp(
     bufferLogs: options.bufferLogs ?? true,
     bodyParser: false,
   });
-  configureApp(app);
+  const docsBehindApi = configureApp(app);
   await app.init();
+  docsBehindApi();
   return app;
 }
 
-function configureApp(app: NestExpressApplication): void {
+/** Returns what must run once the app is initialised. */
+function configureApp(app: NestExpressApplication): () => void {
   app.useLogger(app.get(Logger));
   app.set('trust proxy', trustProxySetting(app.get<AppConfig>(APP_CONFIG).trustedProxies));
   app.disable('x-powered-by');
@@ -69,5 +71,5 @@ function configureApp(app: NestExpressApplication): void {
   const config = app.get<AppConfig>(APP_CONFIG);
   app.use(rejectNulBytes((error, req, res) => sendError(dialectOfPath(req.path), error, req, res, config)));
   app.useWebSocketAdapter(new RealtimeWsAdapter(app));
-  setupOpenApi(app as INestApplication);
+  return setupOpenApi(app as INestApplication);
 }

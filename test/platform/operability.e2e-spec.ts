@@ -64,6 +64,29 @@ describe('operability', () => {
     });
   });
 
+  describe('API documentation', () => {
+    it('answers at /docs and /docs-json, and the API routes are tried before it', async () => {
+      const t = await createTestApp();
+      try {
+        const ui = await t.http().get('/docs');
+        expect(ui.status).toBe(200);
+        expect(ui.headers['content-type']).toMatch(/text\/html/);
+        const document = await t.http().get('/docs-json');
+        expect(document.status).toBe(200);
+        expect(document.body.paths['/api/v1/user']).toBeDefined();
+        expect((await t.http().get('/docs-experimental-json')).status).toBe(200);
+        const stack = (
+          t.app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string } }[] } }
+        ).router.stack;
+        const index = (path: string) => stack.findIndex((layer) => layer.route?.path === path);
+        expect(index('/api/v1/user')).toBeGreaterThan(0);
+        expect(index('/docs-json')).toBeGreaterThan(index('/api/v1/user'));
+      } finally {
+        await t.close();
+      }
+    });
+  });
+
   describe('request logs', () => {
     let t: TestApp;
     let child: AppProcess | undefined;

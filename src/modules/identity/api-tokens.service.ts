@@ -81,8 +81,8 @@ export class ApiTokensService {
       return rows[0];
     });
     if (!row) return null;
-    const token = hydrate(this.lookup.tokenColumns, row, 't_', new ApiToken());
-    token.user = hydrate(this.lookup.userColumns, row, 'u_', new User());
+    const token = hydrate(this.lookup.tokenColumns, row, new ApiToken());
+    token.user = hydrate(this.lookup.userColumns, row, new User());
     return token;
   }
 
@@ -92,15 +92,17 @@ export class ApiTokensService {
    * than the query itself under load).
    */
   private readonly lookup = (() => {
-    const columns = (entity: typeof ApiToken | typeof User) =>
-      this.tokens.manager.connection
-        .getMetadata(entity)
-        .columns.map((column) => ({ property: column.propertyName, database: column.databaseName }));
-    const tokenColumns = columns(ApiToken);
-    const userColumns = columns(User);
+    const columns = (entity: typeof ApiToken | typeof User, prefix: string) =>
+      this.tokens.manager.connection.getMetadata(entity).columns.map((column) => ({
+        property: column.propertyName,
+        database: column.databaseName,
+        alias: `${prefix}${column.databaseName}`,
+      }));
+    const tokenColumns = columns(ApiToken, 't_');
+    const userColumns = columns(User, 'u_');
     const select = [
-      ...tokenColumns.map((c) => `t."${c.database}" AS "t_${c.database}"`),
-      ...userColumns.map((c) => `u."${c.database}" AS "u_${c.database}"`),
+      ...tokenColumns.map((c) => `t."${c.database}" AS "${c.alias}"`),
+      ...userColumns.map((c) => `u."${c.database}" AS "${c.alias}"`),
     ].join(', ');
     return {
       tokenColumns,
@@ -185,13 +187,12 @@ export class ApiTokensService {
 }
 
 function hydrate<T extends object>(
-  columns: { property: string; database: string }[],
+  columns: { property: string; alias: string }[],
   row: Record<string, unknown>,
-  prefix: string,
   target: T,
 ): T {
-  for (const { property, database } of columns) {
-    const value = row[`${prefix}${database}`];
+  for (const { property, alias } of columns) {
+    const value = row[alias];
     // Rows may come from the lookup cache: arrays and dates are copied so callers cannot change the cached row.
     (target as Record<string, unknown>)[property] = Array.isArray(value)
       ? [...(value as unknown[])]
