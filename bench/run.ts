@@ -20,7 +20,8 @@ import { waitForLine } from './harness';
  * main.js> also starts that build on the same data and measures its one-token and rotation
  * targets in the same run (before/after comparisons).
  * Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 20), BENCH_USERS (default 1000),
- * BENCH_ROUNDS (default 1: rounds over all targets, interleaved, median reported), BENCH_COMPARE_DIST.
+ * BENCH_ROUNDS (default 1: rounds over all targets, interleaved, median reported), BENCH_COMPARE_DIST,
+ * BENCH_CPU_PROF_DIR (CPU profiles of devplane and the floor).
  */
 const root = path.join(__dirname, '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -29,6 +30,10 @@ const userCount = Number(process.env.BENCH_USERS ?? 1000);
 const compareDist = process.env.BENCH_COMPARE_DIST;
 /** Rounds over all targets, interleaved; each target reports its median round (a busy machine moves figures a lot). */
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
+/** BENCH_CPU_PROF_DIR: devplane and the floor write V8 CPU profiles there (to compare where each spends its time). */
+const profileArgs = process.env.BENCH_CPU_PROF_DIR
+  ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF_DIR)}`]
+  : [];
 
 interface LoadOptions {
   url: string;
@@ -81,7 +86,10 @@ async function startServer(
   env: NodeJS.ProcessEnv,
   children: ChildProcess[],
 ): Promise<number> {
-  const server = spawn(process.execPath, [mainJs], { env: { ...env, PORT: '0' }, stdio: 'pipe' });
+  const server = spawn(process.execPath, [...profileArgs, mainJs], {
+    env: { ...env, PORT: '0' },
+    stdio: 'pipe',
+  });
   children.push(server);
   server.stdout.resume();
   return Number((await waitForLine(server, /listening on \S+:(\d+) /))[1] ?? '0');
@@ -126,7 +134,7 @@ async function main(): Promise<void> {
     // The framework floor the design card fixes: Express + helmet + cookie-parser + pino-http, same lookup.
     const floor = spawn(
       process.execPath,
-      ['-r', '@swc-node/register', path.join(root, 'bench', 'floor-server.ts')],
+      [...profileArgs, '-r', '@swc-node/register', path.join(root, 'bench', 'floor-server.ts')],
       {
         env: { ...env, PORT: '0' },
         stdio: 'pipe',

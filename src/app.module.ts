@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { RequestBodyGuard } from './api/body/request-body.guard';
 import { FallbackExceptionFilter } from './api/dialect-exception.filter';
@@ -17,7 +17,7 @@ import { EventsModule } from './platform/events/events.module';
 import { JobsModule } from './platform/jobs/jobs.module';
 import { RealtimeModule } from './platform/realtime/realtime.module';
 import { loggerOptions } from './platform/logging/logger-options';
-import { RateLimitStorageCloser, throttlerOptions } from './platform/http/rate-limit';
+import { RateLimitGuard, RateLimitStorageCloser, throttlerOptions } from './platform/http/rate-limit';
 import { SiteConfigModule } from './platform/site-config/site-config.module';
 import { StorageModule } from './platform/storage/storage.module';
 import { SecretsModule } from './platform/crypto/secrets.module';
@@ -53,7 +53,7 @@ export class AppModule {
       providers: [
         // Order matters: the route's body (read as it declares; src/api/body), rate limits, then credentials and access.
         { provide: APP_GUARD, useClass: RequestBodyGuard },
-        { provide: APP_GUARD, useClass: ThrottlerGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useExisting: AuthGuard },
         { provide: APP_FILTER, useClass: FallbackExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },

@@ -20,13 +20,22 @@ export const DIALECT_METADATA = 'devplane:dialect';
  * and interceptors read this; nothing guesses a route's dialect from its path.
  */
 export function routeDialect(reflector: Reflector, context: ExecutionContext): Dialect {
-  return (
-    reflector.getAllAndOverride<Dialect | undefined>(DIALECT_METADATA, [
-      context.getHandler(),
-      context.getClass(),
-    ]) ?? 'plain'
-  );
+  // Decorator metadata never changes once the app runs; several guards and the filter ask per request.
+  const handler = context.getHandler();
+  const controller = context.getClass();
+  let byHandler = dialectCache.get(controller);
+  if (!byHandler) dialectCache.set(controller, (byHandler = new WeakMap()));
+  let dialect = byHandler.get(handler);
+  if (dialect === undefined) {
+    dialect =
+      reflector.getAllAndOverride<Dialect | undefined>(DIALECT_METADATA, [handler, controller]) ?? 'plain';
+    byHandler.set(handler, dialect);
+  }
+  return dialect;
 }
+
+/** Dialect per controller class and handler (a handler inherited by two controllers may speak two dialects). */
+const dialectCache = new WeakMap<object, WeakMap<object, Dialect>>();
 
 /**
  * Which dialect a path belongs to; only for failures raised before any route matched (404,

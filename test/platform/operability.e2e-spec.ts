@@ -105,6 +105,11 @@ describe('operability', () => {
         headers: { 'User-Agent': 'operability-test/2.0' },
       });
       expect(res.status).toBe(200);
+      const other = await t.factories.user({ username: 'headeruser' });
+      const byHeader = await fetch(`${child.url}/api/v1/user`, {
+        headers: { Authorization: `token ${other.token}`, Cookie: `coder_session_token=${other.token}` },
+      });
+      expect(byHeader.status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 300));
       const line = child
         .output()
@@ -116,6 +121,13 @@ describe('operability', () => {
       expect(entry.userId).toBe(user.user.id);
       expect(String(entry.req.remoteAddress)).toMatch(/127\.0\.0\.1/);
       expect(child.output()).not.toContain(user.token);
+      const lines = child
+        .output()
+        .split('\n')
+        .filter((entry) => entry.startsWith('{'))
+        .map((entry) => JSON.parse(entry) as { userId?: string });
+      expect(lines.some((entry) => entry.userId === other.user.id)).toBe(true);
+      expect(child.output()).not.toContain(other.token);
     });
   });
 

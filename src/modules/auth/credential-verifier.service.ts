@@ -157,6 +157,7 @@ export class CredentialVerifier {
         'This account is prohibited from signing in, please contact your site administrator.',
       );
     }
-    if (await this.users.touchLastSeen(user)) this.tokens.rememberLastSeen(user.id, user.lastSeenAt!);
+    if ((await this.users.touchLastSeen(user)) && principal.token)
+      this.tokens.rememberLastSeen(principal.token.id, user.lastSeenAt!);
   }
 }

@@ -172,17 +172,15 @@ export class ApiTokensService {
   }
 
   /**
-   * After UsersService.touchLastSeen wrote `users.last_seen_at` as an activity write: the cached
-   * rows of that user's tokens take the new time, so the next requests neither write again nor
-   * reload.
+   * After UsersService.touchLastSeen wrote `users.last_seen_at` as an activity write: the cached row
+   * of the token that was used takes the new time, so its next requests neither write again nor
+   * reload. The user's other cached tokens keep the older time and write once more when used:
+   * finding them meant scanning the whole cache on every user's first request of the minute.
    */
-  rememberLastSeen(userId: string, at: Date): void {
-    this.lookupCache.patch(
-      (_key, row) => row !== undefined && String(row.u_id) === userId,
-      (row) => {
-        if (row) row.u_last_seen_at = at;
-      },
-    );
+  rememberLastSeen(tokenId: string, at: Date): void {
+    this.lookupCache.patchKey(tokenId, (row) => {
+      if (row) row.u_last_seen_at = at;
+    });
   }
 }
 

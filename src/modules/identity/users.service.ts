@@ -197,7 +197,7 @@ export class UsersService {
   /**
    * Records activity at most once a minute per user, so reads stay cheap. Returns whether it wrote.
    * An activity write (ACTIVITY_WRITE, batched by ActivityRecorder): it bumps no table version, so the identity caches of every
-   * other user stay warm; the caller patches the cached rows of this user (ApiTokensService.rememberLastSeen).
+   * other user stay warm; the caller patches the cached row of the token used (ApiTokensService.rememberLastSeen).
    */
   async touchLastSeen(user: User): Promise<boolean> {
     const now = Date.now();

@@ -33,7 +33,7 @@ export function watchTables(tables: readonly string[]): void {
  * Leading comment of an activity write: a statement that changes only columns no cache decides on
  * (`users.last_seen_at`, a token's last use, address and sliding expiry). It does not bump any
  * table version, so an active user's periodic activity write no longer empties every identity cache;
- * the writer patches its own cached rows instead (VersionedCache.patch). Never use it for anything
+ * the writer patches its own cached rows instead (VersionedCache.patchKey). Never use it for anything
  * that decides access (status, roles, scopes, deletion, a shortened expiry).
  */
 export const ACTIVITY_WRITE = '/* devplane:activity */';

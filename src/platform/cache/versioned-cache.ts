@@ -48,22 +48,9 @@ export class VersionedCache<K, V> {
   }
 
   /**
-   * Changes current entries in place, for activity writes that do not bump the table versions
-   * (ACTIVITY_WRITE): `mutate` runs on every current entry `matches` selects. Stale entries are
-   * left alone (they reload anyway). Returns how many entries were changed.
+   * Changes the current entry of one key in place, for activity writes that do not bump the table
+   * versions (ACTIVITY_WRITE). A stale entry is left alone (it reloads anyway).
    */
-  patch(matches: (key: K, value: V) => boolean, mutate: (value: V) => void): number {
-    const version = tablesVersion(this.options.tables);
-    let changed = 0;
-    for (const [key, entry] of this.entries) {
-      if (entry.version !== version || !matches(key, entry.value)) continue;
-      mutate(entry.value);
-      changed += 1;
-    }
-    return changed;
-  }
-
-  /** Changes the current entry of one key in place (see patch). */
   patchKey(key: K, mutate: (value: V) => void): boolean {
     const entry = this.entries.get(key);
     if (!entry || entry.version !== tablesVersion(this.options.tables)) return false;

@@ -1,8 +1,15 @@
-import { Injectable, type OnApplicationShutdown, SetMetadata } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { ThrottlerModuleOptions } from '@nestjs/throttler';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerModuleOptions,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
 import type { ExecutionContext } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.token';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 
 const LOGIN_LIMITED = 'devplane:login-rate-limited';
@@ -57,6 +64,27 @@ export function rateLimitStoreStatus(): 'absent' | 'up' | 'down' {
 }
 
 /** Closes the Redis connections of the rate-limit storages (the throttler module does not own them). */
+/**
+ * The throttler guard, skipped whole when rate limiting is off (RATE_LIMIT_ENABLED=false): the
+ * library would otherwise read five route metadata keys per throttler on every request only to
+ * find each throttler's skipIf true.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super(options, storage, reflector);
+  }
+
+  protected override shouldSkip(): Promise<boolean> {
+    return Promise.resolve(!this.config.rateLimit.enabled);
+  }
+}
+
 @Injectable()
 export class RateLimitStorageCloser implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
