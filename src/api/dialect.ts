@@ -1,6 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { requestState } from '../platform/http/request-state';
 
 /**
  * The wire dialects devplane speaks: the three APIs (`ocs`, `coder`, `gitea`), the protocol dialects
@@ -52,24 +53,20 @@ export function dialectOfPath(path: string): Dialect {
   return 'plain';
 }
 
-const REQUEST_DIALECT = Symbol('devplane:request-dialect');
-
 /** Remembers the matched route's dialect on the request (set by the guard), for code that only has the request. */
 export function setRequestDialect(req: Request, dialect: Dialect): void {
-  (req as unknown as Record<symbol, Dialect>)[REQUEST_DIALECT] = dialect;
+  requestState(req).dialect = dialect;
 }
 
 export function requestDialect(req: Request): Dialect | undefined {
-  return (req as unknown as Record<symbol, Dialect | undefined>)[REQUEST_DIALECT];
+  return requestState(req).dialect as Dialect | undefined;
 }
-
-const REQUEST_SSE_API = Symbol('devplane:request-sse-api');
 
 /** For an SSE route: the API whose JSON shape its errors take before the stream starts (set by the body guard). */
 export function setRequestSseApi(req: Request, dialect: ApiDialect): void {
-  (req as unknown as Record<symbol, ApiDialect>)[REQUEST_SSE_API] = dialect;
+  requestState(req).sseApi = dialect;
 }
 
 export function requestSseApi(req: Request): ApiDialect | undefined {
-  return (req as unknown as Record<symbol, ApiDialect | undefined>)[REQUEST_SSE_API];
+  return requestState(req).sseApi as ApiDialect | undefined;
 }

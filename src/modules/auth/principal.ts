@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { requestState } from '../../platform/http/request-state';
 import type { ApiToken } from '../identity/entities/api-token.entity';
 import type { User } from '../identity/entities/user.entity';
 import type { ProvisionerKeyIdentity, WorkspaceAgentIdentity } from './principal-ports';
@@ -51,8 +52,6 @@ export type AnyPrincipal = UserPrincipal | AgentPrincipal | ProvisionerPrincipal
  */
 export type Principal = UserPrincipal;
 
-const PRINCIPAL = Symbol('devplane:principal');
-
 /** The caller if it is a user (what every user route needs); undefined for anonymous, agents and provisioners. */
 export function requestPrincipal(req: Request): UserPrincipal | undefined {
   const principal = requestAnyPrincipal(req);
@@ -61,9 +60,9 @@ export function requestPrincipal(req: Request): UserPrincipal | undefined {
 
 /** The caller of any kind. */
 export function requestAnyPrincipal(req: Request): AnyPrincipal | undefined {
-  return (req as unknown as Record<symbol, AnyPrincipal | undefined>)[PRINCIPAL];
+  return requestState(req).principal as AnyPrincipal | undefined;
 }
 
 export function setRequestPrincipal(req: Request, principal: AnyPrincipal): void {
-  (req as unknown as Record<symbol, AnyPrincipal>)[PRINCIPAL] = principal;
+  requestState(req).principal = principal;
 }

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { requestState } from './request-state';
 
 /**
  * The facts about the caller that the dialects (`src/api`) need, filled in by the auth guard once
@@ -15,14 +16,12 @@ export interface RequestCaller {
   source: string;
 }
 
-const CALLER = Symbol('devplane:request-caller');
-
 export function setRequestCaller(req: Request, caller: RequestCaller): void {
-  (req as unknown as Record<symbol, RequestCaller>)[CALLER] = caller;
+  requestState(req).caller = caller;
 }
 
 export function requestCaller(req: Request): RequestCaller | undefined {
-  return (req as unknown as Record<symbol, RequestCaller | undefined>)[CALLER];
+  return requestState(req).caller as RequestCaller | undefined;
 }
 
 /** What a dialect's caller rule sees. */

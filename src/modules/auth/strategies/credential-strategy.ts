@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { PassportStatic } from 'passport';
+import { requestState } from '../../../platform/http/request-state';
 import type { AnyPrincipal } from '../principal';
 import { presentedCredential, type PresentedCredential, type StrategyName } from './presented-credential';
 
@@ -50,13 +51,11 @@ export function realRequest(view: Request): Request {
   return (view as unknown as Record<symbol, Request | undefined>)[REAL_REQUEST] ?? view;
 }
 
-const RESPONSE = Symbol('devplane:credential-response');
-
 /** The response the resolver answers on (strategies get only the request). */
 export function attachResponse(req: Request, res: Response): void {
-  (req as unknown as Record<symbol, Response>)[RESPONSE] = res;
+  requestState(req).response = res;
 }
 
 export function responseOf(req: Request): Response | undefined {
-  return (req as unknown as Record<symbol, Response | undefined>)[RESPONSE];
+  return requestState(req).response as Response | undefined;
 }

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { requestState } from '../../../platform/http/request-state';
 import { parseToken } from '../../identity/api-token-codec';
 import type { CredentialSource } from '../principal';
 
@@ -84,12 +85,10 @@ function parse(req: Request): PresentedCredential | null {
   return null;
 }
 
-const PRESENTED = Symbol('devplane:presented-credential');
-
 /** The request's credential form, parsed once per request (`null` = none). */
 export function presentedCredential(req: Request): PresentedCredential | null {
-  const holder = req as unknown as Record<symbol, PresentedCredential | null | undefined>;
-  let presented = holder[PRESENTED];
-  if (presented === undefined) holder[PRESENTED] = presented = parse(req);
+  const state = requestState(req);
+  let presented = state.credential as PresentedCredential | null | undefined;
+  if (presented === undefined) state.credential = presented = parse(req);
   return presented;
 }
