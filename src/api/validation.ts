@@ -1,5 +1,6 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
 import { InvalidError, type FieldError } from '../platform/errors/domain-error';
+import { memoizeValidationMetadata } from './validation-metadata-cache';
 
 /** The code of every InvalidError raised by DTO validation; dialect renderers format these. */
 export const DTO_VALIDATION = 'VALIDATION';
@@ -36,6 +37,7 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
  * constraint metadata; each dialect's formatter (`src/api/<dialect>/`) turns it into its texts.
  */
 export function createValidationPipe(): ValidationPipe {
+  memoizeValidationMetadata();
   return new ValidationPipe({
     whitelist: true,
     transform: true,
