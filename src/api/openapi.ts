@@ -87,7 +87,7 @@ export function setupOpenApi(app: INestApplication): () => void {
   const count = routerStack(app).length - before;
   return () => {
     // Express tries a request against each layer in order, and Nest registers the API's routes at
-    // init, after these 18: every API request tested the documentation's paths first (issue 10
+    // init, after these: every API request tested the documentation's paths first (issue 10
     // item 14). They go after the last route, before Nest's not-found and error handlers.
     const stack = routerStack(app);
     const docs = stack.splice(before, count);

@@ -3,6 +3,7 @@ import type { CreatedUser } from '../helpers/factories';
 import { basic, createTestApp, type TestApp } from '../helpers/test-app';
 import { NotificationDispatcher } from '../../src/modules/notifications/delivery/notification-dispatcher.service';
 import { InboxWatchGateway } from '../../src/modules/notifications/inbox/inbox-watch.gateway';
+import { NotificationEnqueuer } from '../../src/modules/notifications/delivery/notification-enqueuer.service';
 import { NOTIFICATION_TEMPLATE_IDS as IDS } from '../../src/modules/notifications/template-ids';
 import { EventBus } from '../../src/platform/events/event-bus.service';
 import { appEnv, EMBEDDED, fastQueueEnv, inboxCount, sleep, waitFor, WatchClient } from './helpers';
@@ -184,6 +185,25 @@ describe('inbox watch (WebSocket)', () => {
     expect(titles(byTemplate)).toEqual(['A test notification']);
     expect(readOnly.frames).toEqual([]);
     expect(unread.frames.map((f) => f.unread_count)).toEqual([1, 2, 3]);
+  });
+
+  it('unread_count of items enqueued together (one statement) counts each other', async () => {
+    const user = await t.factories.user();
+    const client = await connect('', { 'Service-Session-Token': user.token });
+    const enqueuer = t.app.get(NotificationEnqueuer);
+    const ids = await Promise.all(
+      ['one', 'two', 'three', 'four'].map((title) =>
+        enqueuer.enqueue({
+          templateId: IDS.customNotification,
+          userId: user.user.id,
+          labels: { custom_title: title, custom_message: `${title} body` },
+          createdBy: 'test',
+        }),
+      ),
+    );
+    expect(ids.flat()).toHaveLength(4);
+    await waitFor(() => client.frames.length === 4, 15_000, 'four frames');
+    expect(client.frames.map((f) => f.unread_count).sort()).toEqual([1, 2, 3, 4]);
   });
 
   it('unread_count counts the unread items already there (read ones not)', async () => {

@@ -63,7 +63,6 @@ export function rateLimitStoreStatus(): 'absent' | 'up' | 'down' {
   return storage ? storage.status : 'absent';
 }
 
-/** Closes the Redis connections of the rate-limit storages (the throttler module does not own them). */
 /**
  * The throttler guard, skipped whole when rate limiting is off (RATE_LIMIT_ENABLED=false): the
  * library would otherwise read five route metadata keys per throttler on every request only to
@@ -85,6 +84,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   }
 }
 
+/** Closes the Redis connections of the rate-limit storages (the throttler module does not own them). */
 @Injectable()
 export class RateLimitStorageCloser implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {

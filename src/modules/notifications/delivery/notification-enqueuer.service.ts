@@ -307,6 +307,9 @@ export class NotificationEnqueuer {
         ],
       );
     const byId = new Map(result.map((row) => [row.id, row]));
+    // unread_before is each recipient's count before the statement: a recipient's items from earlier
+    // requests of the same statement count too.
+    const earlierInStatement = new Map<string, number>();
     return requests.map((request) => {
       const written: Written = { ids: [], delivered: [], pending: false };
       for (const row of request) {
@@ -314,11 +317,14 @@ export class NotificationEnqueuer {
         if (!outcome) continue;
         written.ids.push(row.id);
         if (outcome.status !== 'sent') written.pending = true;
-        else if (outcome.created_at && row.inboxItem)
+        else if (outcome.created_at && row.inboxItem) {
+          const earlier = earlierInStatement.get(row.userId) ?? 0;
+          earlierInStatement.set(row.userId, earlier + 1);
           written.delivered.push({
             notification: { ...row.inboxItem, created_at: new Date(outcome.created_at).toISOString() },
-            unreadBefore: Number(outcome.unread_before),
+            unreadBefore: Number(outcome.unread_before) + earlier,
           });
+        }
       }
       return written;
     });
