@@ -1,10 +1,10 @@
-import { applyDecorators, Controller, SetMetadata, UseFilters, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, Controller, SetMetadata, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { CALLER_RULES } from '../../platform/http/request-caller';
 import { DIALECT_METADATA } from '../dialect';
 import { CODER_CSRF_RULE } from './coder-csrf.rule';
 import { CoderExceptionFilter } from '../dialect-exception.filter';
-import { CoderBodyInterceptor } from './coder-body.interceptor';
+import { CoderBodyGuard } from './coder-body.guard';
 import { CoderResponseDto } from './coder-response.dto';
 
 /**
@@ -25,7 +25,7 @@ export function CoderController(
     Controller(paths.length === 1 ? paths[0]! : paths),
     UseFilters(CoderExceptionFilter),
     // Body shape as Go's decoder sees it, for routes whose body DTO is a @GoStruct.
-    UseInterceptors(CoderBodyInterceptor),
+    UseGuards(CoderBodyGuard),
     ApiTags(options.experimental ? 'coder (experimental)' : 'coder'),
     ApiExtraModels(CoderResponseDto),
   );

@@ -1,16 +1,24 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import type { Request } from 'express';
-import type { Observable } from 'rxjs';
 import { BadRequestError } from '../../platform/errors/domain-error';
 import { goStructOf } from './coder-dto.decorators';
 import { CODER_BAD_JSON, unmarshalBodyDetail } from './coder-validation';
 
-/** The class of the handler's `@Body()` parameter, when it has one. */
+/** The class of the handler's `@Body()` parameter, when it has one (route metadata: read once per handler). */
 function bodyType(context: ExecutionContext): unknown {
   const handler = context.getHandler();
   const controller = context.getClass();
+  let byHandler = bodyTypes.get(controller);
+  if (!byHandler) bodyTypes.set(controller, (byHandler = new WeakMap()));
+  if (!byHandler.has(handler)) byHandler.set(handler, readBodyType(controller, handler));
+  return byHandler.get(handler);
+}
+
+const bodyTypes = new WeakMap<object, WeakMap<object, unknown>>();
+
+function readBodyType(controller: Function, handler: Function): unknown {
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler.name) ?? {}) as Record<
     string,
     { index: number }
@@ -27,10 +35,12 @@ function bodyType(context: ExecutionContext): unknown {
  * `{}` and cannot describe an array): for a route whose body DTO is a `@GoStruct`, a body that is
  * not a JSON object is 400 `Request body must be valid JSON.` with Go's text, and an absent body
  * is `EOF` where the route decodes strictly. `null` decodes to the zero struct, as in Go.
+ * A guard (controller guards run after the global ones, pipes after every guard), not an interceptor:
+ * an interceptor wraps every Coder request in an rxjs pipeline (issue 10 item 14).
  */
 @Injectable()
-export class CoderBodyInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+export class CoderBodyGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
     if (context.getType() === 'http') {
       const struct = goStructOf(bodyType(context));
       if (struct) {
@@ -46,6 +56,6 @@ export class CoderBodyInterceptor implements NestInterceptor {
         }
       }
     }
-    return next.handle();
+    return true;
   }
 }
