@@ -24,6 +24,10 @@ export function routeDialect(reflector: Reflector, context: ExecutionContext): D
   // Decorator metadata never changes once the app runs; several guards and the filter ask per request.
   const handler = context.getHandler();
   const controller = context.getClass();
+  if (typeof handler !== 'function' || typeof controller !== 'function')
+    return (
+      reflector.getAllAndOverride<Dialect | undefined>(DIALECT_METADATA, [handler, controller]) ?? 'plain'
+    );
   let byHandler = dialectCache.get(controller);
   if (!byHandler) dialectCache.set(controller, (byHandler = new WeakMap()));
   let dialect = byHandler.get(handler);

@@ -10,6 +10,7 @@ import { CODER_BAD_JSON, unmarshalBodyDetail } from './coder-validation';
 function bodyType(context: ExecutionContext): unknown {
   const handler = context.getHandler();
   const controller = context.getClass();
+  if (typeof handler !== 'function' || typeof controller !== 'function') return undefined;
   let byHandler = bodyTypes.get(controller);
   if (!byHandler) bodyTypes.set(controller, (byHandler = new WeakMap()));
   if (!byHandler.has(handler)) byHandler.set(handler, readBodyType(controller, handler));
