@@ -218,7 +218,11 @@ async function main(): Promise<void> {
   try {
     // Tarball URLs are absolute under PUBLIC_URL: it must name the port devplane listens on.
     const port = await freePort();
-    const { child } = await startDevplane({ ...db.env, PUBLIC_URL: `http://127.0.0.1:${port}/` }, [], port);
+    const { child } = await startDevplane(
+      { ...db.env, PUBLIC_URL: `http://127.0.0.1:${port}/` },
+      undefined,
+      port,
+    );
     children.push(child);
     const base = `http://127.0.0.1:${port}`;
     const token = await insertToken(db, 'admin');

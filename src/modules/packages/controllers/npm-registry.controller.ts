@@ -26,6 +26,8 @@ type NameParams = { owner: string; name: string };
 type TagParams = NameParams & { tag: string };
 type FileParams = NameParams & { version: string; filename: string };
 
+/** How long package rows and tarball rows stay cached when no write announces a change. */
+const PACKAGE_CACHE_TTL_MS = 300_000;
 /**
  * The npm registry (`/api/packages/{owner}/npm/`), for the npm CLI with `registry=` and
  * `_authToken=`: publish, packuments (full and abbreviated), tarballs, dist-tags, unpublish,
@@ -46,15 +48,20 @@ export class NpmRegistryController {
   private readonly owners = new VersionedCache<string, User>({ tables: ['users'], ttlMs: 30_000 });
   private readonly packageRows = new VersionedCache<string, Package | null>({
     tables: ['packages'],
-    ttlMs: 30_000,
+    ttlMs: PACKAGE_CACHE_TTL_MS,
     keep: (value) => value !== null,
   });
 
-  /** Tarball rows by path (npm install asks for each once per client), until a package row changes. */
+  /**
+   * Tarball rows by path (npm install asks for each once per client), until a package row changes.
+   * Writes to the package tables drop these entries at once (here and, over the ClusterBus, on other
+   * instances), so the TTL only bounds a missed announcement: at 30 s every entry expired in the middle
+   * of an install (each reload a query), which made `npm install` as slow as Verdaccio's or slower.
+   */
   private readonly files = new VersionedCache<string, Awaited<ReturnType<PackagesService['findFileByPath']>>>(
     {
       tables: ['packages', 'package_versions', 'package_files', 'package_blobs'],
-      ttlMs: 30_000,
+      ttlMs: PACKAGE_CACHE_TTL_MS,
     },
   );
 

@@ -170,7 +170,9 @@ export class NpmRegistryService {
     { version: PackageVersion; doc: Record<string, unknown> }[]
   >({
     tables: ['packages', 'package_versions', 'package_files', 'package_blobs', 'users'],
-    ttlMs: 60_000,
+    // Writes drop entries at once (and are announced to other instances); the TTL only bounds a missed
+    // announcement, and a short one made entries expire in the middle of an install.
+    ttlMs: 300_000,
     maxEntries: 5_000,
   });
 
