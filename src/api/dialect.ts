@@ -2,6 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { requestState } from '../platform/http/request-state';
+import { routeMemo } from './route-memo';
 
 /**
  * The wire dialects devplane speaks: the three APIs (`ocs`, `coder`, `gitea`), the protocol dialects
@@ -21,26 +22,14 @@ export const DIALECT_METADATA = 'devplane:dialect';
  * and interceptors read this; nothing guesses a route's dialect from its path.
  */
 export function routeDialect(reflector: Reflector, context: ExecutionContext): Dialect {
-  // Decorator metadata never changes once the app runs; several guards and the filter ask per request.
-  const handler = context.getHandler();
-  const controller = context.getClass();
-  if (typeof handler !== 'function' || typeof controller !== 'function')
-    return (
-      reflector.getAllAndOverride<Dialect | undefined>(DIALECT_METADATA, [handler, controller]) ?? 'plain'
-    );
-  let byHandler = dialectCache.get(controller);
-  if (!byHandler) dialectCache.set(controller, (byHandler = new WeakMap()));
-  let dialect = byHandler.get(handler);
-  if (dialect === undefined) {
-    dialect =
-      reflector.getAllAndOverride<Dialect | undefined>(DIALECT_METADATA, [handler, controller]) ?? 'plain';
-    byHandler.set(handler, dialect);
-  }
-  return dialect;
+  return dialectOf(context, reflector);
 }
 
-/** Dialect per controller class and handler (a handler inherited by two controllers may speak two dialects). */
-const dialectCache = new WeakMap<object, WeakMap<object, Dialect>>();
+/** Several guards and the filter ask per request: read once per route. */
+const dialectOf = routeMemo(
+  (handler, controller, reflector: Reflector) =>
+    reflector.getAllAndOverride<Dialect | undefined>(DIALECT_METADATA, [handler, controller]) ?? 'plain',
+);
 
 /**
  * Which dialect a path belongs to; only for failures raised before any route matched (404,

@@ -5,19 +5,10 @@ import type { Request } from 'express';
 import { BadRequestError } from '../../platform/errors/domain-error';
 import { goStructOf } from './coder-dto.decorators';
 import { CODER_BAD_JSON, unmarshalBodyDetail } from './coder-validation';
+import { routeMemo } from '../route-memo';
 
-/** The class of the handler's `@Body()` parameter, when it has one (route metadata: read once per handler). */
-function bodyType(context: ExecutionContext): unknown {
-  const handler = context.getHandler();
-  const controller = context.getClass();
-  if (typeof handler !== 'function' || typeof controller !== 'function') return undefined;
-  let byHandler = bodyTypes.get(controller);
-  if (!byHandler) bodyTypes.set(controller, (byHandler = new WeakMap()));
-  if (!byHandler.has(handler)) byHandler.set(handler, readBodyType(controller, handler));
-  return byHandler.get(handler);
-}
-
-const bodyTypes = new WeakMap<object, WeakMap<object, unknown>>();
+/** The class of the handler's `@Body()` parameter, when it has one (route metadata: read once per route). */
+const bodyType = routeMemo((handler, controller) => readBodyType(controller, handler));
 
 function readBodyType(controller: Function, handler: Function): unknown {
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler.name) ?? {}) as Record<
