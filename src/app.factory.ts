@@ -17,6 +17,7 @@ import { APP_CONFIG } from './platform/config/config.token';
 import { RealtimeWsAdapter } from './platform/realtime/realtime-ws.adapter';
 import type { DatabaseRuntime } from './platform/database/database-runtime';
 import { trustProxySetting } from './platform/http/trusted-proxies';
+import { indexRoutes } from './platform/http/route-index';
 
 export interface CreateAppOptions {
   /** Buffer logs until the pino logger is ready (off in tests to keep failures visible). */
@@ -47,6 +48,8 @@ export async function createApp(
   const docsBehindApi = configureApp(app);
   await app.init();
   docsBehindApi();
+  // Last: the documentation's routes are in their final place, and Nest registered every route at init.
+  indexRoutes(server.router as unknown as Parameters<typeof indexRoutes>[0]);
   return app;
 }
 
