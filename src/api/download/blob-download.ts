@@ -1,4 +1,6 @@
 import type { Request, Response } from 'express';
+import { LRUCache } from 'lru-cache';
+import { buffer } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import type { BlobStore, ByteRange } from '../../platform/storage/blob-store';
 import { RangeNotSatisfiableError } from '../../platform/storage/range';
@@ -26,6 +28,31 @@ export function parseRange(
   return { start, end };
 }
 
+/** Files up to this size are served from memory once read (npm tarballs, most attachments). */
+export const SMALL_BLOB_BYTES = 256 * 1024;
+
+/**
+ * Bytes of small blobs by key and content hash, up to 32 MiB in all (least recently used leave first).
+ * The content hash comes from the caller's row, so an entry can only ever answer with the bytes that
+ * row names, even if a key were written again; a deleted file's row is gone before its blob is, so
+ * nothing serves it. `npm install` asks for hundreds of small tarballs at once: from memory each is one
+ * `end(buffer)` instead of a file stream with its open, reads, close and pipeline (issue 15 item 7).
+ */
+const smallBlobs = new LRUCache<string, Buffer>({
+  maxSize: 32 * 1024 * 1024,
+  sizeCalculation: (bytes) => Math.max(bytes.length, 1),
+});
+
+async function smallBlob(store: BlobStore, file: BlobDownload): Promise<Buffer> {
+  const cacheKey = `${store.driver}\0${file.key}\0${file.etag}`;
+  const cached = smallBlobs.get(cacheKey);
+  if (cached) return cached;
+  const bytes = await buffer((await store.get(file.key)).stream);
+  // A blob whose length differs from its row's is served as read but not remembered.
+  if (bytes.length === file.size) smallBlobs.set(cacheKey, bytes);
+  return bytes;
+}
+
 export interface BlobDownload {
   key: string;
   size: number;
@@ -41,7 +68,7 @@ export interface BlobDownload {
 /**
  * Sends a stored blob as a file download: `Content-Disposition`, `Content-Length`, `ETag` with
  * `If-None-Match` (304), `Accept-Ranges` with single byte ranges (206, 416), HEAD without a body.
- * The bytes are streamed from the store; nothing is held in memory. Resolves to whether file bytes were
+ * The bytes are streamed from the store; only files up to SMALL_BLOB_BYTES are held in memory. Resolves to whether file bytes were
  * sent (200 or 206 to a GET), so a caller can count downloads.
  */
 export async function sendBlobDownload(
@@ -78,6 +105,12 @@ export async function sendBlobDownload(
     res.status(200).setHeader('Content-Length', String(file.size));
     res.end();
     return false;
+  }
+  if (!range && file.size <= SMALL_BLOB_BYTES) {
+    const bytes = await smallBlob(store, file);
+    res.status(200).setHeader('Content-Length', String(bytes.length));
+    res.end(bytes);
+    return true;
   }
   let read;
   try {
