@@ -255,6 +255,15 @@ describe('the npm registry with the real npm client', () => {
       (await publish({ name: 'leaf', version: '1.1.0-beta.1' }, alice.token, 'alice', ['--tag', 'beta']))
         .code,
     ).toBe(0);
+    // Packuments are served from a cache of their text: every write below must show in the next read.
+    const abbreviatedTags = async () =>
+      (
+        await t
+          .http()
+          .get('/api/packages/alice/npm/leaf')
+          .set('Accept', 'application/vnd.npm.install-v1+json')
+      ).body['dist-tags'] as Record<string, string>;
+    expect(await abbreviatedTags()).toEqual({ latest: '1.0.0', beta: '1.1.0-beta.1' });
     const dir = await project(alice.token);
     const ls = await npm(dir, ['dist-tag', 'ls', 'leaf']);
     expect(ls.stdout).toContain('beta: 1.1.0-beta.1');
@@ -263,10 +272,20 @@ describe('the npm registry with the real npm client', () => {
     expect((await npm(dir, ['dist-tag', 'rm', 'leaf', 'beta'])).code).toBe(0);
     const tags = await t.http().get('/api/packages/alice/npm/-/package/leaf/dist-tags');
     expect(tags.body).toEqual({ latest: '1.0.0', stable: '1.0.0' });
+    expect(await abbreviatedTags()).toEqual({ latest: '1.0.0', stable: '1.0.0' });
+    const before = await t.http().get('/api/packages/alice/npm/leaf');
+    expect(before.headers.etag).toMatch(/^W\/"[0-9a-f]+-/);
+    expect(
+      (await t.http().get('/api/packages/alice/npm/leaf').set('If-None-Match', before.headers.etag!)).status,
+    ).toBe(304);
     expect((await npm(dir, ['deprecate', 'leaf@1.0.0', 'use 2.x'])).code).toBe(0);
-    expect((await t.http().get('/api/packages/alice/npm/leaf')).body.versions['1.0.0'].deprecated).toBe(
-      'use 2.x',
-    );
+    const after = await t
+      .http()
+      .get('/api/packages/alice/npm/leaf')
+      .set('If-None-Match', before.headers.etag!);
+    expect(after.status).toBe(200);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    expect(after.body.versions['1.0.0'].deprecated).toBe('use 2.x');
     const whoami = await npm(dir, ['whoami']);
     expect(whoami.stdout.trim()).toBe('alice');
   });

@@ -226,14 +226,16 @@ export class NpmRegistryController {
     @Param() params: NameParams,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<string> {
     const owner = await this.readable(principal, params.owner);
     const pkg = await this.requirePackage(owner, params.name);
-    if ((req.get('accept') ?? '').includes(ABBREVIATED) && req.query.write === undefined) {
-      res.type(ABBREVIATED);
-      return this.npm.abbreviated(owner, pkg);
-    }
-    return this.npm.packument(owner, pkg);
+    const abbreviated = (req.get('accept') ?? '').includes(ABBREVIATED) && req.query.write === undefined;
+    // Sent as the cached text with its ETag: Express then neither serialises nor hashes it again, and
+    // still answers If-None-Match with 304.
+    const { body, etag } = await this.npm.packumentBody(owner, pkg, abbreviated);
+    res.type(abbreviated ? ABBREVIATED : 'application/json');
+    res.setHeader('ETag', etag);
+    return body;
   }
 
   @Put(':name')

@@ -10,6 +10,12 @@ import type { PackageVersion } from '../entities/package-version.entity';
 import type { Package } from '../entities/package.entity';
 import { PackagesService } from '../packages.service';
 
+/** A document as sent: its JSON text and the ETag of that text. */
+export interface SerializedDocument {
+  body: string;
+  etag: string;
+}
+
 /** Gitea's npm name rule (scoped or not, lower case). */
 const NAME = /^(@[a-z0-9-][a-z0-9-._]*\/)?[a-z0-9-][a-z0-9-._]*$/;
 
@@ -175,6 +181,28 @@ export class NpmRegistryService {
     ttlMs: 300_000,
     maxEntries: 5_000,
   });
+
+  /**
+   * Packuments as sent (JSON text and its ETag), full and abbreviated, on the same terms as the version
+   * documents: `npm install` resolves a tree one packument at a time, so each request's latency adds up
+   * (issue 15 item 7), and rebuilding, serialising and hashing the same document was most of it.
+   */
+  private readonly bodiesCache = new VersionedCache<string, SerializedDocument>({
+    tables: ['packages', 'package_versions', 'package_files', 'package_blobs', 'users'],
+    ttlMs: 300_000,
+    maxEntries: 5_000,
+  });
+
+  /** The full or abbreviated packument serialised, with a weak ETag of the text (Express's format). */
+  async packumentBody(owner: User, pkg: Package, abbreviated: boolean): Promise<SerializedDocument> {
+    return this.bodiesCache.get(`${abbreviated ? 'a' : 'f'}|${pkg.id}|${owner.name}`, async () => {
+      const body = JSON.stringify(
+        abbreviated ? await this.abbreviated(owner, pkg) : await this.packument(owner, pkg),
+      );
+      const hash = createHash('sha1').update(body).digest('base64').slice(0, 27);
+      return { body, etag: `W/"${Buffer.byteLength(body).toString(16)}-${hash}"` };
+    });
+  }
 
   private versionDocs(
     owner: User,
