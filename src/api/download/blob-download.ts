@@ -1,6 +1,4 @@
 import type { Request, Response } from 'express';
-import { LRUCache } from 'lru-cache';
-import { buffer } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import type { BlobStore, ByteRange } from '../../platform/storage/blob-store';
 import { RangeNotSatisfiableError } from '../../platform/storage/range';
@@ -28,31 +26,6 @@ export function parseRange(
   return { start, end };
 }
 
-/** Files up to this size are served from memory once read (npm tarballs, most attachments). */
-export const SMALL_BLOB_BYTES = 256 * 1024;
-
-/**
- * Bytes of small blobs by key and content hash, up to 32 MiB in all (least recently used leave first).
- * The content hash comes from the caller's row, so an entry can only ever answer with the bytes that
- * row names, even if a key were written again; a deleted file's row is gone before its blob is, so
- * nothing serves it. `npm install` asks for hundreds of small tarballs at once: from memory each is one
- * `end(buffer)` instead of a file stream with its open, reads, close and pipeline (issue 15 item 7).
- */
-const smallBlobs = new LRUCache<string, Buffer>({
-  maxSize: 32 * 1024 * 1024,
-  sizeCalculation: (bytes) => Math.max(bytes.length, 1),
-});
-
-async function smallBlob(store: BlobStore, file: BlobDownload): Promise<Buffer> {
-  const cacheKey = `${store.driver}\0${file.key}\0${file.etag}`;
-  const cached = smallBlobs.get(cacheKey);
-  if (cached) return cached;
-  const bytes = await buffer((await store.get(file.key)).stream);
-  // A blob whose length differs from its row's is served as read but not remembered.
-  if (bytes.length === file.size) smallBlobs.set(cacheKey, bytes);
-  return bytes;
-}
-
 export interface BlobDownload {
   key: string;
   size: number;
@@ -63,13 +36,19 @@ export interface BlobDownload {
   lastModified?: Date;
   /** `attachment` (default) or `inline`. */
   disposition?: 'attachment' | 'inline';
+  /**
+   * Awaited once bytes are about to be sent (a 200 or 206 to a GET), before the first is written: a
+   * download counted here is committed before the client has the file (a count written after the
+   * response raced with the client's next request). Not called for HEAD, 304 or 416.
+   */
+  beforeBody?: () => Promise<void>;
 }
 
 /**
  * Sends a stored blob as a file download: `Content-Disposition`, `Content-Length`, `ETag` with
  * `If-None-Match` (304), `Accept-Ranges` with single byte ranges (206, 416), HEAD without a body.
- * The bytes are streamed from the store; only files up to SMALL_BLOB_BYTES are held in memory. Resolves to whether file bytes were
- * sent (200 or 206 to a GET), so a caller can count downloads.
+ * The bytes are streamed from the store, or written at once when the store holds them in memory.
+ * Resolves to whether file bytes were sent (200 or 206 to a GET), so a caller can count downloads.
  */
 export async function sendBlobDownload(
   store: BlobStore,
@@ -106,12 +85,6 @@ export async function sendBlobDownload(
     res.end();
     return false;
   }
-  if (!range && file.size <= SMALL_BLOB_BYTES) {
-    const bytes = await smallBlob(store, file);
-    res.status(200).setHeader('Content-Length', String(bytes.length));
-    res.end(bytes);
-    return true;
-  }
   let read;
   try {
     read = await store.get(file.key, range);
@@ -123,12 +96,26 @@ export async function sendBlobDownload(
     }
     throw error;
   }
+  if (file.beforeBody) {
+    try {
+      await file.beforeBody();
+    } catch (error) {
+      read.stream.destroy();
+      throw error;
+    }
+  }
   if (range) {
     res.status(206).setHeader('Content-Range', `bytes ${read.start}-${read.end}/${read.totalSize}`);
   } else {
     res.status(200);
   }
   res.setHeader('Content-Length', String(read.totalSize === 0 ? 0 : read.end - read.start + 1));
+  if (read.bytes) {
+    // Held in memory by the store (small blobs): one write, no stream or pipeline (npm install fetches
+    // hundreds of small tarballs at once).
+    res.end(read.bytes);
+    return true;
+  }
   return pipeline(read.stream, res).then(
     () => true,
     () => {

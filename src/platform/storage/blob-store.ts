@@ -35,6 +35,8 @@ export interface BlobReadResult {
   /** The inclusive range served (the whole blob when none was asked). */
   start: number;
   end: number;
+  /** The range's bytes, when the store holds them in memory (the stream yields the same bytes). */
+  bytes?: Buffer;
 }
 
 /**

@@ -102,7 +102,8 @@ export class LocalBlobStore extends BlobStore {
 
   private fromBuffer(data: Buffer, range?: ByteRange): BlobReadResult {
     const { start, end } = resolveRange(range, data.length);
-    return { stream: Readable.from([data.subarray(start, end + 1)]), totalSize: data.length, start, end };
+    const bytes = data.subarray(start, end + 1);
+    return { stream: Readable.from([bytes]), totalSize: data.length, start, end, bytes };
   }
 
   private remember(key: string, data: Buffer): void {

@@ -43,15 +43,15 @@ export class AttachmentDownloadsController {
     res: Response,
   ): Promise<void> {
     await this.attachments.beforeDownload(attachment, principal?.user ?? null, requestSnapshot(req, null));
-    const sent = await sendBlobDownload(this.blobs, req, res, {
+    await sendBlobDownload(this.blobs, req, res, {
       key: attachment.blobKey,
       size: Number(attachment.size),
       etag: attachment.sha256,
       fileName: attachment.name,
       contentType: attachment.mimeType || 'application/octet-stream',
       lastModified: attachment.createdAt,
+      beforeBody: () => this.attachments.recordDownload(attachment),
     });
-    if (sent) await this.attachments.recordDownload(attachment);
   }
 
   @Get('attachments/:uuid')
