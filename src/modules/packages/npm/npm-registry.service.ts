@@ -1,4 +1,4 @@
-import { VersionedCache } from '../../../platform/cache/versioned-cache';
+import { VersionedCache, type VersionedCacheOptions } from '../../../platform/cache/versioned-cache';
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -15,6 +15,17 @@ export interface SerializedDocument {
   body: string;
   etag: string;
 }
+
+/**
+ * The terms of the packument caches (version documents and serialised packuments): any write to these
+ * tables drops every entry at once (and is announced to other instances); the TTL only bounds a missed
+ * announcement, and a short one made entries expire in the middle of an install.
+ */
+const PACKUMENT_CACHE: VersionedCacheOptions = {
+  tables: ['packages', 'package_versions', 'package_files', 'package_blobs', 'users'],
+  ttlMs: 300_000,
+  maxEntries: 5_000,
+};
 
 /** Gitea's npm name rule (scoped or not, lower case). */
 const NAME = /^(@[a-z0-9-][a-z0-9-._]*\/)?[a-z0-9-][a-z0-9-._]*$/;
@@ -174,24 +185,14 @@ export class NpmRegistryService {
   private readonly docsCache = new VersionedCache<
     string,
     { version: PackageVersion; doc: Record<string, unknown> }[]
-  >({
-    tables: ['packages', 'package_versions', 'package_files', 'package_blobs', 'users'],
-    // Writes drop entries at once (and are announced to other instances); the TTL only bounds a missed
-    // announcement, and a short one made entries expire in the middle of an install.
-    ttlMs: 300_000,
-    maxEntries: 5_000,
-  });
+  >(PACKUMENT_CACHE);
 
   /**
    * Packuments as sent (JSON text and its ETag), full and abbreviated, on the same terms as the version
    * documents: `npm install` resolves a tree one packument at a time, so each request's latency adds up
    * (issue 15 item 7), and rebuilding, serialising and hashing the same document was most of it.
    */
-  private readonly bodiesCache = new VersionedCache<string, SerializedDocument>({
-    tables: ['packages', 'package_versions', 'package_files', 'package_blobs', 'users'],
-    ttlMs: 300_000,
-    maxEntries: 5_000,
-  });
+  private readonly bodiesCache = new VersionedCache<string, SerializedDocument>(PACKUMENT_CACHE);
 
   /** The full or abbreviated packument serialised, with a weak ETag of the text (Express's format). */
   async packumentBody(owner: User, pkg: Package, abbreviated: boolean): Promise<SerializedDocument> {
