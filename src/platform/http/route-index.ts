@@ -104,7 +104,7 @@ function dispatchLayer(groups: Map<string, RouteLayer[]>, strict: boolean): Rout
   holder.use(function routeIndex(req: Request, res: Response, next: NextFunction) {
     if (req.method === 'OPTIONS') return next();
     const pathname = parseUrl(req)?.pathname;
-    const sub = pathname === undefined || pathname === null ? undefined : routers.get(pathKey(pathname));
+    const sub = pathname ? routers.get(pathKey(pathname)) : undefined;
     if (!sub) return next();
     sub(req, res, next);
   });
