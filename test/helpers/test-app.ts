@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { Client } from 'pg';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
@@ -40,6 +41,7 @@ export interface TestAppOptions {
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const schema = options.schema ?? `t_${randomBytes(6).toString('hex')}`;
+  const releaseSchema = claimEmbeddedSchema(schema);
   const config = loadConfig({
     ...process.env,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -53,8 +55,15 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ...options.env,
     DATABASE_SCHEMA: schema,
   });
-  const database = await openDatabase(config);
-  const app = await createApp(config, database, { modules: options.modules });
+  let database: Awaited<ReturnType<typeof openDatabase>>;
+  let app: NestExpressApplication;
+  try {
+    database = await openDatabase(config);
+    app = await createApp(config, database, { modules: options.modules });
+  } catch (error) {
+    releaseSchema();
+    throw error;
+  }
   // The server creates the first administrator once it listens; tests want it at once.
   await app.get(BootstrapAdminService).ensure();
   const dataSource = app.get<DataSource>(DataSourceToken);
@@ -72,17 +81,55 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       return testApp.url;
     },
     async close() {
-      await app.close();
-      if (!options.schema) {
-        const client = new Client({ connectionString: database.url });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await client.end();
+      try {
+        await app.close();
+        if (!options.schema) {
+          const client = new Client({ connectionString: database.url });
+          await client.connect();
+          await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+          await client.end();
+        }
+        await database.close();
+      } finally {
+        releaseSchema();
+        // The app that created the schema owns its DATA_DIR; a second instance on it leaves it alone.
+        if (!options.schema && !options.env?.DATA_DIR)
+          await rm(config.dataDir, { recursive: true, force: true });
       }
-      await database.close();
     },
   };
   return testApp;
+}
+
+/** Schemas of the test apps open in this file, with how many apps use each. */
+const openEmbeddedSchemas = new Map<string, number>();
+
+/**
+ * The embedded test database (no DATABASE_URL) has one session, and `search_path` is a property of
+ * that session: a second app on another schema would silently switch the first app's tables away.
+ * So with it, every app open at the same time must share one schema (`schema: first.schema`, a second
+ * instance on the same data); anything else is refused here with a message instead of failing later
+ * with `relation ... does not exist`. On a PostgreSQL server every connection has its own path.
+ */
+function claimEmbeddedSchema(schema: string): () => void {
+  if (process.env.DATABASE_EMBEDDED !== 'true') return () => undefined;
+  const other = [...openEmbeddedSchemas.keys()].find((open) => open !== schema);
+  if (other !== undefined) {
+    throw new Error(
+      `createTestApp: the embedded test database serves one schema at a time, and an app on schema ${other} ` +
+        `is still open. Close it first, or open this app on the same data with { schema: '${other}' } ` +
+        '(a second instance), or run the file with DATABASE_URL set to a PostgreSQL server.',
+    );
+  }
+  openEmbeddedSchemas.set(schema, (openEmbeddedSchemas.get(schema) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (openEmbeddedSchemas.get(schema) ?? 1) - 1;
+    if (left > 0) openEmbeddedSchemas.set(schema, left);
+    else openEmbeddedSchemas.delete(schema);
+  };
 }
 
 /**
