@@ -6,7 +6,6 @@ import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-ex
 import cookieParser from 'cookie-parser';
 import express from 'express';
 import helmet from 'helmet';
-import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { dialectOfPath } from './api/dialect';
 import { rejectNulBytes } from './api/reject-nul-bytes';
@@ -18,6 +17,8 @@ import { RealtimeWsAdapter } from './platform/realtime/realtime-ws.adapter';
 import type { DatabaseRuntime } from './platform/database/database-runtime';
 import { trustProxySetting } from './platform/http/trusted-proxies';
 import { indexRoutes } from './platform/http/route-index';
+import { AppLogger } from './platform/logging/app-logger';
+import { HttpRequestLogger } from './platform/logging/logging.module';
 
 export interface CreateAppOptions {
   /** Buffer logs until the pino logger is ready (off in tests to keep failures visible). */
@@ -55,7 +56,7 @@ export async function createApp(
 
 /** Returns what must run once the app is initialised. */
 function configureApp(app: NestExpressApplication): () => void {
-  app.useLogger(app.get(Logger));
+  app.useLogger(app.get(AppLogger));
   app.set('trust proxy', trustProxySetting(app.get<AppConfig>(APP_CONFIG).trustedProxies));
   app.disable('x-powered-by');
   app.use(
@@ -73,6 +74,7 @@ function configureApp(app: NestExpressApplication): () => void {
   // URL is checked here, before routing, so its failures take the dialect of the path.
   const config = app.get<AppConfig>(APP_CONFIG);
   app.use(rejectNulBytes((error, req, res) => sendError(dialectOfPath(req.path), error, req, res, config)));
+  app.use(app.get(HttpRequestLogger).middleware);
   app.useWebSocketAdapter(new RealtimeWsAdapter(app));
   return setupOpenApi(app as INestApplication);
 }

@@ -1,7 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { LoggerModule } from 'nestjs-pino';
 import { RequestBodyGuard } from './api/body/request-body.guard';
 import { FallbackExceptionFilter } from './api/dialect-exception.filter';
 import { APP_ENTITIES, APP_MIGRATIONS, APP_MODULES } from './app.modules';
@@ -16,7 +15,7 @@ import { DatabaseModule } from './platform/database/database.module';
 import { EventsModule } from './platform/events/events.module';
 import { JobsModule } from './platform/jobs/jobs.module';
 import { RealtimeModule } from './platform/realtime/realtime.module';
-import { loggerOptions } from './platform/logging/logger-options';
+import { LoggingModule } from './platform/logging/logging.module';
 import { RateLimitGuard, RateLimitStorageCloser, throttlerOptions } from './platform/http/rate-limit';
 import { SiteConfigModule } from './platform/site-config/site-config.module';
 import { StorageModule } from './platform/storage/storage.module';
@@ -31,10 +30,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRootAsync({
-          inject: [APP_CONFIG],
-          useFactory: (config: AppConfig) => loggerOptions(config),
-        }),
+        LoggingModule,
         DatabaseModule.forRoot(runtime, { entities: APP_ENTITIES, migrations: APP_MIGRATIONS }),
         EventsModule,
         JobsModule,

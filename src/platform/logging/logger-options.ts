@@ -1,50 +1,48 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Params } from 'nestjs-pino';
 import type { Request } from 'express';
+import type { Options } from 'pino-http';
 import type { AppConfig } from '../config/app-config';
 import { requestCaller } from '../http/request-caller';
 
 /** Structured JSON logs with a request id (taken from `X-Request-Id` or generated, echoed back). */
-export function loggerOptions(config: AppConfig): Params {
+export function loggerOptions(config: AppConfig): Options {
   return {
-    pinoHttp: {
-      level: config.logLevel,
-      // LOG_FORMAT=pretty: readable lines for a terminal (pino-pretty); json (default) for collectors.
-      ...(config.logFormat === 'pretty'
-        ? { transport: { target: 'pino-pretty', options: { singleLine: true, colorize: false } } }
-        : {}),
-      genReqId: (req: IncomingMessage, res: ServerResponse) => {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      // No `redact` paths: the request serializer below writes neither headers nor the parsed query, and
-      // removes credentials from the URL, so a path such as `req.headers.authorization` never exists in a
-      // line; redaction ran on every request's bindings for nothing (issue 10 item 14).
-      // Our serializers read the raw request: pino's wrapped request object costs more than the log line.
-      wrapSerializers: false,
-      // The signed-in user, known once the auth guard ran: read when the response is logged.
-      customProps: (req: IncomingMessage) => {
-        const userId = requestCaller(req as unknown as Request)?.userId;
-        return userId ? { userId } : {};
-      },
-      serializers: {
-        req: (req: IncomingMessage & { id: unknown; ip?: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: redactQueryCredentials(req.url ?? ''),
-          // The client (X-Forwarded-For only from TRUSTED_PROXIES: Express's req.ip), the user, the agent.
-          remoteAddress: req.ip ?? req.socket?.remoteAddress,
-          userAgent: req.headers['user-agent'],
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
-      customLogLevel: (_req, res, error) =>
-        error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    level: config.logLevel,
+    // LOG_FORMAT=pretty: readable lines for a terminal (pino-pretty); json (default) for collectors.
+    ...(config.logFormat === 'pretty'
+      ? { transport: { target: 'pino-pretty', options: { singleLine: true, colorize: false } } }
+      : {}),
+    genReqId: (req: IncomingMessage, res: ServerResponse) => {
+      const incoming = req.headers['x-request-id'];
+      const id = typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+      res.setHeader('X-Request-Id', id);
+      return id;
     },
+    // No `redact` paths: the request serializer below writes neither headers nor the parsed query, and
+    // removes credentials from the URL, so a path such as `req.headers.authorization` never exists in a
+    // line; redaction ran on every request's bindings for nothing (issue 10 item 14).
+    // Our serializers read the raw request: pino's wrapped request object costs more than the log line.
+    wrapSerializers: false,
+    // The signed-in user, known once the auth guard ran: read when the response is logged.
+    customProps: (req: IncomingMessage) => {
+      const userId = requestCaller(req as unknown as Request)?.userId;
+      return userId ? { userId } : {};
+    },
+    serializers: {
+      req: (req: IncomingMessage & { id: unknown; ip?: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: redactQueryCredentials(req.url ?? ''),
+        // The client (X-Forwarded-For only from TRUSTED_PROXIES: Express's req.ip), the user, the agent.
+        remoteAddress: req.ip ?? req.socket?.remoteAddress,
+        userAgent: req.headers['user-agent'],
+      }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+    customLogLevel: (_req, res, error) =>
+      error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
   };
 }
 
