@@ -36,6 +36,8 @@ describe('operability', () => {
       expect(res.text).toContain('devplane_realtime_subscribers');
       expect(res.text).toContain('# TYPE devplane_jobs gauge');
       expect(res.text).toContain('devplane_process_cpu_user_seconds_total');
+      // Event-loop delay (prom-client's monitorEventLoopDelay histogram): the tail-latency signal (issue 37).
+      expect(res.text).toMatch(/devplane_nodejs_eventloop_lag_p99_seconds \d/);
     });
   });
 
