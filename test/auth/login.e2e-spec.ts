@@ -356,7 +356,8 @@ describe('auth: login, sessions, password rule, login conversion', () => {
   describe('password login disabled', () => {
     let d: TestApp;
     beforeAll(async () => {
-      d = await createTestApp({ env: { PASSWORD_LOGIN_ENABLED: 'false' } });
+      // A second instance on the same data (the embedded test database serves one schema at a time).
+      d = await createTestApp({ schema: t.schema, env: { PASSWORD_LOGIN_ENABLED: 'false' } });
     });
     afterAll(() => d.close());
 
