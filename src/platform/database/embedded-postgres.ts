@@ -1,10 +1,11 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { ConfigError } from '../config/app-config';
 
 /**
  * Embedded PostgreSQL: PGlite (Postgres compiled to WASM) in this process, served over the
- * PostgreSQL wire protocol by pglite-socket (a Unix socket in DATA_DIR, or a loopback port for
- * in-memory databases), so the `pg` driver and TypeORM
+ * PostgreSQL wire protocol by pglite-socket, so the `pg` driver and TypeORM
  * use it exactly like a server. One backend serves every connection in turn: inside a transaction
  * use only its EntityManager (a query on another connection would wait forever).
  */
@@ -33,7 +34,7 @@ export function lockEmbeddedDirectory(directory: string): () => void {
 function acquireLock(lockPath: string): () => void {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx', mode: 0o600 });
       return () => fs.rmSync(lockPath, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -50,6 +51,71 @@ function acquireLock(lockPath: string): () => void {
   throw new DataDirectoryLockedError(`Could not take the lock ${lockPath}`);
 }
 
+/**
+ * The longest Unix socket path in bytes, NUL excluded: `sun_path` is 108 bytes on Linux and 104 on
+ * macOS and the BSDs; the smaller one, so a DATA_DIR that works here works there.
+ */
+const MAX_SOCKET_PATH_BYTES = 103;
+const SOCKET_NAME = '.s.PGSQL.5432';
+
+function socketFits(directory: string): boolean {
+  return Buffer.byteLength(path.join(directory, SOCKET_NAME)) <= MAX_SOCKET_PATH_BYTES;
+}
+
+/**
+ * Where the persistent database's socket lives: DATA_DIR itself (owner-only) when the socket path
+ * fits, else a private directory made for this process under the OS temporary directory
+ * (`mkdtemp`: mode 0700, owned by us, a name nobody can predict). Never a TCP port: a loopback
+ * port has no password and any local user could connect (issue 31.7). When neither fits, the start
+ * stops with one line naming what to shorten.
+ */
+function socketDirectory(dataDir: string): { directory: string; remove: () => void } {
+  if (socketFits(dataDir)) return { directory: dataDir, remove: () => undefined };
+  const tmp = os.tmpdir();
+  // mkdtemp's six random characters: the final directory is as long as this probe.
+  if (!socketFits(path.join(tmp, 'devplane-pg-XXXXXX'))) {
+    throw new ConfigError(
+      'DATA_DIR',
+      `is too long for the embedded database's Unix socket (${Buffer.byteLength(path.join(dataDir, SOCKET_NAME))} bytes, ` +
+        `at most ${MAX_SOCKET_PATH_BYTES}) and so is the temporary directory ${tmp} used instead; ` +
+        'set a shorter DATA_DIR or TMPDIR (the embedded database never listens on TCP)',
+    );
+  }
+  const directory = fs.mkdtempSync(path.join(tmp, 'devplane-pg-'));
+  const stat = fs.lstatSync(directory);
+  if (!stat.isDirectory() || (stat.mode & 0o077) !== 0 || stat.uid !== process.getuid?.()) {
+    fs.rmSync(directory, { recursive: true, force: true });
+    throw new ConfigError('TMPDIR', `gave ${directory}, which is not a private directory of this user`);
+  }
+  return { directory, remove: () => fs.rmSync(directory, { recursive: true, force: true }) };
+}
+
+/**
+ * PGlite writes the files of a new database with mode 0666 (its initdb image is copied in with
+ * explicit modes, past the umask); later files follow the umask (0077, set in openDatabase).
+ * Owner-only for every entry, at every start (also fixes data directories made by older versions
+ * and archives restored by `restore`).
+ */
+export function restrictToOwner(root: string): void {
+  const visit = (entry: string): void => {
+    const stat = fs.lstatSync(entry);
+    if (stat.isSymbolicLink()) return;
+    if (stat.isDirectory()) {
+      if ((stat.mode & 0o077) !== 0) fs.chmodSync(entry, stat.mode & 0o700);
+      for (const name of fs.readdirSync(entry)) visit(path.join(entry, name));
+    } else if ((stat.mode & 0o077) !== 0) {
+      fs.chmodSync(entry, stat.mode & 0o700);
+    }
+  };
+  visit(root);
+}
+
+/**
+ * `directory` (DATA_DIR/pglite): the server's persistent database, served on a Unix socket only.
+ * `undefined`: an in-memory database on a loopback port, for the test and benchmark harnesses only
+ * (test/helpers/global-setup.ts, bench/): it holds nothing but their fixtures, and their child
+ * processes connect to it by URL. No production path starts one (openDatabase always passes DATA_DIR).
+ */
 export async function startEmbeddedPostgres(
   directory: string | undefined,
   maxConnections = 20,
@@ -57,6 +123,7 @@ export async function startEmbeddedPostgres(
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   let release = (): void => undefined;
+  let removeSocketDir = (): void => undefined;
   if (directory) {
     // Owner-only: the data directory holds the database files and the socket.
     fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
@@ -65,33 +132,38 @@ export async function startEmbeddedPostgres(
     release = acquireLock(path.join(directory, '..', 'pglite.lock'));
   }
   try {
+    const socketDir = directory ? socketDirectory(path.resolve(directory, '..')) : undefined;
+    if (socketDir) removeSocketDir = socketDir.remove;
     // pg_trgm: trigram indexes for user search (admin-users), as on a PostgreSQL server.
     const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
     const options = { extensions: { pg_trgm } };
     const db = directory ? await PGlite.create(directory, options) : await PGlite.create(options);
-    // A persistent database listens on a Unix socket inside DATA_DIR (owner-only), never on a TCP
-    // port any local user could reach; the in-memory databases of tests and benchmarks use loopback.
-    const socketDir = directory ? path.resolve(directory, '..') : undefined;
-    const socketPath = socketDir ? path.join(socketDir, '.s.PGSQL.5432') : undefined;
-    const useSocket = socketPath !== undefined && socketPath.length < 100;
-    if (useSocket) fs.rmSync(socketPath, { force: true }); // a stale socket of a dead process (the lock is ours)
-    const server = useSocket
-      ? new PGLiteSocketServer({ db, path: socketPath, maxConnections })
-      : new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections });
-    await server.start();
-    if (useSocket) fs.chmodSync(socketPath, 0o600);
-    const conn = server.getServerConn(); // "127.0.0.1:<port>" for TCP
+    if (directory) restrictToOwner(directory);
+    let server: InstanceType<typeof PGLiteSocketServer>;
+    let url: string;
+    if (socketDir) {
+      const socketPath = path.join(socketDir.directory, SOCKET_NAME);
+      fs.rmSync(socketPath, { force: true }); // a stale socket of a dead process (the lock is ours)
+      server = new PGLiteSocketServer({ db, path: socketPath, maxConnections });
+      await server.start();
+      fs.chmodSync(socketPath, 0o600);
+      url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDir.directory)}`;
+    } else {
+      server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections });
+      await server.start();
+      url = `postgres://postgres@${server.getServerConn()}/postgres`; // "127.0.0.1:<port>"
+    }
     return {
-      url: useSocket
-        ? `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDir!)}`
-        : `postgres://postgres@${conn}/postgres`,
+      url,
       async stop() {
         await server.stop();
         await db.close();
+        removeSocketDir();
         release();
       },
     };
   } catch (error) {
+    removeSocketDir();
     release();
     throw error;
   }

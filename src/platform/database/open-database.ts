@@ -1,3 +1,4 @@
+import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { AppConfig } from '../config/app-config';
@@ -28,10 +29,27 @@ async function ensureSchema(url: string, schema: string | undefined, embedded: b
 }
 
 /**
+ * DATA_DIR and everything written into it are the owner's only (issue 30.5): workspace processes
+ * and other local users must not read keys, repositories, blobs or database files. The umask covers
+ * what this process and its children (git, PGlite's files) create from here on, in every entry point
+ * that opens the database (server, CLI, test harness); DATA_DIR itself is made 0700.
+ */
+export function ownerOnlyDataDir(dataDir: string): void {
+  try {
+    process.umask(0o077);
+  } catch {
+    // worker threads cannot change the umask (the modes given at creation still apply)
+  }
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+}
+
+/**
  * `DATABASE_URL` set: that server. Unset: embedded PGlite in `DATA_DIR/pglite`.
  * Creates `DATABASE_SCHEMA` when one is configured (tests use one schema per file).
  */
 export async function openDatabase(config: AppConfig): Promise<OpenDatabase> {
+  ownerOnlyDataDir(config.dataDir);
   let runtime: OpenDatabase;
   if (config.databaseUrl) {
     runtime = { url: config.databaseUrl, embedded: config.databaseIsEmbedded, close: async () => undefined };
