@@ -20,6 +20,8 @@ export interface CreateAdminInput {
 @Injectable()
 export class BootstrapAdminService {
   private readonly logger = new Logger(BootstrapAdminService.name);
+  /** Once true, stays true (readiness polls it). */
+  private done = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -54,6 +56,17 @@ export class BootstrapAdminService {
     if (generated) return { username: user.name, email: user.email, password };
     this.logger.log(`Bootstrap administrator "${user.name}" created from ADMIN_* settings`);
     return null;
+  }
+
+  /**
+   * Readiness (`/readyz`, issue 31.13): false while this instance is to create the first
+   * administrator and no user exists yet, so a probe never lets a client sign in with the
+   * configured admin credentials before the account is there.
+   */
+  async bootstrapDone(): Promise<boolean> {
+    if (this.done) return true;
+    this.done = !this.config.bootstrapAdminOnStart || (await this.users.countIndividuals()) > 0;
+    return this.done;
   }
 
   async createAdmin(

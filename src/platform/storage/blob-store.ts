@@ -57,4 +57,10 @@ export abstract class BlobStore {
   abstract get(key: string, range?: ByteRange): Promise<BlobReadResult>;
   abstract stat(key: string): Promise<BlobStat | null>;
   abstract delete(key: string): Promise<boolean>;
+
+  /**
+   * Readiness (`/readyz`): resolves when the store can serve reads and writes, rejects otherwise.
+   * Drivers override it; the default (a store in memory) is always ready.
+   */
+  async ping(): Promise<void> {}
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { access, constants, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -144,5 +144,11 @@ export class LocalBlobStore extends BlobStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw error;
     }
+  }
+
+  /** Readiness: the directory uploads are written to exists (or can be made) and is writable. */
+  override async ping(): Promise<void> {
+    await mkdir(this.tmp, { recursive: true, mode: 0o700 });
+    await access(this.tmp, constants.R_OK | constants.W_OK);
   }
 }

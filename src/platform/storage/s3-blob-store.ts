@@ -173,14 +173,15 @@ export class S3BlobStore extends BlobStore {
     return existed;
   }
 
-  /** Readiness: whether the bucket answers. */
-  async ping(): Promise<void> {
+  /** Readiness: whether the bucket answers (within 5 s: a hung endpoint is not ready either). */
+  override async ping(): Promise<void> {
     await this.client
       .send(
         new HeadObjectCommand({
           Bucket: this.options.bucket,
           Key: `${this.options.prefix ?? ''}.devplane-ping`,
         }),
+        { abortSignal: AbortSignal.timeout(5_000) },
       )
       .catch((error: unknown) => {
         if (!isMissing(error)) throw error;
