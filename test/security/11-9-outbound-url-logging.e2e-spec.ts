@@ -17,15 +17,20 @@ const SECRETS = [
   'QUERY-SECRET-7',
   'PW-SECRET-8',
   'QUERY-SECRET-9',
+  // issue 31.10: secrets in the path (segments after the first are logged as ***)
+  'PATH-SECRET-10',
+  'PATH-SECRET-11',
+  'PATH-SECRET-12',
+  'PATH-SECRET-13',
 ];
 
-describe('11.9 outbound URLs are logged as origin and path only', () => {
+describe('11.9 and 31.10: outbound URLs are logged as origin and first path segment only', () => {
   it('safeUrl keeps origin and path, drops user info, query and fragment', () => {
     expect(
       safeUrl(
         'https://user:PW-SECRET-1@hooks.example.com:8443/a/b?access_token=QUERY-SECRET-2#FRAG-SECRET-3',
       ),
-    ).toBe('https://hooks.example.com:8443/a/b');
+    ).toBe('https://hooks.example.com:8443/a/***');
     expect(safeUrl('http://[::1]:80/x?y=1')).toBe('http://[::1]/x');
     expect(safeUrl('not a url PW-SECRET-1')).toBe('[invalid URL]');
     expect(safeUrl(undefined)).toBe('');
@@ -71,9 +76,9 @@ describe('11.9 outbound URLs are logged as origin and path only', () => {
 
       const token = (await t.factories.admin()).token;
       const hooks = [
-        `http://hookuser:PW-SECRET-1@127.0.0.1:${port}/fail/500?access_token=QUERY-SECRET-2#FRAG-SECRET-3`,
-        `http://u:PW-SECRET-4@127.0.0.1:${port}/fail/404?sig=QUERY-SECRET-5`,
-        `http://u:PW-SECRET-6@127.0.0.1:${closedPort}/refused?k=QUERY-SECRET-7`,
+        `http://hookuser:PW-SECRET-1@127.0.0.1:${port}/fail/500/PATH-SECRET-10?access_token=QUERY-SECRET-2#FRAG-SECRET-3`,
+        `http://u:PW-SECRET-4@127.0.0.1:${port}/fail/404/PATH-SECRET-11?sig=QUERY-SECRET-5`,
+        `http://u:PW-SECRET-6@127.0.0.1:${closedPort}/refused/PATH-SECRET-12?k=QUERY-SECRET-7`,
       ];
       for (const [i, url] of hooks.entries()) {
         const res = await ocs(t, 'post', `${WF}/global`, bearer(token), {
@@ -95,7 +100,7 @@ describe('11.9 outbound URLs are logged as origin and path only', () => {
         WORKFLOW_WEBHOOK_TIMEOUT_MS: '2000',
         JOBS_POLL_INTERVAL_MS: '200',
         NOTIFICATIONS_METHOD: 'webhook',
-        NOTIFICATIONS_WEBHOOK_URL: `http://nuser:PW-SECRET-8@127.0.0.1:${port}/notify?key=QUERY-SECRET-9`,
+        NOTIFICATIONS_WEBHOOK_URL: `http://nuser:PW-SECRET-8@127.0.0.1:${port}/notify/PATH-SECRET-13?key=QUERY-SECRET-9`,
         NOTIFICATIONS_MAX_SEND_ATTEMPTS: '1',
         NOTIFICATIONS_FETCH_INTERVAL_MS: '100',
       });
@@ -123,15 +128,15 @@ describe('11.9 outbound URLs are logged as origin and path only', () => {
       const logs = child.output();
       expect(count('webhook delivery failed')).toBe(3);
       expect(count('notification permanently failed')).toBeGreaterThanOrEqual(1);
-      // The endpoints are named (origin + path), so the lines stay useful.
-      expect(logs).toContain(`"url":"http://127.0.0.1:${port}/fail/500"`);
-      expect(logs).toContain(`"url":"http://127.0.0.1:${port}/fail/404"`);
-      expect(logs).toContain(`"url":"http://127.0.0.1:${closedPort}/refused"`);
-      expect(logs).toContain(`http://127.0.0.1:${port}/notify`);
+      // The endpoints are named (origin + first path segment), so the lines stay useful.
+      expect(logs).toContain(`"url":"http://127.0.0.1:${port}/fail/***/***"`);
+      expect(logs).toContain(`"url":"http://127.0.0.1:${closedPort}/refused/***"`);
+      expect(count(`"url":"http://127.0.0.1:${port}/fail/***/***"`)).toBe(2);
+      expect(logs).toContain(`http://127.0.0.1:${port}/notify/***`);
       // The receiver did get the credentials it was configured with (behaviour kept), the logs did not.
       expect(hits.filter((h) => h.startsWith('/fail/500'))).toEqual([
-        '/fail/500?access_token=QUERY-SECRET-2',
-        '/fail/500?access_token=QUERY-SECRET-2',
+        '/fail/500/PATH-SECRET-10?access_token=QUERY-SECRET-2',
+        '/fail/500/PATH-SECRET-10?access_token=QUERY-SECRET-2',
       ]);
       expect(SECRETS.filter((secret) => logs.includes(secret))).toEqual([]);
       // The stored reasons too (jobs.last_error, notification_messages.status_reason); the job's payload keeps the URL it must call.

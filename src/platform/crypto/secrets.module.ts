@@ -2,8 +2,10 @@ import { Global, Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DataSource } from 'typeorm';
 import { type AppConfig, ConfigError, read } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.token';
+import { SiteConfig } from '../site-config/site-config.entity';
 import { SiteConfigService } from '../site-config/site-config.service';
 import { parseSecretsKey, SecretBox, SecretBoxError } from './secret-box';
 
@@ -41,22 +43,45 @@ class SecretsKeyCheck implements OnModuleInit {
   constructor(
     @Inject(SecretBox) private readonly box: SecretBox,
     @Inject(SiteConfigService) private readonly siteConfig: SiteConfigService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DataSource) private readonly dataSource: DataSource,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const stored = await this.siteConfig.get(CHECK_KEY);
+    let stored = await this.siteConfig.get(CHECK_KEY);
     if (stored === undefined) {
-      await this.siteConfig.set(CHECK_KEY, this.box.seal(CHECK_VALUE, CHECK_KEY));
-      return;
+      // Insert-if-absent, then read back: of instances started together on an empty database,
+      // the first one's key is the database's, and the others are told so below (an upsert
+      // would let the last one overwrite the check while the first keeps sealing with its key).
+      await this.dataSource
+        .createQueryBuilder()
+        .insert()
+        .into(SiteConfig)
+        .values({ key: CHECK_KEY, value: this.box.seal(CHECK_VALUE, CHECK_KEY) })
+        .orIgnore()
+        .execute();
+      stored = (await this.siteConfig.get(CHECK_KEY))!;
     }
     try {
       if (this.box.openText(stored, CHECK_KEY) === CHECK_VALUE) return;
     } catch (error) {
       if (!(error instanceof SecretBoxError)) throw error;
     }
+    if (read(this.config.env, 'SECRETS_KEY') === undefined) {
+      // The usual cause (issue 31.8): a second instance on one PostgreSQL database without
+      // SECRETS_KEY generated its own DATA_DIR/secrets.key.
+      throw new ConfigError(
+        'SECRETS_KEY',
+        `is unset, and the key this instance uses (${path.join(this.config.dataDir, KEY_FILE)}, generated at its ` +
+          'first start) is not the one this database was encrypted with: another instance sealed its secrets ' +
+          'first. Every instance on one database needs the same SECRETS_KEY: set SECRETS_KEY on every instance ' +
+          "to the first instance's key (the content of its DATA_DIR/secrets.key)",
+      );
+    }
     throw new ConfigError(
       'SECRETS_KEY',
-      'is not the key this database was encrypted with (the stored key check does not open)',
+      'is not the key this database was encrypted with (the stored key check does not open): every instance ' +
+        'on one database needs the same SECRETS_KEY, the one the database was first started with',
     );
   }
 }
