@@ -54,11 +54,13 @@ export class CoderGroupsController {
   ): Promise<CoderGroupDto> {
     const { view, team } = await this.service.resolveGroup(principal, id);
     return presentGroup(
+      // Coder's PatchGroupRequest: `name` is `omitempty` ("" = unchanged) and the others are Go pointers
+      // (null = unchanged); the Group page's addMember/removeMember send exactly those.
       await this.service.patchGroup(principal, view, team, {
-        name: body.name,
-        displayName: body.display_name,
-        avatarUrl: body.avatar_url,
-        quotaAllowance: body.quota_allowance,
+        name: body.name || undefined,
+        displayName: body.display_name ?? undefined,
+        avatarUrl: body.avatar_url ?? undefined,
+        quotaAllowance: body.quota_allowance ?? undefined,
         addUsers: body.add_users ?? [],
         removeUsers: body.remove_users ?? [],
       }),

@@ -189,10 +189,20 @@ export class CreateGroupRequestDto {
 export class PatchGroupRequestDto {
   @ApiPropertyOptional({ type: [String], format: 'uuid' }) @GoType('[]string') add_users?: string[];
   @ApiPropertyOptional({ type: [String], format: 'uuid' }) @GoType('[]string') remove_users?: string[];
-  @ApiPropertyOptional() @GoType('string') @GoValidate('username') name?: string;
-  @ApiPropertyOptional() @GoType('string') @GoValidate('group_display_name') display_name?: string;
-  @ApiPropertyOptional() @GoType('string') avatar_url?: string;
-  @ApiPropertyOptional() @GoType('int64') quota_allowance?: number;
+  @ApiPropertyOptional({ description: '"" leaves the name unchanged' })
+  @GoType('string')
+  @GoValidate('username')
+  name?: string;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'null leaves it unchanged' })
+  @GoType('string')
+  @GoValidate('group_display_name')
+  display_name?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'null leaves it unchanged' })
+  @GoType('string')
+  avatar_url?: string | null;
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'null leaves it unchanged' })
+  @GoType('int64')
+  quota_allowance?: number | null;
 }
 
 /** codersdk.ReducedUser plus the group member's fields. */
