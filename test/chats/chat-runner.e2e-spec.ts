@@ -94,7 +94,7 @@ describe('chat runner', () => {
       ids.map((_, i) => `question ${i}`).sort(),
     );
     for (const id of ids) {
-      const messages = await client.json(
+      const { messages } = await client.json(
         await client.api(alice.token, 'GET', `/api/experimental/chats/${id}/messages`),
         200,
       );

@@ -108,10 +108,13 @@ describe('chat tools in a workspace', () => {
     expect(
       readFileSync(path.join(workspacesDirOf(t), workspaceId, 'repo', 'notes', 'hello.txt'), 'utf8'),
     ).toBe('hello from the chat');
-    const messages = await client.json(
-      await client.api(alice.token, 'GET', `/api/experimental/chats/${chat.id}/messages`),
-      200,
-    );
+    // Coder's page is newest first.
+    const messages = (
+      await client.json(
+        await client.api(alice.token, 'GET', `/api/experimental/chats/${chat.id}/messages`),
+        200,
+      )
+    ).messages.reverse();
     expect(messages.map((message: Json) => message.role)).toEqual([
       'user',
       'assistant',
@@ -348,7 +351,7 @@ describe('chat tools in a workspace', () => {
       201,
     );
     await finished(chat.id);
-    const messages = await client.json(
+    const { messages } = await client.json(
       await client.api(alice.token, 'GET', `/api/experimental/chats/${chat.id}/messages`),
       200,
     );
@@ -435,7 +438,7 @@ describe('chat tools in a workspace', () => {
     );
     const childId = await waitFor(
       async () => {
-        const messages = await client.json(
+        const { messages } = await client.json(
           await client.api(alice.token, 'GET', `/api/experimental/chats/${parent.id}/messages`),
           200,
         );
@@ -454,10 +457,12 @@ describe('chat tools in a workspace', () => {
       workspace_id: workspaceId,
       title: 'Counter',
     });
-    const childMessages = await client.json(
-      await client.api(alice.token, 'GET', `/api/experimental/chats/${childId}/messages`),
-      200,
-    );
+    const childMessages = (
+      await client.json(
+        await client.api(alice.token, 'GET', `/api/experimental/chats/${childId}/messages`),
+        200,
+      )
+    ).messages.reverse();
     expect(childMessages.map((message: Json) => message.role)).toEqual(['user', 'assistant']);
     expect(childMessages[0].content).toEqual([{ type: 'text', text: 'count the files' }]);
   });

@@ -204,20 +204,22 @@ describe('chats (issue 19): model configurations, chats, archive, cost, files, r
       grandchild = await newChat(alice.token, { parent_chat_id: child.id, content: text('deeper') });
       expect(grandchild).toMatchObject({ parent_chat_id: child.id, root_chat_id: root.id });
       sibling = await newChat(alice.token, { parent_chat_id: root.id, content: text('other') });
-      const messages = await json(
+      const page = await json(
         await api(alice.token, 'GET', `/api/experimental/chats/${root.id}/messages`),
         200,
       );
-      expect(messages).toEqual([
-        expect.objectContaining({ role: 'user', content: text('Plan the release') }),
-      ]);
+      expect(page).toEqual({
+        messages: [expect.objectContaining({ role: 'user', content: text('Plan the release') })],
+        queued_messages: [],
+        has_more: false,
+      });
       const posted = await json(
         await api(alice.token, 'POST', `/api/experimental/chats/${root.id}/messages`, {
           content: text('more'),
         }),
         201,
       );
-      expect(posted.role).toBe('user');
+      expect(posted).toEqual({ message: expect.objectContaining({ role: 'user' }), queued: false });
     });
 
     it('bad input is 400; what others may not read is 404; DELETE does not exist (404)', async () => {
@@ -331,7 +333,7 @@ describe('chats (issue 19): model configurations, chats, archive, cost, files, r
         );
       });
       // 1000 × 2.5 + 500 × 10 + 2000 × 1.25 = 10,000 micro-dollars (reasoning inside output).
-      const messages = await json(
+      const { messages } = await json(
         await api(alice.token, 'GET', `/api/experimental/chats/${root.id}/messages`),
         200,
       );
@@ -342,11 +344,11 @@ describe('chats (issue 19): model configurations, chats, archive, cost, files, r
       });
       const free = (
         await json(await api(alice.token, 'GET', `/api/experimental/chats/${child.id}/messages`), 200)
-      ).find((message: Json) => message.role === 'assistant');
+      ).messages.find((message: Json) => message.role === 'assistant');
       expect(free.total_cost_micros).toBe(0);
       const unpriced = (
         await json(await api(alice.token, 'GET', `/api/experimental/chats/${grandchild.id}/messages`), 200)
-      ).find((message: Json) => message.role === 'assistant');
+      ).messages.find((message: Json) => message.role === 'assistant');
       expect(unpriced.total_cost_micros).toBeNull();
       const cost = await json(await api(alice.token, 'GET', `/api/experimental/chats/${child.id}/cost`), 200);
       expect(cost).toEqual({

@@ -527,6 +527,24 @@ export class ChatsService {
     ]);
   }
 
+  /** A page of a chat's messages, newest first, older than `beforeId`; `hasMore` when older ones remain. */
+  async messagesPage(
+    chat: Pick<Chat, 'id'>,
+    page: { beforeId?: number; limit: number },
+  ): Promise<{ messages: MessageRow[]; hasMore: boolean }> {
+    const params: unknown[] = [chat.id, page.limit + 1];
+    let where = 'chat_id = $1';
+    if (page.beforeId !== undefined) {
+      params.push(page.beforeId);
+      where += ' AND id < $3';
+    }
+    const rows = (await this.dataSource.query(
+      `SELECT * FROM chat_messages WHERE ${where} ORDER BY id DESC LIMIT $2`,
+      params,
+    )) as MessageRow[];
+    return { messages: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+  }
+
   async messages(chat: Pick<Chat, 'id'>): Promise<MessageRow[]> {
     return (await this.dataSource.query('SELECT * FROM chat_messages WHERE chat_id = $1 ORDER BY id', [
       chat.id,
@@ -598,7 +616,7 @@ export class ChatsService {
     return [...chats];
   }
 
-  private async requireUpdate(principal: Principal, chat: Chat): Promise<void> {
+  async requireUpdate(principal: Principal, chat: Chat): Promise<void> {
     await this.authz.require(principal, 'update', chatObject(chat));
   }
 

@@ -38,8 +38,11 @@ import {
   CreateChatMessageRequestDto,
   CreateChatModelConfigRequestDto,
   CreateChatRequestDto,
+  ChatMessagesQueryDto,
   UpdateChatModelConfigRequestDto,
+  UpdateChatRequestDto,
 } from '../dto/chats.dto';
+import { ChatMessagesResponseDto, CreateChatMessageResponseDto } from '../dto/chat-responses.dto';
 import type { Chat } from '../entities/chat.entity';
 
 const ERROR = { type: CoderResponseDto };
@@ -371,19 +374,43 @@ export class ChatsController {
   @Get(':chat/messages')
   @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
   @ApiOperation({
-    summary: "A chat's messages, oldest first; assistant messages carry usage and total_cost_micros",
+    summary:
+      "A page of a chat's messages, newest first (`before_id`, `limit`), with `has_more`; assistant messages carry usage and total_cost_micros",
   })
-  @ApiOkResponse(JSON_LIST)
+  @ApiOkResponse({ type: ChatMessagesResponseDto })
+  @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async messages(@CurrentPrincipal() principal: Principal, @Param('chat') id: string) {
-    return (await this.chats.messages(await this.chats.requireChat(principal, id))).map(presentMessage);
+  async messages(
+    @CurrentPrincipal() principal: Principal,
+    @Param('chat') id: string,
+    @Query() query: ChatMessagesQueryDto,
+  ): Promise<ChatMessagesResponseDto> {
+    const integer = (name: string, text: string | undefined, min: number, max: number) => {
+      if (text === undefined || text === '') return undefined;
+      const value = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
+      if (!Number.isInteger(value) || value < min || value > max)
+        throw new InvalidError('Query parameters have invalid values.', {
+          fields: [{ field: name, detail: `must be an integer between ${min} and ${max}` }],
+        });
+      return value;
+    };
+    const beforeId = integer('before_id', query.before_id, 1, Number.MAX_SAFE_INTEGER);
+    const limit = integer('limit', query.limit, 1, 200) ?? 50;
+    const chat = await this.chats.requireChat(principal, id);
+    const page = await this.chats.messagesPage(chat, { beforeId, limit });
+    return {
+      messages: page.messages.map(presentMessage) as unknown as ChatMessagesResponseDto['messages'],
+      // devplane runs a chat's messages in order and queues none behind a running turn.
+      queued_messages: [],
+      has_more: page.hasMore,
+    };
   }
 
   @Post(':chat/messages')
   @HttpCode(201)
   @Authenticated({ tokenScope: { type: 'chat', action: 'update' } })
   @ApiOperation({ summary: 'Post a user message (the chat is queued for the runner)' })
-  @ApiCreatedResponse(JSON_OBJECT)
+  @ApiCreatedResponse({ type: CreateChatMessageResponseDto })
   @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
@@ -391,9 +418,35 @@ export class ChatsController {
     @CurrentPrincipal() principal: Principal,
     @Param('chat') id: string,
     @Body() body: CreateChatMessageRequestDto,
-  ) {
+  ): Promise<CreateChatMessageResponseDto> {
     const chat = await this.chats.requireChat(principal, id);
-    return presentMessage(await this.chats.postMessage(principal, chat, (body.content ?? []) as InputPart[]));
+    const message = await this.chats.postMessage(principal, chat, (body.content ?? []) as InputPart[]);
+    return {
+      message: presentMessage(message) as unknown as CreateChatMessageResponseDto['message'],
+      queued: false,
+    };
+  }
+
+  @Patch(':chat')
+  @Authenticated({ tokenScope: { type: 'chat', action: 'update' } })
+  @ApiOperation({
+    summary: 'Update a chat: `archived` true archives it and its descendants, false unarchives it (Coder UI)',
+  })
+  @ApiOkResponse(JSON_OBJECT)
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('chat') id: string,
+    @Body() body: UpdateChatRequestDto,
+  ) {
+    let chat = await this.chats.requireChat(principal, id);
+    if (body.archived === true && !chat.archived) await this.chats.archive(principal, chat);
+    else if (body.archived === false && chat.archived) await this.chats.unarchive(principal, chat);
+    else await this.chats.requireUpdate(principal, chat);
+    chat = await this.chats.requireChat(principal, id);
+    return this.present(chat);
   }
 
   @Post(':chat/archive')

@@ -74,6 +74,21 @@ export class ChatListQueryDto {
   @ApiPropertyOptional() @IsOptional() @IsString() offset?: string;
 }
 
+/** Coder's getChatMessages paging: the page of messages older than `before_id`, newest first. */
+export class ChatMessagesQueryDto {
+  @ApiPropertyOptional({ description: 'only messages with a smaller id' })
+  @IsOptional()
+  @IsString()
+  before_id?: string;
+  @ApiPropertyOptional({ description: '1-200, default 50' }) @IsOptional() @IsString() limit?: string;
+}
+
+/** Coder's UpdateChatRequest (the chat UI archives with `{archived: true|false}`). */
+@GoStruct('UpdateChatRequest', { absentBody: 'eof' })
+export class UpdateChatRequestDto {
+  @ApiPropertyOptional() @GoType('bool') archived?: boolean | null;
+}
+
 export class ChatFileUploadQueryDto {
   @ApiProperty({ format: 'uuid' }) @IsOptional() @IsString() organization?: string;
 }
