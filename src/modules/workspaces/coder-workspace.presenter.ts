@@ -86,7 +86,9 @@ export function presentAgent(agent: AgentRow, disconnectMs: number) {
   const healthy = status === 'connected';
   return {
     id: agent.id,
-    parent_id: { uuid: '00000000-0000-0000-0000-000000000000', valid: false },
+    // Go's uuid.NullUUID marshals to null or the uuid string; devplane has no sub-agents (Coder's page keeps
+    // the agents whose parent_id is null).
+    parent_id: null,
     created_at: iso(agent.created_at),
     updated_at: iso(agent.updated_at),
     first_connected_at: iso(agent.first_connected_at),
@@ -194,7 +196,8 @@ export function presentBuild(build: BuildRow, users: Map<string, UserSummary>, d
     status: workspaceStatus(build.job.status, build.transition),
     daily_cost: 0,
     matched_provisioners: undefined,
-    template_version_preset_id: build.template_version_preset_id ?? undefined,
+    // `*uuid.UUID` without omitempty: null when the build used no preset.
+    template_version_preset_id: build.template_version_preset_id ?? null,
     has_ai_task: build.has_ai_task,
     has_external_agent: false,
   };
@@ -234,8 +237,9 @@ export function presentWorkspace(
     autostart_schedule: undefined,
     ttl_ms: undefined,
     last_used_at: iso(workspace.last_used_at),
-    deleting_at: undefined,
-    dormant_at: undefined,
+    // `*time.Time` without omitempty in Coder: null when unset.
+    deleting_at: null,
+    dormant_at: null,
     health: {
       healthy: build.status !== 'running' || failing.length === 0,
       failing_agents: build.status === 'running' ? failing : [],
@@ -243,7 +247,7 @@ export function presentWorkspace(
     automatic_updates: 'never',
     allow_renames: false,
     favorite: false,
-    next_start_at: undefined,
+    next_start_at: null,
     is_prebuild: workspace.owner_id === 'c42fdf75-3097-471c-8c33-fb52454d81c0',
   };
 }

@@ -107,6 +107,8 @@ export interface WorkspaceRow {
   template_icon: string;
   template_active_version_id: string;
   organization_name: string;
+  task_prompt: string | null;
+  task_display_name: string | null;
 }
 
 export interface UserSummary {

@@ -11,6 +11,7 @@ import { APP_CONFIG } from '../../platform/config/config.token';
 import { PROVISIONER_KEY_LOOKUP, WORKSPACE_AGENT_LOOKUP } from '../auth/principal-ports';
 import { AgentDesktopGateway } from './controllers/agent-desktop.gateway';
 import { BuildWatchGateway } from './controllers/build-watch.gateway';
+import { BuildLogsGateway, VersionLogsGateway } from './controllers/job-logs.gateway';
 import { ConnectionLogController } from './controllers/connection-log.controller';
 import { ProvisionersController } from './controllers/provisioners.controller';
 import { ExperimentalTasksController, TasksController } from './controllers/tasks.controller';
@@ -58,6 +59,8 @@ import { WorkspacesService } from './workspaces.service';
     PrebuildsService,
     TasksService,
     BuildWatchGateway,
+    BuildLogsGateway,
+    VersionLogsGateway,
     AgentDesktopGateway,
     WorkspaceSharingListener,
     AgentCallsService,

@@ -75,6 +75,8 @@ export interface CreateWorkspaceInput {
   templateId?: string;
   templateVersionId?: string;
   presetId?: string;
+  /** createTask: the prompt and display name stored with the workspace; the version must have an AI task. */
+  task?: { prompt: string; displayName: string };
 }
 
 /**
@@ -408,6 +410,10 @@ export class WorkspacesService {
       });
     }
     if (organizationId && template.organizationId !== organizationId) throw notFound('TEMPLATE_NOT_FOUND');
+    if (input.task && version.definition.has_ai_task !== true)
+      throw new BadRequestError('Template does not have a valid "coder_ai_task" resource.');
+    if (input.task && version.definition.has_ai_task !== true)
+      throw new BadRequestError('Template does not have a valid "coder_ai_task" resource.');
     let preset: TemplateVersionPreset | undefined;
     if (input.presetId) {
       preset = (await this.presets(version)).find((candidate) => candidate.id === input.presetId);
@@ -430,11 +436,23 @@ export class WorkspacesService {
         throw new ConflictError(`Workspace "${input.name}" already exists.`, {
           fields: [{ field: 'name', detail: 'This value is already in use and should be unique.' }],
         });
+      const task = input.task;
+      const remember = async (workspaceId: string): Promise<void> => {
+        if (task)
+          await tx.manager.query(
+            'UPDATE workspaces SET task_prompt = $2, task_display_name = $3 WHERE id = $1',
+            [workspaceId, task.prompt, task.displayName],
+          );
+      };
       if (preset && owner.uuid !== PREBUILDS_USER_ID) {
         const claimed = await this.claimPrebuild(tx, principal, owner, input.name, version, preset);
-        if (claimed) return { id: claimed, claimed: true };
+        if (claimed) {
+          await remember(claimed);
+          return { id: claimed, claimed: true };
+        }
       }
       const id = await this.insertWorkspace(tx.manager, owner.uuid, template, input.name);
+      await remember(id);
       await this.insertBuild(tx, {
         workspaceId: id,
         organizationId: template.organizationId,
@@ -630,11 +648,32 @@ export class WorkspacesService {
     );
   }
 
+  /** A workspace's build by its number (Coder's `waitForBuild` polls this). */
+  async buildByNumber(workspace: WorkspaceRow, buildNumber: number): Promise<BuildRow> {
+    const [build] = await loadBuilds(this.dataSource, 'b.workspace_id = $1 AND b.build_number = $2', [
+      workspace.id,
+      buildNumber,
+    ]);
+    if (!build) throw notFound('BUILD_NOT_FOUND');
+    return build;
+  }
+
   async requireBuild(principal: Principal, buildId: string): Promise<BuildRow> {
     const [build] = await loadBuilds(this.dataSource, 'b.id = $1', [buildId]);
     if (!build) throw notFound('BUILD_NOT_FOUND');
-    await this.requireWorkspace(principal, build.workspace_id);
+    // Builds of a deleted workspace stay readable (Coder shows the delete build).
+    const [workspace] = await loadWorkspaces(this.dataSource, 'w.id = $1', [build.workspace_id]);
+    if (!workspace) throw notFound('BUILD_NOT_FOUND');
+    await this.authz.require(principal, 'read', workspaceObject(workspace), { notFound: true });
     return build;
+  }
+
+  /** A provisioner job's status (undefined when the job is gone). */
+  async jobStatus(jobId: string): Promise<string | undefined> {
+    const [row] = (await this.dataSource.query('SELECT status FROM provisioner_jobs WHERE id = $1', [
+      jobId,
+    ])) as { status: string }[];
+    return row?.status;
   }
 
   async buildLogs(jobId: string, after: number) {

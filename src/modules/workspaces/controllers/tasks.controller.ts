@@ -1,5 +1,16 @@
-import { Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
+import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiResponse,
+} from '@nestjs/swagger';
+import { randomBytes } from 'node:crypto';
+import { GoStruct, GoType, GoValidate } from '../../../api/coder/coder-dto.decorators';
+import { InvalidError } from '../../../platform/errors/domain-error';
 import { DataSource } from 'typeorm';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
@@ -13,25 +24,71 @@ import {
   WorkspaceBuildResponseEnvelopeDto,
 } from '../dto/workspaces.dto';
 import { TasksService } from '../tasks.service';
-import { loadUsers } from '../workspace-views';
-import { WorkspacesService } from '../workspaces.service';
+import { type BuildRow, loadUsers, type UserSummary, type WorkspaceRow } from '../workspace-views';
+import { notFound, WorkspacesService } from '../workspaces.service';
 import { coderPage, coderSearch } from '../../../api/coder/coder-search-query';
 
 const ERROR = { type: CoderResponseDto };
 
+const AGENT_LIFECYCLES = [
+  'created',
+  'starting',
+  'start_timeout',
+  'start_error',
+  'ready',
+  'shutting_down',
+  'shutdown_timeout',
+  'shutdown_error',
+  'off',
+];
+
+export class TaskAgentHealthDto {
+  @ApiProperty() healthy: boolean;
+  @ApiPropertyOptional() reason?: string;
+}
+
+/** codersdk.Task. */
 export class TaskDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) organization_id: string;
   @ApiProperty({ format: 'uuid' }) owner_id: string;
   @ApiProperty() owner_name: string;
+  @ApiPropertyOptional() owner_avatar_url?: string;
   @ApiProperty() name: string;
+  @ApiProperty() display_name: string;
   @ApiProperty({ format: 'uuid' }) template_id: string;
+  @ApiProperty({ format: 'uuid' }) template_version_id: string;
   @ApiProperty() template_name: string;
-  @ApiProperty({ format: 'uuid' }) workspace_id: string;
+  @ApiProperty() template_display_name: string;
+  @ApiProperty() template_icon: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) workspace_id: string | null;
   @ApiProperty() workspace_name: string;
-  @ApiProperty() workspace_status: string;
-  @ApiProperty() workspace_build_number: number;
+  @ApiPropertyOptional({
+    enum: [
+      'pending',
+      'starting',
+      'running',
+      'stopping',
+      'stopped',
+      'failed',
+      'canceling',
+      'canceled',
+      'deleting',
+      'deleted',
+    ],
+  })
+  workspace_status?: string;
+  @ApiPropertyOptional() workspace_build_number?: number;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) workspace_agent_id: string | null;
+  @ApiProperty({ type: String, enum: AGENT_LIFECYCLES, nullable: true })
+  workspace_agent_lifecycle: string | null;
+  @ApiProperty({ type: TaskAgentHealthDto, nullable: true })
+  workspace_agent_health: TaskAgentHealthDto | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) workspace_app_id: string | null;
+  @ApiProperty() initial_prompt: string;
   @ApiProperty({ enum: ['pending', 'initializing', 'active', 'paused', 'unknown', 'error'] }) status: string;
+  @ApiProperty({ type: 'object', nullable: true, additionalProperties: true, description: 'always null' })
+  current_state: Record<string, unknown> | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
@@ -41,6 +98,18 @@ export class TasksResponseDto {
   @ApiProperty() count: number;
 }
 
+/** codersdk.CreateTaskRequest. */
+@GoStruct('CreateTaskRequest')
+export class CreateTaskRequestDto {
+  @ApiProperty({ format: 'uuid' }) @GoType('uuid.UUID') @GoValidate('required') template_version_id: string;
+  @ApiPropertyOptional({ format: 'uuid' }) @GoType('uuid.UUID') template_version_preset_id?: string;
+  @ApiProperty({ description: 'the prompt' }) @GoType('string') input: string;
+  @ApiPropertyOptional({ description: 'the workspace name; generated when absent' })
+  @GoType('string')
+  name?: string;
+  @ApiPropertyOptional() @GoType('string') display_name?: string;
+}
+
 function taskStatus(workspace: string, agentReady: boolean): string {
   if (workspace === 'pending') return 'pending';
   if (workspace === 'starting') return 'initializing';
@@ -48,6 +117,56 @@ function taskStatus(workspace: string, agentReady: boolean): string {
   if (workspace === 'stopping' || workspace === 'stopped') return 'paused';
   if (workspace === 'failed') return 'error';
   return 'unknown';
+}
+
+/** Coder's Task JSON of a task workspace and its latest build. */
+export function presentTask(
+  workspace: WorkspaceRow,
+  build: BuildRow,
+  users: Map<string, UserSummary>,
+  disconnectMs: number,
+): TaskDto {
+  const status = workspaceStatus(build.job.status, build.transition);
+  const agents = build.resources.flatMap((resource) => resource.agents);
+  const agent = agents[0];
+  const agentState = agent ? agentStatus(agent, disconnectMs) : undefined;
+  const ready = agents.some(
+    (candidate) =>
+      candidate.lifecycle_state === 'ready' && agentStatus(candidate, disconnectMs) === 'connected',
+  );
+  const owner = users.get(workspace.owner_id);
+  return {
+    id: workspace.id,
+    organization_id: workspace.organization_id,
+    owner_id: workspace.owner_id,
+    owner_name: owner?.name ?? '',
+    owner_avatar_url: owner?.avatar_url ?? '',
+    name: workspace.name,
+    display_name: workspace.task_display_name || workspace.name,
+    template_id: workspace.template_id,
+    template_version_id: build.template_version_id,
+    template_name: workspace.template_name,
+    template_display_name: workspace.template_display_name,
+    template_icon: workspace.template_icon,
+    workspace_id: workspace.id,
+    workspace_name: workspace.name,
+    workspace_status: status,
+    workspace_build_number: build.build_number,
+    workspace_agent_id: agent?.id ?? null,
+    workspace_agent_lifecycle: agent?.lifecycle_state ?? null,
+    workspace_agent_health: agent
+      ? agentState === 'connected'
+        ? { healthy: true }
+        : { healthy: false, reason: `agent is ${agentState}` }
+      : null,
+    workspace_app_id: agent?.apps?.[0]?.id ?? null,
+    initial_prompt: workspace.task_prompt ?? '',
+    status: taskStatus(status, ready),
+    // devplane records no agent-reported task states.
+    current_state: null,
+    created_at: new Date(workspace.created_at).toISOString(),
+    updated_at: new Date(workspace.updated_at).toISOString(),
+  };
 }
 
 /** Coder's tasks: list, pause and resume (`/api/v2/tasks`; the experimental alias below). */
@@ -79,38 +198,66 @@ export class TasksController {
       { owner, hasAiTask: true },
       page,
     );
+    return { tasks: await this.presentMany(workspaces), count };
+  }
+
+  @Post(':user')
+  @HttpCode(201)
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'create' } })
+  @ApiOperation({ summary: 'Create a task: a workspace of an AI-task template version with the prompt' })
+  @ApiCreatedResponse({ type: TaskDto })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 409, ...ERROR })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Param('user') userRef: string,
+    @Body() body: CreateTaskRequestDto,
+  ): Promise<TaskDto> {
+    const prompt = body.input ?? '';
+    if (prompt.trim() === '')
+      throw new InvalidError('Validation failed.', {
+        fields: [{ field: 'input', detail: 'A task needs a prompt.' }],
+      });
+    const owner = await this.users.requireCoderUser(userRef, principal);
+    const name = body.name || `task-${randomBytes(4).toString('hex')}`;
+    const { id } = await this.workspaces.createWorkspace(principal, owner, undefined, {
+      name,
+      templateVersionId: body.template_version_id,
+      presetId: body.template_version_preset_id,
+      task: { prompt, displayName: body.display_name || name },
+    });
+    const [task] = await this.presentMany([await this.tasks.requireTask(principal, owner, id)]);
+    return task!;
+  }
+
+  @Get(':user/:task')
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+  @ApiOperation({ summary: "A user's task by id or name (Coder's getTask)" })
+  @ApiOkResponse({ type: TaskDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('user') userRef: string,
+    @Param('task') taskRef: string,
+  ): Promise<TaskDto> {
+    const owner = await this.users.requireCoderUser(userRef, principal);
+    const [task] = await this.presentMany([await this.tasks.requireTask(principal, owner, taskRef)]);
+    if (!task) throw notFound('TASK_NOT_FOUND');
+    return task;
+  }
+
+  private async presentMany(workspaces: WorkspaceRow[]): Promise<TaskDto[]> {
     const latest = await this.workspaces.latestBuilds(workspaces.map((workspace) => workspace.id));
     const users = await loadUsers(
       this.dataSource,
       workspaces.map((workspace) => workspace.owner_id),
     );
-    const tasks = workspaces.map((workspace) => {
-      const build = latest.get(workspace.id)!;
-      const status = workspaceStatus(build.job.status, build.transition);
-      const agents = build.resources.flatMap((resource) => resource.agents);
-      const ready = agents.some(
-        (agent) =>
-          agent.lifecycle_state === 'ready' &&
-          agentStatus(agent, this.workspaces.config.agentDisconnectMs) === 'connected',
-      );
-      return {
-        id: workspace.id,
-        organization_id: workspace.organization_id,
-        owner_id: workspace.owner_id,
-        owner_name: users.get(workspace.owner_id)?.name ?? '',
-        name: workspace.name,
-        template_id: workspace.template_id,
-        template_name: workspace.template_name,
-        workspace_id: workspace.id,
-        workspace_name: workspace.name,
-        workspace_status: status,
-        workspace_build_number: build.build_number,
-        status: taskStatus(status, ready),
-        created_at: new Date(workspace.created_at).toISOString(),
-        updated_at: new Date(workspace.updated_at).toISOString(),
-      };
+    return workspaces.flatMap((workspace) => {
+      const build = latest.get(workspace.id);
+      return build ? [presentTask(workspace, build, users, this.workspaces.config.agentDisconnectMs)] : [];
     });
-    return { tasks, count };
   }
 
   @Post(':user/:task/pause')

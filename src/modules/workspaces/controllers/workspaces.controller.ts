@@ -119,6 +119,33 @@ export class WorkspacesController {
     return this.present(principal, await this.workspaces.workspaceByOwnerAndName(principal, owner, name));
   }
 
+  @Get('users/:user/workspace/:workspacename/builds/:buildnumber')
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+  @ApiOperation({
+    summary: "A user's workspace build by workspace name and build number (Coder's waitForBuild)",
+  })
+  @ApiOkResponse({ type: WorkspaceBuildDto })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  async buildByNumber(
+    @CurrentPrincipal() principal: Principal,
+    @Param('user') userRef: string,
+    @Param('workspacename') name: string,
+    @Param('buildnumber') buildNumberText: string,
+  ): Promise<WorkspaceBuildDto> {
+    const buildNumber = /^\d{1,9}$/.test(buildNumberText) ? Number(buildNumberText) : Number.NaN;
+    if (!Number.isInteger(buildNumber)) throw new BadRequestError('Failed to parse build number as integer.');
+    const owner = await this.users.requireCoderUser(userRef, principal);
+    const workspace = await this.workspaces.workspaceByOwnerAndName(principal, owner, name);
+    const build = await this.workspaces.buildByNumber(workspace, buildNumber);
+    const users = await loadUsers(this.dataSource, [build.owner_id, build.initiator_id]);
+    return presentBuild(
+      build,
+      users,
+      this.workspaces.config.agentDisconnectMs,
+    ) as unknown as WorkspaceBuildDto;
+  }
+
   @Post('workspaces/:workspace/builds')
   @HttpCode(201)
   @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })

@@ -184,6 +184,7 @@ export class WorkspaceAppDto {
 
 export class WorkspaceAgentDto {
   @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) parent_id: string | null;
   @ApiProperty() name: string;
   @ApiProperty({ enum: ['connecting', 'connected', 'disconnected', 'timeout'] }) status: string;
   @ApiProperty({ enum: LIFECYCLE_STATES }) lifecycle_state: string;
@@ -246,7 +247,7 @@ export class WorkspaceBuildDto {
     ],
   })
   status: string;
-  @ApiPropertyOptional({ format: 'uuid' }) template_version_preset_id?: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) template_version_preset_id: string | null;
   @ApiProperty() has_ai_task: boolean;
 }
 
@@ -267,6 +268,13 @@ export class WorkspaceDto {
   @ApiProperty({ format: 'date-time' }) last_used_at: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) health: Record<string, unknown>;
   @ApiProperty() is_prebuild: boolean;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) deleting_at: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) dormant_at: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) next_start_at: string | null;
+  @ApiProperty({ type: 'object', nullable: true, additionalProperties: true }) latest_app_status: Record<
+    string,
+    unknown
+  > | null;
 }
 
 export class WorkspacesResponseDto {

@@ -43,4 +43,12 @@ export class Workspace {
 
   @Column({ name: 'last_used_at', type: 'timestamptz', default: () => 'now()' })
   lastUsedAt: Date;
+
+  /** A task's prompt (Coder's `initial_prompt`; set by createTask, null for plain workspaces). */
+  @Column({ name: 'task_prompt', type: 'text', nullable: true })
+  taskPrompt: string | null;
+
+  /** A task's display name (Coder's Task.display_name; the workspace name when null). */
+  @Column({ name: 'task_display_name', type: 'varchar', length: 128, nullable: true })
+  taskDisplayName: string | null;
 }

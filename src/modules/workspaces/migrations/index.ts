@@ -1,4 +1,9 @@
 import { Workspaces1795750043624 } from './1795750043624-Workspaces';
 import { AgentCalls1795753956405 } from './1795753956405-AgentCalls';
+import { TaskPrompt1795883060072 } from './1795883060072-TaskPrompt';
 
-export const WORKSPACES_MIGRATIONS: Function[] = [Workspaces1795750043624, AgentCalls1795753956405];
+export const WORKSPACES_MIGRATIONS: Function[] = [
+  Workspaces1795750043624,
+  AgentCalls1795753956405,
+  TaskPrompt1795883060072,
+];

@@ -1,0 +1,398 @@
+import type { CreatedUser } from '../helpers/factories';
+import { waitFor } from '../helpers/provisioner-process';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { WatchClient } from '../notifications/helpers';
+import { coderClient, type Json } from '../workspaces/helpers';
+
+/**
+ * Coder's own front-end client (site/src/api/api.ts) on the workspace, template, group and agent-chat
+ * screens (issue 33): each request is sent as the client sends it (method, path, body; WebSockets with
+ * the session cookie and the page's Origin) and the answer is read as the page reads it.
+ */
+describe("Coder's client on the workspace, template, group and chat screens", () => {
+  let t: TestApp;
+  let admin: CreatedUser;
+  let alice: CreatedUser;
+  let bob: CreatedUser;
+  let key: string;
+  let templateId: string;
+  let versionId: string;
+  const client = coderClient(() => t.url!);
+  const { api, json } = client;
+  const daemon = (route: string, body: unknown) =>
+    fetch(`${t.url}/api/v2/provisionerdaemons/jobs/${route}`, {
+      method: 'POST',
+      headers: { 'Service-Provisioner-Key': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  /** Acquires the next job as a hand-driven daemon (undefined when none is pending). */
+  const acquire = async (worker = 'hand'): Promise<Json | undefined> => {
+    const response = await daemon('acquire', { worker_id: worker, wait_ms: 2000 });
+    return response.status === 204 ? undefined : json(response, 200);
+  };
+  const finishAll = async (): Promise<void> => {
+    for (;;) {
+      const job = await acquire('finisher');
+      if (!job) return;
+      await json(await daemon(`${job.job_id}/complete`, { worker_id: 'finisher' }), 204);
+    }
+  };
+  /** The browser's WebSocket: the session cookie and the page's own Origin. */
+  const browserSocket = (path: string, user: CreatedUser) =>
+    new WatchClient(`${t.url!.replace('http', 'ws')}${path}`, {
+      Cookie: `service_session_token=${user.token}`,
+      Origin: t.config.publicUrl.replace(/\/$/, ''),
+    });
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: {
+        EXPERIMENTS: 'agents',
+        CODER_LOG_FOLLOW_POLL_MS: '50',
+        CHAT_RUNNER_ENABLED: 'false',
+        AI_GATEWAY_PROVIDERS: JSON.stringify([
+          { name: 'openai-main', type: 'openai', base_url: 'http://127.0.0.1:9/v1', key: 'sk-x' },
+        ]),
+      },
+    });
+    await t.listen();
+    admin = await t.factories.admin({ username: 'clientadmin' });
+    alice = await t.factories.user({ username: 'clientalice' });
+    bob = await t.factories.user({ username: 'clientbob' });
+    key = (
+      await json(
+        await api(admin.token, 'POST', '/api/v2/organizations/default/provisionerkeys', { name: 'client' }),
+        201,
+      )
+    ).key;
+    const version = await json(
+      await api(admin.token, 'POST', '/api/v2/organizations/default/templateversions', {
+        name: 'v1',
+        definition: {},
+      }),
+      201,
+    );
+    versionId = version.id;
+    await finishAll();
+    templateId = (
+      await json(
+        await api(admin.token, 'POST', '/api/v2/organizations/default/templates', {
+          name: 'client',
+          template_version_id: versionId,
+        }),
+        201,
+      )
+    ).id;
+  });
+  afterAll(async () => t?.close());
+
+  describe('workspace page', () => {
+    let workspace: Json;
+    beforeAll(async () => {
+      workspace = await json(
+        await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
+          name: 'page',
+          template_id: templateId,
+        }),
+        201,
+      );
+    });
+
+    it('build logs stream over a WebSocket: stored lines after `after`, new ones, then a normal close (33.5)', async () => {
+      const job = (await acquire('streamer'))!;
+      expect(job).toBeDefined();
+      await json(
+        await daemon(`${job.job_id}/report`, {
+          worker_id: 'streamer',
+          logs: [
+            { stage: 'Planning', output: 'first' },
+            { stage: 'Planning', output: 'second' },
+          ],
+        }),
+        204,
+      );
+      const stored = await json(
+        await api(alice.token, 'GET', `/api/v2/workspacebuilds/${workspace.latest_build.id}/logs`),
+        200,
+      );
+      // The daemon's own "Acquired by …" line comes first.
+      expect(stored.map((log: Json) => log.output).slice(-2)).toEqual(['first', 'second']);
+      const first = stored[stored.length - 2];
+      const second = stored[stored.length - 1];
+      const socket = browserSocket(
+        `/api/v2/workspacebuilds/${workspace.latest_build.id}/logs?follow=true&after=${first.id}`,
+        alice,
+      );
+      await socket.opened;
+      await waitFor(() => (socket.frames.length === 1 ? true : undefined), 10_000, 'the stored line');
+      expect(socket.frames[0]).toMatchObject({ output: 'second', stage: 'Planning', id: second.id });
+      await json(
+        await daemon(`${job.job_id}/report`, {
+          worker_id: 'streamer',
+          logs: [{ stage: 'Applying', output: 'third' }],
+        }),
+        204,
+      );
+      await waitFor(() => (socket.frames.length === 2 ? true : undefined), 10_000, 'the new line');
+      expect(socket.closed).toBeUndefined();
+      await json(await daemon(`${job.job_id}/complete`, { worker_id: 'streamer' }), 204);
+      await waitFor(() => socket.closed, 10_000, 'the close after the job ended');
+      expect(socket.closed!.code).toBe(1000);
+      expect(socket.frames.map((frame) => frame.output)).toEqual(['second', 'third']);
+
+      // Someone else's build: refused before the upgrade, as Coder does.
+      const refused = browserSocket(
+        `/api/v2/workspacebuilds/${workspace.latest_build.id}/logs?follow=true`,
+        bob,
+      );
+      await expect(refused.opened).rejects.toThrow();
+      expect(refused.unexpected?.status).toBe(404);
+    });
+
+    it('template version import logs stream the same way and close at once for a finished job', async () => {
+      const socket = browserSocket(`/api/v2/templateversions/${versionId}/logs?follow=true`, admin);
+      await socket.opened;
+      await waitFor(() => socket.closed, 10_000, 'the close');
+      expect(socket.closed!.code).toBe(1000);
+    });
+
+    it('agents have parent_id null, so the page lists them (33.1)', async () => {
+      const current = await json(await api(alice.token, 'GET', `/api/v2/workspaces/${workspace.id}`), 200);
+      const agents = current.latest_build.resources.flatMap((resource: Json) => resource.agents);
+      expect(agents.length).toBeGreaterThan(0);
+      // What WorkspacePage does: top-level agents are those whose parent_id is null.
+      expect(agents.filter((agent: Json) => agent.parent_id === null)).toHaveLength(agents.length);
+      expect(current.latest_build.template_version_preset_id).toBeNull();
+      expect(current).toMatchObject({ deleting_at: null, dormant_at: null, next_start_at: null });
+    });
+
+    it('waitForBuild polls the build by owner, workspace name and number (33.6)', async () => {
+      const build = await json(
+        await api(alice.token, 'GET', '/api/v2/users/clientalice/workspace/page/builds/1'),
+        200,
+      );
+      expect(build).toMatchObject({ id: workspace.latest_build.id, build_number: 1, status: 'running' });
+      const mine = await json(await api(alice.token, 'GET', '/api/v2/users/me/workspace/page/builds/1'), 200);
+      expect(mine.id).toBe(build.id);
+      await json(await api(alice.token, 'GET', '/api/v2/users/me/workspace/page/builds/2'), 404);
+      await json(await api(alice.token, 'GET', '/api/v2/users/me/workspace/page/builds/x'), 400);
+      await json(await api(bob.token, 'GET', '/api/v2/users/clientalice/workspace/page/builds/1'), 404);
+    });
+
+    it('the builds of a deleted workspace stay readable (33.12)', async () => {
+      const doomed = await json(
+        await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
+          name: 'doomed',
+          template_id: templateId,
+        }),
+        201,
+      );
+      await finishAll();
+      const deletion = await json(
+        await api(alice.token, 'POST', `/api/v2/workspaces/${doomed.id}/builds`, { transition: 'delete' }),
+        201,
+      );
+      await finishAll();
+      await json(await api(alice.token, 'GET', `/api/v2/workspaces/${doomed.id}`), 404);
+      const read = await json(await api(alice.token, 'GET', `/api/v2/workspacebuilds/${deletion.id}`), 200);
+      expect(read).toMatchObject({ transition: 'delete', status: 'deleted' });
+      await json(await api(bob.token, 'GET', `/api/v2/workspacebuilds/${deletion.id}`), 404);
+    });
+  });
+
+  describe('tasks page', () => {
+    it('createTask, getTask and the list carry the names, template, agent and prompt (33.7)', async () => {
+      const version = await json(
+        await api(admin.token, 'POST', '/api/v2/organizations/default/templateversions', {
+          name: 'ai',
+          definition: { has_ai_task: true },
+        }),
+        201,
+      );
+      await finishAll();
+      await json(
+        await api(admin.token, 'POST', '/api/v2/organizations/default/templates', {
+          name: 'ai-tasks',
+          display_name: 'AI tasks',
+          template_version_id: version.id,
+        }),
+        201,
+      );
+      // api.ts createTask(user, {template_version_id, input, display_name})
+      const created = await json(
+        await api(alice.token, 'POST', '/api/v2/tasks/me', {
+          template_version_id: version.id,
+          input: 'Fix the flaky test',
+          display_name: 'Flaky test',
+        }),
+        201,
+      );
+      expect(created).toMatchObject({
+        owner_id: alice.user.uuid,
+        owner_name: 'clientalice',
+        display_name: 'Flaky test',
+        template_version_id: version.id,
+        template_name: 'ai-tasks',
+        template_display_name: 'AI tasks',
+        template_icon: '',
+        initial_prompt: 'Fix the flaky test',
+        status: 'pending',
+        current_state: null,
+        workspace_id: created.id,
+      });
+      expect(created.name).toMatch(/^task-[0-9a-f]{8}$/);
+      await finishAll();
+      const got = await json(await api(alice.token, 'GET', `/api/v2/tasks/clientalice/${created.id}`), 200);
+      expect(got).toMatchObject({
+        id: created.id,
+        display_name: 'Flaky test',
+        initial_prompt: 'Fix the flaky test',
+      });
+      expect(got.workspace_agent_id).toEqual(expect.any(String));
+      expect(got.workspace_agent_lifecycle).toEqual(expect.any(String));
+      expect(got.workspace_agent_health).toEqual(expect.objectContaining({ healthy: expect.any(Boolean) }));
+      expect(Object.keys(got)).toEqual(expect.arrayContaining(['workspace_app_id']));
+      const byName = await json(await api(alice.token, 'GET', `/api/v2/tasks/me/${created.name}`), 200);
+      expect(byName.id).toBe(created.id);
+      const listed = await json(await api(alice.token, 'GET', '/api/v2/tasks'), 200);
+      expect(listed.tasks.find((task: Json) => task.id === created.id)).toMatchObject({
+        display_name: 'Flaky test',
+        initial_prompt: 'Fix the flaky test',
+      });
+      await json(await api(bob.token, 'GET', `/api/v2/tasks/clientalice/${created.id}`), 404);
+      // A template version without an AI task, and a blank prompt, are refused.
+      await json(
+        await api(alice.token, 'POST', '/api/v2/tasks/me', { template_version_id: versionId, input: 'x' }),
+        400,
+      );
+      await json(
+        await api(alice.token, 'POST', '/api/v2/tasks/me', { template_version_id: version.id, input: ' ' }),
+        400,
+      );
+      await json(await api(alice.token, 'POST', '/api/v2/tasks/me', { input: 'x' }), 400);
+    });
+  });
+
+  describe('group page', () => {
+    it('addMember / removeMember send null and "" for unchanged fields (33.2)', async () => {
+      const group = await json(
+        await api(admin.token, 'POST', '/api/v2/organizations/default/groups', {
+          name: 'reviewers',
+          display_name: 'Reviewers',
+          avatar_url: '',
+          quota_allowance: 3,
+        }),
+        201,
+      );
+      // api.ts addMember: patchGroup(groupId, {name: "", add_users: [userId], remove_users: [], display_name: null, avatar_url: null, quota_allowance: null})
+      const added = await json(
+        await api(admin.token, 'PATCH', `/api/v2/groups/${group.id}`, {
+          name: '',
+          add_users: [alice.user.uuid],
+          remove_users: [],
+          display_name: null,
+          avatar_url: null,
+          quota_allowance: null,
+        }),
+        200,
+      );
+      expect(added).toMatchObject({ name: 'reviewers', display_name: 'Reviewers', quota_allowance: 3 });
+      expect(added.members.map((member: Json) => member.id)).toEqual([alice.user.uuid]);
+      const removed = await json(
+        await api(admin.token, 'PATCH', `/api/v2/groups/${group.id}`, {
+          name: '',
+          add_users: [],
+          remove_users: [alice.user.uuid],
+          display_name: null,
+          avatar_url: null,
+          quota_allowance: null,
+        }),
+        200,
+      );
+      expect(removed).toMatchObject({ name: 'reviewers', display_name: 'Reviewers', quota_allowance: 3 });
+      expect(removed.members).toEqual([]);
+    });
+  });
+
+  describe('agent chat page', () => {
+    let configId: string;
+    let chatId: string;
+    beforeAll(async () => {
+      configId = (
+        await json(
+          await api(admin.token, 'POST', '/api/experimental/chats/model-configs', {
+            provider: 'openai-main',
+            model: 'gpt-4o',
+          }),
+          201,
+        )
+      ).id;
+    });
+
+    it('messages are paged newest first with before_id/limit; posting answers {message, queued} (33.3)', async () => {
+      const chat = await json(
+        await api(alice.token, 'POST', '/api/experimental/chats', {
+          model_config_id: configId,
+          content: [{ type: 'text', text: 'one' }],
+        }),
+        201,
+      );
+      chatId = chat.id;
+      for (const text of ['two', 'three']) {
+        const posted = await json(
+          await api(alice.token, 'POST', `/api/experimental/chats/${chatId}/messages`, {
+            content: [{ type: 'text', text }],
+          }),
+          201,
+        );
+        expect(posted).toEqual({
+          message: expect.objectContaining({ role: 'user', chat_id: chatId }),
+          queued: false,
+        });
+      }
+      const first = await json(
+        await api(alice.token, 'GET', `/api/experimental/chats/${chatId}/messages?limit=2`),
+        200,
+      );
+      expect(first.has_more).toBe(true);
+      expect(first.queued_messages).toEqual([]);
+      expect(first.messages.map((message: Json) => message.content[0].text)).toEqual(['three', 'two']);
+      const next = await json(
+        await api(
+          alice.token,
+          'GET',
+          `/api/experimental/chats/${chatId}/messages?limit=2&before_id=${first.messages[1].id}`,
+        ),
+        200,
+      );
+      expect(next).toMatchObject({ has_more: false, queued_messages: [] });
+      expect(next.messages.map((message: Json) => message.content[0].text)).toEqual(['one']);
+      await json(await api(alice.token, 'GET', `/api/experimental/chats/${chatId}/messages?limit=0`), 400);
+      await json(
+        await api(alice.token, 'GET', `/api/experimental/chats/${chatId}/messages?before_id=x`),
+        400,
+      );
+    });
+
+    it('PATCH {archived} archives and unarchives as the chat UI does (33.4)', async () => {
+      const archived = await json(
+        await api(alice.token, 'PATCH', `/api/experimental/chats/${chatId}`, { archived: true }),
+        200,
+      );
+      expect(archived.archived).toBe(true);
+      expect(
+        (await json(await api(alice.token, 'GET', `/api/experimental/chats/${chatId}`), 200)).archived,
+      ).toBe(true);
+      const back = await json(
+        await api(alice.token, 'PATCH', `/api/experimental/chats/${chatId}`, { archived: false }),
+        200,
+      );
+      expect(back.archived).toBe(false);
+      await json(await api(bob.token, 'PATCH', `/api/experimental/chats/${chatId}`, { archived: true }), 404);
+      await json(
+        await api(alice.token, 'PATCH', `/api/experimental/chats/${chatId}`, { archived: 'yes' }),
+        400,
+      );
+    });
+  });
+});
