@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { RequestBodyGuard } from './api/body/request-body.guard';
+import { RequestBodyGuard, RequestDialectGuard } from './api/body/request-body.guard';
 import { FallbackExceptionFilter } from './api/dialect-exception.filter';
 import { APP_ENTITIES, APP_MIGRATIONS, APP_MODULES } from './app.modules';
 import { createValidationPipe } from './api/validation';
@@ -47,10 +47,12 @@ export class AppModule {
         ...APP_MODULES.flatMap((manifest) => (manifest.module ? [manifest.module] : [])),
       ],
       providers: [
-        // Order matters: the route's body (read as it declares; src/api/body), rate limits, then credentials and access.
-        { provide: APP_GUARD, useClass: RequestBodyGuard },
+        // Order matters: the route's dialect, rate limits, credentials and access, and only then the route's
+        // body (read as it declares; src/api/body): nothing is read or inflated for a refused caller (#31.4).
+        { provide: APP_GUARD, useClass: RequestDialectGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useExisting: AuthGuard },
+        { provide: APP_GUARD, useClass: RequestBodyGuard },
         { provide: APP_FILTER, useClass: FallbackExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         RateLimitStorageCloser,

@@ -337,7 +337,7 @@ describe('request bodies per route', () => {
         Buffer.from('{}'),
       );
       expect(res.status).toBe(415);
-      expect(JSON.parse(res.body)).toEqual({ message: 'unsupported content encoding "compress"' });
+      expect(JSON.parse(res.body)).toEqual({ message: 'Unsupported content encoding "compress".' });
     });
   });
 

@@ -1,14 +1,6 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import {
-  json,
-  raw,
-  urlencoded,
-  type NextFunction,
-  type Request,
-  type RequestHandler,
-  type Response,
-} from 'express';
+import type { Request, Response } from 'express';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { BadRequestError, UnsupportedMediaTypeError } from '../../platform/errors/domain-error';
@@ -18,6 +10,7 @@ import { wellFormedStrings } from '../well-formed-strings';
 import { SSE_API_METADATA } from '../sse/sse-endpoint.decorator';
 import { BODY_METADATA, type BodyMode, DEFAULT_BODY_MODE } from './body-mode';
 import { MultipartForm, multipartTooLarge, setRequestMultipartForm } from './multipart-form';
+import { readBody, readFormBody, readJsonBody } from './read-body';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const FORM_TYPE = 'application/x-www-form-urlencoded';
@@ -34,68 +27,17 @@ function hasContent(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
 }
 
-function run(parser: RequestHandler, req: Request, res: Response): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const next: NextFunction = (error?: unknown) => (error ? reject(parserFailure(error, req)) : resolve());
-    void parser(req, res, next);
-  });
-}
-
 /**
- * A plain body whose declared length is over the limit is refused before any of it is read (body-parser
- * would read and discard all of it first: up to gigabytes on the npm route). Rendered exactly as
- * body-parser's own 413 (normalize-exception.ts); the connection closes after the answer.
- */
-function refuseDeclaredOverLimit(limitBytes: number, req: Request, res: Response): void {
-  const declared = Number(req.headers['content-length']);
-  const encoding = req.headers['content-encoding'];
-  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return; // the limit counts inflated bytes
-  if (!Number.isFinite(declared) || declared <= limitBytes) return;
-  res.setHeader('Connection', 'close');
-  throw Object.assign(new Error('request entity too large'), {
-    type: 'entity.too.large',
-    status: 413,
-    limit: limitBytes,
-  });
-}
-
-/**
- * body-parser reports its own failures with a `type` (rendered by normalizeException); a stream that
- * is not the gzip/deflate it claims comes back as a bare zlib error, a 400 here (it was a 500).
- */
-function parserFailure(error: unknown, req: Request): unknown {
-  if (typeof error === 'object' && error !== null && typeof (error as { type?: unknown }).type === 'string')
-    return error;
-  const encoding = req.headers['content-encoding'];
-  const detail = error instanceof Error ? error.message : String(error);
-  if (encoding && encoding !== 'identity') {
-    return new BadRequestError(`Request body is not valid ${encoding} data.`, {
-      code: 'BAD_CONTENT_ENCODING',
-      detail,
-    });
-  }
-  return new BadRequestError('Request body could not be read.', { code: 'BAD_BODY', detail });
-}
-
-/**
- * Reads the request body the way the matched route declares (src/api/body/README.md), before the
- * credentials guard and the pipes run, and records the route's dialect on the request. A global guard
- * (registered first) because only after routing is the handler, hence its metadata, known; failures
- * are thrown and rendered by the route's own dialect filter.
+ * First of the global guards: records the matched route's dialect (from its metadata) on the request,
+ * so the rate limit's and the credentials' refusals are rendered in the route's dialect. Reads nothing.
  */
 @Injectable()
-export class RequestBodyGuard implements CanActivate {
-  private readonly parsers = new Map<string, RequestHandler>();
+export class RequestDialectGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
 
-  constructor(
-    private readonly reflector: Reflector,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<Request>();
-    const res = context.switchToHttp().getResponse<Response>();
     const dialect = routeDialect(this.reflector, context);
     setRequestDialect(req, dialect);
     if (dialect === 'sse') {
@@ -107,6 +49,28 @@ export class RequestBodyGuard implements CanActivate {
         ]) ?? 'plain',
       );
     }
+    return true;
+  }
+}
+
+/**
+ * Reads the request body the way the matched route declares (src/api/body/README.md). Registered
+ * AFTER the rate limit and the credentials guard (app.module.ts): an anonymous or throttled request
+ * is refused before a byte of its body is read or inflated (issue #31.4). Limits count inflated bytes
+ * and fail with a 413 the moment they are passed; JSON and form bodies nest at most MAX_BODY_DEPTH
+ * levels (400). Failures are thrown and rendered by the route's own dialect filter.
+ */
+@Injectable()
+export class RequestBodyGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const req = context.switchToHttp().getRequest<Request>();
+    const res = context.switchToHttp().getResponse<Response>();
     const mode =
       this.reflector.getAllAndOverride<BodyMode | undefined>(BODY_METADATA, [
         context.getHandler(),
@@ -124,13 +88,7 @@ export class RequestBodyGuard implements CanActivate {
       case 'multipart':
         return this.multipart(mode.maxBytes, req, res);
       case 'raw':
-        if (!hasBody(req)) return;
-        refuseDeclaredOverLimit(mode.limitBytes, req, res);
-        await run(
-          this.parser(`raw:${mode.limitBytes}`, () => raw({ limit: mode.limitBytes, type: () => true })),
-          req,
-          res,
-        );
+        req.body = await readBody(req, res, mode.limitBytes);
         return;
       case 'large-json':
         return this.json(mode.limitBytes ?? this.config.npmPublishMaxSizeMb * MIB, false, req, res);
@@ -140,26 +98,15 @@ export class RequestBodyGuard implements CanActivate {
   }
 
   private async json(limitBytes: number, form: boolean, req: Request, res: Response): Promise<void> {
-    if (!hasBody(req)) return;
     if (req.is(JSON_TYPES)) {
-      refuseDeclaredOverLimit(limitBytes, req, res);
-      await run(
-        this.parser(`json:${limitBytes}`, () => json({ limit: limitBytes, type: JSON_TYPES })),
-        req,
-        res,
-      );
+      req.body = await readJsonBody(req, res, limitBytes);
     } else if (req.is(FORM_TYPE)) {
       if (!form && !hasContent(req)) return;
       if (!form)
         throw new UnsupportedMediaTypeError('Form-encoded bodies are not accepted here; send JSON.', {
           code: 'FORM_NOT_ACCEPTED',
         });
-      refuseDeclaredOverLimit(limitBytes, req, res);
-      await run(
-        this.parser(`form:${limitBytes}`, () => urlencoded({ limit: limitBytes, extended: true })),
-        req,
-        res,
-      );
+      req.body = await readFormBody(req, res, limitBytes);
     } else if (req.is(MULTIPART_TYPE)) {
       if (!hasContent(req)) return;
       throw new UnsupportedMediaTypeError('Multipart bodies are not accepted here; send JSON.', {
@@ -186,14 +133,5 @@ export class RequestBodyGuard implements CanActivate {
       throw multipartTooLarge(maxBytes);
     }
     setRequestMultipartForm(req, new MultipartForm(req, res, maxBytes));
-  }
-
-  private parser(key: string, create: () => RequestHandler): RequestHandler {
-    let parser = this.parsers.get(key);
-    if (!parser) {
-      parser = create();
-      this.parsers.set(key, parser);
-    }
-    return parser;
   }
 }
