@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import type { CreatedUser } from '../helpers/factories';
 import { fakeAnthropic, fakeOpenAi, type FakeProvider } from '../helpers/fake-ai-providers';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -44,6 +45,8 @@ describe('AI gateway', () => {
         AI_GATEWAY_PROVIDERS: JSON.stringify([
           { name: 'openai-main', type: 'openai', base_url: openai.url, key: CENTRAL_OPENAI },
           { name: 'claude', type: 'anthropic', base_url: anthropic.url, key: CENTRAL_ANTHROPIC },
+          // The OpenAI SDK's form of a base URL (issue 33.10) and a short name (issue 31.11).
+          { name: 'o', type: 'openai', base_url: `${openai.url}/v1/`, key: CENTRAL_OPENAI },
         ]),
         AI_GATEWAY_BYOK: 'true',
         AI_GOVERNANCE_USER_LIMIT: '10',
@@ -86,6 +89,41 @@ describe('AI gateway', () => {
     }
     throw new Error(`fewer than ${expected} interceptions for "${q}"`);
   }
+
+  it('routes a percent-encoded provider segment on its decoded name and keeps the API path (issue 31.11)', async () => {
+    const body = { model: 'gpt-4.1', messages: [{ role: 'user', content: 'hi' }] };
+    // `open%61i-main` is `openai-main`; the upstream path is what follows the segment, never a slice of it.
+    const encoded = await call('open%61i-main', '/v1/chat/completions?x=%2F1', body);
+    expect(encoded.status).toBe(200);
+    expect(openai.seen.at(-1)!.path).toBe('/v1/chat/completions?x=%2F1');
+    // A one-letter name (the old slicing answered `Invalid URL`), with a base URL ending in /v1/.
+    const short = await call('%6F', '/v1/chat/completions', body);
+    expect(short.status).toBe(200);
+    expect(openai.seen.at(-1)!.path).toBe('/v1/chat/completions');
+    // Dot segments would leave the provider's base path once the URL API resolves them.
+    const before = openai.seen.length;
+    // fetch would resolve them itself: a raw request line, as an attacker sends it.
+    const dots = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(
+        {
+          host: new URL(base).hostname,
+          port: new URL(base).port,
+          path: '/api/v2/aigateway/openai-main/v1/%2e%2e/%2E%2E/admin',
+          method: 'POST',
+          headers: { Authorization: `Bearer ${alice.token}`, 'Content-Type': 'application/json' },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      request.once('error', reject);
+      request.end(JSON.stringify(body));
+    });
+    expect(dots).toBe(400);
+    expect(openai.seen.length).toBe(before);
+    expect((await call('nope%2Fopenai-main', '/v1/chat/completions', body)).status).toBe(404);
+  });
 
   it('proxies a non-streamed chat completion with the centralized key and records it', async () => {
     const res = await call(

@@ -19,6 +19,7 @@ import {
   wireApi,
 } from '../wire/provider-wire';
 import { upstreamRequest } from '../wire/upstream-request';
+import { providerApiPath, upstreamUrl } from '../wire/upstream-url';
 
 /** Header of a user's own provider key (BYOK mode). */
 export const BYOK_HEADER = 'x-ai-gateway-provider-key';
@@ -97,8 +98,9 @@ export class AiGatewayProxyController {
   ): Promise<void> {
     const provider = await this.providers.find(name);
     if (!provider) throw new NotFoundError('Provider not found.', { code: 'AI_PROVIDER_NOT_FOUND' });
-    const marker = `/${name}/`;
-    const upstreamPath = req.originalUrl.slice(req.originalUrl.indexOf(marker) + marker.length - 1);
+    // Routed on the decoded name; the API path is taken from the raw URL after the provider segment.
+    const api = providerApiPath(req.originalUrl);
+    const upstreamPath = `${api.path}${api.search}`;
     const sessionHeader = req.headers[SESSION_HEADER];
     const clientSessionId = typeof sessionHeader === 'string' && sessionHeader !== '' ? sessionHeader : null;
     if (clientSessionId !== null && clientSessionId.length > 256)
@@ -166,7 +168,7 @@ export class AiGatewayProxyController {
     let statusCode = 502;
     let error: { type: string; message: string } | null = null;
     try {
-      const upstream = await upstreamRequest(`${provider.baseUrl}${upstreamPath}`, {
+      const upstream = await upstreamRequest(upstreamUrl(provider.baseUrl, api), {
         method: req.method,
         headers,
         body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body,
@@ -177,8 +179,8 @@ export class AiGatewayProxyController {
       for (const [header, value] of Object.entries(upstream.headers))
         if (value !== undefined && !HOP_BY_HOP.has(header)) res.setHeader(header, value);
       const contentType = upstream.headers['content-type'] ?? '';
-      const api = facts.api ?? wireApi(provider.type, upstreamPath);
-      const collector = api ? new ResponseCollector(api, contentType.includes('text/event-stream')) : null;
+      const wire = facts.api ?? wireApi(provider.type, upstreamPath);
+      const collector = wire ? new ResponseCollector(wire, contentType.includes('text/event-stream')) : null;
       res.flushHeaders();
       for await (const chunk of upstream.body as AsyncIterable<Buffer>) {
         collector?.push(chunk);

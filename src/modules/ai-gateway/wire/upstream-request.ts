@@ -20,10 +20,10 @@ export interface UpstreamResponse {
 
 /** One request to a provider, answered when its status and headers arrive (redirects are not followed). */
 export function upstreamRequest(
-  url: string,
+  url: URL,
   init: { method: string; headers: Record<string, string>; body?: Buffer; signal: AbortSignal },
 ): Promise<UpstreamResponse> {
-  const target = new URL(url);
+  const target = url;
   const transport = target.protocol === 'https:' ? https : http;
   const agent = target.protocol === 'https:' ? AGENTS['https:'] : AGENTS['http:'];
   return new Promise((resolve, reject) => {
