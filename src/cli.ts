@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { AdminUsersService } from './modules/admin-users/admin-users.service';
+import { EditUserOptionDto } from './modules/admin-users/dto/edit-user-option.dto';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
 import { APP_ENTITIES, APP_MIGRATIONS } from './app.modules';
@@ -14,7 +15,10 @@ import { UsersService } from './modules/identity/users.service';
 import { ConfigError, loadConfig } from './platform/config/app-config';
 import { dataSourceOptions } from './platform/database/data-source.factory';
 import { DataDirectoryLockedError } from './platform/database/embedded-postgres';
-import { openDatabase } from './platform/database/open-database';
+import { openDatabase, type OpenDatabase } from './platform/database/open-database';
+import type { AppConfig } from './platform/config/app-config';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { dumpDatabase, restoreDatabase } from './platform/database/dump';
 
 const USAGE = `devplane admin CLI: npm run cli -- <command> [options]
@@ -24,6 +28,13 @@ const USAGE = `devplane admin CLI: npm run cli -- <command> [options]
                                             create a site administrator (the first one holds the bootstrap grant);
                                             without --password one is generated and printed once
   create-user  --username U --email E [--password P] [--admin]
+                                            without --password one is generated and printed once
+  suspend --username U / activate --username U
+                                            suspend an account (sign-in and tokens refused) or make it active again
+  set-admin --username U [--no-admin]       grant site administration, or take it away with --no-admin
+  list-tokens --username U                  the user's API tokens and sessions (id, name, login type, expiry,
+                                            last use); the secrets are never shown again
+  revoke-token --username U --id ID         delete one token of the user
   create-token --username U [--name N] [--scopes all,read:user] [--lifetime-days 30]
                                             print a new API token (shown once)
   list-users                                list individual accounts (id, name, e-mail, admin, status, login type)
@@ -36,9 +47,12 @@ const USAGE = `devplane admin CLI: npm run cli -- <command> [options]
   restore --input FILE [--force]            load a dump made by \`dump\` (embedded: --force replaces existing data,
                                             keeping the old directory beside it)
 
-Uses the same configuration as the server (DATABASE_URL, or the embedded database in DATA_DIR:
-stop the server first, the embedded database takes one process at a time).
-In a production install or the Docker image run it as \`node dist/cli.js <command>\`.`;
+Uses the same configuration as the server (DATABASE_URL, or the embedded database in DATA_DIR). While a
+server runs on the embedded database, the commands connect to it through its Unix socket in DATA_DIR (as
+another connection of the server's own pool); restore needs the server stopped. The CLI never listens
+on a port (no CONNECT proxy, no metrics port), whatever the environment configures.
+\`npm run cli -- <command>\` builds first (a source checkout); in a production install or the Docker image
+run the build directly: \`node dist/cli.js <command>\`.`;
 
 function required(values: Record<string, string | boolean | undefined>, name: string): string {
   const value = values[name];
@@ -52,6 +66,38 @@ class UsageError extends Error {}
 function assertStrong(strength: PasswordStrengthService, password: string): void {
   const verdict = strength.check(password);
   if (!verdict.valid) throw new UsageError(`--password is too weak: ${verdict.details}`);
+}
+
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
+  );
+  for (const row of [header, ...rows]) {
+    process.stdout.write(
+      `${row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
+  }
+}
+
+/**
+ * The database as the server opens it; when a server already holds the embedded database of DATA_DIR,
+ * its Unix socket there (owner-only, the same user): the CLI is then one more connection of the
+ * server's PGlite, which serves its pool's connections one statement at a time anyway. A server whose
+ * socket had to move to a temporary directory (DATA_DIR too long) cannot be found: stop it first.
+ */
+async function openCliDatabase(config: AppConfig): Promise<OpenDatabase> {
+  try {
+    return await openDatabase(config);
+  } catch (error) {
+    if (!(error instanceof DataDirectoryLockedError) || config.databaseUrl) throw error;
+    const socket = path.join(path.resolve(config.dataDir), '.s.PGSQL.5432');
+    if (!existsSync(socket)) throw error;
+    const url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(path.dirname(socket))}`;
+    return { url, embedded: true, close: async () => undefined };
+  }
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -71,6 +117,8 @@ async function main(argv: string[]): Promise<void> {
       output: { type: 'string' },
       input: { type: 'string' },
       force: { type: 'boolean' },
+      'no-admin': { type: 'boolean' },
+      id: { type: 'string' },
     },
     strict: true,
   });
@@ -78,7 +126,13 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const config = { ...loadConfig(), bootstrapAdminOnStart: false, logLevel: 'warn' as const };
+  // The CLI starts no listener (issue 31.12): the AI gateway's CONNECT proxy and the separate metrics
+  // port are the server's, and binding them while the server runs fails.
+  const config = {
+    ...loadConfig({ ...process.env, AI_GATEWAY_PROXY_ADDRESS: '', METRICS_PORT: '' }),
+    bootstrapAdminOnStart: false,
+    logLevel: 'warn' as const,
+  };
   // dump and restore work below the application: pg_dump/psql on a server, a file copy when embedded.
   if (command === 'dump') {
     const result = await dumpDatabase(config, required(values, 'output'));
@@ -90,7 +144,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${result}\n`);
     return;
   }
-  const database = await openDatabase(config);
+  const database = await openCliDatabase(config);
   try {
     if (command === 'migrate') {
       const dataSource = await new DataSource(
@@ -120,17 +174,72 @@ async function main(argv: string[]): Promise<void> {
           break;
         }
         case 'create-user': {
-          const password = values.password;
-          if (password) assertStrong(app.get(PasswordStrengthService), password);
+          // Without --password one is generated (as create-admin does): a user made here can sign in.
+          const generated = values.password === undefined;
+          const password = values.password ?? randomBytes(18).toString('base64url');
+          if (!generated) assertStrong(app.get(PasswordStrengthService), password);
           const user = await app.get(UsersService).create({
             username: required(values, 'username'),
             email: required(values, 'email'),
-            password: password ?? null,
-            loginType: password ? 'password' : 'none',
+            password,
+            loginType: 'password',
             isAdmin: values.admin === true,
             siteRoles: values.admin ? ['owner'] : [],
           });
           process.stdout.write(`Created user ${user.name} (id ${user.id}, uuid ${user.uuid}).\n`);
+          if (generated) process.stdout.write(`Password: ${password}\n`);
+          break;
+        }
+        case 'suspend':
+        case 'activate':
+        case 'set-admin': {
+          // Through the administration service, as the bootstrap administrator: the same policy
+          // (last administrator, own flags) and the same audit entries as the API.
+          const users = app.get(UsersService);
+          const target = await users.requireByName(required(values, 'username'));
+          const root = await users.findBootstrapAdmin();
+          if (!root) throw new UsageError('no bootstrap administrator exists to act as');
+          const change =
+            command === 'set-admin'
+              ? { admin: values['no-admin'] !== true }
+              : { active: command === 'activate' };
+          const updated = await app
+            .get(AdminUsersService)
+            .edit(
+              root,
+              target,
+              Object.assign(new EditUserOptionDto(), {
+                login_name: target.loginName,
+                source_id: 0,
+                ...change,
+              }),
+            );
+          process.stdout.write(
+            `${updated.name}: status ${updated.status}, ${updated.isAdmin ? 'site administrator' : 'not an administrator'}.\n`,
+          );
+          break;
+        }
+        case 'list-tokens': {
+          const user = await app.get(UsersService).requireByName(required(values, 'username'));
+          const rows = (await app.get(ApiTokensService).listForUser(user.id)).map((token) => [
+            token.id,
+            token.name,
+            token.loginType,
+            token.scopes.join(','),
+            token.expiresAt.toISOString(),
+            token.lastUsedAt ? token.lastUsedAt.toISOString() : '-',
+          ]);
+          printTable(['ID', 'NAME', 'LOGIN TYPE', 'SCOPES', 'EXPIRES', 'LAST USED'], rows);
+          break;
+        }
+        case 'revoke-token': {
+          const user = await app.get(UsersService).requireByName(required(values, 'username'));
+          const id = required(values, 'id');
+          const tokens = app.get(ApiTokensService);
+          const token = (await tokens.listForUser(user.id)).find((candidate) => candidate.id === id);
+          if (!token) throw new UsageError(`${user.name} has no token with id ${id}`);
+          await tokens.delete(token.id);
+          process.stdout.write(`Revoked token "${token.name}" (${token.id}) of ${user.name}.\n`);
           break;
         }
         case 'create-token': {
@@ -170,18 +279,7 @@ async function main(argv: string[]): Promise<void> {
             user.status,
             user.loginType,
           ]);
-          const header = ['ID', 'USERNAME', 'EMAIL', 'ADMIN', 'STATUS', 'LOGIN TYPE'];
-          const widths = header.map((title, column) =>
-            Math.max(title.length, ...rows.map((row) => row[column]!.length)),
-          );
-          for (const row of [header, ...rows]) {
-            process.stdout.write(
-              `${row
-                .map((cell, column) => cell.padEnd(widths[column]!))
-                .join('  ')
-                .trimEnd()}\n`,
-            );
-          }
+          printTable(['ID', 'USERNAME', 'EMAIL', 'ADMIN', 'STATUS', 'LOGIN TYPE'], rows);
           break;
         }
         case 'reset-password': {
