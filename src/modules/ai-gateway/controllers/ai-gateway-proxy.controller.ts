@@ -2,6 +2,7 @@ import { Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { RawBody } from '../../../api/body/body.decorators';
+import { jsonTooDeep } from '../../../api/body/read-body';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../../platform/errors/domain-error';
@@ -127,9 +128,11 @@ export class AiGatewayProxyController {
 
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     let parsed: unknown = undefined;
-    if (body.length > 0) {
+    const text = body.length > 0 ? body.toString('utf8') : '';
+    // A body nested deeper than the parsers allow (#31.9) is forwarded unread, like one that is not JSON.
+    if (text !== '' && !jsonTooDeep(text)) {
       try {
-        parsed = JSON.parse(body.toString('utf8'));
+        parsed = JSON.parse(text);
       } catch {
         parsed = undefined; // forwarded as it is; the provider answers
       }
