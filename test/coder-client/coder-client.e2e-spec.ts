@@ -3,6 +3,7 @@ import { waitFor } from '../helpers/provisioner-process';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { WatchClient } from '../notifications/helpers';
 import { coderClient, type Json } from '../workspaces/helpers';
+import { loadResponseSchemas, ResponseRecorder } from './response-schemas';
 
 /**
  * Coder's own front-end client (site/src/api/api.ts) on the workspace, template, group and agent-chat
@@ -17,7 +18,8 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
   let key: string;
   let templateId: string;
   let versionId: string;
-  const client = coderClient(() => t.url!);
+  const recorder = new ResponseRecorder();
+  const client = coderClient(() => t.url!, recorder);
   const { api, json } = client;
   const daemon = (route: string, body: unknown) =>
     fetch(`${t.url}/api/v2/provisionerdaemons/jobs/${route}`, {
@@ -394,5 +396,13 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
         400,
       );
     });
+  });
+
+  // Last: every Coder JSON answer above against the response schema the OpenAPI document states.
+  it('every recorded Coder response satisfies its OpenAPI response schema (33 acceptance)', async () => {
+    const schemas = await loadResponseSchemas(t.url!);
+    const { failures, checked } = schemas.check(recorder.responses);
+    expect(checked).toBeGreaterThan(20);
+    expect(failures).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { SecretBox } from '../../src/platform/crypto/secret-box';
 import type { TestApp } from '../helpers/test-app';
+import type { ResponseRecorder } from '../coder-client/response-schemas';
 import { type ProvisionerProcess, startProvisioner, waitFor } from '../helpers/provisioner-process';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON of the Coder API, read field by field
@@ -8,14 +9,25 @@ export type Json = any;
 
 export const EMBEDDED = process.env.DATABASE_EMBEDDED === 'true';
 
-/** A small client of the Coder dialect for one base URL. */
-export function coderClient(base: () => string) {
-  const api = (
+/** A small client of the Coder dialect for one base URL; `recorder` keeps its JSON answers for the schema check. */
+export function coderClient(base: () => string, recorder?: ResponseRecorder) {
+  const api = async (
     token: string,
     method: string,
     route: string,
     body?: unknown,
     headers: Record<string, string> = {},
+  ) => {
+    const response = await send(token, method, route, body, headers);
+    await recorder?.record(method, base() + route, response);
+    return response;
+  };
+  const send = (
+    token: string,
+    method: string,
+    route: string,
+    body: unknown,
+    headers: Record<string, string>,
   ) =>
     fetch(base() + route, {
       method,

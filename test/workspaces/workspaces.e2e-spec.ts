@@ -108,7 +108,7 @@ describe('workspaces with a real provisioner and agent', () => {
       201,
     );
     expect(version.job.type).toBe('template_version_import');
-    expect(version.job.metadata.workspace_build_transition).toBe('');
+    expect(version.job.metadata).not.toHaveProperty('workspace_build_transition');
     await waitFor(
       async () => {
         const current = await json<Json>(

@@ -60,14 +60,15 @@ export function presentJob(job: JobRow, metadata: JobMetadata, queue?: { positio
     available_workers: [],
     metadata: {
       template_version_name: metadata.template_version_name,
-      template_id: metadata.template_id,
+      // uuid.UUID in Go: the zero uuid for an import of a version that is not part of a template yet.
+      template_id: metadata.template_id || '00000000-0000-0000-0000-000000000000',
       template_name: metadata.template_name,
       template_display_name: metadata.template_display_name,
       template_icon: metadata.template_icon,
       workspace_id: metadata.workspace_id,
       workspace_name: metadata.workspace_name,
-      // Coder: start/stop/delete for build jobs, empty for the others (spec 2, table C).
-      workspace_build_transition: metadata.workspace_build_transition ?? '',
+      // Coder: start/stop/delete for build jobs; `omitempty`, so absent for the others (issue 33.12).
+      workspace_build_transition: metadata.workspace_build_transition || undefined,
     },
     logs_overflowed: false,
   };

@@ -237,7 +237,7 @@ export class ProvisionersController {
           template_icon: row.template_icon ?? '',
           workspace_id: row.workspace_id ?? undefined,
           workspace_name: row.workspace_name ?? undefined,
-          workspace_build_transition: row.transition ?? '',
+          workspace_build_transition: row.transition ?? undefined,
         }) as unknown as ProvisionerJobDto,
     );
   }

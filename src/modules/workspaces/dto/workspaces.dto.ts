@@ -141,8 +141,8 @@ export class ProvisionerJobMetadataDto {
   @ApiProperty() template_icon: string;
   @ApiPropertyOptional({ format: 'uuid' }) workspace_id?: string;
   @ApiPropertyOptional() workspace_name?: string;
-  @ApiProperty({ enum: ['start', 'stop', 'delete', ''], description: 'empty for jobs that are not builds' })
-  workspace_build_transition: string;
+  @ApiPropertyOptional({ enum: ['start', 'stop', 'delete'], description: 'absent for jobs that are not builds' })
+  workspace_build_transition?: string;
 }
 
 export class ProvisionerJobDto {
