@@ -70,7 +70,8 @@ function configureApp(app: NestExpressApplication): () => void {
   // Requests are observed only when metrics are served (the observation costs ~10 % of a cached read).
   const metrics = app.get(MetricsService);
   if (metrics.enabled) app.use(metrics.middleware);
-  // Request bodies are read per route, as the route declares (src/api/body, RequestBodyGuard); only the
+  // Request bodies are read per route, as the route declares, after the rate limit and authentication
+  // (src/api/body, RequestBodyGuard; guard order in app.module.ts); only the
   // URL is checked here, before routing, so its failures take the dialect of the path.
   const config = app.get<AppConfig>(APP_CONFIG);
   app.use(rejectNulBytes((error, req, res) => sendError(dialectOfPath(req.path), error, req, res, config)));
