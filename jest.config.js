@@ -1,4 +1,4 @@
-/** Jest: @swc/jest transpiles TypeScript and Nest's ESM packages; PGlite starts once in globalSetup. */
+/** Jest: @swc/jest transpiles TypeScript and Nest's ESM packages; without DATABASE_URL each e2e file gets its own PGlite. */
 const swc = [
   '@swc/jest',
   {
@@ -26,12 +26,12 @@ module.exports = {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      globalSetup: '<rootDir>/test/helpers/global-setup.ts',
-      globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+      // DATABASE_URL, or a fresh embedded PGlite per test file (test/helpers/database-environment.ts).
+      testEnvironment: '<rootDir>/test/helpers/database-environment.ts',
     },
   ],
   testTimeout: 60000,
   reporters: ['default', '<rootDir>/test/helpers/summary-reporter.js'],
-  // One worker: the embedded test database has a single shared session (one schema at a time).
+  // One worker: the e2e files start servers, git and child processes; two cores run them best one at a time.
   maxWorkers: 1,
 };

@@ -113,7 +113,7 @@ export function restrictToOwner(root: string): void {
 /**
  * `directory` (DATA_DIR/pglite): the server's persistent database, served on a Unix socket only.
  * `undefined`: an in-memory database on a loopback port, for the test and benchmark harnesses only
- * (test/helpers/global-setup.ts, bench/): it holds nothing but their fixtures, and their child
+ * (test/helpers/database-environment.ts, bench/): it holds nothing but their fixtures, and their child
  * processes connect to it by URL. No production path starts one (openDatabase always passes DATA_DIR).
  */
 export async function startEmbeddedPostgres(
