@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import rangeParser from 'range-parser';
 import { pipeline } from 'node:stream/promises';
 import type { BlobStore, ByteRange } from '../../platform/storage/blob-store';
 import { RangeNotSatisfiableError } from '../../platform/storage/range';
@@ -13,17 +14,11 @@ export function parseRange(
   size: number,
 ): ByteRange | undefined | 'unsatisfiable' {
   if (!header) return undefined;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match || (match[1] === '' && match[2] === '')) return undefined;
-  if (match[1] === '') {
-    const suffix = Number(match[2]);
-    if (suffix === 0) return 'unsatisfiable';
-    return { start: Math.max(size - suffix, 0), end: size - 1 };
-  }
-  const start = Number(match[1]);
-  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-  if (!Number.isSafeInteger(start) || start >= size || end < start) return 'unsatisfiable';
-  return { start, end };
+  const ranges = rangeParser(size, header.trim(), { combine: true });
+  if (ranges === -2) return undefined; // malformed: served whole
+  if (ranges === -1) return 'unsatisfiable';
+  if (ranges.type !== 'bytes' || ranges.length !== 1) return undefined;
+  return { start: ranges[0]!.start, end: ranges[0]!.end };
 }
 
 export interface BlobDownload {

@@ -1,20 +1,12 @@
+import { parse } from 'cookie';
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
 
+/** Cookies of an upgrade request, parsed by `cookie` (what cookie-parser uses for HTTP requests). */
 function parseCookies(header: string | undefined): Record<string, string> {
   const cookies: Record<string, string> = {};
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq === -1) continue;
-    const name = part.slice(0, eq).trim();
-    if (!name || name in cookies) continue;
-    let value = part.slice(eq + 1).trim();
-    if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-    try {
-      cookies[name] = decodeURIComponent(value);
-    } catch {
-      cookies[name] = value;
-    }
+  for (const [name, value] of Object.entries(parse(header ?? ''))) {
+    if (value !== undefined) cookies[name] = value;
   }
   return cookies;
 }
