@@ -174,10 +174,17 @@ describe('credentials and the three dialects', () => {
 
     it('malformed JSON body → 400 "Request body must be valid JSON."', async () => {
       // Bodies are read per route (src/api/body): a route that exists, as a body on a route that does
-      // not is never read (404, as Coder's router answers).
+      // not is never read (404, as Coder's router answers); and only once the caller is authenticated.
+      const anonymous = await t
+        .http()
+        .post('/api/v2/users/me/keys/tokens')
+        .set('Content-Type', 'application/json')
+        .send('{bad');
+      expect(anonymous.status).toBe(401);
       const res = await t
         .http()
         .post('/api/v2/users/me/keys/tokens')
+        .set('Service-Session-Token', alice.token)
         .set('Content-Type', 'application/json')
         .send('{bad');
       expect(res.status).toBe(400);
