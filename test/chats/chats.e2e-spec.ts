@@ -3,6 +3,7 @@ import { ChatRetentionService } from '../../src/modules/chats/chat-retention.ser
 import { chatFromRow, ChatsService } from '../../src/modules/chats/chats.service';
 import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
+import { loadResponseSchemas, ResponseRecorder } from '../coder-client/response-schemas';
 import { coderClient, type Json } from '../workspaces/helpers';
 
 /** A real 1×1 PNG (signature, IHDR, IDAT, IEND). */
@@ -65,7 +66,8 @@ describe('chats (issue 19): model configurations, chats, archive, cost, files, r
   let freeConfigId: string;
   let unpricedConfigId: string;
   let orgId: string;
-  const client = coderClient(() => t.url!);
+  const recorder = new ResponseRecorder();
+  const client = coderClient(() => t.url!, recorder);
   const { api, json } = client;
   const text = (value: string) => [{ type: 'text', text: value }];
   const newChat = async (token: string, body: Record<string, unknown>) =>
@@ -600,5 +602,12 @@ describe('chats (issue 19): model configurations, chats, archive, cost, files, r
       409,
     );
     expect(inUse.message).toBe('Model config is in use by chats.');
+  });
+
+  // Last: the Coder JSON answers above against the OpenAPI response schemas (issue 33 acceptance).
+  it('every recorded Coder response satisfies its OpenAPI response schema', async () => {
+    const { failures, checked } = (await loadResponseSchemas(t.url!)).check(recorder.responses);
+    expect(checked).toBeGreaterThan(20);
+    expect(failures).toEqual([]);
   });
 });

@@ -376,6 +376,84 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
       );
     });
 
+    it("model configurations take Coder's nested model_config.cost and answer Coder's fields; getChatModels (33.8)", async () => {
+      const created = await json(
+        await api(admin.token, 'POST', '/api/experimental/chats/model-configs', {
+          provider: 'openai-main',
+          model: 'gpt-4.1',
+          display_name: 'GPT-4.1',
+          model_config: {
+            cost: {
+              input_price_per_million_tokens: '2',
+              output_price_per_million_tokens: '8',
+              cache_read_price_per_million_tokens: '0.5',
+            },
+          },
+        }),
+        201,
+      );
+      expect(created).toMatchObject({
+        enabled: true,
+        is_default: false,
+        context_limit: 0,
+        compression_threshold: 0,
+        input_price_per_million_tokens: '2',
+        model_config: {
+          cost: {
+            input_price_per_million_tokens: '2',
+            output_price_per_million_tokens: '8',
+            cache_read_price_per_million_tokens: '0.5',
+            cache_write_price_per_million_tokens: null,
+          },
+        },
+      });
+      expect(created.updated_at).toEqual(expect.any(String));
+      const updated = await json(
+        await api(admin.token, 'PATCH', `/api/experimental/chats/model-configs/${created.id}`, {
+          model_config: {
+            cost: { output_price_per_million_tokens: '10', cache_read_price_per_million_tokens: null },
+          },
+        }),
+        200,
+      );
+      expect(updated.model_config.cost).toEqual({
+        input_price_per_million_tokens: '2',
+        output_price_per_million_tokens: '10',
+        cache_read_price_per_million_tokens: null,
+        cache_write_price_per_million_tokens: null,
+      });
+      await json(
+        await api(admin.token, 'PATCH', `/api/experimental/chats/model-configs/${created.id}`, {
+          model_config: { cost: { output_price_per_million_tokens: true } },
+        }),
+        400,
+      );
+      const models = await json(await api(alice.token, 'GET', '/api/experimental/chats/models'), 200);
+      expect(models.providers).toEqual([
+        expect.objectContaining({
+          provider: 'openai-main',
+          available: true,
+          models: expect.arrayContaining([
+            { id: created.id, provider: 'openai-main', model: 'gpt-4.1', display_name: 'GPT-4.1' },
+          ]),
+        }),
+      ]);
+    });
+
+    it('the Chat JSON carries last_error (null, or why it failed), children and last_turn_summary (33.9)', async () => {
+      const fresh = await json(await api(alice.token, 'GET', `/api/experimental/chats/${chatId}`), 200);
+      expect(fresh).toMatchObject({ last_error: null, children: [], last_turn_summary: null });
+      await t.dataSource.query(
+        `UPDATE chats SET status = 'error', last_error = 'provider said no' WHERE id = $1`,
+        [chatId],
+      );
+      const failed = await json(await api(alice.token, 'GET', `/api/experimental/chats/${chatId}`), 200);
+      expect(failed.last_error).toEqual({ kind: 'generic', message: 'provider said no' });
+      await t.dataSource.query(`UPDATE chats SET status = 'waiting', last_error = NULL WHERE id = $1`, [
+        chatId,
+      ]);
+    });
+
     it('PATCH {archived} archives and unarchives as the chat UI does (33.4)', async () => {
       const archived = await json(
         await api(alice.token, 'PATCH', `/api/experimental/chats/${chatId}`, { archived: true }),

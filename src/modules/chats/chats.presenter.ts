@@ -26,6 +26,11 @@ export function presentChat(chat: Chat, owner?: { name: string; full_name: strin
     has_unread: false,
     client_type: chat.clientType,
     warnings: [],
+    // Go's `*ChatError`: null unless the chat failed; the runner's text with the generic kind.
+    last_error: chat.lastError ? { kind: 'generic', message: chat.lastError } : null,
+    // Coder nests subagent chats under their root in its list; devplane lists them flat (parent_chat_id).
+    children: [],
+    last_turn_summary: null,
     created_at: new Date(chat.createdAt).toISOString(),
     updated_at: new Date(chat.updatedAt).toISOString(),
   };
@@ -70,7 +75,22 @@ export function presentModelConfig(config: ChatModelConfig) {
     output_price_per_million_tokens: price(config.outputPriceMicros),
     cache_read_price_per_million_tokens: price(config.cacheReadPriceMicros),
     cache_write_price_per_million_tokens: price(config.cacheWritePriceMicros),
+    // Coder's ChatModelConfig: every configuration is enabled and none is the default in devplane
+    // (the chat names its configuration); no context limit or compression is modelled.
+    enabled: true,
+    is_default: false,
+    context_limit: 0,
+    compression_threshold: 0,
+    model_config: {
+      cost: {
+        input_price_per_million_tokens: price(config.inputPriceMicros),
+        output_price_per_million_tokens: price(config.outputPriceMicros),
+        cache_read_price_per_million_tokens: price(config.cacheReadPriceMicros),
+        cache_write_price_per_million_tokens: price(config.cacheWritePriceMicros),
+      },
+    },
     created_at: new Date(config.createdAt).toISOString(),
+    updated_at: new Date(config.updatedAt).toISOString(),
   };
 }
 

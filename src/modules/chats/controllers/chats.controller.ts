@@ -42,7 +42,12 @@ import {
   UpdateChatModelConfigRequestDto,
   UpdateChatRequestDto,
 } from '../dto/chats.dto';
-import { ChatMessagesResponseDto, CreateChatMessageResponseDto } from '../dto/chat-responses.dto';
+import {
+  ChatDto,
+  ChatMessagesResponseDto,
+  ChatModelsResponseDto,
+  CreateChatMessageResponseDto,
+} from '../dto/chat-responses.dto';
 import type { Chat } from '../entities/chat.entity';
 
 const ERROR = { type: CoderResponseDto };
@@ -111,6 +116,29 @@ export class ChatsController {
   @ApiOkResponse(JSON_LIST)
   async modelConfigs() {
     return (await this.chats.modelConfigs()).map(presentModelConfig);
+  }
+
+  @Get('models')
+  @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+  @ApiOperation({ summary: "The models chats may use, by AI gateway provider (Coder's getChatModels)" })
+  @ApiOkResponse({ type: ChatModelsResponseDto })
+  async models(): Promise<ChatModelsResponseDto> {
+    const byProvider = new Map<string, ChatModelsResponseDto['providers'][number]>();
+    for (const config of await this.chats.modelConfigs()) {
+      const entry = byProvider.get(config.provider) ?? {
+        provider: config.provider,
+        available: true,
+        models: [],
+      };
+      entry.models.push({
+        id: config.id,
+        provider: config.provider,
+        model: config.model,
+        display_name: config.displayName,
+      });
+      byProvider.set(config.provider, entry);
+    }
+    return { providers: [...byProvider.values()] };
   }
 
   @Post('model-configs')
@@ -312,7 +340,7 @@ export class ChatsController {
   @Get()
   @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
   @ApiOperation({ summary: 'Your chats (archived ones only with archived:true)' })
-  @ApiOkResponse(JSON_LIST)
+  @ApiOkResponse({ type: [ChatDto] })
   @ApiResponse({ status: 400, ...ERROR })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ChatListQueryDto) {
     const terms = searchTerms(query.q ?? '', () => ({ key: 'search' }));
@@ -346,7 +374,7 @@ export class ChatsController {
     summary:
       'Create a chat with its first message (optionally in a workspace, or as a subagent chat of another)',
   })
-  @ApiCreatedResponse(JSON_OBJECT)
+  @ApiCreatedResponse({ type: ChatDto })
   @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 403, ...ERROR })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateChatRequestDto) {
@@ -365,7 +393,7 @@ export class ChatsController {
   @Get(':chat')
   @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
   @ApiOperation({ summary: 'Get a chat' })
-  @ApiOkResponse(JSON_OBJECT)
+  @ApiOkResponse({ type: ChatDto })
   @ApiResponse({ status: 404, ...ERROR })
   async get(@CurrentPrincipal() principal: Principal, @Param('chat') id: string) {
     return this.present(await this.chats.requireChat(principal, id));
@@ -432,7 +460,7 @@ export class ChatsController {
   @ApiOperation({
     summary: 'Update a chat: `archived` true archives it and its descendants, false unarchives it (Coder UI)',
   })
-  @ApiOkResponse(JSON_OBJECT)
+  @ApiOkResponse({ type: ChatDto })
   @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
@@ -499,12 +527,32 @@ export class ChatsController {
   }
 }
 
-/** The four prices of a model configuration body, by kind (absent stays absent). */
+/**
+ * The four prices of a model configuration body, by kind (absent stays absent): Coder's nested
+ * `model_config.cost` (decimal strings; null = not priced) wins over devplane's flat fields.
+ */
 function pricesOf(body: UpdateChatModelConfigRequestDto): Record<PriceKind, string | undefined> {
+  const cost = body.model_config?.cost;
+  if (cost !== undefined && (typeof cost !== 'object' || cost === null || Array.isArray(cost)))
+    throw new InvalidError('Validation failed.', {
+      fields: [{ field: 'model_config.cost', detail: 'must be an object' }],
+    });
+  const nested = (kind: PriceKind): string | undefined => {
+    const field = `${kind}_price_per_million_tokens` as const;
+    const value = (cost as Record<string, unknown> | undefined)?.[field];
+    if (value === undefined) return undefined;
+    if (value === null) return '';
+    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+    if (typeof value !== 'string')
+      throw new InvalidError('Validation failed.', {
+        fields: [{ field: `model_config.cost.${field}`, detail: 'must be a decimal string' }],
+      });
+    return value;
+  };
   return {
-    input: body.input_price_per_million_tokens,
-    output: body.output_price_per_million_tokens,
-    cache_read: body.cache_read_price_per_million_tokens,
-    cache_write: body.cache_write_price_per_million_tokens,
+    input: nested('input') ?? body.input_price_per_million_tokens,
+    output: nested('output') ?? body.output_price_per_million_tokens,
+    cache_read: nested('cache_read') ?? body.cache_read_price_per_million_tokens,
+    cache_write: nested('cache_write') ?? body.cache_write_price_per_million_tokens,
   };
 }

@@ -44,3 +44,83 @@ export class CreateChatMessageResponseDto {
   @ApiPropertyOptional({ type: ChatQueuedMessageDto }) queued_message?: ChatQueuedMessageDto;
   @ApiProperty() queued: boolean;
 }
+
+export class ChatModelDto {
+  @ApiProperty({ format: 'uuid', description: 'the model configuration' }) id: string;
+  @ApiProperty() provider: string;
+  @ApiProperty() model: string;
+  @ApiProperty() display_name: string;
+}
+
+export class ChatModelProviderDto {
+  @ApiProperty() provider: string;
+  @ApiProperty() available: boolean;
+  @ApiPropertyOptional() unavailable_reason?: string;
+  @ApiProperty({ type: [ChatModelDto] }) models: ChatModelDto[];
+}
+
+export class ChatModelsResponseDto {
+  @ApiProperty({ type: [ChatModelProviderDto] }) providers: ChatModelProviderDto[];
+}
+
+const CHAT_ERROR_KINDS = [
+  'generic',
+  'overloaded',
+  'rate_limit',
+  'timeout',
+  'stream_silence_timeout',
+  'auth',
+  'config',
+  'usage_limit',
+  'missing_key',
+  'provider_disabled',
+  'content_filter',
+  'hook_dispatch_failed',
+  'hook_denied',
+];
+
+export class ChatErrorDto {
+  @ApiProperty({ enum: CHAT_ERROR_KINDS }) kind: string;
+  @ApiProperty() message: string;
+}
+
+/** codersdk.Chat as devplane serves it. */
+export class ChatDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) organization_id: string;
+  @ApiProperty({ format: 'uuid' }) owner_id: string;
+  @ApiProperty() owner_username: string;
+  @ApiProperty() owner_name: string;
+  @ApiPropertyOptional({ format: 'uuid' }) workspace_id?: string;
+  @ApiPropertyOptional({ format: 'uuid' }) parent_chat_id?: string;
+  @ApiPropertyOptional({ format: 'uuid' }) root_chat_id?: string;
+  @ApiProperty({ format: 'uuid' }) last_model_config_id: string;
+  @ApiProperty() title: string;
+  @ApiProperty({
+    enum: [
+      'waiting',
+      'pending',
+      'running',
+      'paused',
+      'completed',
+      'error',
+      'requires_action',
+      'interrupting',
+    ],
+  })
+  status: string;
+  @ApiProperty() archived: boolean;
+  @ApiProperty() shared: boolean;
+  @ApiProperty() pin_order: number;
+  @ApiProperty({ type: [String] }) mcp_server_ids: string[];
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) labels: Record<string, string>;
+  @ApiProperty() has_unread: boolean;
+  @ApiProperty({ enum: ['ui', 'api'] }) client_type: string;
+  @ApiProperty({ type: [String] }) warnings: string[];
+  @ApiProperty({ type: ChatErrorDto, nullable: true }) last_error: ChatErrorDto | null;
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true } })
+  children: Record<string, unknown>[];
+  @ApiProperty({ type: String, nullable: true }) last_turn_summary: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}

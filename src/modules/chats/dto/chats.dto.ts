@@ -30,6 +30,19 @@ export class CreateChatMessageRequestDto {
   @ApiProperty({ type: [ChatInputPartDto] }) @GoType('[]ChatInputPart') content: ChatInputPartDto[];
 }
 
+/** Coder's ChatModelCallConfig cost block: decimal strings, dollars per million tokens. */
+export class ChatModelCostDto {
+  @ApiPropertyOptional({ type: String, nullable: true }) input_price_per_million_tokens?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) output_price_per_million_tokens?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) cache_read_price_per_million_tokens?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) cache_write_price_per_million_tokens?: string | null;
+}
+
+/** Coder's ChatModelCallConfig (devplane reads its `cost`). */
+export class ChatModelCallConfigDto {
+  @ApiPropertyOptional({ type: ChatModelCostDto }) cost?: ChatModelCostDto;
+}
+
 @GoStruct('CreateChatModelConfigRequest', { absentBody: 'eof' })
 export class CreateChatModelConfigRequestDto {
   @ApiProperty({ description: 'an AI gateway provider name' })
@@ -46,6 +59,12 @@ export class CreateChatModelConfigRequestDto {
   @ApiPropertyOptional() @GoType('string') output_price_per_million_tokens?: string;
   @ApiPropertyOptional() @GoType('string') cache_read_price_per_million_tokens?: string;
   @ApiPropertyOptional() @GoType('string') cache_write_price_per_million_tokens?: string;
+  @ApiPropertyOptional({
+    type: ChatModelCallConfigDto,
+    description: "Coder's shape: prices in model_config.cost (they win over the flat fields)",
+  })
+  @GoType('object')
+  model_config?: ChatModelCallConfigDto;
 }
 
 export class UpdateChatModelConfigRequestDto {
@@ -60,6 +79,12 @@ export class UpdateChatModelConfigRequestDto {
   @ApiPropertyOptional() @GoType('string') output_price_per_million_tokens?: string;
   @ApiPropertyOptional() @GoType('string') cache_read_price_per_million_tokens?: string;
   @ApiPropertyOptional() @GoType('string') cache_write_price_per_million_tokens?: string;
+  @ApiPropertyOptional({
+    type: ChatModelCallConfigDto,
+    description: "Coder's shape: prices in model_config.cost (they win over the flat fields)",
+  })
+  @GoType('object')
+  model_config?: ChatModelCallConfigDto;
 }
 
 export class ChatListQueryDto {
