@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { embeddedSocketDirectory } from '../../src/platform/database/embedded-postgres';
 import { listeningTcpPorts, listeningUnixSockets, type MainProcess, startMain } from './helpers/server-main';
 
 jest.setTimeout(240_000);
@@ -48,6 +49,8 @@ describe('security 31.7: the embedded database never listens on TCP', () => {
     expect(socketDir.startsWith(os.tmpdir())).toBe(true);
     expect(statSync(socketDir).mode & 0o777).toBe(0o700);
     expect(statSync(sockets[0]!).mode & 0o777).toBe(0o600);
+    // Other processes of the owner (the admin CLI) find it through DATA_DIR.
+    expect(embeddedSocketDirectory(dataDir)).toBe(socketDir);
 
     // The server works on it, and the database answers on that socket (the owner's only way in).
     const res = await fetch(`${server.url}/api/v1/user`, {
@@ -64,6 +67,7 @@ describe('security 31.7: the embedded database never listens on TCP', () => {
     await server.stop('SIGTERM');
     server = undefined;
     expect(existsSync(socketDir)).toBe(false); // removed with the database
+    expect(embeddedSocketDirectory(dataDir)).toBeUndefined();
   });
 
   it('no short directory for the socket either: the start stops with one line naming DATA_DIR and TMPDIR', async () => {

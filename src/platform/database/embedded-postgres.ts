@@ -57,6 +57,8 @@ function acquireLock(lockPath: string): () => void {
  */
 const MAX_SOCKET_PATH_BYTES = 103;
 const SOCKET_NAME = '.s.PGSQL.5432';
+/** DATA_DIR/pglite.socket-dir: where the socket is when it is not in DATA_DIR. */
+const SOCKET_RECORD = 'pglite.socket-dir';
 
 function socketFits(directory: string): boolean {
   return Buffer.byteLength(path.join(directory, SOCKET_NAME)) <= MAX_SOCKET_PATH_BYTES;
@@ -70,6 +72,8 @@ function socketFits(directory: string): boolean {
  * stops with one line naming what to shorten.
  */
 function socketDirectory(dataDir: string): { directory: string; remove: () => void } {
+  const record = path.join(dataDir, SOCKET_RECORD);
+  fs.rmSync(record, { force: true }); // a dead process's (the data directory lock is ours)
   if (socketFits(dataDir)) return { directory: dataDir, remove: () => undefined };
   const tmp = os.tmpdir();
   // mkdtemp's six random characters: the final directory is as long as this probe.
@@ -87,7 +91,40 @@ function socketDirectory(dataDir: string): { directory: string; remove: () => vo
     fs.rmSync(directory, { recursive: true, force: true });
     throw new ConfigError('TMPDIR', `gave ${directory}, which is not a private directory of this user`);
   }
-  return { directory, remove: () => fs.rmSync(directory, { recursive: true, force: true }) };
+  // Recorded in DATA_DIR for other processes of the owner (the admin CLI beside a running server).
+  fs.writeFileSync(record, `${directory}\n`, { mode: 0o600 });
+  return {
+    directory,
+    remove: () => {
+      fs.rmSync(record, { force: true });
+      fs.rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The directory of the running embedded database's socket for `dataDir` (DATA_DIR), or undefined
+ * when no server runs on it: DATA_DIR itself, or the private temporary directory recorded in
+ * `DATA_DIR/pglite.socket-dir` when DATA_DIR is too long. Connect with
+ * `postgres://postgres@localhost/postgres?host=<directory>`.
+ */
+export function embeddedSocketDirectory(dataDir: string): string | undefined {
+  const root = path.resolve(dataDir);
+  if (fs.existsSync(path.join(root, SOCKET_NAME))) return root;
+  let recorded: string;
+  try {
+    recorded = fs.readFileSync(path.join(root, SOCKET_RECORD), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fs.lstatSync(recorded);
+    // Only a private directory of this user: a record pointing elsewhere is not followed.
+    if (!stat.isDirectory() || (stat.mode & 0o077) !== 0 || stat.uid !== process.getuid?.()) return undefined;
+    return fs.existsSync(path.join(recorded, SOCKET_NAME)) ? recorded : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
