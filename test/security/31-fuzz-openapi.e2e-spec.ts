@@ -89,7 +89,7 @@ describe('#31 fuzz: every OpenAPI operation with deep, huge, compressed and garb
     {
       name: 'deflate huge binary',
       headers: { 'Content-Type': 'application/octet-stream', 'Content-Encoding': 'deflate' },
-      body: deflateSync(Buffer.alloc(40 * 1024 * 1024)),
+      body: deflateSync(Buffer.alloc(8 * 1024 * 1024)),
     },
     {
       name: 'not gzip',
@@ -194,7 +194,7 @@ describe('#31 fuzz: every OpenAPI operation with deep, huge, compressed and garb
     const outcomes: Outcome[] = [];
     let next = 0;
     await Promise.all(
-      Array.from({ length: 6 }, async () => {
+      Array.from({ length: 8 }, async () => {
         while (next < jobs.length) outcomes.push(await jobs[next++]());
       }),
     );
