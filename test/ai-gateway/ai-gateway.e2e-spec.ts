@@ -339,6 +339,49 @@ describe('AI gateway', () => {
     expect(JSON.stringify(all.body)).not.toContain(OWN_KEY);
   });
 
+  it("BYOK as Coder's AI Bridge does it: the devplane token in the governance header, the user's key in the provider's own header (issue 33.10)", async () => {
+    // An unmodified OpenAI SDK: Authorization carries the user's key.
+    const openaiSdk = await fetch(`${base}/api/v2/aigateway/openai-main/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'X-Service-AI-Governance-Token': alice.token,
+        Authorization: `Bearer ${OWN_KEY}`,
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({ model: 'gpt-governed', messages: [{ role: 'user', content: 'mine' }] }),
+    });
+    expect(openaiSdk.status).toBe(200);
+    expect(openai.seen.at(-1)!.headers.authorization).toBe(`Bearer ${OWN_KEY}`);
+    const [record] = await interceptions('model:gpt-governed', 1);
+    expect(record).toMatchObject({
+      credential_kind: 'byok',
+      initiator: expect.objectContaining({ username: 'aialice' }),
+    });
+    // Claude Code / the Anthropic SDK: x-api-key carries the user's key.
+    const anthropicSdk = await fetch(`${base}/api/v2/aigateway/claude/v1/messages`, {
+      method: 'POST',
+      headers: {
+        'X-Service-AI-Governance-Token': alice.token,
+        'x-api-key': OWN_KEY,
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({
+        model: 'claude-governed',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    });
+    expect(anthropicSdk.status).toBe(200);
+    expect(anthropic.seen.at(-1)!.headers['x-api-key']).toBe(OWN_KEY);
+    // A bad governance token is 401 whatever the provider key.
+    const bad = await fetch(`${base}/api/v2/aigateway/openai-main/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'X-Service-AI-Governance-Token': 'nope', Authorization: `Bearer ${OWN_KEY}` },
+      body: '{}',
+    });
+    expect(bad.status).toBe(401);
+  });
+
   it('provider errors reach the client unchanged and are recorded', async () => {
     openai.script.push({ error: { status: 429, type: 'rate_limit_error', message: 'slow down' } });
     const res = await call('openai-main', '/v1/chat/completions', {

@@ -7,6 +7,7 @@ import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../../platform/errors/domain-error';
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
+import { AI_GOVERNANCE_HEADER } from '../../auth/strategies/presented-credential';
 import type { Principal } from '../../auth/principal';
 import { AI_GATEWAY_CONFIG, type AiGatewayConfig } from '../ai-gateway.config';
 import { AiProvidersService } from '../ai-providers.service';
@@ -24,6 +25,21 @@ import { providerApiPath, upstreamUrl } from '../wire/upstream-url';
 
 /** Header of a user's own provider key (BYOK mode). */
 export const BYOK_HEADER = 'x-ai-gateway-provider-key';
+/**
+ * The user's own provider key (BYOK): `X-AI-Gateway-Provider-Key`, or, when the devplane token came in
+ * the governance header (Coder's AI Bridge convention), the provider's standard header as unmodified
+ * SDKs send it (`Authorization: Bearer` for OpenAI, `x-api-key` or Bearer for Anthropic).
+ */
+function userProviderKey(req: Request, type: string): string | undefined {
+  const explicit = req.headers[BYOK_HEADER];
+  if (typeof explicit === 'string' && explicit !== '') return explicit;
+  if (typeof req.headers[AI_GOVERNANCE_HEADER] !== 'string') return undefined;
+  const apiKey = req.headers['x-api-key'];
+  if (type === 'anthropic' && typeof apiKey === 'string' && apiKey !== '') return apiKey;
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+  return bearer?.[1];
+}
+
 /** Header of the client's session key (at most 256 characters). */
 export const SESSION_HEADER = 'x-ai-gateway-session-id';
 const BODY_LIMIT = 32 * 1024 * 1024;
@@ -106,7 +122,7 @@ export class AiGatewayProxyController {
     const clientSessionId = typeof sessionHeader === 'string' && sessionHeader !== '' ? sessionHeader : null;
     if (clientSessionId !== null && clientSessionId.length > 256)
       throw new BadRequestError('The session id must be at most 256 characters.', { code: 'AI_SESSION_ID' });
-    const ownKey = req.headers[BYOK_HEADER];
+    const ownKey = userProviderKey(req, provider.type);
     let key: string | null;
     let credentialKind: 'centralized' | 'byok';
     if (typeof ownKey === 'string' && ownKey !== '') {

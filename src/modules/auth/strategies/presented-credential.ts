@@ -7,6 +7,8 @@ import { SESSION_COOKIE, SESSION_HEADER } from '../../../platform/http/credentia
 
 export { SESSION_COOKIE, SESSION_HEADER };
 export const PROVISIONER_KEY_HEADER = 'service-provisioner-key';
+/** The devplane token on AI gateway requests whose Authorization carries the user's provider key. */
+export const AI_GOVERNANCE_HEADER = 'x-service-ai-governance-token';
 
 /** The strategies, in the order the AuthGuard runs them (passport tries the next one on `fail`). */
 export const STRATEGY_ORDER = [
@@ -54,6 +56,11 @@ function parse(req: Request): PresentedCredential | null {
     if (AGENT_TOKEN.test(token)) return { strategy: 'agent-token', source: 'agent_token', token };
     return { strategy: 'session-header', source: 'session_header', token };
   }
+  // The AI gateway's BYOK convention (Coder's AI Bridge `X-Coder-AI-Governance-Token`): the devplane
+  // token in this header leaves Authorization / x-api-key to the user's own provider key.
+  const governance = firstString(req.headers[AI_GOVERNANCE_HEADER]);
+  if (governance && /^\/api\/v2\/(aigateway|ai-gateway)\//.test(req.originalUrl ?? req.url ?? ''))
+    return { strategy: 'session-header', source: 'session_header', token: governance.trim() };
   const authorization = firstString(req.headers.authorization);
   if (authorization) {
     const [scheme = '', value = '', ...rest] = authorization.trim().split(/\s+/);
