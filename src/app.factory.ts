@@ -17,6 +17,7 @@ import { RealtimeWsAdapter } from './platform/realtime/realtime-ws.adapter';
 import type { DatabaseRuntime } from './platform/database/database-runtime';
 import { trustProxySetting } from './platform/http/trusted-proxies';
 import { indexRoutes } from './platform/http/route-index';
+import { apiSwaggerRedirect, changePasswordPage, landingPage } from './platform/http/landing-page';
 import { AppLogger } from './platform/logging/app-logger';
 import { HttpRequestLogger } from './platform/logging/logging.module';
 
@@ -76,6 +77,11 @@ function configureApp(app: NestExpressApplication): () => void {
   const config = app.get<AppConfig>(APP_CONFIG);
   app.use(rejectNulBytes((error, req, res) => sendError(dialectOfPath(req.path), error, req, res, config)));
   app.use(app.get(HttpRequestLogger).middleware);
+  // The landing page the banner points at, and the docs link of Gitea error bodies (issue 36.2).
+  const http = app.getHttpAdapter().getInstance() as express.Express;
+  http.get('/', landingPage(config.publicUrl));
+  http.get('/api/swagger', apiSwaggerRedirect(config.publicUrl));
+  http.get('/user/change_password', changePasswordPage(config.publicUrl));
   app.useWebSocketAdapter(new RealtimeWsAdapter(app));
   return setupOpenApi(app as INestApplication);
 }
