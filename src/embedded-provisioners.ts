@@ -3,9 +3,11 @@ import path from 'node:path';
 import type { AppConfig } from './platform/config/app-config';
 import { int } from './platform/config/app-config';
 import { ConflictError } from './platform/errors/domain-error';
-import { ProvisionerJobsService } from './modules/workspaces/provisioner-jobs.service';
+import { embeddedCaller, ProvisionerJobsService } from './modules/workspaces/provisioner-jobs.service';
 import { agentCommandFrom, BuiltinProvisioner } from './provisioner/builtin-provisioner';
 import { ProvisionerDaemon } from './provisioner/daemon';
+import { isolationBanner, resolveIsolation } from './provisioner/sandbox/launcher';
+import { isolationFrom } from './modules/workspaces/workspaces.config';
 import {
   type AcquiredJob,
   type JobLog,
@@ -40,15 +42,15 @@ class InProcessTransport implements ProvisionerTransport {
   }
 
   report(workerId: string, jobId: string, logs: JobLog[]): Promise<void> {
-    return this.fenced(() => this.jobs.report(workerId, jobId, logs));
+    return this.fenced(() => this.jobs.report(embeddedCaller(workerId), jobId, logs));
   }
 
   complete(workerId: string, jobId: string): Promise<void> {
-    return this.fenced(() => this.jobs.complete(workerId, jobId));
+    return this.fenced(() => this.jobs.complete(embeddedCaller(workerId), jobId));
   }
 
   fail(workerId: string, jobId: string, error: string): Promise<void> {
-    return this.fenced(() => this.jobs.fail(workerId, jobId, error));
+    return this.fenced(() => this.jobs.fail(embeddedCaller(workerId), jobId, error));
   }
 }
 
@@ -66,7 +68,12 @@ export function startEmbeddedProvisioners(
   const count = int(config.env, 'PROVISIONER_DAEMONS', embeddedDatabase ? 1 : 0, 0, 64);
   if (count === 0) return async () => undefined;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  // Workspace isolation (issue 30): the strongest this host allows under `auto`; the boot log says which.
+  const isolation = resolveIsolation(isolationFrom(config.env));
+  process.stdout.write(isolationBanner(isolation));
   const provisioner = new BuiltinProvisioner({
+    isolation,
+    hidden: [path.resolve(config.dataDir)],
     workspacesDir: path.join(config.dataDir, 'workspaces'),
     serverUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     agentCommand: agentCommandFrom(config.env),

@@ -17,6 +17,7 @@ async function probeDatabase(url: string): Promise<void> {
 }
 import { BootstrapAdminService } from './modules/identity/bootstrap-admin.service';
 import { startEmbeddedProvisioners } from './embedded-provisioners';
+import { installProcessSafetyNet } from './platform/logging/process-safety-net';
 
 /** Refused, unresolvable or timed-out database connections (the driver's and the OS's codes). */
 function isConnectionFailure(error: unknown): boolean {
@@ -37,6 +38,7 @@ function isConnectionFailure(error: unknown): boolean {
 }
 
 async function main(): Promise<void> {
+  installProcessSafetyNet();
   process.umask(0o077); // what the server writes (DATA_DIR: database, repositories, blobs) is the owner's only
   const config = loadConfig();
   // Module settings are checked before anything starts: the same one-line error as core settings.

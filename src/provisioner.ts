@@ -2,6 +2,13 @@ import path from 'node:path';
 import { agentCommandFrom, BuiltinProvisioner } from './provisioner/builtin-provisioner';
 import { ProvisionerDaemon } from './provisioner/daemon';
 import { HttpProvisionerTransport } from './provisioner/http-transport';
+import { installProcessSafetyNet } from './platform/logging/process-safety-net';
+import {
+  type IsolationSetting,
+  ISOLATION_SETTINGS,
+  isolationBanner,
+  resolveIsolation,
+} from './provisioner/sandbox/launcher';
 
 /**
  * `node dist/provisioner.js`: the built-in provisioner as a standalone daemon.
@@ -10,8 +17,11 @@ import { HttpProvisionerTransport } from './provisioner/http-transport';
  *   PROVISIONER_NAME             the name jobs show as `worker_name` (default: host and pid)
  *   PROVISIONER_WORKSPACES_DIR   where workspaces live (default DATA_DIR/workspaces, DATA_DIR=./data)
  *   PROVISIONER_DAEMONS          daemons in this process (default 1)
+ *   WORKSPACE_ISOLATION          auto | sandbox | user | none (src/provisioner/sandbox; default auto)
+ *   PROVISIONER_HIDDEN_PATHS     colon-separated paths workspaces must not see (default: DATA_DIR)
  */
 function main(): void {
+  installProcessSafetyNet();
   const url = process.env.DEVPLANE_URL ?? 'http://127.0.0.1:3000';
   const key = process.env.DEVPLANE_PROVISIONER_KEY;
   if (!key) {
@@ -25,7 +35,28 @@ function main(): void {
   );
   const count = Number.parseInt(process.env.PROVISIONER_DAEMONS ?? '1', 10) || 1;
   const transport = new HttpProvisionerTransport(url, key);
+  const setting = (process.env.WORKSPACE_ISOLATION ?? 'auto') as IsolationSetting;
+  if (!ISOLATION_SETTINGS.includes(setting)) {
+    process.stderr.write(
+      'devplane provisioner: WORKSPACE_ISOLATION must be one of auto, sandbox, user, none\n',
+    );
+    process.exit(2);
+  }
+  let isolation;
+  try {
+    isolation = resolveIsolation(setting);
+  } catch (error) {
+    process.stderr.write(`devplane provisioner: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  process.stdout.write(isolationBanner(isolation));
+  const hidden = (process.env.PROVISIONER_HIDDEN_PATHS ?? path.resolve(process.env.DATA_DIR ?? './data'))
+    .split(':')
+    .filter(Boolean)
+    .map((entry) => path.resolve(entry));
   const provisioner = new BuiltinProvisioner({
+    isolation,
+    hidden,
     workspacesDir,
     serverUrl: url,
     agentCommand: agentCommandFrom(process.env),

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createParser } from 'eventsource-parser';
 import { createWebSocketStream, WebSocket } from 'ws';
+import { launch } from '../provisioner/sandbox/launcher';
 
 export interface AgentOptions {
   url: string;
@@ -205,7 +206,10 @@ export class WorkspaceAgent {
       throw new Error(`the template sets no vnc_command and nothing listens on the VNC port ${port}`);
     if (!this.vnc || this.vnc.exitCode !== null || this.vnc.signalCode !== null) {
       this.options.log(`starting the desktop (VNC port ${port})`);
-      this.vnc = spawn('sh', ['-c', command], {
+      // The agent runs in the workspace's sandbox as its uid: its children inherit both.
+      this.vnc = launch({
+        command: 'sh',
+        args: ['-c', command],
         cwd: this.options.directory,
         env: {
           ...process.env,
@@ -295,7 +299,9 @@ export class WorkspaceAgent {
 
   private runScript(manifest: Manifest): Promise<boolean> {
     return new Promise((resolve) => {
-      const child = spawn('sh', ['-c', manifest.startup_script], {
+      const child = launch({
+        command: 'sh',
+        args: ['-c', manifest.startup_script],
         cwd: this.options.directory,
         env: {
           ...process.env,
@@ -494,7 +500,9 @@ export async function runTool(
       case 'run_command': {
         const timeout = Math.min(Math.max(Number(args.timeout_ms ?? 60_000) || 60_000, 100), 600_000);
         return await new Promise((resolve) => {
-          const child = spawn('sh', ['-c', typeof args.command === 'string' ? args.command : 'true'], {
+          const child = launch({
+            command: 'sh',
+            args: ['-c', typeof args.command === 'string' ? args.command : 'true'],
             cwd: root,
             env: process.env,
             stdio: ['ignore', 'pipe', 'pipe'],
@@ -539,7 +547,13 @@ const DIFF_LIMIT = 3 * 1024 * 1024;
 
 function git(cwd: string, args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn('git', args, { cwd, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = launch({
+      command: 'git',
+      args,
+      cwd,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       if (out.length < DIFF_LIMIT) out += chunk.toString('utf8');

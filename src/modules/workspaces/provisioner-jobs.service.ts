@@ -21,8 +21,25 @@ import { WORKSPACES_CONFIG, type WorkspacesConfig } from './workspaces.config';
 /** Who acquires: a key's daemon (one organization) or an embedded daemon (every organization). */
 export interface DaemonIdentity {
   organizationId: string | null;
+  /** The provisioner key the daemon authenticated with (null: an embedded daemon). */
+  keyId?: string | null;
   workerId: string;
   workerName: string;
+}
+
+/**
+ * Who reports on a job: the worker id fences runs; a key's daemon is also bound to its organization
+ * (another organization's job is not found) and to its key (issue 31.5).
+ */
+export interface JobCaller {
+  workerId: string;
+  organizationId: string | null;
+  keyId: string | null;
+}
+
+/** An embedded daemon (every organization, no key): the worker id alone fences its jobs. */
+export function embeddedCaller(workerId: string): JobCaller {
+  return { workerId, organizationId: null, keyId: null };
 }
 
 export type { AcquiredJob };
@@ -130,14 +147,20 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
     const acquired = await this.transactions.run(async (tx) => {
       const rows = resultRows<Record<string, unknown>>(
         await tx.manager.query(
-          `UPDATE provisioner_jobs SET status = 'running', worker_id = $1, worker_name = $2,
+          `UPDATE provisioner_jobs SET status = 'running', worker_id = $1, worker_name = $2, worker_key_id = $5,
            leased_until = now() + ($3::int * interval '1 millisecond'), attempts = attempts + 1,
            started_at = COALESCE(started_at, now()), updated_at = now()
          WHERE id = (SELECT id FROM provisioner_jobs
                      WHERE status = 'pending' AND ($4::uuid IS NULL OR organization_id = $4::uuid)
                      ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
          RETURNING *`,
-          [daemon.workerId, daemon.workerName, this.config.leaseMs, daemon.organizationId],
+          [
+            daemon.workerId,
+            daemon.workerName,
+            this.config.leaseMs,
+            daemon.organizationId,
+            daemon.keyId ?? null,
+          ],
         ),
       );
       const row = rows[0];
@@ -187,6 +210,10 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
     const ownerName = await this.ownerName(manager, build.owner_id);
     let agent: { id: string; token: string; name: string } | null = null;
     if (build.transition === 'start') agent = await this.agentFor(manager, job, build);
+    const [owner] = (await manager.query(
+      `SELECT (is_admin OR 'owner' = ANY(site_roles)) AS site_owner FROM users WHERE uuid = $1`,
+      [build.owner_id],
+    )) as { site_owner: boolean }[];
     return {
       job_id: job.id,
       type: job.type,
@@ -202,8 +229,42 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
         owner_name: ownerName,
         claim: build.is_claim,
         agent,
+        os_uid: await this.osUid(manager, build.workspace_id),
+        owner_site_owner: owner?.site_owner === true,
       },
     };
+  }
+
+  /**
+   * The workspace's OS uid (issue 30): allocated from WORKSPACE_UID_RANGE on its first build (the
+   * next after the highest taken, else the lowest free one), then kept so restarts keep its files' owner.
+   */
+  private async osUid(manager: EntityManager, workspaceId: string): Promise<number> {
+    const existing = (await manager.query('SELECT uid FROM workspace_os_identities WHERE workspace_id = $1', [
+      workspaceId,
+    ])) as { uid: number }[];
+    if (existing[0]) return existing[0].uid;
+    const { first, last } = this.config.uidRange;
+    await manager.query('LOCK TABLE workspace_os_identities IN SHARE ROW EXCLUSIVE MODE');
+    const [next] = (await manager.query(
+      `SELECT COALESCE(MAX(uid) + 1, $1::int) AS uid FROM workspace_os_identities WHERE uid BETWEEN $1 AND $2`,
+      [first, last],
+    )) as { uid: number }[];
+    let uid = next!.uid;
+    if (uid > last) {
+      const [gap] = (await manager.query(
+        `SELECT s AS uid FROM generate_series($1::int, $2::int) s
+          WHERE NOT EXISTS (SELECT 1 FROM workspace_os_identities i WHERE i.uid = s) LIMIT 1`,
+        [first, last],
+      )) as { uid: number }[];
+      if (!gap) throw new ConflictError('WORKSPACE_UID_RANGE has no free uid left for a new workspace.');
+      uid = gap.uid;
+    }
+    await manager.query('INSERT INTO workspace_os_identities (workspace_id, uid) VALUES ($1, $2)', [
+      workspaceId,
+      uid,
+    ]);
+    return uid;
   }
 
   private async ownerName(manager: EntityManager, ownerId: string): Promise<string> {
@@ -288,16 +349,16 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Appends logs and renews the lease; 409 when the job is no longer this daemon's. */
-  async report(workerId: string, jobId: string, logs: JobLogInput[]): Promise<void> {
+  async report(caller: JobCaller, jobId: string, logs: JobLogInput[]): Promise<void> {
     await this.transactions.run(async (tx) => {
       const renewed = resultRows(
         await tx.manager.query(
           `UPDATE provisioner_jobs SET leased_until = now() + ($3::int * interval '1 millisecond'), updated_at = now()
-          WHERE id = $1 AND worker_id = $2 AND status = 'running' RETURNING id`,
-          [jobId, workerId, this.config.leaseMs],
+          WHERE id = $1 AND worker_id = $2 AND status = 'running' AND ${callerBound('$4', '$5')} RETURNING id`,
+          [jobId, caller.workerId, this.config.leaseMs, caller.organizationId, caller.keyId],
         ),
       );
-      if (renewed.length === 0) throw notYours();
+      if (renewed.length === 0) throw await this.notYours(tx.manager, caller, jobId);
       for (const log of logs)
         await tx.manager.query(
           'INSERT INTO provisioner_job_logs (job_id, log_level, stage, output) VALUES ($1, $2, $3, $4)',
@@ -307,16 +368,16 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Records success and applies the job's effect. */
-  async complete(workerId: string, jobId: string): Promise<void> {
+  async complete(caller: JobCaller, jobId: string): Promise<void> {
     await this.transactions.run(async (tx) => {
       const rows = resultRows<Record<string, unknown>>(
         await tx.manager.query(
           `UPDATE provisioner_jobs SET status = 'succeeded', completed_at = now(), leased_until = NULL, updated_at = now()
-          WHERE id = $1 AND worker_id = $2 AND status = 'running' RETURNING *`,
-          [jobId, workerId],
+          WHERE id = $1 AND worker_id = $2 AND status = 'running' AND ${callerBound('$3', '$4')} RETURNING *`,
+          [jobId, caller.workerId, caller.organizationId, caller.keyId],
         ),
       );
-      if (!rows[0]) throw notYours();
+      if (!rows[0]) throw await this.notYours(tx.manager, caller, jobId);
       const job = toJob(rows[0]);
       if (job.type !== 'workspace_build') return;
       const [build] = (await tx.manager.query(
@@ -344,16 +405,23 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
     await this.announce(jobId);
   }
 
-  async fail(workerId: string, jobId: string, error: string, errorCode?: string): Promise<void> {
+  async fail(caller: JobCaller, jobId: string, error: string, errorCode?: string): Promise<void> {
     const rows = resultRows(
       await this.dataSource.query(
         `UPDATE provisioner_jobs SET status = 'failed', completed_at = now(), leased_until = NULL, error = $3,
-         error_code = $4, updated_at = now()
-        WHERE id = $1 AND worker_id = $2 AND status = 'running' RETURNING id`,
-        [jobId, workerId, error.slice(0, 4096), errorCode ?? null],
+         error_code = $6, updated_at = now()
+        WHERE id = $1 AND worker_id = $2 AND status = 'running' AND ${callerBound('$4', '$5')} RETURNING id`,
+        [
+          jobId,
+          caller.workerId,
+          error.slice(0, 4096),
+          caller.organizationId,
+          caller.keyId,
+          errorCode ?? null,
+        ],
       ),
     );
-    if (rows.length === 0) throw notYours();
+    if (rows.length === 0) throw await this.notYours(this.dataSource.manager, caller, jobId);
     await this.announce(jobId);
   }
 
@@ -408,10 +476,26 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
       this.logger.warn({ err: error }, 'build update not announced');
     }
   }
+
+  /** 404 when the job is not in the calling key's organization (another organization's job does not exist for it), else 409. */
+  private async notYours(manager: EntityManager, caller: JobCaller, jobId: string): Promise<Error> {
+    if (caller.organizationId !== null) {
+      const [row] = (await manager.query('SELECT organization_id FROM provisioner_jobs WHERE id = $1', [
+        jobId,
+      ])) as { organization_id: string }[];
+      if (!row || row.organization_id !== caller.organizationId)
+        return new NotFoundError('Provisioner job not found.');
+    }
+    return new ConflictError('The job is not leased by this provisioner daemon.', { code: 'JOB_NOT_LEASED' });
+  }
 }
 
-function notYours(): ConflictError {
-  return new ConflictError('The job is not leased by this provisioner daemon.', { code: 'JOB_NOT_LEASED' });
+/**
+ * A key's daemon only reaches jobs of its organization that it acquired with its key ($4 organization,
+ * $5 key; both null for an embedded daemon, which the worker id alone fences).
+ */
+function callerBound(organization: string, key: string): string {
+  return `(${organization}::uuid IS NULL OR organization_id = ${organization}::uuid) AND (${key}::uuid IS NULL OR worker_key_id = ${key}::uuid)`;
 }
 
 export function toJob(row: Record<string, unknown>): ProvisionerJob {
@@ -425,6 +509,7 @@ export function toJob(row: Record<string, unknown>): ProvisionerJob {
     tags: row.tags as Record<string, string>,
     workerId: row.worker_id as string | null,
     workerName: row.worker_name as string | null,
+    workerKeyId: (row.worker_key_id as string | null | undefined) ?? null,
     leasedUntil: row.leased_until as Date | null,
     attempts: row.attempts as number,
     error: row.error as string | null,

@@ -14,6 +14,31 @@ export interface WorkspacesConfig {
   agentDisconnectMs: number;
   /** `REINIT_PING_MS`: the reinit stream's keep-alive `ping` event. */
   reinitPingMs: number;
+  /** `WORKSPACE_ISOLATION`: auto | sandbox | user | none (issue 30; the built-in provisioner applies it). */
+  isolation: 'auto' | 'sandbox' | 'user' | 'none';
+  /** `WORKSPACE_UID_RANGE`: the OS uids (= gids) workspaces get, one each, kept across builds. */
+  uidRange: { first: number; last: number };
+}
+
+/** `WORKSPACE_UID_RANGE` (`FIRST-LAST`, default 200000-265535). */
+export function uidRangeFrom(env: Env): { first: number; last: number } {
+  const value = read(env, 'WORKSPACE_UID_RANGE')?.trim() || '200000-265535';
+  const match = /^(\d+)-(\d+)$/.exec(value);
+  const first = match ? Number(match[1]) : NaN;
+  const last = match ? Number(match[2]) : NaN;
+  if (!match || first < 1000 || last < first || last > 2 ** 31 - 2)
+    throw new ConfigError(
+      'WORKSPACE_UID_RANGE',
+      'must be FIRST-LAST with 1000 <= FIRST <= LAST (e.g. 200000-265535)',
+    );
+  return { first, last };
+}
+
+export function isolationFrom(env: Env): WorkspacesConfig['isolation'] {
+  const value = (read(env, 'WORKSPACE_ISOLATION') ?? 'auto').trim();
+  if (value !== 'auto' && value !== 'sandbox' && value !== 'user' && value !== 'none')
+    throw new ConfigError('WORKSPACE_ISOLATION', 'must be one of auto, sandbox, user, none');
+  return value;
 }
 
 export const WORKSPACES_CONFIG = Symbol('WORKSPACES_CONFIG');
@@ -41,5 +66,7 @@ export function loadWorkspacesConfig(env: Env): WorkspacesConfig {
     reconcileIntervalMs: int(env, 'PREBUILDS_RECONCILE_INTERVAL_MS', 15_000, 100, 3_600_000),
     agentDisconnectMs: int(env, 'AGENT_DISCONNECT_TIMEOUT_MS', 60_000, 500, 3_600_000),
     reinitPingMs: int(env, 'REINIT_PING_MS', 15_000, 100, 600_000),
+    isolation: isolationFrom(env),
+    uidRange: uidRangeFrom(env),
   };
 }

@@ -49,6 +49,10 @@ export interface AcquiredJob {
     /** A claim build: the running agent stays, it re-initializes for the new owner. */
     claim: boolean;
     agent: { id: string; token: string; name: string } | null;
+    /** The workspace's own OS uid (= gid) from WORKSPACE_UID_RANGE, kept across builds (issue 30). */
+    os_uid?: number;
+    /** The owner is a site owner (the only one who gets a workspace when no isolation is possible). */
+    owner_site_owner?: boolean;
   };
 }
 

@@ -24,7 +24,7 @@ import {
   ProvisionerJobsQueryDto,
   ProvisionerKeyDto,
 } from '../dto/workspaces.dto';
-import { ProvisionerJobsService } from '../provisioner-jobs.service';
+import { type JobCaller, ProvisionerJobsService } from '../provisioner-jobs.service';
 import { ProvisionerKeysService } from '../provisioner-keys.service';
 import type { JobRow } from '../workspace-views';
 import {
@@ -71,6 +71,16 @@ export class JobFailRequestDto {
   @ApiProperty() @IsString() @MaxLength(64) worker_id: string;
   @ApiProperty() @IsString() @MaxLength(4096) error: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(64) error_code?: string;
+}
+
+/** The daemon behind a protocol call: its key's organization and key bind it to the jobs it acquired (issue 31.5). */
+function jobCaller(caller: AnyPrincipal, workerId: string): JobCaller {
+  if (caller.kind !== 'provisioner') throw new ForbiddenError();
+  return {
+    workerId,
+    organizationId: caller.provisioner.organizationId,
+    keyId: caller.provisioner.keyId,
+  };
 }
 
 /** Provisioner keys, an organization's provisioner jobs, and the daemon protocol (`/api/v2/provisionerdaemons/jobs/…`). */
@@ -262,6 +272,7 @@ export class ProvisionersController {
     const job = await this.jobs.acquire(
       {
         organizationId: caller.provisioner.organizationId,
+        keyId: caller.provisioner.keyId,
         workerId: body.worker_id,
         workerName: body.worker_name ?? caller.provisioner.name,
       },
@@ -283,9 +294,14 @@ export class ProvisionersController {
     summary: "Daemon: append logs and renew the job's lease (409 when the job is no longer this daemon's)",
   })
   @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 409, ...ERROR })
-  async report(@Param('job', UUID_PIPE) jobId: string, @Body() body: JobReportRequestDto): Promise<void> {
-    await this.jobs.report(body.worker_id, jobId, body.logs ?? []);
+  async report(
+    @CurrentCaller() caller: AnyPrincipal,
+    @Param('job', UUID_PIPE) jobId: string,
+    @Body() body: JobReportRequestDto,
+  ): Promise<void> {
+    await this.jobs.report(jobCaller(caller, body.worker_id), jobId, body.logs ?? []);
   }
 
   @Post('provisionerdaemons/jobs/:job/complete')
@@ -293,10 +309,16 @@ export class ProvisionersController {
   @Authenticated({ principals: ['provisioner'] })
   @ApiOperation({ summary: 'Daemon: the job succeeded' })
   @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 409, ...ERROR })
-  async complete(@Param('job', UUID_PIPE) jobId: string, @Body() body: JobReportRequestDto): Promise<void> {
-    if (body.logs?.length) await this.jobs.report(body.worker_id, jobId, body.logs);
-    await this.jobs.complete(body.worker_id, jobId);
+  async complete(
+    @CurrentCaller() caller: AnyPrincipal,
+    @Param('job', UUID_PIPE) jobId: string,
+    @Body() body: JobReportRequestDto,
+  ): Promise<void> {
+    const daemon = jobCaller(caller, body.worker_id);
+    if (body.logs?.length) await this.jobs.report(daemon, jobId, body.logs);
+    await this.jobs.complete(daemon, jobId);
   }
 
   @Post('provisionerdaemons/jobs/:job/fail')
@@ -304,8 +326,13 @@ export class ProvisionersController {
   @Authenticated({ principals: ['provisioner'] })
   @ApiOperation({ summary: 'Daemon: the job failed' })
   @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 409, ...ERROR })
-  async fail(@Param('job', UUID_PIPE) jobId: string, @Body() body: JobFailRequestDto): Promise<void> {
-    await this.jobs.fail(body.worker_id, jobId, body.error, body.error_code);
+  async fail(
+    @CurrentCaller() caller: AnyPrincipal,
+    @Param('job', UUID_PIPE) jobId: string,
+    @Body() body: JobFailRequestDto,
+  ): Promise<void> {
+    await this.jobs.fail(jobCaller(caller, body.worker_id), jobId, body.error, body.error_code);
   }
 }

@@ -10,6 +10,7 @@ import { WorkspaceAgent } from './workspace-agent.entity';
 import { WorkspaceAgentCall } from './workspace-agent-call.entity';
 import { WorkspaceBuild } from './workspace-build.entity';
 import { WorkspaceResource } from './workspace-resource.entity';
+import { WorkspaceOsIdentity } from './workspace-os-identity.entity';
 
 export const WORKSPACES_ENTITIES: Function[] = [
   Template,
@@ -24,4 +25,5 @@ export const WORKSPACES_ENTITIES: Function[] = [
   WorkspaceAgent,
   ConnectionLog,
   WorkspaceAgentCall,
+  WorkspaceOsIdentity,
 ];

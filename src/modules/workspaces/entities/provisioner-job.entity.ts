@@ -37,6 +37,10 @@ export class ProvisionerJob {
   @Column({ name: 'worker_name', type: 'varchar', length: 128, nullable: true })
   workerName: string | null;
 
+  /** The provisioner key of the daemon running the job (null: an embedded daemon); binds reports to it. */
+  @Column({ name: 'worker_key_id', type: 'uuid', nullable: true })
+  workerKeyId: string | null;
+
   @Column({ name: 'leased_until', type: 'timestamptz', nullable: true })
   leasedUntil: Date | null;
 

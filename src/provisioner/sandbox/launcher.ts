@@ -1,0 +1,188 @@
+import { type ChildProcess, spawn, spawnSync, type StdioOptions } from 'node:child_process';
+import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The one way workspace code is started (issue 30): the agent, the provision script, the startup
+ * script, the VNC command, tool calls and `git` for the git watch all go through `launch`.
+ *
+ * - `sandbox`: bubblewrap: a mount namespace where the system is read-only, `/tmp` is private,
+ *   DATA_DIR is not visible (a tmpfs over it), only the workspace directory is writable; a pid, IPC
+ *   and UTS namespace (`/proc` shows the workspace's processes only: everything in it ends with its
+ *   first process); the network stays. Inside, `setpriv` drops to the workspace's uid/gid with no
+ *   supplementary groups and no capabilities.
+ * - `user`: no namespaces, only the workspace's uid/gid (root without bubblewrap).
+ * - `none`: a plain child process. The agent uses this for its own children: it already runs in
+ *   the sandbox as the workspace's identity, and they inherit both.
+ */
+export type IsolationMode = 'sandbox' | 'user' | 'none';
+export type IsolationSetting = 'auto' | IsolationMode;
+export const ISOLATION_SETTINGS: readonly IsolationSetting[] = ['auto', 'sandbox', 'user', 'none'];
+
+export interface WorkspaceIdentity {
+  uid: number;
+  gid: number;
+}
+
+export interface SandboxSpec {
+  mode: IsolationMode;
+  /** The workspace directory: the one writable path (bound at the same path). */
+  workspaceDir: string;
+  identity?: WorkspaceIdentity;
+  /** Extra read-only paths (the agent's code and node_modules, the node binary's directory). */
+  readOnly?: string[];
+  /** Paths that must not be visible even under a read-only path (DATA_DIR): a tmpfs covers them. */
+  hidden?: string[];
+  /** End the sandbox with the process that launched it (scripts: yes; the detached agent: no). */
+  dieWithParent?: boolean;
+}
+
+export interface LaunchOptions {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdio: StdioOptions;
+  detached?: boolean;
+  /** Absent: a plain child (inside the sandbox already, or isolation off). */
+  sandbox?: SandboxSpec;
+}
+
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
+/** Files under /etc that a workspace never reads: masked by /dev/null. */
+const MASKED_FILES = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers'];
+const MASKED_DIRS = ['/etc/ssl/private', '/etc/sudoers.d'];
+
+/** The bubblewrap arguments for a sandbox (exported for tests and the README's description). */
+export function bwrapArgs(spec: SandboxSpec, cwd: string, command: string, args: string[]): string[] {
+  const out = ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+  if (spec.dieWithParent) out.push('--die-with-parent');
+  for (const dir of SYSTEM_DIRS) {
+    if (!existsSync(dir)) continue;
+    const stat = lstatSync(dir);
+    if (stat.isSymbolicLink()) out.push('--symlink', readlinkSync(dir), dir);
+    else out.push('--ro-bind', dir, dir);
+  }
+  for (const file of MASKED_FILES) if (existsSync(file)) out.push('--ro-bind', '/dev/null', file);
+  for (const dir of MASKED_DIRS) if (existsSync(dir)) out.push('--tmpfs', dir);
+  out.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp');
+  // Mount points' ancestors are searchable directories (bwrap would make them 0700, root's).
+  const ancestors = (target: string): void => {
+    const dirs: string[] = [];
+    for (let dir = path.dirname(target); dir !== path.dirname(dir); dir = path.dirname(dir))
+      dirs.unshift(dir);
+    for (const dir of dirs)
+      if (dir !== '/tmp' && !SYSTEM_DIRS.some((system) => inside(dir, system)))
+        out.push('--perms', '0755', '--dir', dir);
+  };
+  for (const dir of spec.readOnly ?? [])
+    if (existsSync(dir) && !SYSTEM_DIRS.some((system) => inside(dir, system))) {
+      ancestors(dir);
+      out.push('--ro-bind', dir, dir);
+    }
+  for (const dir of spec.hidden ?? []) {
+    ancestors(dir);
+    out.push('--tmpfs', dir);
+  }
+  // The workspace at its own path, the one writable place.
+  ancestors(spec.workspaceDir);
+  out.push('--bind', spec.workspaceDir, spec.workspaceDir, '--chdir', cwd);
+  if (spec.identity)
+    out.push(
+      'setpriv',
+      '--reuid',
+      String(spec.identity.uid),
+      '--regid',
+      String(spec.identity.gid),
+      '--clear-groups',
+      '--inh-caps=-all',
+      '--bounding-set=-all',
+      '--',
+    );
+  out.push(command, ...args);
+  return out;
+}
+
+function inside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+export function launch(options: LaunchOptions): ChildProcess {
+  const base = {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: options.stdio,
+    detached: options.detached ?? false,
+  };
+  const sandbox = options.sandbox;
+  if (!sandbox || sandbox.mode === 'none') return spawn(options.command, options.args, base);
+  if (sandbox.mode === 'user')
+    return spawn(options.command, options.args, {
+      ...base,
+      ...(sandbox.identity ? { uid: sandbox.identity.uid, gid: sandbox.identity.gid } : {}),
+    });
+  return spawn('bwrap', bwrapArgs(sandbox, options.cwd, options.command, options.args), base);
+}
+
+/** What this host allows: `sandbox` (root and a working bubblewrap), `user` (root), else `none`. */
+export function strongestIsolation(): { mode: IsolationMode; detail: string } {
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!root)
+    return { mode: 'none', detail: 'the server does not run as root (no separate uid per workspace)' };
+  const probe = spawnSync(
+    'bwrap',
+    ['--unshare-pid', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', 'true'],
+    { stdio: 'ignore', timeout: 10_000 },
+  );
+  if (probe.error || probe.status !== 0)
+    return {
+      mode: 'user',
+      detail: `bubblewrap (bwrap) is ${probe.error ? 'not installed' : 'not usable here'}: a uid per workspace, no mount namespace`,
+    };
+  return {
+    mode: 'sandbox',
+    detail: 'bubblewrap: mount, pid, IPC and UTS namespaces and a uid per workspace',
+  };
+}
+
+export interface ResolvedIsolation {
+  setting: IsolationSetting;
+  mode: IsolationMode;
+  detail: string;
+  /** No isolation and not chosen on purpose: only site owners get workspaces. */
+  ownersOnly: boolean;
+}
+
+/** The mode for a setting on this host; an explicit mode the host cannot give is an error naming the setting. */
+export function resolveIsolation(setting: IsolationSetting): ResolvedIsolation {
+  if (setting === 'none')
+    return { setting, mode: 'none', detail: 'WORKSPACE_ISOLATION=none (chosen)', ownersOnly: false };
+  const strongest = strongestIsolation();
+  if (setting === 'auto') return { setting, ...strongest, ownersOnly: strongest.mode === 'none' };
+  const rank = { none: 0, user: 1, sandbox: 2 };
+  if (rank[strongest.mode] < rank[setting])
+    throw new Error(`WORKSPACE_ISOLATION=${setting} is not possible on this host: ${strongest.detail}`);
+  return {
+    setting,
+    mode: setting,
+    detail: setting === 'sandbox' ? strongest.detail : 'a uid per workspace, no mount namespace',
+    ownersOnly: false,
+  };
+}
+
+/** The boot log line: which mode runs, and a loud warning when workspace code runs as the server. */
+export function isolationBanner(resolved: ResolvedIsolation): string {
+  if (resolved.mode !== 'none')
+    return `devplane: workspace isolation: ${resolved.mode} (${resolved.detail}; WORKSPACE_ISOLATION=${resolved.setting})\n`;
+  if (resolved.ownersOnly)
+    return (
+      `devplane: WARNING: workspace isolation: none (${resolved.detail}). Workspace code would run as the server ` +
+      'and see its data: the built-in provisioner builds workspaces for site owners only. Run as root with ' +
+      'bubblewrap installed, or set WORKSPACE_ISOLATION=none on purpose (single-user development).\n'
+    );
+  return (
+    'devplane: WARNING: workspace isolation: none (WORKSPACE_ISOLATION=none): every workspace runs as the ' +
+    'server, can read DATA_DIR (keys, repositories, database) and other workspaces. Single-user development only.\n'
+  );
+}
