@@ -181,6 +181,56 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
       await json(await api(bob.token, 'GET', '/api/v2/users/clientalice/workspace/page/builds/1'), 404);
     });
 
+    it('template page: versions, version resources, build time stats and Coder fields (33.11, 33.12)', async () => {
+      const versions = await json(
+        await api(alice.token, 'GET', `/api/v2/templates/${templateId}/versions`),
+        200,
+      );
+      expect(versions.map((version: Json) => version.id)).toEqual([versionId]);
+      expect(versions[0].has_external_agent).toBe(false);
+      const resources = await json(
+        await api(alice.token, 'GET', `/api/v2/templateversions/${versionId}/resources`),
+        200,
+      );
+      expect(Array.isArray(resources)).toBe(true);
+      const template = await json(await api(alice.token, 'GET', `/api/v2/templates/${templateId}`), 200);
+      expect(template).toMatchObject({
+        deleted: false,
+        disable_module_cache: false,
+        time_til_autostop_notify_ms: 0,
+      });
+      // The start build above succeeded: its duration is the start percentiles; stop has no build yet.
+      expect(template.build_time_stats.start.P50).toEqual(expect.any(Number));
+      expect(template.build_time_stats.start.P95).toEqual(expect.any(Number));
+      expect(template.build_time_stats.stop).toEqual({ P50: null, P95: null });
+      await json(
+        await api(alice.token, 'GET', `/api/v2/templates/00000000-0000-4000-8000-000000000001/versions`),
+        404,
+      );
+    });
+
+    it('PATCH /workspaces/{id} renames; a taken name is 409, others 404 (33.11)', async () => {
+      const other = await json(
+        await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
+          name: 'other',
+          template_id: templateId,
+        }),
+        201,
+      );
+      await finishAll();
+      const renamed = await api(alice.token, 'PATCH', `/api/v2/workspaces/${other.id}`, { name: 'renamed' });
+      expect(renamed.status).toBe(204);
+      expect((await json(await api(alice.token, 'GET', `/api/v2/workspaces/${other.id}`), 200)).name).toBe(
+        'renamed',
+      );
+      await json(await api(alice.token, 'PATCH', `/api/v2/workspaces/${other.id}`, { name: 'page' }), 409);
+      await json(
+        await api(alice.token, 'PATCH', `/api/v2/workspaces/${other.id}`, { name: 'bad name!' }),
+        400,
+      );
+      await json(await api(bob.token, 'PATCH', `/api/v2/workspaces/${other.id}`, { name: 'mine' }), 404);
+    });
+
     it('the builds of a deleted workspace stay readable (33.12)', async () => {
       const doomed = await json(
         await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {

@@ -23,10 +23,12 @@ import type { TemplateVersion } from './entities/template-version.entity';
 import type { TemplateVersionPreset } from './entities/template-version-preset.entity';
 import type { WorkspaceTransition } from './entities/workspace-build.entity';
 import {
+  type AgentRow,
   type BuildRow,
   loadBuilds,
   loadLatestBuilds,
   loadWorkspaces,
+  type ResourceRow,
   type WorkspaceRow,
 } from './workspace-views';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from './workspaces.config';
@@ -298,6 +300,38 @@ export class WorkspacesService {
       [organizationId],
     )) as Record<string, unknown>[];
     return rows.map(templateFromRow);
+  }
+
+  /**
+   * Coder's TemplateBuildTimeStats: the 50th and 95th percentile of the duration of each
+   * transition's successful builds (milliseconds), null for a transition without one.
+   */
+  async buildTimeStats(
+    ids: string[],
+  ): Promise<Map<string, Record<string, { P50: number | null; P95: number | null }>>> {
+    const rows = (await this.dataSource.query(
+      `SELECT w.template_id, b.transition,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM j.completed_at - j.started_at) * 1000) AS p50,
+              percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM j.completed_at - j.started_at) * 1000) AS p95
+         FROM workspace_builds b JOIN workspaces w ON w.id = b.workspace_id JOIN provisioner_jobs j ON j.id = b.job_id
+        WHERE w.template_id = ANY($1::uuid[]) AND j.status = 'succeeded' AND j.started_at IS NOT NULL
+          AND j.completed_at IS NOT NULL
+        GROUP BY w.template_id, b.transition`,
+      [ids],
+    )) as { template_id: string; transition: string; p50: number | string; p95: number | string }[];
+    const out = new Map<string, Record<string, { P50: number | null; P95: number | null }>>();
+    for (const id of ids)
+      out.set(id, {
+        start: { P50: null, P95: null },
+        stop: { P50: null, P95: null },
+        delete: { P50: null, P95: null },
+      });
+    for (const row of rows)
+      out.get(row.template_id)![row.transition] = {
+        P50: Math.round(Number(row.p50)),
+        P95: Math.round(Number(row.p95)),
+      };
+    return out;
   }
 
   async templateWorkspaceCounts(ids: string[]): Promise<Map<string, number>> {
@@ -646,6 +680,53 @@ export class WorkspacesService {
       `b.workspace_id = $1 ORDER BY b.build_number DESC ${page.limit > 0 ? `LIMIT ${page.limit}` : ''} OFFSET ${page.offset}`,
       [workspace.id],
     );
+  }
+
+  /** Renames a workspace (Coder's `PATCH /workspaces/{id}`); the name is unique per owner. */
+  async renameWorkspace(principal: Principal, id: string, name: string): Promise<void> {
+    const workspace = await this.requireWorkspace(principal, id, 'update');
+    checkName(name);
+    if (name === workspace.name) return;
+    await this.transactions.run(async (tx) => {
+      const [taken] = (await tx.manager.query(
+        'SELECT 1 FROM workspaces WHERE owner_id = $1 AND lower_name = $2 AND deleted = false AND id <> $3',
+        [workspace.owner_id, name.toLowerCase(), workspace.id],
+      )) as unknown[];
+      if (taken)
+        throw new ConflictError(`Workspace "${name}" already exists.`, {
+          fields: [{ field: 'name', detail: 'This value is already in use and should be unique.' }],
+        });
+      await tx.manager.query(
+        'UPDATE workspaces SET name = $2, lower_name = $3, updated_at = now() WHERE id = $1',
+        [workspace.id, name, name.toLowerCase()],
+      );
+    });
+  }
+
+  /** A template's versions, oldest first (Coder's `GET /templates/{id}/versions`). */
+  async templateVersions(template: Template): Promise<TemplateVersion[]> {
+    const rows = (await this.dataSource.query(
+      'SELECT * FROM template_versions WHERE template_id = $1 ORDER BY created_at, id',
+      [template.id],
+    )) as Record<string, unknown>[];
+    return rows.map(versionFromRow);
+  }
+
+  /** The resources (with agents) a provisioner job produced. */
+  async jobResources(jobId: string): Promise<ResourceRow[]> {
+    const resources = (await this.dataSource.query(
+      'SELECT * FROM workspace_resources WHERE job_id = $1 ORDER BY created_at',
+      [jobId],
+    )) as ResourceRow[];
+    const agents = resources.length
+      ? ((await this.dataSource.query(
+          'SELECT * FROM workspace_agents WHERE resource_id = ANY($1::uuid[]) ORDER BY created_at',
+          [resources.map((resource) => resource.id)],
+        )) as AgentRow[])
+      : [];
+    for (const resource of resources)
+      resource.agents = agents.filter((agent) => agent.resource_id === resource.id);
+    return resources;
   }
 
   /** A workspace's build by its number (Coder's `waitForBuild` polls this). */

@@ -7,7 +7,7 @@ import { BadRequestError, NotFoundError } from '../../../platform/errors/domain-
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
 import { CoderOrganizationsService } from '../../identity/management/coder-organizations.service';
-import { presentJob } from '../coder-workspace.presenter';
+import { presentJob, presentResource } from '../coder-workspace.presenter';
 import {
   BuildLogsQueryDto,
   CreateTemplateRequestDto,
@@ -17,6 +17,7 @@ import {
   TemplateDto,
   TemplateVersionDto,
   UpdateActiveTemplateVersionDto,
+  WorkspaceResourceDto,
 } from '../dto/workspaces.dto';
 import type { Template } from '../entities/template.entity';
 import type { TemplateVersion } from '../entities/template-version.entity';
@@ -190,6 +191,41 @@ export class TemplatesController {
     return (await this.presentTemplates([await this.workspaces.requireTemplate(principal, id)]))[0]!;
   }
 
+  @Get('templates/:template/versions')
+  @Authenticated({ tokenScope: { type: 'template', action: 'read' } })
+  @ApiOperation({ summary: "A template's versions, oldest first" })
+  @ApiOkResponse({ type: [TemplateVersionDto] })
+  @ApiResponse({ status: 404, ...ERROR })
+  async versions(
+    @CurrentPrincipal() principal: Principal,
+    @Param('template', UUID_PIPE) id: string,
+  ): Promise<TemplateVersionDto[]> {
+    const template = await this.workspaces.requireTemplate(principal, id);
+    const out: TemplateVersionDto[] = [];
+    for (const version of await this.workspaces.templateVersions(template))
+      out.push(await this.presentVersion(version));
+    return out;
+  }
+
+  @Get('templateversions/:templateversion/resources')
+  @Authenticated({ tokenScope: { type: 'template', action: 'read' } })
+  @ApiOperation({ summary: "The resources a template version's import produced" })
+  @ApiOkResponse({ type: [WorkspaceResourceDto] })
+  @ApiResponse({ status: 404, ...ERROR })
+  async versionResources(
+    @CurrentPrincipal() principal: Principal,
+    @Param('templateversion', UUID_PIPE) id: string,
+  ): Promise<WorkspaceResourceDto[]> {
+    const version = await this.workspaces.requireVersion(principal, id);
+    return (await this.workspaces.jobResources(version.jobId)).map(
+      (resource) =>
+        presentResource(
+          resource,
+          this.workspaces.config.agentDisconnectMs,
+        ) as unknown as WorkspaceResourceDto,
+    );
+  }
+
   @Patch('templates/:template/versions')
   @Authenticated({ tokenScope: { type: 'template', action: 'update' } })
   @ApiOperation({ summary: "Promote a version to the template's active version" })
@@ -239,6 +275,7 @@ export class TemplatesController {
         avatar_url: '',
       },
       archived: false,
+      has_external_agent: false,
       definition: version.definition as Record<string, unknown>,
     };
   }
@@ -250,6 +287,7 @@ export class TemplatesController {
       ...templates.map((template) => template.organizationId),
     ]);
     const counts = await this.workspaces.templateWorkspaceCounts(templates.map((template) => template.id));
+    const stats = await this.workspaces.buildTimeStats(templates.map((template) => template.id));
     return templates.map((template) => ({
       id: template.id,
       created_at: new Date(template.createdAt).toISOString(),
@@ -265,10 +303,17 @@ export class TemplatesController {
       provisioner: 'devplane',
       active_version_id: template.activeVersionId,
       active_user_count: counts.get(template.id) ?? 0,
-      build_time_stats: { start: {}, stop: {}, delete: {} },
+      build_time_stats: stats.get(template.id) ?? {
+        start: { P50: null, P95: null },
+        stop: { P50: null, P95: null },
+        delete: { P50: null, P95: null },
+      },
       created_by_id: template.createdBy,
       created_by_name: users.get(template.createdBy)?.name ?? '',
       deprecated: false,
+      deleted: false,
+      time_til_autostop_notify_ms: 0,
+      disable_module_cache: false,
       deprecation_message: '',
       allow_user_cancel_workspace_jobs: false,
       allow_user_autostart: false,

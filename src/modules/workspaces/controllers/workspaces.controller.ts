@@ -15,6 +15,7 @@ import {
   CreateWorkspaceRequestDto,
   ProvisionerJobLogDto,
   UpdateWorkspaceAclRequestDto,
+  UpdateWorkspaceRequestDto,
   WorkspaceAclDto,
   WorkspaceBuildDto,
   WorkspaceDto,
@@ -117,6 +118,29 @@ export class WorkspacesController {
   ): Promise<WorkspaceDto> {
     const owner = await this.users.requireCoderUser(userRef, principal);
     return this.present(principal, await this.workspaces.workspaceByOwnerAndName(principal, owner, name));
+  }
+
+  @Patch('workspaces/:workspace')
+  @HttpCode(204)
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'update' } })
+  @ApiOperation({
+    summary: 'Rename a workspace (Coder UpdateWorkspaceRequest; an empty body changes nothing)',
+  })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 409, ...ERROR })
+  async rename(
+    @CurrentPrincipal() principal: Principal,
+    @Param('workspace', UUID_PIPE) id: string,
+    @Body() body: UpdateWorkspaceRequestDto,
+  ): Promise<void> {
+    if (body.name === undefined || body.name === '') {
+      await this.workspaces.requireWorkspace(principal, id, 'update');
+      return;
+    }
+    await this.workspaces.renameWorkspace(principal, id, body.name);
   }
 
   @Get('users/:user/workspace/:workspacename/builds/:buildnumber')

@@ -35,6 +35,11 @@ export class CreateTemplateRequestDto {
   @ApiProperty({ format: 'uuid' }) @GoType('uuid.UUID') @GoValidate('required') template_version_id: string;
 }
 
+@GoStruct('UpdateWorkspaceRequest', { absentBody: 'eof' })
+export class UpdateWorkspaceRequestDto {
+  @ApiPropertyOptional() @GoType('string') name?: string;
+}
+
 @GoStruct('UpdateActiveTemplateVersion', { absentBody: 'eof' })
 export class UpdateActiveTemplateVersionDto {
   @ApiProperty({ format: 'uuid' }) @GoType('uuid.UUID') @GoValidate('required') id: string;
@@ -141,7 +146,10 @@ export class ProvisionerJobMetadataDto {
   @ApiProperty() template_icon: string;
   @ApiPropertyOptional({ format: 'uuid' }) workspace_id?: string;
   @ApiPropertyOptional() workspace_name?: string;
-  @ApiPropertyOptional({ enum: ['start', 'stop', 'delete'], description: 'absent for jobs that are not builds' })
+  @ApiPropertyOptional({
+    enum: ['start', 'stop', 'delete'],
+    description: 'absent for jobs that are not builds',
+  })
   workspace_build_transition?: string;
 }
 
@@ -298,6 +306,19 @@ export class TemplateDto {
   @ApiProperty({ format: 'uuid' }) created_by_id: string;
   @ApiProperty() created_by_name: string;
   @ApiProperty() deprecated: boolean;
+  @ApiProperty() deleted: boolean;
+  @ApiProperty() time_til_autostop_notify_ms: number;
+  @ApiProperty() disable_module_cache: boolean;
+  @ApiProperty({
+    type: 'object',
+    description: "Coder's TemplateBuildTimeStats: per transition P50/P95 milliseconds, null without builds",
+    additionalProperties: {
+      type: 'object',
+      required: ['P50', 'P95'],
+      properties: { P50: { type: 'number', nullable: true }, P95: { type: 'number', nullable: true } },
+    },
+  })
+  build_time_stats: Record<string, { P50: number | null; P95: number | null }>;
 }
 
 export class TemplateVersionDto {
@@ -312,6 +333,7 @@ export class TemplateVersionDto {
   @ApiProperty() readme: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) created_by: Record<string, unknown>;
   @ApiProperty() archived: boolean;
+  @ApiProperty() has_external_agent: boolean;
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'devplane: the definition' })
   definition: Record<string, unknown>;
 }
