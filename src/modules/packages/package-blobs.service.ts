@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { createHash, type Hash, randomUUID } from 'node:crypto';
-import { type Readable, Transform, type TransformCallback } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { DataSource, type EntityManager, Repository as OrmRepository } from 'typeorm';
 import { JobQueue } from '../../platform/jobs/job-queue.service';
 import { BlobStore } from '../../platform/storage/blob-store';
@@ -12,32 +12,6 @@ export const COLLECT_BLOB_JOB = 'packages.collect-blob';
 export const COLLECT_KEY_JOB = 'packages.collect-key';
 /** Bytes stored by an upload that never got its row are collected this long after it started. */
 const ORPHAN_GRACE_MS = 60 * 60 * 1000;
-
-/** MD5, SHA-1, SHA-256 and SHA-512 of the bytes passing through (Gitea stores all four). */
-class HashingStream extends Transform {
-  size = 0;
-  private readonly hashes: Record<'md5' | 'sha1' | 'sha256' | 'sha512', Hash> = {
-    md5: createHash('md5'),
-    sha1: createHash('sha1'),
-    sha256: createHash('sha256'),
-    sha512: createHash('sha512'),
-  };
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.size += chunk.length;
-    for (const hash of Object.values(this.hashes)) hash.update(chunk);
-    callback(null, chunk);
-  }
-
-  digests(): { md5: string; sha1: string; sha256: string; sha512: string } {
-    return {
-      md5: this.hashes.md5.digest('hex'),
-      sha1: this.hashes.sha1.digest('hex'),
-      sha256: this.hashes.sha256.digest('hex'),
-      sha512: this.hashes.sha512.digest('hex'),
-    };
-  }
-}
 
 /**
  * Package bytes in the platform blob store, one blob per content: an upload streams in (limit
@@ -80,20 +54,24 @@ export class PackageBlobsService implements OnModuleInit {
     await this.dataSource.transaction((manager) =>
       this.jobs.enqueue(manager, COLLECT_KEY_JOB, { key }, { delayMs: ORPHAN_GRACE_MS }),
     );
-    const hashing = new HashingStream();
-    const source = body.pipe(hashing);
-    body.once('error', (error) => hashing.destroy(error));
     let stored;
     try {
-      stored = await this.blobStore.put(key, source, {
+      // The four digests Gitea keeps are computed by the store while it streams, off the request thread.
+      stored = await this.blobStore.put(key, body, {
         maxBytes: options.maxBytes,
         contentType: options.contentType,
+        digests: ['md5', 'sha1', 'sha512'],
       });
     } catch (error) {
       await this.blobStore.delete(key).catch(() => false);
       throw error;
     }
-    const digests = hashing.digests();
+    const digests = {
+      md5: stored.digests.md5!,
+      sha1: stored.digests.sha1!,
+      sha256: stored.sha256,
+      sha512: stored.digests.sha512!,
+    };
     try {
       return await this.dataSource.transaction(async (manager) => {
         const existing = await manager.getRepository(PackageBlob).findOneBy({ sha512: digests.sha512 });

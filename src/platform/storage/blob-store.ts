@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { DigestAlgorithm, Digests } from './parallel-hash';
 
 /** A stored blob's facts. */
 export interface BlobStat {
@@ -12,6 +13,8 @@ export interface BlobPutOptions {
   maxBytes?: number;
   /** Stored with the blob where the driver can (S3); callers keep their own copy in their rows. */
   contentType?: string;
+  /** Digests to compute besides SHA-256 while streaming (package blobs keep MD5, SHA-1 and SHA-512). */
+  digests?: DigestAlgorithm[];
 }
 
 /** What `put` measured while streaming. */
@@ -20,6 +23,8 @@ export interface BlobPutResult {
   size: number;
   /** Lowercase hex SHA-256 of the bytes stored. */
   sha256: string;
+  /** Lowercase hex digests of the bytes stored: SHA-256 and those asked for in `digests`. */
+  digests: Digests;
 }
 
 /** An inclusive byte range, as HTTP's `Range: bytes=start-end` (end omitted = to the end). */
