@@ -34,6 +34,8 @@ function buildFullDocument(app: INestApplication): OpenAPIObject {
         '(`/api/v2`, `/api/experimental`) and a Gitea-style code hosting API (`/api/v1`).',
     )
     .setVersion(DEVPLANE_VERSION)
+    // Relative: the document is served by the instance it describes, whatever its PUBLIC_URL (Redocly: no-empty-servers).
+    .addServer('/', 'this instance')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Service-Session-Token' }, 'session-token')
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', description: '`<10-char id>-<22-char secret>`' },
