@@ -87,8 +87,10 @@ export async function startDevplane(
   nodeArgs: string[] = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean),
   listenPort = 0,
 ): Promise<{ child: ChildProcess; port: number }> {
-  if (!existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('run `npm run build` first');
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist', 'main.js')], {
+  // BENCH_DIST: another build directory (compare two builds of the tree in one session).
+  const main = path.join(ROOT, process.env.BENCH_DIST ?? 'dist', 'main.js');
+  if (!existsSync(main)) throw new Error('run `npm run build` first');
+  const child = spawn(process.execPath, [...nodeArgs, main], {
     env: { ...env, PORT: String(listenPort) },
     stdio: 'pipe',
   });

@@ -1,24 +1,33 @@
-import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pipeline } from 'node:stream/promises';
 import { gzipSync } from 'node:zlib';
-import { benchDatabase, freePort, insertToken, ROOT, startDevplane, stopAll, withPeakRss } from './harness';
+import { benchDatabase, freePort, insertToken, ROOT, startDevplane, stopAll } from './harness';
+import {
+  curlUpload,
+  hasCurl,
+  sourceFile,
+  storageDriver,
+  storageEnv,
+  transferLines,
+  transferRounds,
+} from './transfer';
 
 /**
  * Issue 15 item 7, against the built server (dist/main.js):
  * 1. `npm install` (cold cache) of a project whose BENCH_DEPS (default 200) dependencies are served by
  *    devplane, and the same 200 packages served by Verdaccio (devDependency) in the same run: wall time
  *    ratio (target: devplane no slower) and the packument p99 under 50 concurrent clients on both.
- * 2. The generic registry: upload and download of a BENCH_MIB (default 200) MiB file against a stream
- *    copy on the same disk, with devplane's peak RSS growth (target < 64 MiB).
- * Env: DATABASE_URL (default: embedded PGlite). Run: npm run build && node -r @swc-node/register bench/packages.bench.ts
+ * 2. The generic registry: upload and download (curl) of a BENCH_MIB (default 200) MiB file against a
+ *    stream copy on the same disk, with devplane's peak RSS growth (issue 34: upload >= 0.7, download
+ *    >= 0.9 of the copy, RSS < 64 MiB).
+ * Env: DATABASE_URL (default: embedded PGlite), BENCH_PARTS=generic (part 2 only), BENCH_STORAGE (local
+ * or s3: s3rver), BENCH_TRANSFER_ROUNDS, BENCH_DIST (build directory, default dist). Run: npm run build && node -r @swc-node/register bench/packages.bench.ts
  */
 const depCount = Number(process.env.BENCH_DEPS ?? 200);
 const sizeMib = Number(process.env.BENCH_MIB ?? 200);
@@ -27,7 +36,6 @@ const sizeMib = Number(process.env.BENCH_MIB ?? 200);
  * install moves by ±15 % on a busy 2-core VM, where npm itself keeps both cores busy).
  */
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
-const MIB = 1024 * 1024;
 
 interface LoadResult {
   requests: { average: number };
@@ -214,10 +222,75 @@ async function startVerdaccio(
   return { child, url, token: body.token };
 }
 
-async function main(): Promise<void> {
+/**
+ * Part 2: a generic package file of BENCH_MIB MiB uploaded (`PUT`, raw body) and downloaded with curl,
+ * BENCH_TRANSFER_ROUNDS (default 5) alternating rounds against a disk copy (bench/transfer.ts).
+ */
+async function genericTransfer(base: string, token: string, pid: number, work: string): Promise<string[]> {
+  const source = path.join(work, 'big.bin');
+  const size = await sourceFile(source, sizeMib);
+  const transferRoundCount = Number(process.env.BENCH_TRANSFER_ROUNDS ?? 5);
+  const authorization = `token ${token}`;
+  const figures = await transferRounds({
+    pid,
+    work,
+    source,
+    size,
+    rounds: transferRoundCount,
+    authorization,
+    upload: async (round) => {
+      const url = `${base}/api/packages/admin/generic/big/1.0.${round}/big.bin`;
+      const { status, body } = await curlUpload(url, 'PUT', authorization, source);
+      if (status !== 201) throw new Error(`generic upload: HTTP ${status} ${body}`);
+      return url;
+    },
+  });
+  return transferLines(
+    `  generic ${sizeMib} MiB, median of ${transferRoundCount} rounds, ${storageDriver()} blob store:`,
+    size,
+    figures,
+  ).map((line) => `  ${line}`);
+}
+
+/** BENCH_PARTS=generic: only the generic transfer (no npm, no Verdaccio). */
+async function genericOnly(): Promise<void> {
+  if (!hasCurl()) throw new Error('the transfer benchmarks measure with curl: install it');
   const work = await mkdtemp(path.join(os.tmpdir(), 'devplane-pkg-bench-'));
-  const db = await benchDatabase({ DATA_DIR: path.join(work, 'data'), LOG_LEVEL: 'error' });
-  const children: ReturnType<typeof spawn>[] = [];
+  const children: ChildProcess[] = [];
+  const db = await benchDatabase({
+    DATA_DIR: path.join(work, 'data'),
+    LOG_LEVEL: 'error',
+    ...(await storageEnv(storageDriver(), work, children)),
+  });
+  try {
+    const { child, port } = await startDevplane(db.env);
+    children.push(child);
+    const lines = await genericTransfer(
+      `http://127.0.0.1:${port}`,
+      await insertToken(db, 'admin'),
+      child.pid!,
+      work,
+    );
+    process.stdout.write(
+      `packages (generic only) on ${db.embedded ? 'embedded PGlite' : 'PostgreSQL'}\n${lines.join('\n')}\n`,
+    );
+  } finally {
+    await stopAll(children);
+    await db.close();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  if (process.env.BENCH_PARTS === 'generic') return genericOnly();
+  if (!hasCurl()) throw new Error('the transfer benchmarks measure with curl: install it');
+  const work = await mkdtemp(path.join(os.tmpdir(), 'devplane-pkg-bench-'));
+  const children: ChildProcess[] = [];
+  const db = await benchDatabase({
+    DATA_DIR: path.join(work, 'data'),
+    LOG_LEVEL: 'error',
+    ...(await storageEnv(storageDriver(), work, children)),
+  });
   try {
     // Tarball URLs are absolute under PUBLIC_URL: it must name the port devplane listens on.
     const port = await freePort();
@@ -335,50 +408,7 @@ async function main(): Promise<void> {
       verdaccio: await sequential(verdaccio.url, (name) => `${name}/-/${name}-1.0.0.tgz`),
     };
 
-    // Generic registry: 200 MiB up and down against a disk copy.
-    const source = path.join(work, 'big.bin');
-    const block = randomBytes(MIB);
-    const out = createWriteStream(source);
-    for (let i = 0; i < sizeMib; i++)
-      if (!out.write(block)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
-    await new Promise<void>((resolve) => out.end(() => resolve()));
-    let started = performance.now();
-    await pipeline(createReadStream(source), createWriteStream(path.join(work, 'copy.bin')));
-    const copyMs = performance.now() - started;
-    await rm(path.join(work, 'copy.bin'));
-    started = performance.now();
-    const upload = await withPeakRss(
-      child.pid!,
-      () =>
-        new Promise<number>((resolve, reject) => {
-          const req = http.request(
-            `${base}/api/packages/admin/generic/big/1.0.0/big.bin`,
-            {
-              method: 'PUT',
-              headers: { Authorization: `token ${token}`, 'Content-Length': String(sizeMib * MIB) },
-            },
-            (res) => {
-              res.resume();
-              res.on('end', () => resolve(res.statusCode ?? 0));
-            },
-          );
-          req.on('error', reject);
-          createReadStream(source).pipe(req);
-        }),
-    );
-    const uploadMs = performance.now() - started;
-    if (upload.result !== 201) throw new Error(`generic upload: ${upload.result}`);
-    started = performance.now();
-    const download = await withPeakRss(child.pid!, async () => {
-      const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
-        http.get(`${base}/api/packages/admin/generic/big/1.0.0/big.bin`, resolve).on('error', reject),
-      );
-      await pipeline(res, createWriteStream(path.join(work, 'down.bin')));
-    });
-    const downloadMs = performance.now() - started;
-    if ((await stat(path.join(work, 'down.bin'))).size !== sizeMib * MIB)
-      throw new Error('download size differs');
-    const rate = (ms: number) => `${((sizeMib * MIB) / MIB / (ms / 1000)).toFixed(0)} MiB/s`;
+    const generic = await genericTransfer(base, token, child.pid!, work);
 
     const lines = [
       `packages: ${depCount} npm packages (published to both in ${(publishMs / 1000).toFixed(1)} s) on ${db.embedded ? 'embedded PGlite' : 'PostgreSQL'}`,
@@ -386,7 +416,7 @@ async function main(): Promise<void> {
       `  npm install, cold cache, devplane           best of ${rounds}: ${(devplaneInstall / 1000).toFixed(2)} s, median ${(devplaneMedian / 1000).toFixed(2)} s  ratio best ${(verdaccioInstall / devplaneInstall).toFixed(2)}, median ${(verdaccioMedian / devplaneMedian).toFixed(2)} (target >= 1.0)`,
       `  one request at a time (mean): abbreviated packument Verdaccio ${oneAtATime.verdaccio.packument.toFixed(2)} ms, devplane ${oneAtATime.devplane.packument.toFixed(2)} ms; tarball Verdaccio ${oneAtATime.verdaccio.tarball.toFixed(2)} ms, devplane ${oneAtATime.devplane.tarball.toFixed(2)} ms`,
       `  packument, 50 clients: Verdaccio ${packumentVerdaccio.requests.average.toFixed(0)} req/s p99 ${packumentVerdaccio.latency.p99} ms; devplane ${packumentDevplane.requests.average.toFixed(0)} req/s p99 ${packumentDevplane.latency.p99} ms`,
-      `  generic ${sizeMib} MiB: disk copy ${rate(copyMs)}; upload ${rate(uploadMs)} (ratio ${(copyMs / uploadMs).toFixed(2)}, RSS +${(upload.growth / MIB).toFixed(1)} MiB); download ${rate(downloadMs)} (ratio ${(copyMs / downloadMs).toFixed(2)}, RSS +${(download.growth / MIB).toFixed(1)} MiB)`,
+      ...generic,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
