@@ -42,7 +42,7 @@ Nextcloud OCS workflow rules: <code>${base}ocs/v2.php/apps/workflowengine/api/v1
 </ul>
 <p>First token: sign in with <code>POST ${base}api/v2/users/login</code>
 (<code>{"email":"…","password":"…"}</code>) and send the <code>session_token</code> it returns as
-<code>Coder-Session-Token</code> to <code>POST ${base}api/v2/users/me/keys/tokens</code>.</p>
+<code>Service-Session-Token</code> to <code>POST ${base}api/v2/users/me/keys/tokens</code>.</p>
 </body></html>
 `;
   return (_req, res) => {
@@ -68,7 +68,7 @@ export function changePasswordPage(publicUrl: string): (req: Request, res: Respo
 <p>Sign in, then set a new password with the API (the password rule applies; your other keys are revoked):</p>
 <pre>TOKEN=$(curl -s -X POST -H 'Content-Type: application/json' \\
   -d '{"email":"you@example.com","password":"CURRENT"}' ${base}api/v2/users/login | jq -r .session_token)
-curl -X PUT -H "Coder-Session-Token: $TOKEN" -H 'Content-Type: application/json' \\
+curl -X PUT -H "Service-Session-Token: $TOKEN" -H 'Content-Type: application/json' \\
   -d '{"old_password":"CURRENT","password":"NEW"}' ${base}api/v2/users/me/password</pre>
 <p>Details: <a href="${base}docs">API documentation</a>.</p>
 </body></html>
