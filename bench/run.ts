@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -13,23 +14,25 @@ import { waitForLine } from './harness';
  * this script hosts), loaded by autocannon on GET /api/v1/user and GET /api/v2/users/me with a token,
  * next to bench/bare-server.ts doing the same token lookup and user select with node:http + pg, and
  * bench/floor-server.ts doing it on the framework floor (Express, helmet, cookie-parser, pino-http).
- * Prints requests/s, p50, p99 and the ratio devplane / bare. Loopback only, bounded in time.
+ * Prints requests/s, p50, p99 and p99.9 and the ratios devplane / floor at each connection count
+ * (BENCH_CONNECTIONS, default 20 and 50), median of alternating rounds. Loopback only, bounded in time.
+ * devplane targets: GET /api/v1/user, GET /api/v2/users/me and an OCS rule list.
  * A further target rotates the tokens of BENCH_USERS (default 1,000) distinct users on
  * GET /api/v1/user: the identity cache must keep it near the one-token figure (activity writes
  * such as last_seen_at do not flush the cache). BENCH_COMPARE_DIST=<path to another build's
  * main.js> also starts that build on the same data and measures its one-token and rotation
  * targets in the same run (before/after comparisons).
- * Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 20), BENCH_USERS (default 1000),
- * BENCH_ROUNDS (default 1: rounds over all targets, interleaved, median reported), BENCH_COMPARE_DIST,
+ * Env: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default `20,50`), BENCH_USERS (default 1000),
+ * BENCH_ROUNDS (default 3: rounds over all targets, interleaved, median reported), BENCH_COMPARE_DIST,
  * BENCH_CPU_PROF_DIR (CPU profiles of devplane and the floor).
  */
 const root = path.join(__dirname, '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const connectionCounts = (process.env.BENCH_CONNECTIONS ?? '20,50').split(',').map(Number);
 const userCount = Number(process.env.BENCH_USERS ?? 1000);
 const compareDist = process.env.BENCH_COMPARE_DIST;
 /** Rounds over all targets, interleaved; each target reports its median round (a busy machine moves figures a lot). */
-const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 /** BENCH_CPU_PROF_DIR: devplane and the floor write V8 CPU profiles there (to compare where each spends its time). */
 const profileArgs = process.env.BENCH_CPU_PROF_DIR
   ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF_DIR)}`]
@@ -43,7 +46,7 @@ interface LoadOptions {
 }
 interface LoadResult {
   requests: { average: number };
-  latency: { p50: number; p99: number };
+  latency: { p50: number; p99: number; p99_9: number };
   non2xx: number;
 }
 // autocannon ships no type declarations.
@@ -54,11 +57,20 @@ interface Result {
   rps: number;
   p50: number;
   p99: number;
+  p999: number;
   non2xx: number;
 }
 
-async function load(name: string, url: string, tokens: string[], duration = seconds): Promise<Result> {
+interface Target {
+  name: string;
+  url: string;
+  tokens: string[];
+  headers?: Record<string, string>;
+}
+
+async function load(target: Target, connections: number, duration = seconds): Promise<Result> {
   let next = 0;
+  const { name, url, tokens, headers } = target;
   const json = await autocannon({
     url,
     connections,
@@ -67,7 +79,11 @@ async function load(name: string, url: string, tokens: string[], duration = seco
       {
         setupRequest: (request) => ({
           ...request,
-          headers: { ...request.headers, authorization: `token ${tokens[next++ % tokens.length]!}` },
+          headers: {
+            ...request.headers,
+            ...headers,
+            authorization: `token ${tokens[next++ % tokens.length]!}`,
+          },
         }),
       },
     ],
@@ -77,6 +93,7 @@ async function load(name: string, url: string, tokens: string[], duration = seco
     rps: json.requests.average,
     p50: json.latency.p50,
     p99: json.latency.p99,
+    p999: json.latency.p99_9,
     non2xx: json.non2xx,
   };
 }
@@ -102,6 +119,7 @@ async function main(): Promise<void> {
   const url = process.env.DATABASE_URL ?? embedded!.url;
   // The embedded database has one shared session: use its public schema rather than a search_path.
   const schema = embedded ? 'public' : `bench_${randomBytes(4).toString('hex')}`;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'devplane-bench-'));
   const env = {
     ...process.env,
     DATABASE_URL: url,
@@ -112,7 +130,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     RATE_LIMIT_ENABLED: 'false',
     ADMIN_PASSWORD: 'Bench-Admin-Password-1',
-    DATA_DIR: `/tmp/devplane-bench-${schema}`,
+    DATA_DIR: dataDir,
   };
   const children: ChildProcess[] = [];
   const admin = new Client({ connectionString: url });
@@ -175,68 +193,139 @@ async function main(): Promise<void> {
     );
     const rotation = many.map((m) => `${m.id}-${m.secret}`);
 
-    const targets: [string, string, string[]][] = [
-      ['bare node:http + pg', `http://127.0.0.1:${barePort}/`, [token]],
-      ['floor Express+helmet+pino', `http://127.0.0.1:${floorPort}/`, [token]],
-      ['devplane GET /api/v1/user', `http://127.0.0.1:${port}/api/v1/user`, [token]],
-      [`devplane /api/v1/user, ${userCount} users`, `http://127.0.0.1:${port}/api/v1/user`, rotation],
-      ['devplane GET /api/v2/users/me', `http://127.0.0.1:${port}/api/v2/users/me`, [token]],
+    const ocs = { 'OCS-APIRequest': 'true' };
+    const targets: Target[] = [
+      { name: 'bare node:http + pg', url: `http://127.0.0.1:${barePort}/`, tokens: [token] },
+      { name: 'floor Express+helmet+pino', url: `http://127.0.0.1:${floorPort}/`, tokens: [token] },
+      { name: 'devplane GET /api/v1/user', url: `http://127.0.0.1:${port}/api/v1/user`, tokens: [token] },
+      {
+        name: `devplane /api/v1/user, ${userCount} users`,
+        url: `http://127.0.0.1:${port}/api/v1/user`,
+        tokens: rotation,
+      },
+      {
+        name: 'devplane GET /api/v2/users/me',
+        url: `http://127.0.0.1:${port}/api/v2/users/me`,
+        tokens: [token],
+      },
+      {
+        name: 'devplane OCS rule list',
+        url: `http://127.0.0.1:${port}${OCS_RULES}`,
+        tokens: [token],
+        headers: ocs,
+      },
     ];
     if (comparePort) {
       targets.push(
-        ['compare GET /api/v1/user', `http://127.0.0.1:${comparePort}/api/v1/user`, [token]],
-        [`compare /api/v1/user, ${userCount} users`, `http://127.0.0.1:${comparePort}/api/v1/user`, rotation],
-        ['compare GET /api/v2/users/me', `http://127.0.0.1:${comparePort}/api/v2/users/me`, [token]],
+        {
+          name: 'compare GET /api/v1/user',
+          url: `http://127.0.0.1:${comparePort}/api/v1/user`,
+          tokens: [token],
+        },
+        {
+          name: `compare /api/v1/user, ${userCount} users`,
+          url: `http://127.0.0.1:${comparePort}/api/v1/user`,
+          tokens: rotation,
+        },
+        {
+          name: 'compare GET /api/v2/users/me',
+          url: `http://127.0.0.1:${comparePort}/api/v2/users/me`,
+          tokens: [token],
+        },
+        {
+          name: 'compare OCS rule list',
+          url: `http://127.0.0.1:${comparePort}${OCS_RULES}`,
+          tokens: [token],
+          headers: ocs,
+        },
       );
     }
-    // Warm up each target (2 s under the same load, so the JIT has compiled the hot path and every
-    // rotated token has been seen once), then measure, round after round.
-    for (const [name, target, tokens] of targets) await load(name, target, tokens, 2);
-    const measured: Result[][] = targets.map(() => []);
-    for (let round = 0; round < rounds; round++) {
-      for (const [index, [name, target, tokens]] of targets.entries())
-        measured[index]!.push(await load(name, target, tokens));
+    // Some rules for the OCS list to return.
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}${OCS_RULES}?format=json`, {
+        method: 'POST',
+        headers: { ...ocs, authorization: `token ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          class: 'OCA\\FlowNotifications\\Flow\\Operation',
+          name: `bench ${i}`,
+          checks: [
+            { class: 'OCA\\WorkflowEngine\\Check\\FileName', operator: 'matches', value: `/^bench-${i}/` },
+          ],
+          operation: '{"inscription":"bench"}',
+          entity: 'OCA\\WorkflowEngine\\Entity\\File',
+          events: ['OCP\\Files\\Events\\Node\\NodeCreatedEvent'],
+        }),
+      });
+      if (!res.ok) process.stderr.write(`OCS rule ${i}: ${res.status} ${await res.text()}\n`);
     }
-    const results = measured.map(
-      (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!,
-    );
-    const baseline = results[0]!;
-    process.stdout.write(
-      `\ndevplane benchmark (${embedded ? 'embedded PGlite' : 'PostgreSQL'}, ${connections} connections, ${seconds}s each, median of ${rounds} round(s))\n`,
-    );
-    process.stdout.write(
-      `${'target'.padEnd(40)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'non-2xx'.padStart(8)} ${'ratio'.padStart(6)}\n`,
-    );
-    for (const r of results) {
-      process.stdout.write(
-        `${r.name.padEnd(40)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.non2xx).padStart(8)} ${(r.rps / baseline.rps).toFixed(2).padStart(6)}\n`,
-      );
-    }
-    const ratio = (a: Result | undefined, b: Result | undefined) =>
-      a && b ? (a.rps / b.rps).toFixed(2) : '-';
-    const [, floorResult, user, rotated, , compareUser, compareRotated] = results;
-    if (floorResult && user)
-      process.stdout.write(
-        `\ndevplane /api/v1/user / floor: throughput ${ratio(user, floorResult)} (target ≥ 0.9), p99 ${(user.p99 / floorResult.p99).toFixed(2)}× (target ≤ 1.5)\n`,
-      );
-    process.stdout.write(
-      `${userCount} users in rotation / one token: ${ratio(rotated, user)} (target ≥ 0.9)\n`,
-    );
-    if (comparePort) {
-      process.stdout.write(
-        `compare build, ${userCount} users / one token: ${ratio(compareRotated, compareUser)}\n`,
-      );
-      process.stdout.write(
-        `this build / compare build: /api/v1/user ${ratio(results[2], results[5])}, rotation ${ratio(results[3], results[6])}, /api/v2/users/me ${ratio(results[4], results[7])}\n`,
-      );
-    }
+    for (const connections of connectionCounts) report(connections, await measure(targets, connections));
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 500));
     if (!embedded) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
     await admin.end().catch(() => undefined);
     await embedded?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+const OCS_RULES = '/ocs/v2.php/apps/workflowengine/api/v1/workflows/user';
+
+/**
+ * Warms each target up (2 s under the same load, so the JIT has compiled the hot path and every
+ * rotated token has been seen once), then measures round after round, alternating the targets, and
+ * keeps each target's median round by throughput (a busy machine moves figures a lot).
+ */
+async function measure(targets: Target[], connections: number): Promise<Result[]> {
+  for (const target of targets) await load(target, connections, 2);
+  const measured: Result[][] = targets.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    for (const [index, target] of targets.entries()) measured[index]!.push(await load(target, connections));
+  }
+  return measured.map((runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)]!);
+}
+
+function report(connections: number, results: Result[]): void {
+  const byName = (name: string): Result | undefined => results.find((r) => r.name === name);
+  const floor = byName('floor Express+helmet+pino')!;
+  const write = (line: string): boolean => process.stdout.write(`${line}\n`);
+  write(
+    `\ndevplane benchmark (${process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}, ${connections} connections, ${seconds}s each, median of ${rounds} round(s))`,
+  );
+  write(
+    `${'target'.padEnd(40)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'p99.9'.padStart(7)} ${'non-2xx'.padStart(8)} ${'/floor'.padStart(7)} ${'p99/fl'.padStart(7)}`,
+  );
+  for (const r of results) {
+    write(
+      `${r.name.padEnd(40)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.p999).padStart(7)} ${String(r.non2xx).padStart(8)} ${(r.rps / floor.rps).toFixed(2).padStart(7)} ${(r.p99 / floor.p99).toFixed(2).padStart(7)}`,
+    );
+  }
+  const user = byName('devplane GET /api/v1/user');
+  const rotated = results.find((r) => r.name.startsWith('devplane /api/v1/user,'));
+  for (const name of [
+    'devplane GET /api/v1/user',
+    'devplane GET /api/v2/users/me',
+    'devplane OCS rule list',
+  ]) {
+    const r = byName(name);
+    if (r)
+      write(
+        `${name} / floor at ${connections}: throughput ${(r.rps / floor.rps).toFixed(2)} (target ≥ 0.9), p99 ${(r.p99 / floor.p99).toFixed(2)}× (target ≤ 1.5)`,
+      );
+  }
+  if (user && rotated)
+    write(
+      `${userCount} users in rotation / one token: ${(rotated.rps / user.rps).toFixed(2)} (target ≥ 0.9)`,
+    );
+  const compare = (name: string): string => {
+    const mine = byName(`devplane ${name}`);
+    const other = byName(`compare ${name}`);
+    return mine && other ? (mine.rps / other.rps).toFixed(2) : '-';
+  };
+  if (byName('compare GET /api/v1/user'))
+    write(
+      `this build / compare build: /api/v1/user ${compare('GET /api/v1/user')}, /api/v2/users/me ${compare('GET /api/v2/users/me')}, OCS rule list ${compare('OCS rule list')}`,
+    );
 }
 
 main().catch((error: unknown) => {
