@@ -366,6 +366,31 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
     });
   });
 
+  describe('group and organization routes of the same screens (33.11, 33.12)', () => {
+    it('getGroups, a group and its members by name, getMyOrganizations, default_org_member_roles', async () => {
+      const groups = await json(await api(admin.token, 'GET', '/api/v2/groups'), 200);
+      expect(groups.map((group: Json) => group.name)).toEqual(
+        expect.arrayContaining(['Everyone', 'reviewers']),
+      );
+      const filtered = await json(await api(admin.token, 'GET', '/api/v2/groups?organization=default'), 200);
+      expect(filtered.length).toBe(groups.length);
+      const byName = await json(
+        await api(admin.token, 'GET', '/api/v2/organizations/default/groups/reviewers'),
+        200,
+      );
+      expect(byName.name).toBe('reviewers');
+      const members = await json(
+        await api(admin.token, 'GET', '/api/v2/organizations/default/groups/reviewers/members'),
+        200,
+      );
+      expect(members).toEqual({ users: [], count: 0 });
+      await json(await api(admin.token, 'GET', '/api/v2/organizations/default/groups/nope'), 404);
+      const mine = await json(await api(alice.token, 'GET', '/api/v2/users/me/organizations'), 200);
+      expect(mine).toEqual([expect.objectContaining({ name: 'default', default_org_member_roles: [] })]);
+      await json(await api(bob.token, 'GET', '/api/v2/users/nobody-here/organizations'), 404);
+    });
+  });
+
   describe('agent chat page', () => {
     let configId: string;
     let chatId: string;

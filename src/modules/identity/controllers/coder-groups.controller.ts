@@ -26,6 +26,26 @@ const GROUP_PARAM = {
 export class CoderGroupsController {
   constructor(private readonly service: CoderOrganizationsService) {}
 
+  @Get()
+  @Authenticated({ tokenScope: { type: 'group', action: 'read' } })
+  @ApiOperation({
+    summary:
+      "Groups of every organization the caller may read (Coder's getGroups; `organization`: id or name)",
+  })
+  @ApiOkResponse({ type: [CoderGroupDto] })
+  @ApiResponse({ status: 404, ...ERROR })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query('organization') organization?: string,
+  ): Promise<CoderGroupDto[]> {
+    const views = organization
+      ? [await this.service.resolve(principal, organization)]
+      : await this.service.list(principal);
+    const out: CoderGroupDto[] = [];
+    for (const view of views) out.push(...(await this.service.groups(principal, view)).map(presentGroup));
+    return out;
+  }
+
   @Get(':group')
   @Authenticated({ tokenScope: { type: 'group', action: 'read' } })
   @ApiOperation({ summary: 'Get a group with its members' })

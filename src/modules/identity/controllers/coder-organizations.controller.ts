@@ -4,7 +4,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse 
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { type CoderPage, parsePagination } from '../../../api/coder/coder-search-query';
-import { InvalidError } from '../../../platform/errors/domain-error';
+import { InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
 import { AuthorizationService } from '../../auth/authorization.service';
 import type { Principal } from '../../auth/principal';
@@ -17,6 +17,7 @@ import {
   CoderSearchPageQueryDto,
   CreateGroupRequestDto,
   CreateOrganizationRequestDto,
+  GroupMembersResponseDto,
   PaginatedMembersResponseDto,
   UpdateOrganizationRequestDto,
   UpdateRolesRequestDto,
@@ -27,6 +28,7 @@ import { CoderOrganizationsService, parseMemberSearch } from '../management/code
 import {
   type MemberView,
   presentGroup,
+  presentGroupMember,
   presentMember,
   presentMemberWithUser,
   presentOrganization,
@@ -280,6 +282,60 @@ export class CoderOrganizationsController {
   ): Promise<CoderGroupDto[]> {
     const view = await this.service.resolve(principal, ref);
     return (await this.service.groups(principal, view)).map(presentGroup);
+  }
+
+  @Get(':organization/groups/:groupName')
+  @Authenticated({ tokenScope: { type: 'group', action: 'read' } })
+  @ApiOperation({ summary: "A group of an organization by name (Coder's getGroup by name)" })
+  @ApiParam(ORG_PARAM)
+  @ApiOkResponse({ type: CoderGroupDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  async groupByName(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization') ref: string,
+    @Param('groupName') name: string,
+  ): Promise<CoderGroupDto> {
+    return presentGroup(await this.namedGroup(principal, ref, name));
+  }
+
+  @Get(':organization/groups/:groupName/members')
+  @Authenticated({ tokenScope: { type: 'group_member', action: 'read' } })
+  @ApiOperation({ summary: 'Members of a group of an organization by name, paged, with a total' })
+  @ApiParam(ORG_PARAM)
+  @ApiOkResponse({ type: GroupMembersResponseDto })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  async groupMembersByName(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization') ref: string,
+    @Param('groupName') name: string,
+    @Query() query: CoderSearchPageQueryDto,
+  ): Promise<GroupMembersResponseDto> {
+    const group = await this.namedGroup(principal, ref, name);
+    const { view, team } = await this.service.resolveGroup(principal, group.id);
+    const page = parsePagination(query);
+    if ('errors' in page)
+      throw new InvalidError('Query parameters have invalid values.', {
+        code: 'INVALID_QUERY',
+        fields: page.errors,
+      });
+    const result = await this.service.groupMembers(
+      principal,
+      view,
+      team,
+      parseMemberSearch(query.q ?? ''),
+      page.page,
+    );
+    return { users: result.users.map(presentGroupMember), count: result.count };
+  }
+
+  private async namedGroup(principal: Principal, ref: string, name: string) {
+    const view = await this.service.resolve(principal, ref);
+    const group = (await this.service.groups(principal, view)).find(
+      (candidate) => candidate.name.toLowerCase() === name.toLowerCase(),
+    );
+    if (!group) throw new NotFoundError('Resource not found or you do not have access to this resource');
+    return group;
   }
 
   @Post(':organization/groups')

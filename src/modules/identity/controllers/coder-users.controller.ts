@@ -18,6 +18,9 @@ import {
   UpdateUserProfileRequestDto,
   UserRolesDto,
 } from '../management/coder-management.dto';
+import { CoderOrganizationDto } from '../management/coder-management.dto';
+import { CoderOrganizationsService } from '../management/coder-organizations.service';
+import { presentOrganization } from '../management/coder-presenters';
 import { CoderUsersService, parseUserSearch } from '../management/coder-users.service';
 import { OidcClaimsService } from '../management/oidc-claims.service';
 import { OrganizationsService } from '../organizations.service';
@@ -36,8 +39,27 @@ export class CoderUsersController {
     private readonly authz: AuthorizationService,
     private readonly management: CoderUsersService,
     private readonly claims: OidcClaimsService,
+    private readonly coderOrganizations: CoderOrganizationsService,
     @Optional() private readonly seats?: AiSeats,
   ) {}
+
+  @Get(':user/organizations')
+  @Authenticated({ tokenScope: { type: 'organization', action: 'read' } })
+  @ApiOperation({ summary: "The organizations a user is a member of (Coder's getMyOrganizations)" })
+  @ApiOkResponse({ type: [CoderOrganizationDto] })
+  @ApiResponse({ status: 404, type: CoderResponseDto })
+  async organizationsOf(
+    @CurrentPrincipal() principal: Principal,
+    @Param('user') ref: string,
+  ): Promise<CoderOrganizationDto[]> {
+    const user = await this.readable(principal, ref);
+    const member = new Set(
+      (await this.organizations.membershipsOf(user.id)).map((membership) => membership.organizationUuid),
+    );
+    return (await this.coderOrganizations.list(principal))
+      .filter((view) => member.has(view.account.uuid))
+      .map(presentOrganization);
+  }
 
   /** Users in Coder's JSON; `has_ai_seat` is computed for exactly these users (the AI seat rule). */
   private async presentAll(users: User[]): Promise<CoderUserDto[]> {

@@ -127,6 +127,7 @@ export class CoderOrganizationDto {
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
   @ApiProperty() is_default: boolean;
+  @ApiProperty({ type: [String] }) default_org_member_roles: string[];
 }
 
 /** codersdk.OrganizationMember */

@@ -40,6 +40,8 @@ export function presentOrganization({ account, details }: OrganizationView): Cod
     created_at: details.createdAt.toISOString(),
     updated_at: details.updatedAt.toISOString(),
     is_default: details.isDefault,
+    // Roles every new member gets besides organization-member: none in devplane.
+    default_org_member_roles: [],
   };
 }
 
