@@ -65,6 +65,8 @@ describe('provisioner jobs: bound to their daemon, and a lost lease never ends t
   });
 
   it('another organization key gets 404; a lost lease while the script prints leaves the server serving', async () => {
+    // The boot log names the workspace isolation mode (issue 30 item 4).
+    expect(output).toMatch(/devplane: (WARNING: )?workspace isolation: (sandbox|user|none) \(/);
     const admin = await t.factories.admin({ username: 'jobsecadmin' });
     // The chatty provision script: a line every 20 ms for ~10 s.
     const { templateId } = await createTemplate(client, admin.token, 'chatty', {

@@ -299,7 +299,7 @@ describe('workspaces with a real provisioner and agent', () => {
   it('a provisioner killed with SIGKILL mid-job: the lease expires and another daemon finishes the build', async () => {
     const { templateId: slowTemplate } = await createTemplate(client, admin.token, 'slow-once', {
       provision_script:
-        'if [ -f .devplane/ran-once ]; then echo second run; else touch .devplane/ran-once; echo first run; sleep 30; fi',
+        'if [ -f .ran-once ]; then echo second run; else touch .ran-once; echo first run; sleep 30; fi',
     });
     const created = await json<Json>(
       await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
