@@ -391,6 +391,20 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
     });
   });
 
+  describe('connection log filters (33.12)', () => {
+    it("status takes Coder's ConnectionLogStatus values and refuses others", async () => {
+      for (const status of ['ongoing', 'completed'])
+        expect(
+          (await json(await api(admin.token, 'GET', `/api/v2/connectionlog?q=status:${status}`), 200)).count,
+        ).toBe(0);
+      const refused = await json(
+        await api(admin.token, 'GET', '/api/v2/connectionlog?q=status:connected'),
+        400,
+      );
+      expect(JSON.stringify(refused.validations)).toContain('status');
+    });
+  });
+
   describe('agent chat page', () => {
     let configId: string;
     let chatId: string;

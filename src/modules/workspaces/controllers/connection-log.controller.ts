@@ -71,7 +71,8 @@ export class ConnectionLogController {
       owner: parser.string('workspace_owner'),
       workspaceId: parser.uuid('workspace_id'),
       types: parser.enumList('type', CONNECTION_TYPES),
-      status: parser.enumList('status', ['connected', 'disconnected'] as const),
+      // Coder's ConnectionLogStatus: ongoing (not disconnected yet) or completed.
+      status: parser.enumList('status', ['ongoing', 'completed'] as const),
       organization: parser.string('organization'),
       search: parser.string('search'),
     }));
@@ -90,7 +91,7 @@ export class ConnectionLogController {
     if (filters.types.length) add((n) => `c.type = ANY($${n})`, filters.types);
     if (filters.status.length === 1)
       where.push(
-        filters.status[0] === 'connected' ? 'c.disconnect_time IS NULL' : 'c.disconnect_time IS NOT NULL',
+        filters.status[0] === 'ongoing' ? 'c.disconnect_time IS NULL' : 'c.disconnect_time IS NOT NULL',
       );
     if (filters.organization)
       add(
