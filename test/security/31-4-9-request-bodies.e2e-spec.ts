@@ -178,7 +178,7 @@ describe('#31.4 / #31.9 request bodies: read after authentication, inflated size
       ['public passcode change', '/api/v2/users/otp/change-password', {}],
     ])('%s: 400 {message}', async (_name, path, headers) => {
       for (const body of [deepArray(10_000), deepObject(5_000), gzipSync(deepArray(100_000))]) {
-        const encoded = body[0] === 0x1f ? { 'Content-Encoding': 'gzip' } : {};
+        const encoded: Record<string, string> = body[0] === 0x1f ? { 'Content-Encoding': 'gzip' } : {};
         const res = await send('POST', path, { ...json, ...headers, ...encoded }, body);
         expect(res.status).toBe(400);
         expect(JSON.parse(res.body)).toMatchObject({
