@@ -33,5 +33,7 @@ export function protocolStatus(kind: DomainErrorKind): number {
       return 503;
     case 'not_allowed':
       return 405;
+    case 'moved':
+      return 307;
   }
 }

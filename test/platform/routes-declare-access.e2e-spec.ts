@@ -1,6 +1,7 @@
 import { RequestMethod } from '@nestjs/common';
 import { PATH_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { DIALECT_METADATA, type Dialect } from '../../src/api/dialect';
 import { ACCESS_METADATA, type AccessDeclaration } from '../../src/modules/auth/access.decorators';
 import { PRINCIPAL_KINDS } from '../../src/modules/auth/principal';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -9,7 +10,11 @@ import { createTestApp, type TestApp } from '../helpers/test-app';
  * Deny by default: every registered HTTP route declares @Public() or @Authenticated(...); every
  * authenticated route declares the token scope it needs (Gitea `scopes`, Coder `tokenScope`, or
  * `rbac`; administrator routes imply the `admin` category) and only known principal kinds.
+ * Protocol routes (git smart HTTP, the npm and generic registries) admit anonymous callers but
+ * must still declare the scopes a key needs (`@Public({ scopes })`, issue 31.1).
  */
+const PROTOCOL_DIALECTS: readonly Dialect[] = ['git', 'npm', 'generic'];
+
 describe('every route declares who may call it', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -17,7 +22,7 @@ describe('every route declares who may call it', () => {
   });
   afterAll(() => t.close());
 
-  let audit: { withoutScope: string[] } | undefined;
+  let audit: { withoutScope: string[]; protocolWithoutScope: string[]; protocolRoutes: number } | undefined;
 
   it('finds no undeclared route and no unknown principal kind', () => {
     const discovery = t.app.get(DiscoveryService);
@@ -26,6 +31,8 @@ describe('every route declares who may call it', () => {
     const undeclared: string[] = [];
     const withoutScope: string[] = [];
     const badKinds: string[] = [];
+    const protocolWithoutScope: string[] = [];
+    let protocolRoutes = 0;
     let routes = 0;
     for (const wrapper of discovery.getControllers()) {
       const { instance, metatype } = wrapper;
@@ -45,7 +52,16 @@ describe('every route declares who may call it', () => {
           undeclared.push(label);
           continue;
         }
-        if (access.kind !== 'authenticated') continue;
+        const dialect = reflector.getAllAndOverride<Dialect | undefined>(DIALECT_METADATA, [
+          handler,
+          metatype,
+        ]);
+        if (dialect && PROTOCOL_DIALECTS.includes(dialect)) protocolRoutes++;
+        if (access.kind === 'public') {
+          if (dialect && PROTOCOL_DIALECTS.includes(dialect) && (access.scopes?.length ?? 0) === 0)
+            protocolWithoutScope.push(label);
+          continue;
+        }
         const declaresScope =
           (access.scopes?.length ?? 0) > 0 ||
           access.tokenScope !== undefined ||
@@ -62,11 +78,18 @@ describe('every route declares who may call it', () => {
     expect(routes).toBeGreaterThan(5);
     expect(undeclared).toEqual([]);
     expect(badKinds).toEqual([]);
-    audit = { withoutScope };
+    audit = { withoutScope, protocolWithoutScope, protocolRoutes };
   });
 
   it('finds no authenticated route without a token scope declaration (scopes, tokenScope, rbac, admin or anyTokenScope)', () => {
     expect(audit).toBeDefined();
     expect(audit!.withoutScope).toEqual([]);
+  });
+
+  it('finds no protocol route (git, npm, generic) without the scopes a key needs', () => {
+    expect(audit).toBeDefined();
+    // git smart HTTP (3), the npm and generic registries: the audit must actually see them.
+    expect(audit!.protocolRoutes).toBeGreaterThanOrEqual(10);
+    expect(audit!.protocolWithoutScope).toEqual([]);
   });
 });

@@ -115,5 +115,7 @@ export function renderCoderError(
       return { status: 503, body: body(error.message, error.detail) };
     case 'not_allowed':
       return { status: 405, body: body(error.message, error.detail) };
+    case 'moved':
+      return { status: 307, body: body(error.message, error.detail), headers: { Location: error.location } };
   }
 }

@@ -17,6 +17,8 @@ export function renderGenericError(
   switch (error.kind) {
     case 'unauthenticated':
       return { status: 401, body: `${error.message}\n`, headers: basicChallenge() };
+    case 'moved':
+      return { status: 307, body: `${error.message}\n`, headers: { Location: error.location } };
     case 'invalid': {
       const details = error.fields.map((field) => `${field.field}: ${field.detail}`);
       return { status: 400, body: `${[error.message, ...details].join('\n')}\n` };

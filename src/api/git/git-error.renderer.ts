@@ -18,6 +18,9 @@ export function renderGitError(
   switch (error.kind) {
     case 'unauthenticated':
       return { status: 401, body: text, headers: basicChallenge() };
+    case 'moved':
+      // git follows the redirect of its first request (info/refs) and uses the new base URL after it.
+      return { status: 307, body: text, headers: { Location: error.location } };
     case 'bad_request':
     case 'invalid':
     case 'forbidden':

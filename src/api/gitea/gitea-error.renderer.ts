@@ -73,6 +73,9 @@ export function renderGiteaError(
       return { status: 503, body: withUrl(error.message) };
     case 'not_allowed':
       return { status: 405, body: withUrl(error.message) };
+    case 'moved':
+      // Gitea's repository assignment: 307 to the renamed path, no body.
+      return { status: 307, body: undefined, headers: { Location: error.location } };
   }
 }
 

@@ -17,6 +17,8 @@ export function renderNpmError(
   switch (error.kind) {
     case 'unauthenticated':
       return { status: 401, body: { error: error.message }, headers: basicChallenge() };
+    case 'moved':
+      return { status: 307, body: { error: error.message }, headers: { Location: error.location } };
     case 'invalid': {
       const first = error.fields[0];
       return {

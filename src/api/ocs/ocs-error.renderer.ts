@@ -59,5 +59,7 @@ export function renderOcsError(
       return failure(503, 503, error.message);
     case 'not_allowed':
       return failure(405, 405, error.message);
+    case 'moved':
+      return { ...failure(307, 307, error.message), headers: { Location: error.location } };
   }
 }

@@ -16,9 +16,13 @@ import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { isPublicAddress, type Resolver, systemResolver } from '../../platform/net/private-address';
 import { CredentialVerifier } from '../auth/credential-verifier.service';
+import { keyGrants } from '../auth/token-scopes';
 import { AI_GATEWAY_CONFIG, type AiGatewayConfig } from './ai-gateway.config';
 
 type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** The Coder scope of the gateway's proxy routes (ai-gateway-proxy.controller.ts), required of tunnels too. */
+const PROXY_SCOPE = { type: 'aibridge_interception', action: 'create' } as const;
 
 /**
  * The CONNECT proxy for agents that reach providers through it (`AI_GATEWAY_PROXY_ADDRESS`, TLS
@@ -100,21 +104,25 @@ export class ConnectProxyService implements OnApplicationBootstrap, OnApplicatio
     );
   }
 
-  private async authenticated(req: IncomingMessage): Promise<boolean> {
+  /**
+   * The tunnel's caller: `missing` without valid credentials (407), `scope` when the key lacks the
+   * scope the gateway's proxy routes require (`aibridge_interception:create`, issue 31.1; 403).
+   */
+  private async authenticated(req: IncomingMessage): Promise<'ok' | 'missing' | 'scope'> {
     const header = req.headers['proxy-authorization'];
-    if (typeof header !== 'string') return false;
+    if (typeof header !== 'string') return 'missing';
     const [scheme, value = ''] = header.split(/\s+/, 2);
     let token = value;
     if (scheme?.toLowerCase() === 'basic') {
       const decoded = Buffer.from(value, 'base64').toString('utf8');
       token = decoded.slice(decoded.indexOf(':') + 1);
-    } else if (scheme?.toLowerCase() !== 'bearer') return false;
+    } else if (scheme?.toLowerCase() !== 'bearer') return 'missing';
     try {
       const fake = { ip: req.socket.remoteAddress ?? '', headers: req.headers } as unknown as Request;
-      await this.credentials.userFromToken(token, 'bearer', fake);
-      return true;
+      const principal = await this.credentials.userFromToken(token, 'bearer', fake);
+      return keyGrants(principal, PROXY_SCOPE) ? 'ok' : 'scope';
     } catch {
-      return false;
+      return 'missing';
     }
   }
 
@@ -149,7 +157,12 @@ export class ConnectProxyService implements OnApplicationBootstrap, OnApplicatio
   }
 
   private async tunnel(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    if (!(await this.authenticated(req))) {
+    const caller = await this.authenticated(req);
+    if (caller === 'scope') {
+      this.refuse(socket, 403, 'Forbidden');
+      return;
+    }
+    if (caller !== 'ok') {
       this.refuse(
         socket,
         407,

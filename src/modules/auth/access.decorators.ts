@@ -43,7 +43,43 @@ export interface AuthenticatedOptions {
   rbac?: { type: string; action: string };
 }
 
-export type AccessDeclaration = { kind: 'public' } | ({ kind: 'authenticated' } & AuthenticatedOptions);
+export interface PublicOptions {
+  /**
+   * Protocol routes (git smart HTTP, the package registries) admit anonymous callers but a caller
+   * with an API key still needs these Gitea scope categories, as Gitea's githttp and
+   * `reqPackageAccess` require them: `read:<c>` (or write) for GET/HEAD, `write:<c>` otherwise.
+   * Coder-dialect keys pass only with `coder:all` / `all` (no Coder resource covers repositories
+   * or packages). The route audit requires this declaration on every protocol route.
+   */
+  scopes?: string[];
+  /**
+   * Who applies `scopes`: the AuthGuard by HTTP method whenever a key is used (`always`, the
+   * default), or the route's resource assignment (`resource`: repositories' @RepoAccess, which
+   * knows whether a request reads or writes and whether the repository is private).
+   */
+  scopeCheck?: 'always' | 'resource';
+}
+
+export type AccessDeclaration =
+  ({ kind: 'public' } & PublicOptions) | ({ kind: 'authenticated' } & AuthenticatedOptions);
+
+/**
+ * A route's resource assignment (Gitea's `repoAssignment()`): resolves the resource the path names
+ * and the caller's right on it after credentials are known and BEFORE login and token requirements,
+ * so an invisible resource is 404 even for anonymous callers. Implementations live in the module
+ * that owns the resource (repositories' RepoAssignment) and are declared with
+ * `SetMetadata(RESOURCE_ASSIGNMENT, TheClass)`; the AuthGuard resolves the class from the module
+ * graph and calls it.
+ */
+export const RESOURCE_ASSIGNMENT = 'devplane:resource-assignment';
+
+export interface ResourceAssigner {
+  assign(
+    context: ExecutionContext,
+    principal: AnyPrincipal | undefined,
+    access: AccessDeclaration,
+  ): Promise<void>;
+}
 
 function documentSecurity(): MethodDecorator & ClassDecorator {
   return applyDecorators(
@@ -54,9 +90,12 @@ function documentSecurity(): MethodDecorator & ClassDecorator {
   );
 }
 
-/** Anyone may call the route; credentials, if presented, are still resolved. */
-export function Public(): MethodDecorator & ClassDecorator {
-  return SetMetadata(ACCESS_METADATA, { kind: 'public' } satisfies AccessDeclaration);
+/**
+ * Anyone may call the route; credentials, if presented, are still resolved. Protocol routes
+ * declare the token scopes a key needs (`{ scopes: ['repository'] }`, see PublicOptions).
+ */
+export function Public(options: PublicOptions = {}): MethodDecorator & ClassDecorator {
+  return SetMetadata(ACCESS_METADATA, { kind: 'public', ...options } satisfies AccessDeclaration);
 }
 
 /** A signed-in caller, with optional extra requirements. */

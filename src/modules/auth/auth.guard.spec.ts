@@ -1,5 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import type { Reflector } from '@nestjs/core';
+import type { ModuleRef, Reflector } from '@nestjs/core';
 import { ForbiddenError } from '../../platform/errors/domain-error';
 import { ACCESS_METADATA, type AccessDeclaration } from './access.decorators';
 import { AuthGuard } from './auth.guard';
@@ -37,7 +37,7 @@ describe('AuthGuard rbac option', () => {
         return allowed ? Promise.resolve() : Promise.reject(new ForbiddenError('Forbidden.'));
       },
     } as unknown as AuthorizationService;
-    return new AuthGuard(reflector, credentials, authz);
+    return new AuthGuard(reflector, credentials, authz, {} as ModuleRef);
   }
 
   it('checks the declared action and type', async () => {

@@ -1,5 +1,5 @@
 import { type CanActivate, type ExecutionContext, Injectable, type Type } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { ModuleRef, Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
@@ -12,7 +12,13 @@ import {
   type RequestCaller,
   setRequestCaller,
 } from '../../platform/http/request-caller';
-import { ACCESS_METADATA, type AccessDeclaration, admittedKinds } from './access.decorators';
+import {
+  ACCESS_METADATA,
+  type AccessDeclaration,
+  admittedKinds,
+  RESOURCE_ASSIGNMENT,
+  type ResourceAssigner,
+} from './access.decorators';
 import { AuthorizationService } from './authorization.service';
 import { CredentialResolver } from './credential-resolver.service';
 import { type AnyPrincipal, requestAnyPrincipal, setRequestPrincipal } from './principal';
@@ -47,6 +53,7 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly credentials: CredentialResolver,
     private readonly authz: AuthorizationService,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -66,9 +73,10 @@ export class AuthGuard implements CanActivate {
     try {
       principal = await this.credentials.resolveAny(req, res);
     } catch (error) {
-      // On public routes only Gitea refuses bad credentials; the other dialects go on anonymously.
-      if (access.kind === 'public' && dialect !== 'gitea') return true;
-      throw error;
+      // On public routes only Gitea refuses bad credentials; the other dialects go on anonymously
+      // (still through the route's resource assignment: git then challenges for a private repository).
+      if (access.kind !== 'public' || dialect === 'gitea') throw error;
+      principal = undefined;
     }
     const caller = principal ? callerFacts(principal) : undefined;
     if (principal && caller) {
@@ -82,7 +90,20 @@ export class AuthGuard implements CanActivate {
       allowMustChangePassword: access.kind === 'authenticated' && access.allowMustChangePassword === true,
     };
     for (const rule of rules) if (rule.stage === 'identified') rule.check(ruleContext);
-    if (access.kind === 'public') return true;
+    // Resource assignment (Gitea's repoAssignment) before login and token requirements.
+    const assigner = this.reflector.getAllAndOverride<Type<ResourceAssigner> | undefined>(
+      RESOURCE_ASSIGNMENT,
+      targets,
+    );
+    if (assigner) await this.moduleRef.get(assigner, { strict: false }).assign(context, principal, access);
+    if (access.kind === 'public') {
+      // Protocol routes: a key needs the declared scopes even where anonymous callers are admitted.
+      if (principal?.kind === 'user' && access.scopes?.length && access.scopeCheck !== 'resource') {
+        const problem = missingGiteaScope(principal, access.scopes, req.method);
+        if (problem) throw new ForbiddenError(problem, 'scope');
+      }
+      return true;
+    }
 
     if (!principal) throw new UnauthenticatedError('missing', 'Authentication required.');
     if (!admittedKinds(access).includes(principal.kind)) {

@@ -41,6 +41,7 @@ import { SmartHttpService } from './git/smart-http.service';
 import { PushHooksService } from './push-hooks.service';
 import { RepositoriesService } from './repositories.service';
 import { RepositoryPermissions } from './repository-permissions.service';
+import { RepoAccessGuard, RepoAssignment } from './repo-access';
 
 /**
  * Code hosting core (spec 3, issue 12): repositories as rows plus bare git repositories on disk,
@@ -70,6 +71,8 @@ import { RepositoryPermissions } from './repository-permissions.service';
   providers: [
     RepositoriesService,
     RepositoryPermissions,
+    RepoAssignment,
+    RepoAccessGuard,
     CollaboratorsService,
     GitStorage,
     SmartHttpService,

@@ -17,7 +17,8 @@ export type DomainErrorKind =
   | 'locked'
   | 'rate_limited'
   | 'unavailable'
-  | 'not_allowed';
+  | 'not_allowed'
+  | 'moved';
 
 export interface FieldError {
   /** Wire name of the field (JSON name). */
@@ -154,6 +155,22 @@ export class NotAllowedError extends DomainError {
 }
 
 /**
+ * The resource was renamed or transferred: the same request belongs at `location` (a path and query
+ * on this server, already rewritten by the thrower). Gitea's repository assignment answers 307;
+ * each dialect renders it with its own body and a `Location` header.
+ */
+export class MovedError extends DomainError {
+  readonly kind = 'moved' as const;
+  constructor(
+    readonly location: string,
+    message = 'moved',
+    options: DomainErrorOptions = {},
+  ) {
+    super(message, options);
+  }
+}
+
+/**
  * Every concrete kind, as a discriminated union on `kind`. Module errors extend one of these
  * classes (e.g. `class ScopeMismatchError extends ForbiddenError`), never DomainError directly.
  */
@@ -171,4 +188,5 @@ export type AnyDomainError =
   | LockedError
   | RateLimitedError
   | UnavailableError
-  | NotAllowedError;
+  | NotAllowedError
+  | MovedError;

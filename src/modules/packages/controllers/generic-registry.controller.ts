@@ -1,4 +1,5 @@
 import { Delete, Get, Head, HttpCode, Param, Put, Req, Res } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import {
   ApiConsumes,
   ApiCreatedResponse,
@@ -50,6 +51,7 @@ type VersionParams = { owner: string; name: string; version: string };
  * uploads (raw body or multipart) streamed into the blob store, downloads with ranges, deletes.
  * Access failures are 401 with a Basic challenge; errors are plain text.
  */
+@DocumentPathParams()
 @GenericController(':owner/generic')
 export class GenericRegistryController {
   constructor(
@@ -110,7 +112,7 @@ export class GenericRegistryController {
 
   @Get(':name/:version/:filename')
   @Head(':name/:version/:filename')
-  @Public()
+  @Public({ scopes: ['package'] })
   @ApiOperation({ summary: 'Download a file of a generic package version (ranges, ETag)' })
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'the file' })

@@ -1,4 +1,5 @@
 import { Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -39,6 +40,7 @@ type VersionParams = PackageParams & { version: string };
  * Gitea's package management API (`/api/v1/packages/{owner}...`, reference §7.1), token scope
  * `package`. Guard order: token 401, scope 403, owner 404, package/version 404, access 403.
  */
+@DocumentPathParams()
 @GiteaController('packages/:owner')
 export class GiteaPackagesController {
   constructor(

@@ -1,4 +1,5 @@
 import { VersionedCache } from '../../../platform/cache/versioned-cache';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import { Body, Delete, Get, Head, Param, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -34,6 +35,7 @@ const PACKAGE_CACHE_TTL_MS = 300_000;
  * deprecate, search, whoami. Scoped names arrive encoded (`@scope%2fname`), as npm sends them.
  * Access failures are 401 with a Basic challenge.
  */
+@DocumentPathParams()
 @NpmController(':owner/npm')
 export class NpmRegistryController {
   constructor(
@@ -98,7 +100,7 @@ export class NpmRegistryController {
   }
 
   @Get('-/ping')
-  @Public()
+  @Public({ scopes: ['package'] })
   @ApiOperation({ summary: 'npm ping' })
   @ApiOkResponse({ schema: { type: 'object' } })
   ping(): Record<string, never> {
@@ -106,7 +108,7 @@ export class NpmRegistryController {
   }
 
   @Get('-/v1/search')
-  @Public()
+  @Public({ scopes: ['package'] })
   @ApiOperation({ summary: "npm search over this owner's packages" })
   @ApiOkResponse({
     schema: {
@@ -153,7 +155,7 @@ export class NpmRegistryController {
   }
 
   @Get('-/package/:name/dist-tags')
-  @Public()
+  @Public({ scopes: ['package'] })
   @ApiOperation({ summary: 'npm dist-tag ls' })
   @ApiOkResponse({ schema: { type: 'object', additionalProperties: { type: 'string' } } })
   @ApiResponse({ status: 404, ...ERROR })
@@ -215,7 +217,7 @@ export class NpmRegistryController {
   }
 
   @Get(':name')
-  @Public()
+  @Public({ scopes: ['package'] })
   @ApiOperation({ summary: 'The packument (abbreviated with Accept: application/vnd.npm.install-v1+json)' })
   @ApiProduces('application/json', ABBREVIATED)
   @ApiOkResponse({ schema: { type: 'object' } })
@@ -325,7 +327,7 @@ export class NpmRegistryController {
 
   @Get(':name/-/:version/:filename')
   @Head(':name/-/:version/:filename')
-  @Public()
+  @Public({ scopes: ['package'] })
   @ApiOperation({ summary: 'A version tarball' })
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'the tarball' })

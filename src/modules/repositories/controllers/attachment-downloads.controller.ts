@@ -3,17 +3,18 @@ import { ApiOkResponse, ApiOperation, ApiProduces, ApiResponse } from '@nestjs/s
 import type { Request, Response } from 'express';
 import { sendBlobDownload } from '../../../api/download/blob-download';
 import { DownloadController } from '../../../api/download/download-controller.decorator';
-import { NotFoundError } from '../../../platform/errors/domain-error';
+import { ForbiddenError, NotFoundError } from '../../../platform/errors/domain-error';
 import { requestSnapshot } from '../../../platform/events/subject-events';
 import { BlobStore } from '../../../platform/storage/blob-store';
 import { CurrentPrincipal, Public } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
+import { missingGiteaScope } from '../../auth/token-scopes';
 import type { Attachment } from '../attachments/attachment.entity';
 import { AttachmentsService } from '../attachments/attachments.service';
 import { ReleasesService } from '../releases/releases.service';
 import { RepositoriesService } from '../repositories.service';
 import { atLeast, RepositoryPermissions } from '../repository-permissions.service';
-import { repositoryContext } from './repository-context';
+import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 
 const NOT_FOUND = { description: 'plain text `not found`' };
 
@@ -56,7 +57,7 @@ export class AttachmentDownloadsController {
 
   @Get('attachments/:uuid')
   @Head('attachments/:uuid')
-  @Public()
+  @Public({ scopes: ['repository', 'issue'], scopeCheck: 'resource' })
   @ApiOperation({ summary: 'Download an attachment (byte ranges, ETag)' })
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'the file' })
@@ -74,33 +75,32 @@ export class AttachmentDownloadsController {
     const repo = await this.repositories.findById(attachment.repositoryId);
     if (!repo) throw attachmentNotFound();
     const mode = await this.permissions.require(principal?.user ?? null, repo, 'read');
+    // Issue 31.6: a key reads a private repository's files with read:issue (issue and comment
+    // attachments) or read:repository (release attachments), as Gitea's API routes for them.
+    if (principal && repo.isPrivate) {
+      const problem = missingGiteaScope(principal, [attachment.releaseId ? 'repository' : 'issue'], 'GET');
+      if (problem) throw new ForbiddenError(problem, 'scope');
+    }
     if (attachment.release?.isDraft && !atLeast(mode, 'write')) throw attachmentNotFound();
     await this.send(attachment, principal, req, res);
   }
 
   @Get(':owner/:repo/releases/download/:tag/:name')
   @Head(':owner/:repo/releases/download/:tag/:name')
-  @Public()
+  @Public({ scopes: ['repository'], scopeCheck: 'resource' })
   @ApiOperation({ summary: 'Download a release attachment by tag and file name' })
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'the file' })
   @ApiResponse({ status: 206, description: 'a byte range' })
   @ApiResponse({ status: 404, ...NOT_FOUND })
+  @RepoAccess('read')
   async byRelease(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
     @Param() params: { owner: string; repo: string; tag: string; name: string },
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return;
     const release = await this.releases.requireByTag(
       context.repo,
       params.tag,

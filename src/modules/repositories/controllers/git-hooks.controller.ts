@@ -1,5 +1,6 @@
 import { Body, Controller, Headers, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
 import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
 import { UnauthenticatedError } from '../../../platform/errors/domain-error';
@@ -37,6 +38,9 @@ export class GitHooksController {
   @Post(':hook')
   @HttpCode(200)
   @Public()
+  // The loopback calls of git's hooks are guarded by the one-push token, not by the per-address
+  // limit: all pushes come from 127.0.0.1 and would otherwise share one bucket.
+  @SkipThrottle({ default: true, login: true })
   async call(
     @Param('hook') hook: string,
     @Headers('x-devplane-hook-token') token: string | undefined,

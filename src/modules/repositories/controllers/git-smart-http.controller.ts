@@ -1,19 +1,16 @@
-import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Get, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
 import { BodyStream, StreamBody } from '../../../api/body/body.decorators';
 import { GitController } from '../../../api/git/git-controller.decorator';
-import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../../../platform/errors/domain-error';
+import { ForbiddenError } from '../../../platform/errors/domain-error';
 import { requestSnapshot } from '../../../platform/events/subject-events';
-import { CurrentPrincipal, Public } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
-import type { User } from '../../identity/entities/user.entity';
-import type { Repository } from '../entities/repository.entity';
+import { Public } from '../../auth/access.decorators';
 import { GitStorage } from '../git/git-storage.service';
 import { PushSessions } from '../git/push-sessions.service';
 import { type GitService, SmartHttpService } from '../git/smart-http.service';
+import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 import { RepositoriesService } from '../repositories.service';
-import { atLeast, RepositoryPermissions } from '../repository-permissions.service';
 
 const SERVICES: readonly GitService[] = ['git-upload-pack', 'git-receive-pack'];
 
@@ -25,82 +22,34 @@ function hookHost(address: string | undefined): string {
   return address.includes(':') ? `[${address}]` : address;
 }
 
-function repoName(raw: string): string {
-  return raw.endsWith('.git') ? raw.slice(0, -4) : raw;
+/** `info/refs?service=git-receive-pack` starts a push: it needs write access (and write:repository). */
+function infoRefsLevel(req: Request): 'read' | 'write' {
+  return req.query.service === 'git-receive-pack' ? 'write' : 'read';
 }
 
 /**
  * git smart HTTP (`git clone/fetch/push https://host/{owner}/{repo}.git`, the `.git` optional).
- * Credentials as on every route (Basic with a password or a token, the token as user name);
- * anonymous callers get a Basic challenge (401) for private repositories and for pushes; signed-in
- * callers who may not read get 404, readers who may not write get 403; archived repositories and
- * mirrors refuse pushes.
+ * Credentials as on every route (Basic with a password or a token, the token as user name).
+ * @RepoAccess (repo-access.ts, protocol `git`) authorizes each request once: unknown owners and
+ * repositories 404, renamed ones redirect, anonymous callers get a Basic challenge (401) for private
+ * repositories and for pushes; signed-in callers who may not read get 404, readers who may not write
+ * 403; a key needs `read:repository` to fetch a private repository and `write:repository` to push;
+ * archived repositories and mirrors refuse pushes. A password (Basic) carries the user's rights.
  */
 @GitController('')
 export class GitSmartHttpController {
   constructor(
     private readonly repositories: RepositoriesService,
-    private readonly permissions: RepositoryPermissions,
     private readonly storage: GitStorage,
     private readonly smartHttp: SmartHttpService,
     private readonly pushes: PushSessions,
   ) {}
 
-  private async authorize(
-    user: User | null,
-    ownerName: string,
-    rawRepo: string,
-    service: GitService,
-  ): Promise<{ repo: Repository; owner: User }> {
-    const isPush = service === 'git-receive-pack';
-    const challenge = () => new UnauthenticatedError('missing', 'Authentication required');
-    let resolved;
-    try {
-      resolved = await this.repositories.resolve(ownerName, repoName(rawRepo));
-    } catch (error) {
-      if (error instanceof NotFoundError) {
-        if (!user) throw challenge();
-        throw new NotFoundError('Repository not found', { code: 'REPOSITORY_NOT_FOUND' });
-      }
-      throw error;
-    }
-    const { repo, owner } =
-      'redirectTo' in resolved
-        ? ((await this.repositories.resolve(resolved.redirectTo.owner, resolved.redirectTo.name)) as {
-            repo: Repository;
-            owner: User;
-          })
-        : resolved;
-    const mode = await this.permissions.modeOf(user, repo);
-    if (!user && (repo.isPrivate || isPush)) throw challenge();
-    if (!atLeast(mode, 'read'))
-      throw new NotFoundError('Repository not found', { code: 'REPOSITORY_NOT_FOUND' });
-    if (isPush) {
-      if (!atLeast(mode, 'write'))
-        throw new ForbiddenError('User permission denied to push to this repository.');
-      if (repo.isArchived) {
-        throw new ForbiddenError(
-          'This repository is archived. You can view files and clone it, but cannot push.',
-          'permission',
-          {
-            code: 'REPOSITORY_ARCHIVED',
-          },
-        );
-      }
-      if (repo.isMirror)
-        throw new ForbiddenError('mirror repository is read-only', 'permission', {
-          code: 'REPOSITORY_MIRROR',
-        });
-    }
-    return { repo, owner };
-  }
-
   @Get(':owner/:repo/info/refs')
-  @Public()
+  @Public({ scopes: ['repository'], scopeCheck: 'resource' })
+  @RepoAccess(infoRefsLevel, { protocol: 'git' })
   async infoRefs(
-    @CurrentPrincipal() principal: Principal | undefined,
-    @Param('owner') ownerName: string,
-    @Param('repo') rawRepo: string,
+    @Repo() { repo, owner }: RepositoryContext,
     @Query('service') service: string | undefined,
     @Req() req: Request,
     @Res() res: Response,
@@ -112,12 +61,6 @@ export class GitSmartHttpController {
         { code: 'DUMB_HTTP' },
       );
     }
-    const { repo, owner } = await this.authorize(
-      principal?.user ?? null,
-      ownerName,
-      rawRepo,
-      service as GitService,
-    );
     await this.smartHttp.advertise(
       this.repositories.gitDir(owner, repo),
       service as GitService,
@@ -127,22 +70,15 @@ export class GitSmartHttpController {
   }
 
   @Post(':owner/:repo/git-upload-pack')
-  @Public()
+  @Public({ scopes: ['repository'], scopeCheck: 'resource' })
+  @RepoAccess('read', { protocol: 'git' })
   @StreamBody()
   async uploadPack(
-    @CurrentPrincipal() principal: Principal | undefined,
-    @Param('owner') ownerName: string,
-    @Param('repo') rawRepo: string,
+    @Repo() { repo, owner }: RepositoryContext,
     @BodyStream() body: Readable,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const { repo, owner } = await this.authorize(
-      principal?.user ?? null,
-      ownerName,
-      rawRepo,
-      'git-upload-pack',
-    );
     await this.smartHttp.rpc(
       this.repositories.gitDir(owner, repo),
       'git-upload-pack',
@@ -153,23 +89,23 @@ export class GitSmartHttpController {
   }
 
   @Post(':owner/:repo/git-receive-pack')
-  @Public()
+  @Public({ scopes: ['repository'], scopeCheck: 'resource' })
+  @RepoAccess('write', { protocol: 'git' })
   @StreamBody()
   async receivePack(
-    @CurrentPrincipal() principal: Principal | undefined,
-    @Param('owner') ownerName: string,
-    @Param('repo') rawRepo: string,
+    @Repo() { repo, owner, viewer }: RepositoryContext,
     @BodyStream() body: Readable,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const user = principal?.user ?? null;
-    const { repo, owner } = await this.authorize(user, ownerName, rawRepo, 'git-receive-pack');
     // The hooks call back into this instance on the address and port this request came in on.
     const hookBase = `http://${hookHost(req.socket.localAddress)}:${req.socket.localPort}/api/internal/git-hooks`;
     const session = this.pushes.open({
       repositoryId: repo.id,
-      pusherId: user!.id,
+      // RepoAccess('write', git) admits signed-in users only.
+      pusherId: viewer!.id,
+      repository: repo,
+      pusher: viewer!,
       request: requestSnapshot(req),
     });
     try {

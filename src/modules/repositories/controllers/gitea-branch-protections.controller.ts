@@ -1,4 +1,4 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post, Res } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -6,10 +6,8 @@ import {
   ApiOperation,
   ApiResponse,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
-import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated } from '../../auth/access.decorators';
 import type { BranchProtection } from '../branches/branch-protection.entity';
 import { BranchProtectionsService, type ProtectionInput } from '../branches/branch-protections.service';
 import { GiteaBranchProtectionDto, presentGiteaBranchProtection } from '../branches/gitea-branch.presenter';
@@ -20,7 +18,7 @@ import {
 } from '../dto/branches.dto';
 import { RepositoriesService } from '../repositories.service';
 import { RepositoryPermissions } from '../repository-permissions.service';
-import { type RepositoryContext, repositoryContext } from './repository-context';
+import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 
 const ERROR = { description: 'Gitea error `{message, url}`' };
 type RepoParams = { owner: string; repo: string };
@@ -73,37 +71,14 @@ export class GiteaBranchProtectionsController {
     return presentGiteaBranchProtection(rule, await this.protections.names(rule));
   }
 
-  private async admin(
-    principal: Principal,
-    params: RepoParams,
-    res: Response,
-    write: boolean,
-  ): Promise<RepositoryContext | null> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'admin',
-      res,
-    );
-    if (context && write) this.permissions.assertNotArchived(context.repo, context.owner.name);
-    return context;
-  }
-
   @Get()
   @Authenticated({ scopes: ['repository'] })
   @ApiOperation({ summary: "List a repository's protection rules in effective order" })
   @ApiOkResponse({ type: [GiteaBranchProtectionDto] })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async list(
-    @CurrentPrincipal() principal: Principal,
-    @Param() params: RepoParams,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<GiteaBranchProtectionDto[] | undefined> {
-    const context = await this.admin(principal, params, res, false);
-    if (!context) return undefined;
+  @RepoAccess('admin')
+  async list(@Repo() context: RepositoryContext): Promise<GiteaBranchProtectionDto[] | undefined> {
     const rules = await this.protections.list(context.repo);
     const out: GiteaBranchProtectionDto[] = [];
     for (const rule of rules) out.push(await this.present(rule));
@@ -119,14 +94,12 @@ export class GiteaBranchProtectionsController {
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('admin')
   async create(
-    @CurrentPrincipal() principal: Principal,
-    @Param() params: RepoParams,
+    @Repo() context: RepositoryContext,
     @Body() body: CreateBranchProtectionOptionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaBranchProtectionDto | undefined> {
-    const context = await this.admin(principal, params, res, true);
-    if (!context) return undefined;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
     const rule = await this.protections.create(context.repo, {
       ...protectionInput(body),
       ruleName: body.rule_name || body.branch_name || '',
@@ -145,14 +118,12 @@ export class GiteaBranchProtectionsController {
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('admin')
   async priorities(
-    @CurrentPrincipal() principal: Principal,
-    @Param() params: RepoParams,
+    @Repo() context: RepositoryContext,
     @Body() body: UpdateBranchProtectionPrioritiesDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await this.admin(principal, params, res, true);
-    if (!context) return;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
     await this.protections.setPriorities(context.repo, body.ids ?? []);
   }
 
@@ -162,13 +133,11 @@ export class GiteaBranchProtectionsController {
   @ApiOkResponse({ type: GiteaBranchProtectionDto })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('admin')
   async get(
-    @CurrentPrincipal() principal: Principal,
+    @Repo() context: RepositoryContext,
     @Param() params: RuleParams,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaBranchProtectionDto | undefined> {
-    const context = await this.admin(principal, params, res, false);
-    if (!context) return undefined;
     return this.present(await this.protections.requireByName(context.repo, params.name));
   }
 
@@ -180,14 +149,13 @@ export class GiteaBranchProtectionsController {
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('admin')
   async edit(
-    @CurrentPrincipal() principal: Principal,
+    @Repo() context: RepositoryContext,
     @Param() params: RuleParams,
     @Body() body: EditBranchProtectionOptionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaBranchProtectionDto | undefined> {
-    const context = await this.admin(principal, params, res, true);
-    if (!context) return undefined;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
     const rule = await this.protections.requireByName(context.repo, params.name);
     return this.present(await this.protections.edit(context.repo, rule, protectionInput(body)));
   }
@@ -199,13 +167,8 @@ export class GiteaBranchProtectionsController {
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async delete(
-    @CurrentPrincipal() principal: Principal,
-    @Param() params: RuleParams,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<void> {
-    const context = await this.admin(principal, params, res, false);
-    if (!context) return;
+  @RepoAccess('admin')
+  async delete(@Repo() context: RepositoryContext, @Param() params: RuleParams): Promise<void> {
     await this.protections.delete(await this.protections.requireByName(context.repo, params.name));
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Req } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -7,7 +7,7 @@ import {
   ApiParam,
   ApiResponse,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
@@ -30,7 +30,7 @@ import {
 import { GiteaListQueryDto } from '../../../api/gitea/gitea-list-query.dto';
 import { RepositoriesService } from '../repositories.service';
 import { atLeast, RepositoryPermissions } from '../repository-permissions.service';
-import { type RepositoryContext, repositoryContext } from './repository-context';
+import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 
 const ERROR = { description: 'Gitea error `{message, url}`' };
 type RepoParams = { owner: string; repo: string };
@@ -66,44 +66,18 @@ export class GiteaBranchesController {
     );
   }
 
-  private async writable(
-    principal: Principal,
-    params: RepoParams,
-    res: Response,
-  ): Promise<RepositoryContext | null> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'write',
-      res,
-    );
-    if (context) this.permissions.assertNotArchived(context.repo, context.owner.name);
-    return context;
-  }
-
   @Get('branches')
   @GiteaPaged()
   @Public()
   @ApiOperation({ summary: "List a repository's branches (newest commit first, then by name)" })
   @ApiOkResponse({ type: [GiteaBranchDto] })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read')
   async list(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
-    @Param() params: RepoParams,
     @Query() query: GiteaListQueryDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPage<GiteaBranchDto> | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     const paging = giteaPaging(query);
     const { items, total } = await this.branches.list(context.repo, principal?.user ?? null, paging);
     return new GiteaPage(await this.present(items, context), total, paging);
@@ -120,15 +94,14 @@ export class GiteaBranchesController {
   @ApiResponse({ status: 409, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('write')
   async create(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
-    @Param() params: RepoParams,
     @Body() body: CreateBranchRepoOptionDto,
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaBranchDto | undefined> {
-    const context = await this.writable(principal, params, res);
-    if (!context) return undefined;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
     const created = await this.branches.create(
       context.repo,
       principal.user,
@@ -144,20 +117,12 @@ export class GiteaBranchesController {
   @ApiParam(BRANCH_PARAM)
   @ApiOkResponse({ type: GiteaBranchDto })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read')
   async get(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
     @Param() params: BranchParams,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaBranchDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     return (
       await this.present(
         [await this.branches.get(context.repo, principal?.user ?? null, branchName(params))],
@@ -179,15 +144,15 @@ export class GiteaBranchesController {
   @ApiResponse({ status: 409, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('write')
   async update(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: BranchParams,
     @Body() body: UpdateBranchRepoOptionDto,
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await this.writable(principal, params, res);
-    if (!context) return;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
     await this.branches.update(
       context.repo,
       principal.user,
@@ -209,15 +174,15 @@ export class GiteaBranchesController {
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('write')
   async rename(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: BranchParams,
     @Body() body: RenameBranchRepoOptionDto,
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await this.writable(principal, params, res);
-    if (!context) return;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
     await this.branches.rename(
       context.repo,
       principal.user,
@@ -239,14 +204,14 @@ export class GiteaBranchesController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('write')
   async delete(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: BranchParams,
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await this.writable(principal, params, res);
-    if (!context) return;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
     await this.branches.delete(context.repo, principal.user, branchName(params), requestSnapshot(req));
   }
 
@@ -260,15 +225,14 @@ export class GiteaBranchesController {
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 409, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('write')
   async mergeUpstream(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
-    @Param() params: RepoParams,
     @Body() body: MergeUpstreamRequestDto,
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<MergeUpstreamResponseDto | undefined> {
-    const context = await this.writable(principal, params, res);
-    if (!context) return undefined;
+    this.permissions.assertNotArchived(context.repo, context.owner.name);
     const result = await this.branches.mergeUpstream(
       context.repo,
       principal.user,

@@ -1,10 +1,9 @@
-import { Body, Delete, Get, HttpCode, Param, Put, Query, Res } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
-import { NotFoundError } from '../../../platform/errors/domain-error';
+import { NotAllowedError, NotFoundError } from '../../../platform/errors/domain-error';
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
 import { GiteaUserDto, presentGiteaUser } from '../../identity/presenters/gitea-user.presenter';
@@ -12,7 +11,7 @@ import { CollaboratorsService } from '../collaborators.service';
 import { AddCollaboratorOptionDto, GiteaListQueryDto } from '../dto/repositories.dto';
 import { RepositoriesService } from '../repositories.service';
 import { RepositoryPermissions } from '../repository-permissions.service';
-import { repositoryContext } from './repository-context';
+import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 
 const ERROR = { description: 'Gitea error `{message, url}`' };
 type CollaboratorParams = { owner: string; repo: string; collaborator: string };
@@ -32,21 +31,12 @@ export class GiteaCollaboratorsController {
   @ApiOperation({ summary: "List a repository's collaborators" })
   @ApiOkResponse({ type: [GiteaUserDto] })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read')
   async list(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
-    @Param() params: { owner: string; repo: string },
     @Query() query: GiteaListQueryDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPage<GiteaUserDto> | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     const paging = giteaPaging(query);
     const { items, total } = await this.collaborators.list(context.repo, paging);
     return new GiteaPage(
@@ -63,20 +53,8 @@ export class GiteaCollaboratorsController {
   @ApiNoContentResponse({ description: 'a collaborator' })
   @ApiResponse({ status: 404, ...ERROR, description: 'not a collaborator' })
   @ApiResponse({ status: 422, ...ERROR, description: 'unknown user' })
-  async check(
-    @CurrentPrincipal() principal: Principal,
-    @Param() params: CollaboratorParams,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<void> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'read',
-      res,
-    );
-    if (!context) return;
+  @RepoAccess('read')
+  async check(@Repo() context: RepositoryContext, @Param() params: CollaboratorParams): Promise<void> {
     const user = await this.collaborators.requireUser(params.collaborator);
     if (!(await this.collaborators.isCollaborator(context.repo, user)))
       throw new NotFoundError('not found', { code: 'NOT_COLLABORATOR' });
@@ -89,21 +67,12 @@ export class GiteaCollaboratorsController {
   @ApiNoContentResponse({ description: 'added or updated' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
+  @RepoAccess('admin')
   async put(
-    @CurrentPrincipal() principal: Principal,
+    @Repo() context: RepositoryContext,
     @Param() params: CollaboratorParams,
     @Body() body: AddCollaboratorOptionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'admin',
-      res,
-    );
-    if (!context) return;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const user = await this.collaborators.requireUser(params.collaborator);
     await this.collaborators.put(context.repo, user, body.permission ?? 'write');
@@ -116,20 +85,8 @@ export class GiteaCollaboratorsController {
   @ApiNoContentResponse({ description: 'removed' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
-  async remove(
-    @CurrentPrincipal() principal: Principal,
-    @Param() params: CollaboratorParams,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<void> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'admin',
-      res,
-    );
-    if (!context) return;
+  @RepoAccess('admin')
+  async remove(@Repo() context: RepositoryContext, @Param() params: CollaboratorParams): Promise<void> {
     const user = await this.collaborators.requireUser(params.collaborator);
     await this.collaborators.remove(context.repo, user);
   }
@@ -141,20 +98,14 @@ export class GiteaCollaboratorsController {
   @ApiNoContentResponse({ description: 'added' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 405, description: 'the repository is not owned by an organization' })
+  @RepoAccess('admin')
   async addTeam(
-    @CurrentPrincipal() principal: Principal,
+    @Repo() context: RepositoryContext,
     @Param() params: { owner: string; repo: string; team: string },
-    @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'admin',
-      res,
-    );
-    if (!context) return;
+    if (context.owner.type !== 'organization')
+      throw new NotAllowedError('repo is not owned by an organization', { code: 'REPOSITORY_NOT_IN_ORG' });
     const team = await this.collaborators.requireTeam(context.repo, context.owner, params.team);
     await this.collaborators.addTeam(context.repo, team.id);
   }
@@ -166,20 +117,14 @@ export class GiteaCollaboratorsController {
   @ApiNoContentResponse({ description: 'removed' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
+  @ApiResponse({ status: 405, description: 'the repository is not owned by an organization' })
+  @RepoAccess('admin')
   async removeTeam(
-    @CurrentPrincipal() principal: Principal,
+    @Repo() context: RepositoryContext,
     @Param() params: { owner: string; repo: string; team: string },
-    @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'admin',
-      res,
-    );
-    if (!context) return;
+    if (context.owner.type !== 'organization')
+      throw new NotAllowedError('repo is not owned by an organization', { code: 'REPOSITORY_NOT_IN_ORG' });
     const team = await this.collaborators.requireTeam(context.repo, context.owner, params.team);
     await this.collaborators.removeTeam(context.repo, team.id);
   }

@@ -30,7 +30,7 @@ import {
 } from '../issues/issues.service';
 import { RepositoriesService } from '../repositories.service';
 import { type AccessMode, atLeast, RepositoryPermissions } from '../repository-permissions.service';
-import { type RepositoryContext, repositoryContext } from './repository-context';
+import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 
 const ERROR = { description: 'Gitea error `{message, url}`' };
 type IssueParams = { owner: string; repo: string; index: string };
@@ -58,11 +58,9 @@ export class GiteaIssueAssetsController {
     scope: Scope,
     params: IssueParams | CommentParams,
     user: User | null,
-    res: Response,
+    context: RepositoryContext,
     write: boolean,
-  ): Promise<{ context: RepositoryContext; target: AttachmentTarget } | null> {
-    const context = await repositoryContext(this.repositories, this.permissions, params, user, 'read', res);
-    if (!context) return null;
+  ): Promise<{ context: RepositoryContext; target: AttachmentTarget }> {
     if (!this.attachments.settings.enabled)
       throw new NotFoundError('attachments are disabled', { code: 'ATTACHMENTS_DISABLED' });
     if (write) this.permissions.assertNotArchived(context.repo, context.owner.name);
@@ -87,10 +85,9 @@ export class GiteaIssueAssetsController {
     scope: Scope,
     params: IssueParams | CommentParams,
     principal: Principal | undefined,
-    res: Response,
+    context: RepositoryContext,
   ): Promise<GiteaAssetDto[] | undefined> {
-    const resolved = await this.resolve(scope, params, principal?.user ?? null, res, false);
-    if (!resolved) return undefined;
+    const resolved = await this.resolve(scope, params, principal?.user ?? null, context, false);
     return (await this.attachments.listOf(resolved.target)).map((row) => this.asset(row));
   }
 
@@ -98,10 +95,9 @@ export class GiteaIssueAssetsController {
     scope: Scope,
     params: (IssueParams | CommentParams) & { attachment_id: string },
     principal: Principal | undefined,
-    res: Response,
+    context: RepositoryContext,
   ): Promise<GiteaAssetDto | undefined> {
-    const resolved = await this.resolve(scope, params, principal?.user ?? null, res, false);
-    if (!resolved) return undefined;
+    const resolved = await this.resolve(scope, params, principal?.user ?? null, context, false);
     return this.asset(
       await this.attachments.requireOf(resolved.context.repo, resolved.target, params.attachment_id),
     );
@@ -114,9 +110,9 @@ export class GiteaIssueAssetsController {
     name: string | undefined,
     req: Request,
     res: Response,
+    context: RepositoryContext,
   ): Promise<GiteaAssetDto | undefined> {
-    const resolved = await this.resolve(scope, params, principal.user, res, true);
-    if (!resolved) return undefined;
+    const resolved = await this.resolve(scope, params, principal.user, context, true);
     const row = await withUploadedFile(
       req,
       res,
@@ -140,10 +136,9 @@ export class GiteaIssueAssetsController {
     principal: Principal,
     name: string | undefined,
     req: Request,
-    res: Response,
+    context: RepositoryContext,
   ): Promise<GiteaAssetDto | undefined> {
-    const resolved = await this.resolve(scope, params, principal.user, res, true);
-    if (!resolved) return undefined;
+    const resolved = await this.resolve(scope, params, principal.user, context, true);
     const row = await this.attachments.requireOf(
       resolved.context.repo,
       resolved.target,
@@ -159,10 +154,9 @@ export class GiteaIssueAssetsController {
     params: (IssueParams | CommentParams) & { attachment_id: string },
     principal: Principal,
     req: Request,
-    res: Response,
+    context: RepositoryContext,
   ): Promise<void> {
-    const resolved = await this.resolve(scope, params, principal.user, res, true);
-    if (!resolved) return;
+    const resolved = await this.resolve(scope, params, principal.user, context, true);
     const row = await this.attachments.requireOf(
       resolved.context.repo,
       resolved.target,
@@ -175,33 +169,36 @@ export class GiteaIssueAssetsController {
 
   @Get('comments/:id/assets')
   @Public()
+  @RepoAccess('read', { scope: 'issue' })
   @ApiOperation({ summary: "List a comment's attachments" })
   @ApiOkResponse({ type: [GiteaAssetDto] })
   @ApiResponse({ status: 404, ...ERROR })
   listCommentAssets(
     @CurrentPrincipal() principal: Principal | undefined,
     @Param() params: CommentParams,
-    @Res({ passthrough: true }) res: Response,
+    @Repo() context: RepositoryContext,
   ) {
-    return this.list('comment', params, principal, res);
+    return this.list('comment', params, principal, context);
   }
 
   @Get('comments/:id/assets/:attachment_id')
   @Public()
+  @RepoAccess('read', { scope: 'issue' })
   @ApiOperation({ summary: 'Get a comment attachment' })
   @ApiOkResponse({ type: GiteaAssetDto })
   @ApiResponse({ status: 404, ...ERROR })
   getCommentAsset(
     @CurrentPrincipal() principal: Principal | undefined,
     @Param() params: CommentParams & { attachment_id: string },
-    @Res({ passthrough: true }) res: Response,
+    @Repo() context: RepositoryContext,
   ) {
-    return this.getOne('comment', params, principal, res);
+    return this.getOne('comment', params, principal, context);
   }
 
   @Post('comments/:id/assets')
   @StreamBody()
   @Authenticated({ scopes: ['issue'] })
+  @RepoAccess('read', { scope: 'issue' })
   @ApiOperation({ summary: 'Upload a comment attachment (multipart field `attachment`)' })
   @ApiConsumes('multipart/form-data')
   @ApiQuery({ name: 'name', required: false })
@@ -219,13 +216,15 @@ export class GiteaIssueAssetsController {
     @Query() query: AttachmentNameQueryDto,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
+    @Repo() context: RepositoryContext,
   ) {
-    return this.create('comment', params, principal, query.name, req, res);
+    return this.create('comment', params, principal, query.name, req, res, context);
   }
 
   @Patch('comments/:id/assets/:attachment_id')
   @HttpCode(201)
   @Authenticated({ scopes: ['issue'] })
+  @RepoAccess('read', { scope: 'issue' })
   @ApiOperation({ summary: 'Rename a comment attachment (answers 201 as Gitea does)' })
   @ApiCreatedResponse({ type: GiteaAssetDto })
   @ApiResponse({ status: 403, ...ERROR })
@@ -237,14 +236,15 @@ export class GiteaIssueAssetsController {
     @Param() params: CommentParams & { attachment_id: string },
     @Body() body: EditAttachmentOptionsDto,
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @Repo() context: RepositoryContext,
   ) {
-    return this.edit('comment', params, principal, body.name, req, res);
+    return this.edit('comment', params, principal, body.name, req, context);
   }
 
   @Delete('comments/:id/assets/:attachment_id')
   @HttpCode(204)
   @Authenticated({ scopes: ['issue'] })
+  @RepoAccess('read', { scope: 'issue' })
   @ApiOperation({ summary: 'Delete a comment attachment' })
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiResponse({ status: 403, ...ERROR })
@@ -254,42 +254,45 @@ export class GiteaIssueAssetsController {
     @CurrentPrincipal() principal: Principal,
     @Param() params: CommentParams & { attachment_id: string },
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @Repo() context: RepositoryContext,
   ) {
-    return this.remove('comment', params, principal, req, res);
+    return this.remove('comment', params, principal, req, context);
   }
 
   // ---- issue attachments ----
 
   @Get(':index/assets')
   @Public()
+  @RepoAccess('read', { scope: 'issue' })
   @ApiOperation({ summary: "List an issue's attachments (not its comments')" })
   @ApiOkResponse({ type: [GiteaAssetDto] })
   @ApiResponse({ status: 404, ...ERROR })
   listIssueAssets(
     @CurrentPrincipal() principal: Principal | undefined,
     @Param() params: IssueParams,
-    @Res({ passthrough: true }) res: Response,
+    @Repo() context: RepositoryContext,
   ) {
-    return this.list('issue', params, principal, res);
+    return this.list('issue', params, principal, context);
   }
 
   @Get(':index/assets/:attachment_id')
   @Public()
+  @RepoAccess('read', { scope: 'issue' })
   @ApiOperation({ summary: 'Get an issue attachment' })
   @ApiOkResponse({ type: GiteaAssetDto })
   @ApiResponse({ status: 404, ...ERROR })
   getIssueAsset(
     @CurrentPrincipal() principal: Principal | undefined,
     @Param() params: IssueParams & { attachment_id: string },
-    @Res({ passthrough: true }) res: Response,
+    @Repo() context: RepositoryContext,
   ) {
-    return this.getOne('issue', params, principal, res);
+    return this.getOne('issue', params, principal, context);
   }
 
   @Post(':index/assets')
   @StreamBody()
   @Authenticated({ scopes: ['issue'] })
+  @RepoAccess('read', { scope: 'issue' })
   @ApiOperation({ summary: 'Upload an issue attachment (multipart field `attachment`)' })
   @ApiConsumes('multipart/form-data')
   @ApiQuery({ name: 'name', required: false })
@@ -307,13 +310,15 @@ export class GiteaIssueAssetsController {
     @Query() query: AttachmentNameQueryDto,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
+    @Repo() context: RepositoryContext,
   ) {
-    return this.create('issue', params, principal, query.name, req, res);
+    return this.create('issue', params, principal, query.name, req, res, context);
   }
 
   @Patch(':index/assets/:attachment_id')
   @HttpCode(201)
   @Authenticated({ scopes: ['issue'] })
+  @RepoAccess('read', { scope: 'issue' })
   @ApiOperation({ summary: 'Rename an issue attachment (answers 201 as Gitea does)' })
   @ApiCreatedResponse({ type: GiteaAssetDto })
   @ApiResponse({ status: 403, ...ERROR })
@@ -325,14 +330,15 @@ export class GiteaIssueAssetsController {
     @Param() params: IssueParams & { attachment_id: string },
     @Body() body: EditAttachmentOptionsDto,
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @Repo() context: RepositoryContext,
   ) {
-    return this.edit('issue', params, principal, body.name, req, res);
+    return this.edit('issue', params, principal, body.name, req, context);
   }
 
   @Delete(':index/assets/:attachment_id')
   @HttpCode(204)
   @Authenticated({ scopes: ['issue'] })
+  @RepoAccess('read', { scope: 'issue' })
   @ApiOperation({ summary: 'Delete an issue attachment' })
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiResponse({ status: 403, ...ERROR })
@@ -342,8 +348,8 @@ export class GiteaIssueAssetsController {
     @CurrentPrincipal() principal: Principal,
     @Param() params: IssueParams & { attachment_id: string },
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @Repo() context: RepositoryContext,
   ) {
-    return this.remove('issue', params, principal, req, res);
+    return this.remove('issue', params, principal, req, context);
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -6,7 +6,6 @@ import {
   ApiOperation,
   ApiResponse,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
@@ -33,7 +32,7 @@ import { IssuesService } from '../issues/issues.service';
 import { PullsService } from '../issues/pulls.service';
 import { RepositoriesService } from '../repositories.service';
 import { RepositoryPermissions } from '../repository-permissions.service';
-import { type RepositoryContext, repositoryContext } from './repository-context';
+import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 
 const ERROR = { description: 'Gitea error `{message, url}`' };
 type IssueParams = { owner: string; repo: string; index: string };
@@ -83,21 +82,12 @@ export class GiteaIssuesController {
   @ApiOperation({ summary: "List a repository's issues (and pull requests unless `type=issues`)" })
   @ApiOkResponse({ type: [GiteaIssueDto] })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read', { scope: 'issue' })
   async list(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
-    @Param() params: { owner: string; repo: string },
     @Query() query: IssueListQueryDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPage<GiteaIssueDto> | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     const paging = giteaPaging(query);
     const type = query.type === 'issues' || query.type === 'pulls' ? query.type : undefined;
     const { items, total } = await this.issues.list(context.repo, {
@@ -118,21 +108,12 @@ export class GiteaIssuesController {
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('read', { scope: 'issue' })
   async create(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
-    @Param() params: { owner: string; repo: string },
     @Body() body: CreateIssueOptionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaIssueDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const issue = await this.issues.create(context.repo, principal.user, {
       title: body.title,
@@ -148,21 +129,12 @@ export class GiteaIssuesController {
   @ApiOperation({ summary: "List all comments of a repository's issues" })
   @ApiOkResponse({ type: [GiteaCommentDto] })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read', { scope: 'issue' })
   async listRepositoryComments(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
-    @Param() params: { owner: string; repo: string },
     @Query() query: GiteaListQueryDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPage<GiteaCommentDto> | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     const paging = giteaPaging(query);
     const { items, total } = await this.issues.listRepositoryComments(context.repo, paging);
     const presented = [];
@@ -183,20 +155,12 @@ export class GiteaIssuesController {
   @ApiOperation({ summary: 'Get a comment' })
   @ApiOkResponse({ type: GiteaCommentDto })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read', { scope: 'issue' })
   async getComment(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
     @Param() params: CommentParams,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaCommentDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     const { comment, issue } = await this.issues.requireComment(context.repo, params.id);
     return presentGiteaComment(
       comment,
@@ -213,21 +177,13 @@ export class GiteaIssuesController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('read', { scope: 'issue' })
   async editComment(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: CommentParams,
     @Body() body: EditIssueCommentOptionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaCommentDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const { comment, issue } = await this.issues.requireComment(context.repo, params.id);
     const edited = await this.issues.editComment(comment, principal.user, context.mode, body.body);
@@ -247,20 +203,12 @@ export class GiteaIssuesController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('read', { scope: 'issue' })
   async deleteComment(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: CommentParams,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'read',
-      res,
-    );
-    if (!context) return;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const { comment } = await this.issues.requireComment(context.repo, params.id);
     await this.issues.deleteComment(context.repo, comment, principal.user, context.mode);
@@ -271,20 +219,12 @@ export class GiteaIssuesController {
   @ApiOperation({ summary: 'Get an issue (or a pull request as an issue)' })
   @ApiOkResponse({ type: GiteaIssueDto })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read', { scope: 'issue' })
   async get(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
     @Param() params: IssueParams,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaIssueDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     return this.presentIssue(await this.issues.require(context.repo, params.index), context, principal);
   }
 
@@ -299,21 +239,13 @@ export class GiteaIssuesController {
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('read', { scope: 'issue' })
   async edit(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: IssueParams,
     @Body() body: EditIssueOptionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaIssueDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const issue = await this.issues.require(context.repo, params.index);
     const edited = await this.issues.edit(context.repo, issue, principal.user, context.mode, {
@@ -329,20 +261,12 @@ export class GiteaIssuesController {
   @ApiOperation({ summary: 'List the comments of an issue' })
   @ApiOkResponse({ type: [GiteaCommentDto] })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read', { scope: 'issue' })
   async listComments(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
     @Param() params: IssueParams,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaCommentDto[] | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     const issue = await this.issues.require(context.repo, params.index);
     const presented = [];
     for (const comment of await this.issues.listComments(issue)) {
@@ -366,21 +290,13 @@ export class GiteaIssuesController {
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('read', { scope: 'issue' })
   async comment(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: IssueParams,
     @Body() body: CreateIssueCommentOptionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaCommentDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const issue = await this.issues.require(context.repo, params.index);
     const comment = await this.issues.comment(context.repo, issue, principal.user, context.mode, body.body);

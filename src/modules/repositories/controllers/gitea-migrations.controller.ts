@@ -1,6 +1,5 @@
-import { Body, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, HttpCode, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { ForbiddenError, InvalidError } from '../../../platform/errors/domain-error';
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
@@ -12,7 +11,7 @@ import { formatGoDuration, MirrorsService, parseGoDuration } from '../mirrors/mi
 import { GiteaRepositoryDto, presentGiteaRepository } from '../presenters/gitea-repository.presenter';
 import { RepositoriesService } from '../repositories.service';
 import { RepositoryPermissions } from '../repository-permissions.service';
-import { repositoryContext } from './repository-context';
+import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 
 const ERROR = { description: 'Gitea error `{message, url}`' };
 
@@ -96,20 +95,8 @@ export class GiteaMigrationsController {
   @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async sync(
-    @CurrentPrincipal() principal: Principal,
-    @Param() params: { owner: string; repo: string },
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<void> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'write',
-      res,
-    );
-    if (!context) return;
+  @RepoAccess('write')
+  async sync(@Repo() context: RepositoryContext): Promise<void> {
     await this.mirrors.requestSync(context.repo);
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -6,7 +6,6 @@ import {
   ApiOperation,
   ApiResponse,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
@@ -24,7 +23,7 @@ import { type Pull, PullsService } from '../issues/pulls.service';
 import { presentGiteaRepository } from '../presenters/gitea-repository.presenter';
 import { RepositoriesService } from '../repositories.service';
 import { RepositoryPermissions } from '../repository-permissions.service';
-import { type RepositoryContext, repositoryContext } from './repository-context';
+import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 
 const ERROR = { description: 'Gitea error `{message, url}`' };
 type PullParams = { owner: string; repo: string; index: string };
@@ -70,21 +69,12 @@ export class GiteaPullsController {
   @ApiOperation({ summary: "List a repository's pull requests" })
   @ApiOkResponse({ type: [GiteaPullRequestDto] })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read')
   async list(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
-    @Param() params: { owner: string; repo: string },
     @Query() query: PullListQueryDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPage<GiteaPullRequestDto> | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     const paging = giteaPaging(query);
     const state = query.state === 'closed' || query.state === 'all' ? query.state : 'open';
     const { items, total } = await this.pulls.list(context.repo, { state, ...paging });
@@ -101,21 +91,12 @@ export class GiteaPullsController {
   @ApiResponse({ status: 409, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('read')
   async create(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
-    @Param() params: { owner: string; repo: string },
     @Body() body: CreatePullRequestOptionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPullRequestDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const created = await this.pulls.create(context.repo, principal.user, {
       head: body.head,
@@ -131,20 +112,12 @@ export class GiteaPullsController {
   @ApiOperation({ summary: 'Get a pull request' })
   @ApiOkResponse({ type: GiteaPullRequestDto })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read')
   async get(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
     @Param() params: PullParams,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPullRequestDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     return this.present(await this.pulls.require(context.repo, params.index), context, principal);
   }
 
@@ -157,21 +130,13 @@ export class GiteaPullsController {
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 409, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
+  @RepoAccess('read')
   async edit(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: PullParams,
     @Body() body: EditPullRequestOptionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPullRequestDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const found = await this.pulls.require(context.repo, params.index);
     return this.present(
@@ -187,20 +152,8 @@ export class GiteaPullsController {
   @ApiOperation({ summary: 'Check whether a pull request was merged (204 merged, 404 not)' })
   @ApiNoContentResponse({ description: 'merged' })
   @ApiResponse({ status: 404, ...ERROR })
-  async isMerged(
-    @CurrentPrincipal() principal: Principal | undefined,
-    @Param() params: PullParams,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<void> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return;
+  @RepoAccess('read')
+  async isMerged(@Repo() context: RepositoryContext, @Param() params: PullParams): Promise<void> {
     if (!(await this.pulls.isMerged(context.repo, params.index)))
       throw new NotFoundError('pull request has not been merged', { code: 'PULL_NOT_MERGED' });
   }
@@ -217,21 +170,13 @@ export class GiteaPullsController {
   @ApiResponse({ status: 409, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('read')
   async merge(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: PullParams,
     @Body() body: MergePullRequestOptionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'read',
-      res,
-    );
-    if (!context) return;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const found = await this.pulls.require(context.repo, params.index);
     await this.pulls.merge(context.repo, found, principal.user, context.mode, {

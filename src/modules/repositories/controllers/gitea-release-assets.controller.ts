@@ -24,7 +24,7 @@ import { GiteaAssetDto } from '../issues/gitea-issue.presenter';
 import { ReleasesService } from '../releases/releases.service';
 import { RepositoriesService } from '../repositories.service';
 import { atLeast, RepositoryPermissions } from '../repository-permissions.service';
-import { repositoryContext } from './repository-context';
+import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 
 const ERROR = { description: 'Gitea error `{message, url}`' };
 type ReleaseParams = { owner: string; repo: string; id: string };
@@ -53,20 +53,11 @@ export class GiteaReleaseAssetsController {
   @ApiOperation({ summary: "List a release's attachments (sorted by name, not paged)" })
   @ApiOkResponse({ type: [GiteaAssetDto] })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read')
   async list(
-    @CurrentPrincipal() principal: Principal | undefined,
+    @Repo() context: RepositoryContext,
     @Param() params: ReleaseParams,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaAssetDto[] | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     const release = await this.releases.require(context.repo, params.id, atLeast(context.mode, 'write'));
     return (await this.attachments.listOfRelease(release.id)).map((row) => this.asset(row));
   }
@@ -76,20 +67,11 @@ export class GiteaReleaseAssetsController {
   @ApiOperation({ summary: 'Get a release attachment' })
   @ApiOkResponse({ type: GiteaAssetDto })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read')
   async get(
-    @CurrentPrincipal() principal: Principal | undefined,
+    @Repo() context: RepositoryContext,
     @Param() params: AssetParams,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaAssetDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     const release = await this.releases.require(context.repo, params.id, atLeast(context.mode, 'write'));
     return this.asset(
       await this.attachments.requireOf(context.repo, { kind: 'release', release }, params.attachment_id),
@@ -115,22 +97,15 @@ export class GiteaReleaseAssetsController {
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 413, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('write')
   async create(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: ReleaseParams,
     @Query() query: AttachmentNameQueryDto,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaAssetDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'write',
-      res,
-    );
-    if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const release = await this.releases.require(context.repo, params.id, true);
     if (!this.attachments.settings.enabled) throw attachmentsDisabled();
@@ -159,22 +134,14 @@ export class GiteaReleaseAssetsController {
   @ApiCreatedResponse({ type: GiteaAssetDto })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR, description: 'forbidden type for the new name' })
+  @RepoAccess('write')
   async edit(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: AssetParams,
     @Body() body: EditAttachmentOptionsDto,
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaAssetDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'write',
-      res,
-    );
-    if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const release = await this.releases.require(context.repo, params.id, true);
     const row = await this.attachments.requireOf(
@@ -193,21 +160,13 @@ export class GiteaReleaseAssetsController {
   @ApiOperation({ summary: 'Delete a release attachment' })
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('write')
   async delete(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: AssetParams,
     @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'write',
-      res,
-    );
-    if (!context) return;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const release = await this.releases.require(context.repo, params.id, true);
     const row = await this.attachments.requireOf(

@@ -1,4 +1,4 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -6,7 +6,6 @@ import {
   ApiOperation,
   ApiResponse,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
@@ -19,7 +18,7 @@ import type { Release } from '../releases/release.entity';
 import { ReleasesService } from '../releases/releases.service';
 import { RepositoriesService } from '../repositories.service';
 import { atLeast, RepositoryPermissions } from '../repository-permissions.service';
-import { type RepositoryContext, repositoryContext } from './repository-context';
+import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 
 const ERROR = { description: 'Gitea error `{message, url}`' };
 type ReleaseParams = { owner: string; repo: string; id: string };
@@ -62,21 +61,12 @@ export class GiteaReleasesController {
   @ApiOperation({ summary: "List a repository's releases (drafts only for writers)" })
   @ApiOkResponse({ type: [GiteaReleaseDto] })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read')
   async list(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
-    @Param() params: { owner: string; repo: string },
     @Query() query: ReleaseListQueryDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPage<GiteaReleaseDto> | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     const paging = giteaPaging(query);
     const { items, total } = await this.releases.list(context.repo, {
       includeDrafts: atLeast(context.mode, 'write'),
@@ -100,21 +90,12 @@ export class GiteaReleasesController {
   @ApiResponse({ status: 409, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('write')
   async create(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
-    @Param() params: { owner: string; repo: string },
     @Body() body: CreateReleaseOptionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaReleaseDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'write',
-      res,
-    );
-    if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const release = await this.releases.create(context.repo, principal.user, {
       tagName: body.tag_name,
@@ -132,20 +113,11 @@ export class GiteaReleasesController {
   @ApiOperation({ summary: 'The newest published release that is not a pre-release' })
   @ApiOkResponse({ type: GiteaReleaseDto })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read')
   async latest(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
-    @Param() params: { owner: string; repo: string },
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaReleaseDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     return this.present(await this.releases.latest(context.repo), context, principal);
   }
 
@@ -154,20 +126,12 @@ export class GiteaReleasesController {
   @ApiOperation({ summary: 'Get a release by its tag name' })
   @ApiOkResponse({ type: GiteaReleaseDto })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read')
   async getByTag(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
     @Param() params: TagParams,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaReleaseDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     return this.present(
       await this.releases.requireByTag(context.repo, params.tag, atLeast(context.mode, 'write')),
       context,
@@ -183,20 +147,12 @@ export class GiteaReleasesController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('write')
   async deleteByTag(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: TagParams,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'write',
-      res,
-    );
-    if (!context) return;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     await this.releases.delete(
       context.repo,
@@ -210,20 +166,12 @@ export class GiteaReleasesController {
   @ApiOperation({ summary: 'Get a release (a draft is 404 to those who may not write)' })
   @ApiOkResponse({ type: GiteaReleaseDto })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read')
   async get(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
     @Param() params: ReleaseParams,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaReleaseDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     return this.present(
       await this.releases.require(context.repo, params.id, atLeast(context.mode, 'write')),
       context,
@@ -240,21 +188,13 @@ export class GiteaReleasesController {
   @ApiResponse({ status: 409, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('write')
   async edit(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: ReleaseParams,
     @Body() body: EditReleaseOptionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaReleaseDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'write',
-      res,
-    );
-    if (!context) return undefined;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const release = await this.releases.require(context.repo, params.id, true);
     const edited = await this.releases.edit(context.repo, release, principal.user, {
@@ -276,20 +216,12 @@ export class GiteaReleasesController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 423, ...ERROR })
+  @RepoAccess('write')
   async delete(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
     @Param() params: ReleaseParams,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'write',
-      res,
-    );
-    if (!context) return;
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     await this.releases.delete(
       context.repo,

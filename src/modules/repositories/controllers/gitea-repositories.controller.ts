@@ -1,4 +1,4 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -6,7 +6,6 @@ import {
   ApiOperation,
   ApiResponse,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
@@ -27,7 +26,7 @@ import type { Repository } from '../entities/repository.entity';
 import { GiteaRepositoryDto, presentGiteaRepository } from '../presenters/gitea-repository.presenter';
 import { RepositoriesService } from '../repositories.service';
 import { RepositoryPermissions } from '../repository-permissions.service';
-import { repositoryContext } from './repository-context';
+import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 
 const ERROR = { description: 'Gitea error `{message, url}`' };
 const SORTS = ['alpha', 'created', 'updated', 'size', 'id'] as const;
@@ -211,20 +210,11 @@ export class GiteaRepositoriesController {
   @ApiOkResponse({ type: GiteaRepositoryDto })
   @ApiResponse({ status: 307, description: 'the repository was renamed: Location is its new path' })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read')
   async get(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
-    @Param() params: { owner: string; repo: string },
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaRepositoryDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     return this.present(context.repo, principal?.user);
   }
 
@@ -237,21 +227,12 @@ export class GiteaRepositoriesController {
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 409, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
+  @RepoAccess('read')
   async fork(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
-    @Param() params: { owner: string; repo: string },
     @Body() body: CreateForkOptionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaRepositoryDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     let target: User = principal.user;
     if (body.organization) {
       const organization = await this.users.findAccountByName(body.organization);
@@ -273,21 +254,12 @@ export class GiteaRepositoriesController {
   @ApiOperation({ summary: "List a repository's forks" })
   @ApiOkResponse({ type: [GiteaRepositoryDto] })
   @ApiResponse({ status: 404, ...ERROR })
+  @RepoAccess('read')
   async forks(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal | undefined,
-    @Param() params: { owner: string; repo: string },
     @Query() query: GiteaListQueryDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaPage<GiteaRepositoryDto> | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal?.user ?? null,
-      'read',
-      res,
-    );
-    if (!context) return undefined;
     const paging = giteaPaging(query);
     const { items, total } = await this.repositories.listForks(context.repo, principal?.user ?? null, paging);
     return new GiteaPage(await this.presentAll(items, principal?.user), total, paging);
@@ -300,21 +272,12 @@ export class GiteaRepositoriesController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 422, ...ERROR })
+  @RepoAccess('admin')
   async edit(
+    @Repo() context: RepositoryContext,
     @CurrentPrincipal() principal: Principal,
-    @Param() params: { owner: string; repo: string },
     @Body() body: EditRepoOptionDto,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<GiteaRepositoryDto | undefined> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'admin',
-      res,
-    );
-    if (!context) return undefined;
     const repo = await this.repositories.edit(principal.user, context.owner, context.repo, {
       name: body.name,
       description: body.description,
@@ -339,20 +302,8 @@ export class GiteaRepositoriesController {
   @ApiNoContentResponse({ description: 'deleted' })
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
-  async delete(
-    @CurrentPrincipal() principal: Principal,
-    @Param() params: { owner: string; repo: string },
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<void> {
-    const context = await repositoryContext(
-      this.repositories,
-      this.permissions,
-      params,
-      principal.user,
-      'owner',
-      res,
-    );
-    if (!context) return;
+  @RepoAccess('owner')
+  async delete(@Repo() context: RepositoryContext, @CurrentPrincipal() principal: Principal): Promise<void> {
     await this.repositories.delete(principal.user, context.owner, context.repo);
   }
 }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { RequestSnapshot } from '../../../platform/events/subject-events';
+import type { User } from '../../identity/entities/user.entity';
+import type { Repository } from '../entities/repository.entity';
 
 /** What the hooks of one push may act on. */
 export interface PushSession {
@@ -8,6 +10,12 @@ export interface PushSession {
   pusherId: string;
   /** The receive-pack request, for the workflow engine's request checks. */
   request: RequestSnapshot | null;
+  /**
+   * The repository and pusher the receive-pack request authorized (loaded once by @RepoAccess), so
+   * the hooks need not read them again; absent for sessions opened elsewhere (API branch writes).
+   */
+  repository?: Repository;
+  pusher?: User;
 }
 
 /**

@@ -77,7 +77,7 @@ export class GiteaRepositoryDto {
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
 
-/** convert.ToRepo: `permissions` only for a signed-in viewer (their mode on this repository). */
+/** convert.ToRepo: `permissions` for every caller, anonymous included (the caller's mode on this repository). */
 export function presentGiteaRepository(
   repo: Repository,
   owner: User,
@@ -121,15 +121,11 @@ export function presentGiteaRepository(
     created_at: repo.createdAt.toISOString(),
     updated_at: repo.updatedAt.toISOString(),
     archived_at: repo.archivedAt ? repo.archivedAt.toISOString() : new Date(0).toISOString(),
-    ...(viewer
-      ? {
-          permissions: {
-            admin: atLeast(mode, 'admin'),
-            push: atLeast(mode, 'write'),
-            pull: atLeast(mode, 'read'),
-          },
-        }
-      : {}),
+    permissions: {
+      admin: atLeast(mode, 'admin'),
+      push: atLeast(mode, 'write'),
+      pull: atLeast(mode, 'read'),
+    },
     has_code: true,
     has_issues: true,
     has_wiki: false,
