@@ -95,7 +95,20 @@ export class AuthGuard implements CanActivate {
       RESOURCE_ASSIGNMENT,
       targets,
     );
-    if (assigner) await this.moduleRef.get(assigner, { strict: false }).assign(context, principal, access);
+    if (assigner) {
+      // Gitea checks the route group's token scope before repoAssignment: a key without it is 403
+      // whatever the repository (anonymous callers carry no key, so their 404 still comes first).
+      if (
+        access.kind === 'authenticated' &&
+        principal?.kind === 'user' &&
+        access.scopes?.length &&
+        !access.tokenScope
+      ) {
+        const problem = missingGiteaScope(principal, access.scopes, req.method);
+        if (problem) throw new ForbiddenError(problem, 'scope');
+      }
+      await this.moduleRef.get(assigner, { strict: false }).assign(context, principal, access);
+    }
     if (access.kind === 'public') {
       // Protocol routes: a key needs the declared scopes even where anonymous callers are admitted.
       if (principal?.kind === 'user' && access.scopes?.length && access.scopeCheck !== 'resource') {
