@@ -4,6 +4,7 @@ import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
 import { GenericRegistryController } from './controllers/generic-registry.controller';
 import { GiteaPackagesController } from './controllers/gitea-packages.controller';
 import { NpmRegistryController } from './controllers/npm-registry.controller';
+import { NpmLoginController } from './controllers/npm-login.controller';
 import { PACKAGES_ENTITIES } from './entities';
 import { NpmRegistryService } from './npm/npm-registry.service';
 import { PackageBlobsService } from './package-blobs.service';
@@ -13,7 +14,13 @@ import { PackagesService } from './packages.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature(PACKAGES_ENTITIES)],
-  controllers: [GiteaPackagesController, GenericRegistryController, NpmRegistryController],
+  // NpmLoginController before NpmRegistryController: `-/user/...` is never a package name.
+  controllers: [
+    GiteaPackagesController,
+    GenericRegistryController,
+    NpmLoginController,
+    NpmRegistryController,
+  ],
   providers: [
     PackagesService,
     PackageBlobsService,
