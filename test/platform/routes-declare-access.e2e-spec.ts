@@ -58,7 +58,12 @@ describe('every route declares who may call it', () => {
         ]);
         if (dialect && PROTOCOL_DIALECTS.includes(dialect)) protocolRoutes++;
         if (access.kind === 'public') {
-          if (dialect && PROTOCOL_DIALECTS.includes(dialect) && (access.scopes?.length ?? 0) === 0)
+          if (
+            dialect &&
+            PROTOCOL_DIALECTS.includes(dialect) &&
+            (access.scopes?.length ?? 0) === 0 &&
+            access.anyTokenScope !== true
+          )
             protocolWithoutScope.push(label);
           continue;
         }

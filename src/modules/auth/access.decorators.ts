@@ -58,6 +58,11 @@ export interface PublicOptions {
    * knows whether a request reads or writes and whether the repository is private).
    */
   scopeCheck?: 'always' | 'resource';
+  /**
+   * A protocol route that needs no key scope at all (e.g. npm's legacy login, which takes a
+   * password): an explicit declaration, so the route audit can tell it from one that forgot.
+   */
+  anyTokenScope?: true;
 }
 
 export type AccessDeclaration =
