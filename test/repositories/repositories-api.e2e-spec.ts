@@ -67,8 +67,22 @@ describe('Gitea repository routes', () => {
       [{ name: 'bad name' }, 422, '[Name]: AlphaDashDot'],
       [{ name: '' }, 422, '[Name]: Required'],
       [{ name: 'x'.repeat(101) }, 422, '[Name]: MaxSize'],
-      [{ name: '..' }, 422, 'name is reserved [name: ..]'],
+      [
+        { name: '..' },
+        422,
+        'name is invalid [..]: must be valid alpha or numeric or dash(-_) or dot characters',
+      ],
+      [
+        { name: 'a..b' },
+        422,
+        'name is invalid [a..b]: must be valid alpha or numeric or dash(-_) or dot characters',
+      ],
+      [{ name: '.' }, 422, 'name is reserved [name: .]'],
+      [{ name: '-' }, 422, 'name is reserved [name: -]'],
       [{ name: 'thing.git' }, 422, 'name pattern is not allowed [pattern: *.git]'],
+      [{ name: 'Thing.WIKI' }, 422, 'name pattern is not allowed [pattern: *.wiki]'],
+      [{ name: 'feed.rss' }, 422, 'name pattern is not allowed [pattern: *.rss]'],
+      [{ name: 'feed.atom' }, 422, 'name pattern is not allowed [pattern: *.atom]'],
       [{ name: 'ok', default_branch: 'bad..branch' }, 422, '[DefaultBranch]: GitRefName'],
     ])('%j → %i', async (body, status, message) => {
       const res = await t.http().post('/api/v1/user/repos').set(tok(owner)).send(body);
