@@ -203,17 +203,15 @@ async function main(argv: string[]): Promise<void> {
             command === 'set-admin'
               ? { admin: values['no-admin'] !== true }
               : { active: command === 'activate' };
-          const updated = await app
-            .get(AdminUsersService)
-            .edit(
-              root,
-              target,
-              Object.assign(new EditUserOptionDto(), {
-                login_name: target.loginName,
-                source_id: 0,
-                ...change,
-              }),
-            );
+          const updated = await app.get(AdminUsersService).edit(
+            root,
+            target,
+            Object.assign(new EditUserOptionDto(), {
+              login_name: target.loginName,
+              source_id: 0,
+              ...change,
+            }),
+          );
           process.stdout.write(
             `${updated.name}: status ${updated.status}, ${updated.isAdmin ? 'site administrator' : 'not an administrator'}.\n`,
           );
