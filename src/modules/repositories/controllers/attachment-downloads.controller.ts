@@ -1,4 +1,5 @@
 import { Get, Head, Param, Req, Res } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { sendBlobDownload } from '../../../api/download/blob-download';
@@ -27,6 +28,7 @@ function attachmentNotFound(): NotFoundError {
  * `browser_download_url`) and `/{owner}/{repo}/releases/download/{tag}/{name}`. The repository's read
  * permission applies (404 otherwise, also for a draft release's files to those who may not write).
  */
+@DocumentPathParams()
 @DownloadController()
 export class AttachmentDownloadsController {
   constructor(

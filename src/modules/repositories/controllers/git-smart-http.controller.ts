@@ -1,4 +1,5 @@
 import { Get, Post, Query, Req, Res } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
 import { BodyStream, StreamBody } from '../../../api/body/body.decorators';
@@ -36,6 +37,7 @@ function infoRefsLevel(req: Request): 'read' | 'write' {
  * 403; a key needs `read:repository` to fetch a private repository and `write:repository` to push;
  * archived repositories and mirrors refuse pushes. A password (Basic) carries the user's rights.
  */
+@DocumentPathParams()
 @GitController('')
 export class GitSmartHttpController {
   constructor(

@@ -1,4 +1,5 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -59,6 +60,7 @@ function protectionInput(body: EditBranchProtectionOptionDto): ProtectionInput {
 }
 
 /** Gitea's branch protection routes (`/repos/{owner}/{repo}/branch_protections...`): repository administrators, scope `repository`. */
+@DocumentPathParams()
 @GiteaController('repos/:owner/:repo/branch_protections')
 export class GiteaBranchProtectionsController {
   constructor(

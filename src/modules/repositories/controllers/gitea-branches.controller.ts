@@ -1,4 +1,5 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Req } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -43,6 +44,7 @@ function branchName(params: BranchParams): string {
 }
 
 /** Gitea's branch routes (`/repos/{owner}/{repo}/branches...`, `merge-upstream`), token scope `repository`. */
+@DocumentPathParams()
 @GiteaController('repos/:owner/:repo')
 export class GiteaBranchesController {
   constructor(

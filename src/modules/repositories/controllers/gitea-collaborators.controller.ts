@@ -1,4 +1,5 @@
 import { Body, Delete, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
@@ -17,6 +18,7 @@ const ERROR = { description: 'Gitea error `{message, url}`' };
 type CollaboratorParams = { owner: string; repo: string; collaborator: string };
 
 /** Gitea's collaborator and team routes of a repository. */
+@DocumentPathParams()
 @GiteaController('repos/:owner/:repo')
 export class GiteaCollaboratorsController {
   constructor(

@@ -1,4 +1,5 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import {
   ApiBody,
   ApiConsumes,
@@ -41,6 +42,7 @@ type Scope = 'issue' | 'comment';
  * Gitea's issue and comment attachment routes (spec 3 "Issue attachments", "Comment attachments"):
  * multipart only; 404 when attachments are disabled; token scope `issue`.
  */
+@DocumentPathParams()
 @GiteaController('repos/:owner/:repo/issues')
 export class GiteaIssueAssetsController {
   constructor(

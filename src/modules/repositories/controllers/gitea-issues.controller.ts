@@ -1,4 +1,5 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -43,6 +44,7 @@ function issueState(value: string | undefined): 'open' | 'closed' | 'all' {
 }
 
 /** Gitea's issue and comment routes (`/repos/{owner}/{repo}/issues...`), token scope `issue`. */
+@DocumentPathParams()
 @GiteaController('repos/:owner/:repo/issues')
 export class GiteaIssuesController {
   constructor(

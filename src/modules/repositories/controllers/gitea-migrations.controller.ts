@@ -1,4 +1,5 @@
 import { Body, HttpCode, Post } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { ForbiddenError, InvalidError } from '../../../platform/errors/domain-error';
@@ -16,6 +17,7 @@ import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 const ERROR = { description: 'Gitea error `{message, url}`' };
 
 /** Gitea's migrations (`POST /repos/migrate`) and mirror syncs (`POST /repos/{o}/{r}/mirror-sync`), scope `repository`. */
+@DocumentPathParams()
 @GiteaController('repos')
 export class GiteaMigrationsController {
   constructor(

@@ -1,4 +1,5 @@
 import { Body, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -29,6 +30,7 @@ const ERROR = { description: 'Gitea error `{message, url}`' };
 type PullParams = { owner: string; repo: string; index: string };
 
 /** Gitea's pull request routes (`/repos/{owner}/{repo}/pulls...`), token scope `repository`. */
+@DocumentPathParams()
 @GiteaController('repos/:owner/:repo/pulls')
 export class GiteaPullsController {
   constructor(

@@ -1,4 +1,5 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import {
   ApiBody,
   ApiConsumes,
@@ -35,6 +36,7 @@ function attachmentsDisabled(): NotFoundError {
 }
 
 /** Gitea's release asset routes (spec 3 "Release attachments"), token scope `repository`. */
+@DocumentPathParams()
 @GiteaController('repos/:owner/:repo/releases/:id/assets')
 export class GiteaReleaseAssetsController {
   constructor(

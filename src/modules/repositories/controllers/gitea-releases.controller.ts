@@ -1,4 +1,5 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -29,6 +30,7 @@ function optionalBool(value: string | undefined): boolean | undefined {
 }
 
 /** Gitea's release routes (`/repos/{owner}/{repo}/releases...`), token scope `repository`. */
+@DocumentPathParams()
 @GiteaController('repos/:owner/:repo/releases')
 export class GiteaReleasesController {
   constructor(

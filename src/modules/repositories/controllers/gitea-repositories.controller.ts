@@ -1,4 +1,5 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -32,6 +33,7 @@ const ERROR = { description: 'Gitea error `{message, url}`' };
 const SORTS = ['alpha', 'created', 'updated', 'size', 'id'] as const;
 
 /** Gitea's repository routes (`/api/v1`): create, get, edit, delete, lists and search. */
+@DocumentPathParams()
 @GiteaController('')
 export class GiteaRepositoriesController {
   constructor(

@@ -1,4 +1,5 @@
 import { Delete, HttpCode, Param, Put } from '@nestjs/common';
+import { DocumentPathParams } from '../../../api/path-params.decorator';
 import { ApiNoContentResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { ForbiddenError, NotFoundError } from '../../../platform/errors/domain-error';
@@ -13,6 +14,7 @@ const ERROR = { description: 'Gitea error `{message, url}`' };
 type Params = { id: string; org: string; repo: string };
 
 /** Gitea's `PUT/DELETE /teams/{id}/repos/{org}/{repo}`: organization owners link a team to one of its repositories. */
+@DocumentPathParams()
 @GiteaController('teams/:id/repos/:org/:repo')
 export class GiteaTeamRepositoriesController {
   constructor(
