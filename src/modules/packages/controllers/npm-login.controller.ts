@@ -48,7 +48,7 @@ export class NpmLoginController {
   @Put('-/user/:couchUser')
   @HttpCode(201)
   @JsonBody({ limitBytes: 16 * 1024 })
-  @Public()
+  @Public({ anyTokenScope: true })
   @LoginRateLimit()
   @ApiOperation({ summary: 'npm login (legacy): a password user gets an API token for the registry' })
   @ApiParam({ name: 'owner' })
