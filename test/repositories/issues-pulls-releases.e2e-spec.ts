@@ -622,5 +622,31 @@ describe('Gitea issues, comments, releases and pull requests', () => {
       expect(all.headers.link).toContain('rel="next"');
       expect((await t.http().get(`${repoPath}/pulls/1`)).status).toBe(404);
     });
+
+    it('delete_branch_after_merge keeps a head branch protected from deletion and deletes an unprotected one', async () => {
+      const rule = await t
+        .http()
+        .post(`${repoPath}/branch_protections`)
+        .set(tok(owner))
+        .send({ rule_name: 'keepme', enable_push: true });
+      expect(rule.status).toBe(201);
+      for (const head of ['keepme', 'dropme']) {
+        await commitAndPush(head, `${head}.txt`, `${head}\n`, 'main');
+        const created = await t
+          .http()
+          .post(`${repoPath}/pulls`)
+          .set(tok(owner))
+          .send({ head, base: 'main', title: head });
+        expect(created.status).toBe(201);
+        const merged = await t
+          .http()
+          .post(`${repoPath}/pulls/${created.body.number}/merge`)
+          .set(tok(owner))
+          .send({ Do: 'merge', delete_branch_after_merge: true });
+        expect(merged.status).toBe(200);
+      }
+      expect((await t.http().get(`${repoPath}/branches/keepme`).set(tok(owner))).status).toBe(200);
+      expect((await t.http().get(`${repoPath}/branches/dropme`).set(tok(owner))).status).toBe(404);
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { ModuleRef } from '@nestjs/core';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import path from 'node:path';
@@ -86,7 +87,17 @@ export class PullsService {
     private readonly users: UsersService,
     private readonly storage: GitStorage,
     private readonly transactions: TransactionRunner,
+    private readonly moduleRef: ModuleRef,
   ) {}
+
+  /**
+   * BranchProtectionsService depends on this service (status checks read pulls), so it is looked up
+   * lazily instead of injected: a constructor parameter would be a circular import and provider.
+   */
+  private async branchProtections() {
+    const { BranchProtectionsService } = await import('../branches/branch-protections.service');
+    return this.moduleRef.get(BranchProtectionsService, { strict: false });
+  }
 
   /** The head repository named by `head` (`branch`, `owner:branch`, `owner/repo:branch`), readable by the caller. */
   private async resolveHead(
@@ -448,7 +459,10 @@ export class PullsService {
     if (
       input.deleteBranchAfterMerge &&
       pull.headRepositoryId === repo.id &&
-      pull.headBranch !== repo.defaultBranch
+      pull.headBranch !== repo.defaultBranch &&
+      // A head branch a protection rule covers is protected from deletion (Gitea's DeleteBranchAfterMerge
+      // refuses it); the merge stands and the branch stays.
+      !(await (await this.branchProtections()).ruleSet(repo)).effective(pull.headBranch)
     ) {
       deletedHead = await runGit(['update-ref', '-d', `refs/heads/${pull.headBranch}`, pull.headCommitId], {
         env: { GIT_DIR: gitDir },
