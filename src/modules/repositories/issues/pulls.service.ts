@@ -1,4 +1,5 @@
 import { ModuleRef } from '@nestjs/core';
+import type { BranchProtectionsService } from '../branches/branch-protections.service';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import path from 'node:path';
@@ -94,9 +95,12 @@ export class PullsService {
    * BranchProtectionsService depends on this service (status checks read pulls), so it is looked up
    * lazily instead of injected: a constructor parameter would be a circular import and provider.
    */
-  private async branchProtections() {
-    const { BranchProtectionsService } = await import('../branches/branch-protections.service');
-    return this.moduleRef.get(BranchProtectionsService, { strict: false });
+  private branchProtections() {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at call time: a circular import
+    const loaded = require('../branches/branch-protections.service') as {
+      BranchProtectionsService: typeof BranchProtectionsService;
+    };
+    return this.moduleRef.get(loaded.BranchProtectionsService, { strict: false });
   }
 
   /** The head repository named by `head` (`branch`, `owner:branch`, `owner/repo:branch`), readable by the caller. */
@@ -462,7 +466,7 @@ export class PullsService {
       pull.headBranch !== repo.defaultBranch &&
       // A head branch a protection rule covers is protected from deletion (Gitea's DeleteBranchAfterMerge
       // refuses it); the merge stands and the branch stays.
-      !(await (await this.branchProtections()).ruleSet(repo)).effective(pull.headBranch)
+      !(await this.branchProtections().ruleSet(repo)).effective(pull.headBranch)
     ) {
       deletedHead = await runGit(['update-ref', '-d', `refs/heads/${pull.headBranch}`, pull.headCommitId], {
         env: { GIT_DIR: gitDir },
