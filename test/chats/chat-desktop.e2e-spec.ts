@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { WebSocket } from 'ws';
@@ -19,6 +19,26 @@ import {
 const REAL_VNC =
   process.env.DESKTOP_TEST_VNC !== 'minimal' &&
   spawnSync('sh', ['-c', 'command -v Xvfb && command -v x11vnc']).status === 0;
+
+/**
+ * A pid the desktop command wrote is a pid of the workspace's own pid namespace when isolation is on
+ * (bubblewrap): find the host process whose innermost namespace pid it is and whose command line
+ * names the program. Without a namespace the pid is the host's. Null when no such process lives.
+ */
+function hostPidOf(namespacePid: number, program: string): number | null {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const nspid = /^NSpid:\s+(.+)$/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1];
+      const pids = nspid?.trim().split(/\s+/).map(Number) ?? [];
+      if (pids[pids.length - 1] !== namespacePid) continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(program)) return Number(entry);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return null;
+}
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -143,12 +163,21 @@ describe('chat desktop stream', () => {
   const desktopUrl = (chat: string, tail = 'desktop') =>
     `${t.url!.replace('http', 'ws')}/api/experimental/chats/${chat}/${tail}`;
   const workspaceDir = () => path.join(workspacesDirOf(t), workspaceId, 'desk');
+  const PID_FILES = {
+    'vnc.pid': 'x11vnc',
+    'xvfb.pid': 'Xvfb',
+    'minimal-rfb.pid': 'minimal-rfb-server',
+  } as const;
+  /** The host pid of the process a pid file names (null when it is gone): see hostPidOf. */
+  const pidFromFile = (file: keyof typeof PID_FILES): number | null => {
+    const pidFile = path.join(workspaceDir(), file);
+    if (!existsSync(pidFile)) return null;
+    return hostPidOf(Number(readFileSync(pidFile, 'utf8')), PID_FILES[file]);
+  };
   const killVnc = () => {
-    for (const file of ['vnc.pid', 'xvfb.pid', 'minimal-rfb.pid']) {
-      const pidFile = path.join(workspaceDir(), file);
-      if (!existsSync(pidFile)) continue;
-      const pid = Number(readFileSync(pidFile, 'utf8'));
-      if (pid > 0 && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    for (const file of Object.keys(PID_FILES) as (keyof typeof PID_FILES)[]) {
+      const pid = pidFromFile(file);
+      if (pid !== null && isAlive(pid)) process.kill(pid, 'SIGKILL');
     }
   };
 
@@ -259,10 +288,10 @@ describe('chat desktop stream', () => {
   });
 
   it('a stopped workspace has no eligible agent (400); the agent ended the desktop it started', async () => {
-    const vncPid = Number(
-      readFileSync(path.join(workspaceDir(), REAL_VNC ? 'vnc.pid' : 'minimal-rfb.pid'), 'utf8'),
-    );
-    expect(isAlive(vncPid)).toBe(true);
+    const pidFile = REAL_VNC ? 'vnc.pid' : 'minimal-rfb.pid';
+    const vncPid = pidFromFile(pidFile);
+    expect(vncPid).not.toBeNull();
+    expect(isAlive(vncPid!)).toBe(true);
     await client.json(
       await client.api(alice.token, 'POST', `/api/v2/workspaces/${workspaceId}/builds`, {
         transition: 'stop',
@@ -284,6 +313,10 @@ describe('chat desktop stream', () => {
       status: 400,
       message: 'No eligible agent found for chat workspace.',
     });
-    await waitFor(() => (isAlive(vncPid) ? undefined : true), 15_000, 'the VNC server ended with its agent');
+    await waitFor(
+      () => (pidFromFile(pidFile) === null ? true : undefined),
+      15_000,
+      'the VNC server ended with its agent',
+    );
   });
 });
