@@ -59,6 +59,8 @@ export function readBody(req: Request, res: Response, limitBytes: number): Promi
       stream.off('data', onData);
       stream.off('end', onEnd);
       stream.off('error', onError);
+      // A decoder still holding bytes may fail after the answer was chosen: nothing listens any more.
+      stream.on('error', () => undefined);
       req.off('close', onClose);
       if (error !== undefined) {
         chunks.length = 0;

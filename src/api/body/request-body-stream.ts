@@ -49,5 +49,8 @@ export function requestBodyStream(req: Request): Readable {
   req.on('error', (error) => out.destroy(error));
   req.on('aborted', () => out.destroy(new BadRequestError('Request aborted.', { code: 'REQUEST_ABORTED' })));
   req.pipe(decoder).pipe(out);
+  // The decoder can fail before the route attaches its listeners, or after a reader gave up on the body
+  // (a 413 stops reading): the error stays on the stream for whoever reads it, and never ends the process.
+  out.on('error', () => undefined);
   return out;
 }
