@@ -129,6 +129,17 @@ export const BranchGit = {
     );
   },
 
+  /** The best common ancestor of two commits, or null when they share no history. */
+  async mergeBase(objects: GitObjects | string, a: string, b: string): Promise<string | null> {
+    return git(objects, ['merge-base', a, b]).then(
+      (out) => out.trim() || null,
+      (error: unknown) => {
+        if (error instanceof GitCommandError && error.code === 1) return null;
+        throw error;
+      },
+    );
+  },
+
   /** Commit details for the given ids (one git process), keyed by id. */
   async commits(gitDir: string, ids: string[]): Promise<Map<string, CommitDetails>> {
     const unique = [...new Set(ids)];

@@ -6,7 +6,14 @@ import type { PushedRef } from '../events';
 import { BranchGit, type GitObjects, isZeroId } from './branch-git';
 import { BranchProtectionsService } from './branch-protections.service';
 import { compileFilePatterns } from './gitea-glob';
-import { canForcePush, canPush, type RuleSubject } from './protection-rules';
+import { canForcePush, canMerge, canPush, type RuleSubject } from './protection-rules';
+
+/** Why a pull request may not be merged into a protected branch (Gitea: 405 on the merge route). */
+export interface MergeRefusal {
+  /** `forbidden`: the merger may not merge ("User not allowed to merge PR"); `not_ready`: the rule's conditions. */
+  kind: 'forbidden' | 'not_ready';
+  message: string;
+}
 
 /**
  * Branch protection enforced on ref updates: git pushes (the pre-receive hook, objects still in
@@ -71,6 +78,57 @@ export class RefUpdateChecks {
         ? `Not allowed to force-push to protected branch ${branch}`
         : `Not allowed to push to protected branch ${branch}`;
     }
+    return null;
+  }
+
+  /**
+   * A pull request merge into `base` (Gitea's CheckPullMergeable): the merger must be on the merge
+   * whitelist, or, when the merge whitelist is off, allowed to push (issue 31.2: a merge is a push to the
+   * base branch; Gitea itself lets any code writer merge then). A merge whose changes touch only the
+   * rule's unprotected file patterns passes that check, as such a push does. Then the rule's conditions
+   * in Gitea's order, each `not allowed to merge [reason: ...]`: required status checks (no commit
+   * statuses are recorded here, so none is ever successful), required approvals (no reviews are recorded,
+   * so none is ever enough), an outdated head, changed protected files.
+   */
+  async mergeRefusal(input: {
+    repo: Repository;
+    merger: User;
+    gitDir: string;
+    base: string;
+    baseId: string;
+    headId: string;
+  }): Promise<MergeRefusal | null> {
+    const rule = (await this.protections.ruleSet(input.repo)).effective(input.base);
+    if (!rule) return null;
+    const objects: GitObjects = {
+      gitDir: input.gitDir,
+      objectDirectory: null,
+      alternateObjectDirectories: null,
+    };
+    const mergeBase = (await BranchGit.mergeBase(objects, input.baseId, input.headId)) ?? input.baseId;
+    let changed: string[] | undefined;
+    const changedFiles = async () =>
+      (changed ??= await BranchGit.changedFiles(objects, mergeBase, input.headId));
+    const subject = await this.protections.subjectOf(input.merger, input.repo);
+    const allowed = rule.enableMergeWhitelist ? canMerge(rule, subject) : canPush(rule, subject);
+    if (!allowed) {
+      const unprotectedFiles = compileFilePatterns(rule.unprotectedFilePatterns);
+      const files = unprotectedFiles ? await changedFiles() : [];
+      if (!unprotectedFiles || !subject.canWrite || files.length === 0 || !files.every(unprotectedFiles))
+        return { kind: 'forbidden', message: 'User not allowed to merge PR' };
+    }
+    const notReady = (reason: string): MergeRefusal => ({
+      kind: 'not_ready',
+      message: `not allowed to merge [reason: ${reason}]`,
+    });
+    if (rule.enableStatusCheck && (rule.statusCheckContexts ?? []).length > 0)
+      return notReady('Not all required status checks successful');
+    if (Number(rule.requiredApprovals) > 0) return notReady('Does not have enough approvals');
+    if (rule.blockOnOutdatedBranch && mergeBase !== input.baseId)
+      return notReady('The head branch is behind the base branch');
+    const protectedFiles = compileFilePatterns(rule.protectedFilePatterns);
+    if (protectedFiles && (await changedFiles()).some(protectedFiles))
+      return notReady('Changed protected files');
     return null;
   }
 }

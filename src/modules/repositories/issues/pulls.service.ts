@@ -1,5 +1,6 @@
 import { ModuleRef } from '@nestjs/core';
 import type { BranchProtectionsService } from '../branches/branch-protections.service';
+import type { RefUpdateChecks } from '../branches/ref-update-checks.service';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import path from 'node:path';
@@ -101,6 +102,14 @@ export class PullsService {
       BranchProtectionsService: typeof BranchProtectionsService;
     };
     return this.moduleRef.get(loaded.BranchProtectionsService, { strict: false });
+  }
+
+  private refUpdateChecks() {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at call time: a circular import
+    const loaded = require('../branches/ref-update-checks.service') as {
+      RefUpdateChecks: typeof RefUpdateChecks;
+    };
+    return this.moduleRef.get(loaded.RefUpdateChecks, { strict: false });
   }
 
   /** The head repository named by `head` (`branch`, `owner:branch`, `owner/repo:branch`), readable by the caller. */
@@ -421,6 +430,19 @@ export class PullsService {
     if (input.headCommitId && input.headCommitId !== pull.headCommitId)
       throw new ConflictError('head out of date', { code: 'PULL_HEAD_OUT_OF_DATE' });
     const gitDir = this.gitDirOf(repo);
+    // Branch protection of the base branch, as a push to it would meet (issue 31.2).
+    const refusal = await this.refUpdateChecks().mergeRefusal({
+      repo,
+      merger: actor,
+      gitDir,
+      base: pull.baseBranch,
+      baseId: pull.baseCommitId,
+      headId: pull.headCommitId,
+    });
+    if (refusal)
+      throw new NotAllowedError(refusal.message, {
+        code: refusal.kind === 'forbidden' ? 'PULL_MERGE_FORBIDDEN' : 'PULL_NOT_READY',
+      });
     const poster = issue.poster;
     const identity = (user: User) => ({
       name: user.fullName || user.name,
