@@ -1,6 +1,16 @@
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 import { TestEnvironment as NodeEnvironment } from 'jest-environment-node';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from '../../src/platform/database/embedded-postgres';
+import {
+  dumpEmbeddedImage,
+  type EmbeddedPostgres,
+  startEmbeddedPostgres,
+} from '../../src/platform/database/embedded-postgres';
+
+/**
+ * A new cluster costs PGlite about 5 s (initdb in WASM); loading the image of one costs about 1 s. The
+ * environment module is loaded once per Jest worker process, so every file after the first starts from it.
+ */
+let image: Promise<Blob> | undefined;
 
 /**
  * The e2e files' environment. With DATABASE_URL: that server (each test file gets its own schema).
@@ -19,7 +29,8 @@ export default class DatabaseEnvironment extends NodeEnvironment {
   override async setup(): Promise<void> {
     await super.setup();
     if (process.env.DATABASE_URL) return;
-    this.embedded = await startEmbeddedPostgres(undefined, 40);
+    image ??= dumpEmbeddedImage();
+    this.embedded = await startEmbeddedPostgres(undefined, 40, await image);
     // The file's `process.env` is a copy made when the environment was built: set both.
     for (const env of [this.global.process.env, process.env]) {
       env.DATABASE_URL = this.embedded.url;

@@ -115,7 +115,13 @@ describe('admin CLI next to a running server on the embedded database', () => {
     expect(row).toBeDefined();
     const id = row.split(/\s+/)[0]!;
     expect((await cli(env, 'revoke-token', '--username', 'carol', '--id', id)).code).toBe(0);
-    expect((await whoami(`token ${key}`)).status).toBe(401);
+    // The server's credential cache hears of the deletion through the database's notification: poll.
+    expect(
+      await statusSettles(
+        () => whoami(`token ${key}`),
+        (status) => status === 401,
+      ),
+    ).toBe(401);
     expect((await cli(env, 'revoke-token', '--username', 'carol', '--id', id)).stderr).toContain(
       'has no token',
     );
