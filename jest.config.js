@@ -32,6 +32,8 @@ module.exports = {
   ],
   testTimeout: 60000,
   reporters: ['default', '<rootDir>/test/helpers/summary-reporter.js'],
-  // One worker: the e2e files start servers, git and child processes; two cores run them best one at a time.
-  maxWorkers: 1,
+  // Two workers: most files wait on I/O (HTTP, git, the database); the files that start provisioners, agents or
+  // server processes run one at a time (test/helpers/database-environment.ts), spread among the others.
+  maxWorkers: 2,
+  testSequencer: '<rootDir>/test/helpers/test-sequencer.js',
 };
