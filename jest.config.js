@@ -30,7 +30,8 @@ module.exports = {
       testEnvironment: '<rootDir>/test/helpers/database-environment.ts',
     },
   ],
-  testTimeout: 60000,
+  // Two workers on two cores: a hook that starts a workspace (provisioner, sandbox, agent) can take twice as long.
+  testTimeout: 120000,
   reporters: ['default', '<rootDir>/test/helpers/summary-reporter.js'],
   // Two workers: most files wait on I/O (HTTP, git, the database); the files that start provisioners, agents or
   // server processes run one at a time (test/helpers/database-environment.ts), spread among the others.

@@ -81,6 +81,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       return testApp.url;
     },
     async close() {
+      // A connection a killed agent or an unfinished client left open must not hold the file's close: after a
+      // grace period, the HTTP server drops what is still open (app.close waits for every connection).
+      const server = app.getHttpServer() as import('node:http').Server;
+      const dropLeftovers = setTimeout(() => server.closeAllConnections?.(), 5000);
+      dropLeftovers.unref();
       try {
         await app.close();
         if (!options.schema) {
@@ -91,6 +96,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         }
         await database.close();
       } finally {
+        clearTimeout(dropLeftovers);
         releaseSchema();
         // The app that created the schema owns its DATA_DIR; a second instance on it leaves it alone.
         if (!options.schema && !options.env?.DATA_DIR)

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync, type StdioOptions } from 'node:child_process';
-import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -81,6 +81,9 @@ export function bwrapArgs(spec: SandboxSpec, cwd: string, command: string, args:
       out.push('--ro-bind', dir, dir);
     }
   for (const dir of spec.hidden ?? []) {
+    // A hidden path that does not exist yet (DATA_DIR before the server's first start) is made now, owner-only:
+    // bwrap cannot make a mount point under a read-only parent, and one made later would be visible inside.
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
     ancestors(dir);
     out.push('--tmpfs', dir);
   }
