@@ -6,6 +6,7 @@ import path from 'node:path';
 import {
   dumpEmbeddedImage,
   type EmbeddedPostgres,
+  processIsAlive,
   startEmbeddedPostgres,
 } from '../../src/platform/database/embedded-postgres';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- shared with the sequencer, a CommonJS file
@@ -24,15 +25,6 @@ let image: Promise<Blob> | undefined;
  * happens here, before the file's hooks, so it never counts against a test's timeout.
  */
 const HEAVY_LOCK = path.join(os.tmpdir(), 'devplane-test-heavy.lock');
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function acquireHeavyLock(): Promise<() => void> {
   let pidless = 0;

@@ -16,7 +16,8 @@ export interface EmbeddedPostgres {
 
 export class DataDirectoryLockedError extends Error {}
 
-function processIsAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, owned by someone else). */
+export function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -127,11 +128,16 @@ export function embeddedSocketDirectory(dataDir: string): string | undefined {
   }
 }
 
+/** PGlite's options for every cluster: pg_trgm (trigram indexes for user search), as on a PostgreSQL server. */
+async function pgliteOptions() {
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  return { extensions: { pg_trgm } };
+}
+
 /** The image of a new, empty in-memory cluster, for `startEmbeddedPostgres(undefined, n, image)` (tests). */
 export async function dumpEmbeddedImage(): Promise<Blob> {
   const { PGlite } = await import('@electric-sql/pglite');
-  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-  const db = await PGlite.create({ extensions: { pg_trgm } });
+  const db = await PGlite.create(await pgliteOptions());
   try {
     return await db.dumpDataDir('none');
   } finally {
@@ -185,9 +191,7 @@ export async function startEmbeddedPostgres(
   try {
     const socketDir = directory ? socketDirectory(path.resolve(directory, '..')) : undefined;
     if (socketDir) removeSocketDir = socketDir.remove;
-    // pg_trgm: trigram indexes for user search (admin-users), as on a PostgreSQL server.
-    const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-    const options = { extensions: { pg_trgm } };
+    const options = await pgliteOptions();
     const db = directory
       ? await PGlite.create(directory, options)
       : await PGlite.create(image ? { ...options, loadDataDir: image } : options);

@@ -81,9 +81,6 @@ export function bwrapArgs(spec: SandboxSpec, cwd: string, command: string, args:
       out.push('--ro-bind', dir, dir);
     }
   for (const dir of spec.hidden ?? []) {
-    // A hidden path that does not exist yet (DATA_DIR before the server's first start) is made now, owner-only:
-    // bwrap cannot make a mount point under a read-only parent, and one made later would be visible inside.
-    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
     ancestors(dir);
     out.push('--tmpfs', dir);
   }
@@ -125,6 +122,10 @@ export function launch(options: LaunchOptions): ChildProcess {
       ...base,
       ...(sandbox.identity ? { uid: sandbox.identity.uid, gid: sandbox.identity.gid } : {}),
     });
+  // A hidden path that does not exist yet (DATA_DIR before the server's first start) is made now, owner-only:
+  // bwrap cannot make a mount point under a read-only parent, and one made later would be visible inside.
+  for (const dir of sandbox.hidden ?? [])
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
   return spawn('bwrap', bwrapArgs(sandbox, options.cwd, options.command, options.args), base);
 }
 
