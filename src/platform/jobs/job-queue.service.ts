@@ -17,6 +17,7 @@ import type {
 } from 'typeorm';
 import { ClusterBus } from '../events/cluster-bus.service';
 import { wellFormed } from '../text/well-formed';
+import { LeaseLoop } from './lease-loop';
 import { JOBS_CONFIG, type JobsConfig } from './jobs.config';
 import { PermanentJobError } from './permanent-job-error';
 
@@ -118,9 +119,10 @@ export class JobQueue
   private readonly running = new Map<string, { promise: Promise<void>; controller: AbortController }>();
   private started = false;
   private stopped = false;
-  private busy = false;
-  private again = false;
-  private current: Promise<void> = Promise.resolve();
+  private readonly loop = new LeaseLoop(
+    () => this.fill(),
+    (error) => this.logger.error({ err: error }, 'jobs: leasing failed'),
+  );
   private poller: NodeJS.Timeout | undefined;
   private housekeeper: NodeJS.Timeout | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -158,7 +160,7 @@ export class JobQueue
     clearInterval(this.housekeeper);
     for (const timer of this.timers) clearTimeout(timer);
     this.unsubscribe?.();
-    await this.current.catch(() => undefined);
+    await this.loop.stop();
     const runs = [...this.running.values()];
     if (runs.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
@@ -257,33 +259,16 @@ export class JobQueue
   /** Leases and starts due jobs now (or right after the round in progress). */
   kick(): void {
     if (!this.started || this.stopped || this.config.concurrency === 0 || this.types.size === 0) return;
-    if (this.busy) {
-      this.again = true;
-      return;
-    }
-    this.busy = true;
-    this.current = this.fill()
-      .catch((error: unknown) => {
-        if (!this.stopped) this.logger.error({ err: error }, 'jobs: leasing failed');
-      })
-      .finally(() => {
-        this.busy = false;
-        if (this.again && !this.stopped) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.loop.kick();
   }
 
-  private async fill(): Promise<void> {
-    do {
-      this.again = false;
-      const free = this.config.concurrency - this.running.size;
-      if (free <= 0) return; // a finishing job kicks again
-      const leased = await this.lease(free);
-      for (const job of leased) this.start(job);
-      if (leased.length >= free) this.again = true;
-    } while (this.again && !this.stopped);
+  /** One round: leases as many due jobs as there are free slots; true when a full batch came (more may be due). */
+  private async fill(): Promise<boolean> {
+    const free = this.config.concurrency - this.running.size;
+    if (free <= 0) return false; // a finishing job kicks again
+    const leased = await this.lease(free);
+    for (const job of leased) this.start(job);
+    return leased.length >= free;
   }
 
   private async lease(limit: number): Promise<LeasedJob[]> {
