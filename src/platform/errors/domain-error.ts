@@ -35,6 +35,14 @@ export interface FieldError {
   target?: string;
 }
 
+/**
+ * The stable machine codes, declared by the module that throws them (each module's `*.error-codes.ts`
+ * adds its own by declaration merging: `declare module '.../domain-error' { interface DomainErrorCodes
+ * { WORKFLOW_SCOPE_MISMATCH: true } }`), so a code that no module declares fails to compile.
+ */
+export interface DomainErrorCodes {}
+export type DomainErrorCode = keyof DomainErrorCodes;
+
 export interface DomainErrorOptions {
   /** Stable machine code, e.g. WORKFLOW_SCOPE_MISMATCH; dialects may pick texts by it. */
   code?: string;
