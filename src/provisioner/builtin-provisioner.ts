@@ -14,7 +14,13 @@ import {
 import path from 'node:path';
 import type { AcquiredJob, JobLog } from './protocol';
 import { isUuid } from '../platform/text/uuid';
-import { launch, type ResolvedIsolation, type SandboxSpec, type WorkspaceIdentity } from './sandbox/launcher';
+import {
+  launch,
+  processGroupRunning,
+  type ResolvedIsolation,
+  type SandboxSpec,
+  type WorkspaceIdentity,
+} from './sandbox/launcher';
 
 /**
  * The built-in provisioner: a workspace is a directory `<workspacesDir>/<workspace id>`; start
@@ -360,8 +366,9 @@ export class BuiltinProvisioner implements Provisioner {
     };
     group('SIGTERM');
     const deadline = Date.now() + 10_000;
-    while (group(0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    if (group(0)) group('SIGKILL');
+    const running = (): boolean => processGroupRunning(pid);
+    while (running() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    if (running()) group('SIGKILL');
     rmSync(path.join(meta, 'agent.pid'), { force: true });
     await log({ stage: 'Stopping agent', output: `agent ${pid} stopped` });
   }

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync, type StdioOptions } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -127,6 +127,38 @@ export function launch(options: LaunchOptions): ChildProcess {
   for (const dir of sandbox.hidden ?? [])
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
   return spawn('bwrap', bwrapArgs(sandbox, options.cwd, options.command, options.args), base);
+}
+
+/**
+ * Whether any process of a process group is still running; zombies do not count. Signalling a
+ * sandbox's group ends bubblewrap at once, and the namespace's init it leaves behind is reparented
+ * to the host's PID 1, which may reap it late (seconds) or never: `kill(-pgid, 0)` would still see it.
+ */
+export function processGroupRunning(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so parse after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+  }
+  return false;
 }
 
 /** What this host allows: `sandbox` (root and a working bubblewrap), `user` (root), else `none`. */
