@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { WebSocket } from 'ws';
@@ -14,6 +14,7 @@ import {
   workspacesDirOf,
   workspaceWithAgent,
 } from '../workspaces/helpers';
+import { resolveIsolation } from '../../src/provisioner/sandbox/launcher';
 
 /** Xvfb and x11vnc from Debian's packages (`.ci/run` installs them); else the minimal RFB server. */
 const REAL_VNC =
@@ -234,6 +235,9 @@ describe('chat desktop stream', () => {
   it(`relays the RFB handshake of ${REAL_VNC ? 'x11vnc on Xvfb' : 'the minimal RFB server'} in binary frames, both ways, and again on a second connection`, async () => {
     const gateway = t.app.get(DesktopGateway);
     const streamGateway = t.app.get(DesktopStreamGateway);
+    // Issue 30: with isolation on (root with bubblewrap, as in CI) the desktop runs in the sandbox, as the workspace's uid.
+    if (resolveIsolation('auto').mode !== 'none')
+      expect(statSync(workspaceDir()).uid).not.toBe(process.getuid!());
     for (const tail of ['desktop', 'stream/desktop']) {
       const { socket, reader } = await open(desktopUrl(chatId, tail), alice.token);
       const handshake = await rfbHandshake(socket, reader);

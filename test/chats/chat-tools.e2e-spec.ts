@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CreatedUser } from '../helpers/factories';
 import { fakeOpenAi, type FakeProvider } from '../helpers/fake-ai-providers';
 import { killAgents, type ProvisionerProcess, waitFor } from '../helpers/provisioner-process';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { GitWatchGateway } from '../../src/modules/chats/controllers/git-watch.gateway';
+import { resolveIsolation } from '../../src/provisioner/sandbox/launcher';
 import { WatchClient } from '../notifications/helpers';
 import { coderClient, type Json, workspacesDirOf, workspaceWithAgent } from '../workspaces/helpers';
 
@@ -151,6 +152,9 @@ describe('chat tools in a workspace', () => {
   });
 
   it('git watch: a snapshot of the repositories the chat touched, a new message only when it changed, refresh at most one scan a second', async () => {
+    // Issue 30: with isolation on (root with bubblewrap, as in CI) the agent and the watch's git run as the workspace's uid.
+    if (resolveIsolation('auto').mode !== 'none')
+      expect(statSync(path.join(workspacesDirOf(t), workspaceId)).uid).not.toBe(process.getuid!());
     provider.script.push(
       {
         toolCalls: [

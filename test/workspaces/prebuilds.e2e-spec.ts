@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CreatedUser } from '../helpers/factories';
 import {
@@ -9,6 +9,7 @@ import {
   startProvisioner,
   waitFor,
 } from '../helpers/provisioner-process';
+import { resolveIsolation } from '../../src/provisioner/sandbox/launcher';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import {
   agentToken,
@@ -171,6 +172,25 @@ describe('prebuilt workspaces, claims and agent reinitialization', () => {
       .split('\n');
     expect(owners).toEqual(['prebuilds', 'pbalice']);
     expect(isAlive(state.pid as number)).toBe(true);
+    // Issue 30: with isolation (root, as in CI) the claimed workspace's files are its own uid's, which no
+    // other workspace ever had (the agent that re-initialized in place runs as it), never the server's.
+    if (resolveIsolation('auto').mode !== 'none') {
+      const [identity] = (await a.dataSource.query(
+        'SELECT uid FROM workspace_os_identities WHERE workspace_id = $1',
+        [claimedId],
+      )) as { uid: number }[];
+      expect(identity!.uid).toBeGreaterThan(0);
+      for (const file of ['', 'src', 'src/owners.txt'])
+        expect({ file, uid: statSync(path.join(workspacesDir, claimedId, file)).uid }).toEqual({
+          file,
+          uid: identity!.uid,
+        });
+      const others = (await a.dataSource.query(
+        'SELECT count(*)::int AS n FROM workspace_os_identities WHERE uid = $1 AND workspace_id <> $2',
+        [identity!.uid, claimedId],
+      )) as { n: number }[];
+      expect(others[0]!.n).toBe(0);
+    }
   });
 
   it('a repeated event for the same owner is ignored', async () => {
