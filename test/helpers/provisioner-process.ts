@@ -69,7 +69,14 @@ export function killAgents(workspacesDir: string): void {
         readFileSync(path.join(workspacesDir, entry, '.devplane', 'agent.pid'), 'utf8'),
         10,
       );
-      if (pid > 0) process.kill(pid, 'SIGKILL');
+      if (pid <= 1) continue;
+      // The agent's whole process group: with isolation the pid is bubblewrap's, and killing bubblewrap
+      // alone leaves the sandbox (its init and the agent) running.
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        process.kill(pid, 'SIGKILL');
+      }
     } catch {
       // no agent there
     }
