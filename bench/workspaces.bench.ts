@@ -249,6 +249,19 @@ async function main(): Promise<void> {
           }
         }
       }
+      // Where a claim's time goes: waiting for a daemon, then the claim build on it.
+      const { rows: phases } = await q(
+        `SELECT extract(epoch FROM j.started_at - j.created_at) * 1000 AS queued,
+                extract(epoch FROM j.completed_at - j.started_at) * 1000 AS ran
+           FROM $S.workspace_builds b JOIN $S.provisioner_jobs j ON j.id = b.job_id
+          WHERE b.is_claim AND b.template_version_id = $1 AND j.status = 'succeeded'`,
+        [pooled.version],
+      );
+      const queued = phases.map((row: { queued: string }) => Number(row.queued));
+      const ran = phases.map((row: { ran: string }) => Number(row.ran));
+      console.log(
+        `[WORKSPACE_ISOLATION=${isolation}] claim builds: queued p50 ${percentile(queued, 50).toFixed(1)} ms, on the daemon p50 ${percentile(ran, 50).toFixed(1)} ms`,
+      );
       claimP50[isolation] = percentile(latencies, 50);
       console.log(
         `[WORKSPACE_ISOLATION=${isolation}] claim → reinit on ${db.embedded ? 'the same instance (embedded database)' : 'another instance'}, ${claims} claims: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (includes the claim build on a real provisioner; ${late} claims took a workspace that became ready after the followers opened)`,
