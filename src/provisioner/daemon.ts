@@ -75,12 +75,38 @@ export class ProvisionerDaemon {
       },
       Math.max(100, Math.floor(job.lease_ms / 3)),
     );
+    // Lines are sent in order, batched: the lines a build writes while a report is on its way go in the
+    // next one (a claim build's few lines cost one or two round trips, not one each). A failed report is
+    // the build's error at the next line or at the end; a long queue waits for its report (back-pressure).
+    let queue: JobLog[] = [];
+    let failure: unknown;
+    let sending: Promise<void> | null = null;
+    const send = async (): Promise<void> => {
+      while (queue.length > 0 && failure === undefined) {
+        const lines = queue;
+        queue = [];
+        try {
+          await this.transport.report(this.workerId, job.job_id, lines);
+        } catch (error) {
+          if (error instanceof LeaseLostError) lost = true;
+          failure = error;
+        }
+      }
+    };
+    const flush = async (): Promise<void> => {
+      while (sending) await sending;
+      if (failure !== undefined) throw failure;
+    };
     const log = async (line: JobLog): Promise<void> => {
       if (lost) throw new LeaseLostError('lease lost');
-      await this.transport.report(this.workerId, job.job_id, [line]);
+      if (failure !== undefined) throw failure;
+      queue.push(line);
+      sending ??= send().finally(() => (sending = null));
+      if (queue.length >= 100) await flush();
     };
     try {
       await this.provisioner.apply(job, log);
+      await flush();
       if (lost) throw new LeaseLostError('lease lost');
       await this.transport.complete(this.workerId, job.job_id);
       this.say(`job ${job.job_id} succeeded`);
@@ -89,6 +115,7 @@ export class ProvisionerDaemon {
         this.say(`job ${job.job_id}: lease lost, abandoned`);
       } else {
         this.say(`job ${job.job_id} failed: ${String(error)}`);
+        while (sending) await sending; // the build's last lines before its failure
         await this.transport
           .fail(this.workerId, job.job_id, error instanceof Error ? error.message : String(error))
           .catch(() => undefined);
