@@ -409,6 +409,38 @@ describe('Gitea issues, comments, releases and pull requests', () => {
       expect(res.status).toBe(status);
     });
 
+    it('serves the diff and the patch (API route and the diff_url / patch_url the pull hands out)', async () => {
+      const pull = (await t.http().get(`${repoPath}/pulls/3`)).body;
+      expect(pull.diff_url).toBe(`${t.config.publicUrl}owner/project/pulls/3.diff`);
+      const diff = await t.http().get(`${repoPath}/pulls/3.diff`);
+      expect(diff.status).toBe(200);
+      expect(diff.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(diff.text).toContain('diff --git a/feature.txt b/feature.txt');
+      expect(diff.text).toContain('+feature');
+      const patch = await t.http().get(`${repoPath}/pulls/3.patch`);
+      expect(patch.status).toBe(200);
+      expect(patch.text).toMatch(/^From [0-9a-f]{40} /);
+      expect(patch.text).toContain('Subject: [PATCH] change feature.txt on feature');
+      // The web links serve the same text.
+      for (const [link, text] of [
+        [pull.diff_url as string, diff.text],
+        [pull.patch_url as string, patch.text],
+      ] as const) {
+        const page = await t.http().get(new URL(link).pathname);
+        expect({ link, status: page.status, same: page.text === text }).toEqual({
+          link,
+          status: 200,
+          same: true,
+        });
+      }
+      // Not a pull request, an unknown index, an unknown type, a bad option, and a private repository's outsider: 404 / 422.
+      expect((await t.http().get(`${repoPath}/pulls/1.diff`)).status).toBe(404);
+      expect((await t.http().get(`${repoPath}/pulls/99.diff`)).status).toBe(404);
+      expect((await t.http().get(`${repoPath}/pulls/3.txt`)).status).toBe(404);
+      expect((await t.http().get(`${repoPath}/pulls/3.diff?binary=maybe`)).status).toBe(422);
+      expect((await t.http().get('/owner/project/pulls/99.patch')).status).toBe(404);
+    });
+
     it('refuses merges by readers (405) and merges with a merge commit', async () => {
       const refused = await t.http().post(`${repoPath}/pulls/3/merge`).set(tok(reader)).send({ Do: 'merge' });
       expect(refused.status).toBe(405);

@@ -18,6 +18,8 @@ import { GiteaRepositoriesController } from './controllers/gitea-repositories.co
 import { GiteaTeamRepositoriesController } from './controllers/gitea-team-repositories.controller';
 import { GiteaIssuesController } from './controllers/gitea-issues.controller';
 import { GiteaPullsController } from './controllers/gitea-pulls.controller';
+import { GiteaPullDiffsController, PullDiffPagesController } from './controllers/gitea-pull-diffs.controller';
+import { PullDiffsService } from './issues/pull-diffs.service';
 import { GiteaReleasesController } from './controllers/gitea-releases.controller';
 import { ContentDeletionHooks } from './content-deletion-hooks';
 import { AttachmentsService } from './attachments/attachments.service';
@@ -63,13 +65,16 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     GiteaBranchesController,
     GiteaIssueAssetsController,
     GiteaIssuesController,
+    GiteaPullDiffsController,
     GiteaPullsController,
     GiteaReleaseAssetsController,
     AttachmentDownloadsController,
+    PullDiffPagesController,
     GiteaReleasesController,
   ],
   providers: [
     RepositoriesService,
+    PullDiffsService,
     RepositoryPermissions,
     RepoAssignment,
     RepoAccessGuard,
