@@ -141,8 +141,11 @@ export class WorkspaceViewsRepository {
   }
 
   /** A workspace, deleted or not (a deleted workspace's builds stay readable). */
-  async anyWorkspace(id: string): Promise<WorkspaceRow | undefined> {
-    const [workspace] = await loadWorkspaces(this.dataSource, 'w.id = $1', [id]);
+  async anyWorkspace(
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<WorkspaceRow | undefined> {
+    const [workspace] = await loadWorkspaces(manager, 'w.id = $1', [id]);
     return workspace;
   }
 
