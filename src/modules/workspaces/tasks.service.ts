@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ConflictError } from '../../platform/errors/domain-error';
 import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
 import type { User } from '../identity/entities/user.entity';
 import { TASK_NOTIFICATION_TEMPLATES } from './events';
-import { loadWorkspaces, type WorkspaceRow } from './workspace-views';
+import type { WorkspaceRow } from './workspace-views';
+import { WorkspaceViewsRepository } from './repositories/workspace-views.repository';
+import { WorkspacesRepository } from './repositories/workspaces.repository';
+import { taskAlreadyIn } from './workspace-rules';
 import { notFound, workspaceObject, WorkspacesService } from './workspaces.service';
 import { isUuid } from '../../platform/text/uuid';
 
@@ -17,7 +19,8 @@ import { isUuid } from '../../platform/text/uuid';
 @Injectable()
 export class TasksService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly views: WorkspaceViewsRepository,
+    private readonly workspacesRepo: WorkspacesRepository,
     private readonly transactions: TransactionRunner,
     private readonly authz: AuthorizationService,
     private readonly workspaces: WorkspacesService,
@@ -26,18 +29,10 @@ export class TasksService {
   /** `{task}`: the task's (workspace's) id or name, for `{user}`; 404 when not visible or not a task. */
   async requireTask(principal: Principal, owner: User, ref: string): Promise<WorkspaceRow> {
     const byId = isUuid(ref);
-    const [workspace] = await loadWorkspaces(
-      this.dataSource,
-      `w.owner_id = $1 AND w.deleted = false AND ${byId ? 'w.id = $2' : 'w.lower_name = $2'}`,
-      [owner.uuid, byId ? ref : ref.toLowerCase()],
-    );
+    const workspace = await this.views.ownedWorkspaceByRef(owner.uuid, byId ? ref : ref.toLowerCase(), byId);
     if (!workspace) throw notFound('TASK_NOT_FOUND');
     await this.authz.require(principal, 'read', workspaceObject(workspace), { notFound: true });
-    const [latest] = (await this.dataSource.query(
-      'SELECT has_ai_task FROM workspace_builds WHERE workspace_id = $1 ORDER BY build_number DESC LIMIT 1',
-      [workspace.id],
-    )) as { has_ai_task: boolean }[];
-    if (!latest?.has_ai_task) throw notFound('TASK_NOT_FOUND');
+    if (!(await this.workspacesRepo.latestHasAiTask(workspace.id))) throw notFound('TASK_NOT_FOUND');
     return workspace;
   }
 
@@ -57,12 +52,8 @@ export class TasksService {
   ): Promise<string> {
     await this.authz.require(principal, transition, workspaceObject(task));
     return this.transactions.run(async (tx) => {
-      const [latest] = (await tx.manager.query(
-        `SELECT b.transition, j.status FROM workspace_builds b JOIN provisioner_jobs j ON j.id = b.job_id
-          WHERE b.workspace_id = $1 ORDER BY b.build_number DESC LIMIT 1`,
-        [task.id],
-      )) as { transition: string; status: string }[];
-      if (latest && latest.status === 'succeeded' && latest.transition === transition)
+      const latest = await this.workspacesRepo.latestBuildState(tx.manager, task.id);
+      if (taskAlreadyIn(latest, transition))
         throw new ConflictError(
           transition === 'start' ? 'Task workspace is already running.' : 'Task workspace is already paused.',
           {
@@ -73,16 +64,14 @@ export class TasksService {
         transition,
         reason,
       });
-      const [owner] = (await tx.manager.query('SELECT id FROM users WHERE uuid = $1', [task.owner_id])) as {
-        id: string;
-      }[];
-      if (owner)
+      const ownerAccountId = await this.workspacesRepo.accountIdOf(tx.manager, task.owner_id);
+      if (ownerAccountId)
         tx.emit('notification.requested', {
           templateId:
             transition === 'stop'
               ? TASK_NOTIFICATION_TEMPLATES.taskPaused
               : TASK_NOTIFICATION_TEMPLATES.taskResumed,
-          userId: String(owner.id),
+          userId: String(ownerAccountId),
           labels: {
             task: task.name,
             task_id: task.id,

@@ -18,6 +18,10 @@ export interface WorkspacesConfig {
   isolation: 'auto' | 'sandbox' | 'user' | 'none';
   /** `WORKSPACE_UID_RANGE`: the OS uids (= gids) workspaces get, one each, kept across builds. */
   uidRange: { first: number; last: number };
+  /** `CONNECTION_LOG_COUNT_CAP`: the connection log's `count` stops here (and `count_cap` says so). */
+  connectionLogCountCap: number;
+  /** `CODER_LOG_FOLLOW_POLL_MS`: how often a followed job's logs are read (the logs WebSockets). */
+  logFollowPollMs: number;
 }
 
 /** `WORKSPACE_UID_RANGE` (`FIRST-LAST`, default 200000-265535). */
@@ -68,5 +72,7 @@ export function loadWorkspacesConfig(env: Env): WorkspacesConfig {
     reinitPingMs: int(env, 'REINIT_PING_MS', 15_000, 100, 600_000),
     isolation: isolationFrom(env),
     uidRange: uidRangeFrom(env),
+    connectionLogCountCap: int(env, 'CONNECTION_LOG_COUNT_CAP', 2000, 1, 100_000_000),
+    logFollowPollMs: int(env, 'CODER_LOG_FOLLOW_POLL_MS', 500, 20, 60_000),
   };
 }

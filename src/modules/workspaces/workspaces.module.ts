@@ -1,5 +1,4 @@
 import { Global, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { WorkspaceAgentCalls } from '../../platform/ports/workspace-agent-calls';
 import { WorkspaceLookup } from '../../platform/ports/workspace-lookup';
 import { AgentCallsService } from './agent-calls.service';
@@ -27,6 +26,13 @@ import { WorkspaceAgentsService } from './workspace-agents.service';
 import { WorkspaceSharingListener } from './workspace-sharing.listener';
 import { WORKSPACES_CONFIG, loadWorkspacesConfig } from './workspaces.config';
 import { WorkspacesService } from './workspaces.service';
+// Repositories of workspaces.service.ts and tasks.service.ts (issue 32 item 1).
+import { TemplatesRepository } from './repositories/templates.repository';
+import { WorkspaceViewsRepository } from './repositories/workspace-views.repository';
+import { WorkspacesRepository } from './repositories/workspaces.repository';
+import { ConnectionLogSearchRepository } from './repositories/connection-log-search.repository';
+import { ConnectionLogService } from './connection-log.service';
+import './workspaces.error-codes';
 
 /**
  * Workspaces (spec 2, table C): templates, builds and provisioner jobs, provisioner keys and the
@@ -52,6 +58,13 @@ import { WorkspacesService } from './workspaces.service';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => loadWorkspacesConfig(config.env),
     },
+    // Repositories of workspaces.service.ts and tasks.service.ts.
+    TemplatesRepository,
+    WorkspacesRepository,
+    WorkspaceViewsRepository,
+    ConnectionLogSearchRepository,
+    ConnectionLogService,
+    // Services.
     ProvisionerJobsService,
     ProvisionerKeysService,
     WorkspacesService,
@@ -88,7 +101,7 @@ export class WorkspacesModule implements OnModuleInit, OnModuleDestroy {
     private readonly owned: OwnedResourcesRegistry,
     private readonly authz: AuthorizationService,
     private readonly workspaces: WorkspacesService,
-    private readonly dataSource: DataSource,
+    private readonly templates: TemplatesRepository,
   ) {}
 
   onModuleInit(): void {
@@ -103,10 +116,7 @@ export class WorkspacesModule implements OnModuleInit, OnModuleDestroy {
     // authcheck's `resource_id` for workspaces and templates.
     this.authz.registerObjectLoader('workspace', (id) => this.workspaces.rbacObjectOf(id));
     this.authz.registerObjectLoader('template', async (id) => {
-      const [row] = (await this.dataSource.query(
-        'SELECT id, organization_id FROM templates WHERE id::text = $1 AND deleted = false',
-        [id],
-      )) as { id: string; organization_id: string }[];
+      const row = await this.templates.rbacRow(id);
       // Coder's default template ACL: the organization's Everyone group (its id is the organization's) may use it.
       return row
         ? {

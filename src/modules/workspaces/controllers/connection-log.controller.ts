@@ -1,18 +1,14 @@
-import { Get, Inject, Query } from '@nestjs/common';
+import { Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
-import { DataSource } from 'typeorm';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
-import { int } from '../../../platform/config/app-config';
-import type { AppConfig } from '../../../platform/config/app-config';
-import { APP_CONFIG } from '../../../platform/config/config.token';
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
 import { AuthorizationService } from '../../auth/authorization.service';
 import type { Principal } from '../../auth/principal';
 import { UserDirectory } from '../../identity/user-directory.service';
 import { CONNECTION_TYPES } from '../workspace-agents.service';
 import { CoderListQueryDto } from '../dto/workspaces.dto';
-import { loadUsers } from '../workspace-views';
+import { ConnectionLogService } from '../connection-log.service';
 import { coderPage, coderSearch } from '../../../api/coder/coder-search-query';
 
 const ERROR = { type: CoderResponseDto };
@@ -41,16 +37,11 @@ export class ConnectionLogResponseDto {
 /** Coder's connection log (`GET /api/v2/connectionlog`): owners and auditors (`connection_log:read`). */
 @CoderController('connectionlog')
 export class ConnectionLogController {
-  private readonly countCap: number;
-
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly connectionLog: ConnectionLogService,
     private readonly authz: AuthorizationService,
     private readonly users: UserDirectory,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.countCap = int(config.env, 'CONNECTION_LOG_COUNT_CAP', 2000, 1, 100_000_000);
-  }
+  ) {}
 
   @Get()
   @Authenticated({ tokenScope: { type: 'connection_log', action: 'read' } })
@@ -76,58 +67,25 @@ export class ConnectionLogController {
       organization: parser.string('organization'),
       search: parser.string('search'),
     }));
-    const where = ['true'];
-    const params: unknown[] = [];
-    const add = (clause: (n: number) => string, value: unknown): void => {
-      params.push(value);
-      where.push(clause(params.length));
-    };
-    if (filters.owner)
-      add(
-        (n) => `c.workspace_owner_id = $${n}`,
-        (await this.users.requireCoderUser(filters.owner, principal)).uuid,
-      );
-    if (filters.workspaceId) add((n) => `c.workspace_id = $${n}`, filters.workspaceId);
-    if (filters.types.length) add((n) => `c.type = ANY($${n})`, filters.types);
-    if (filters.status.length === 1)
-      where.push(
-        filters.status[0] === 'ongoing' ? 'c.disconnect_time IS NULL' : 'c.disconnect_time IS NOT NULL',
-      );
-    if (filters.organization)
-      add(
-        (n) =>
-          `c.organization_id IN (SELECT uuid FROM users WHERE uuid::text = $${n} OR lower_name = lower($${n}))`,
-        filters.organization,
-      );
-    if (!(await this.authz.authorize(principal, 'read', { type: 'connection_log' }))) {
-      const visible = (await this.dataSource
-        .query(
-          `SELECT o.uuid FROM organization_members m JOIN users o ON o.id = m.organization_id WHERE m.user_id = $1`,
-          [principal.user.id],
-        )
-        .catch(() => [])) as { uuid: string }[];
-      const allowed: string[] = [];
-      for (const row of visible)
-        if (await this.authz.authorize(principal, 'read', { type: 'connection_log', orgId: row.uuid }))
-          allowed.push(row.uuid);
-      add((n) => `c.organization_id = ANY($${n}::uuid[])`, allowed);
-    }
-    const whereSql = where.join(' AND ');
-    const [counted] = (await this.dataSource.query(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM connection_logs c WHERE ${whereSql} LIMIT ${this.countCap + 1}) capped`,
-      params,
-    )) as { n: number }[];
-    const limit = page.limit || 100;
-    const rows = (await this.dataSource.query(
-      `SELECT c.*, o.name AS organization_name FROM connection_logs c LEFT JOIN users o ON o.uuid = c.organization_id
-        WHERE ${whereSql} ORDER BY c.connect_time DESC, c.id LIMIT ${limit} OFFSET ${page.offset}`,
-      params,
-    )) as Record<string, string | number | Date | null>[];
-    const users = await loadUsers(
-      this.dataSource,
-      rows.map((row) => row.workspace_owner_id as string),
+    const ownerId = filters.owner
+      ? (await this.users.requireCoderUser(filters.owner, principal)).uuid
+      : undefined;
+    const {
+      rows,
+      total,
+      owners: users,
+    } = await this.connectionLog.list(
+      principal,
+      {
+        ownerId,
+        workspaceId: filters.workspaceId,
+        types: filters.types,
+        status: filters.status.length === 1 ? filters.status[0] : undefined,
+        organization: filters.organization,
+      },
+      { limit: page.limit || 100, offset: page.offset },
     );
-    const total = counted?.n ?? 0;
+    const countCap = this.connectionLog.countCap;
     return {
       connection_logs: rows.map((row) => {
         const web = row.type === 'workspace_app' || row.type === 'port_forwarding';
@@ -168,8 +126,8 @@ export class ConnectionLogController {
               }),
         };
       }),
-      count: Math.min(total, this.countCap),
-      ...(total > this.countCap ? { count_cap: this.countCap } : {}),
+      count: Math.min(total, countCap),
+      ...(total > countCap ? { count_cap: countCap } : {}),
     };
   }
 }

@@ -3,8 +3,6 @@ import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { DIALECT_METADATA } from '../../../api/dialect';
-import { int, type AppConfig } from '../../../platform/config/app-config';
-import { APP_CONFIG } from '../../../platform/config/config.token';
 import { InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
 import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
@@ -12,6 +10,7 @@ import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapte
 import { isUuid } from '../../../platform/text/uuid';
 import { Authenticated } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
+import { WORKSPACES_CONFIG, type WorkspacesConfig } from '../workspaces.config';
 import { WorkspacesService } from '../workspaces.service';
 
 export const BUILD_LOGS_PATH = '/api/v2/workspacebuilds/:workspacebuild/logs';
@@ -51,9 +50,9 @@ abstract class JobLogsGateway implements OnGatewayConnection, OnModuleDestroy, U
 
   constructor(
     protected readonly workspaces: WorkspacesService,
-    config: AppConfig,
+    config: WorkspacesConfig,
   ) {
-    this.pollMs = int(config.env, 'CODER_LOG_FOLLOW_POLL_MS', 500, 20, 60_000);
+    this.pollMs = config.logFollowPollMs;
   }
 
   protected abstract jobOf(principal: Principal, id: string): Promise<string>;
@@ -121,7 +120,7 @@ abstract class JobLogsGateway implements OnGatewayConnection, OnModuleDestroy, U
 export class BuildLogsGateway extends JobLogsGateway {
   protected readonly param = 'workspacebuild';
 
-  constructor(workspaces: WorkspacesService, @Inject(APP_CONFIG) config: AppConfig) {
+  constructor(workspaces: WorkspacesService, @Inject(WORKSPACES_CONFIG) config: WorkspacesConfig) {
     super(workspaces, config);
   }
 
@@ -137,7 +136,7 @@ export class BuildLogsGateway extends JobLogsGateway {
 export class VersionLogsGateway extends JobLogsGateway {
   protected readonly param = 'templateversion';
 
-  constructor(workspaces: WorkspacesService, @Inject(APP_CONFIG) config: AppConfig) {
+  constructor(workspaces: WorkspacesService, @Inject(WORKSPACES_CONFIG) config: WorkspacesConfig) {
     super(workspaces, config);
   }
 

@@ -11,7 +11,6 @@ import {
 import { randomBytes } from 'node:crypto';
 import { GoStruct, GoType, GoValidate } from '../../../api/coder/coder-dto.decorators';
 import { InvalidError } from '../../../platform/errors/domain-error';
-import { DataSource } from 'typeorm';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
@@ -24,7 +23,7 @@ import {
   WorkspaceBuildResponseEnvelopeDto,
 } from '../dto/workspaces.dto';
 import { TasksService } from '../tasks.service';
-import { type BuildRow, loadUsers, type UserSummary, type WorkspaceRow } from '../workspace-views';
+import type { BuildRow, UserSummary, WorkspaceRow } from '../workspace-views';
 import { notFound, WorkspacesService } from '../workspaces.service';
 import { coderPage, coderSearch } from '../../../api/coder/coder-search-query';
 
@@ -176,7 +175,6 @@ export class TasksController {
     private readonly tasks: TasksService,
     private readonly workspaces: WorkspacesService,
     private readonly users: UserDirectory,
-    private readonly dataSource: DataSource,
   ) {}
 
   @Get()
@@ -250,10 +248,7 @@ export class TasksController {
 
   private async presentMany(workspaces: WorkspaceRow[]): Promise<TaskDto[]> {
     const latest = await this.workspaces.latestBuilds(workspaces.map((workspace) => workspace.id));
-    const users = await loadUsers(
-      this.dataSource,
-      workspaces.map((workspace) => workspace.owner_id),
-    );
+    const users = await this.workspaces.userSummaries(workspaces.map((workspace) => workspace.owner_id));
     return workspaces.flatMap((workspace) => {
       const build = latest.get(workspace.id);
       return build ? [presentTask(workspace, build, users, this.workspaces.config.agentDisconnectMs)] : [];
@@ -298,7 +293,7 @@ export class TasksController {
 
   private async envelope(principal: Principal, buildId: string): Promise<WorkspaceBuildResponseEnvelopeDto> {
     const build = await this.workspaces.requireBuild(principal, buildId);
-    const users = await loadUsers(this.dataSource, [build.owner_id, build.initiator_id]);
+    const users = await this.workspaces.userSummaries([build.owner_id, build.initiator_id]);
     return {
       workspace_build: presentBuild(
         build,

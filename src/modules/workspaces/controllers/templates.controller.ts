@@ -1,6 +1,5 @@
 import { Body, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
-import { DataSource } from 'typeorm';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { BadRequestError, NotFoundError } from '../../../platform/errors/domain-error';
@@ -21,7 +20,6 @@ import {
 } from '../dto/workspaces.dto';
 import type { Template } from '../entities/template.entity';
 import type { TemplateVersion } from '../entities/template-version.entity';
-import { loadUsers } from '../workspace-views';
 import { WorkspacesService } from '../workspaces.service';
 
 const ERROR = { type: CoderResponseDto };
@@ -33,7 +31,6 @@ export class TemplatesController {
   constructor(
     private readonly workspaces: WorkspacesService,
     private readonly organizations: CoderOrganizationsService,
-    private readonly dataSource: DataSource,
   ) {}
 
   @Post('organizations/:organization/templateversions')
@@ -243,16 +240,8 @@ export class TemplatesController {
 
   private async presentVersion(version: TemplateVersion): Promise<TemplateVersionDto> {
     const job = await this.workspaces.versionJob(version);
-    const users = await loadUsers(this.dataSource, [version.createdBy]);
-    const [template] = version.templateId
-      ? ((await this.dataSource.query('SELECT name, display_name, icon FROM templates WHERE id = $1', [
-          version.templateId,
-        ])) as {
-          name: string;
-          display_name: string;
-          icon: string;
-        }[])
-      : [];
+    const users = await this.workspaces.userSummaries([version.createdBy]);
+    const template = await this.workspaces.versionTemplateHeader(version);
     return {
       id: version.id,
       template_id: version.templateId ?? undefined,
@@ -282,7 +271,7 @@ export class TemplatesController {
 
   private async presentTemplates(templates: Template[]): Promise<TemplateDto[]> {
     if (templates.length === 0) return [];
-    const users = await loadUsers(this.dataSource, [
+    const users = await this.workspaces.userSummaries([
       ...templates.map((template) => template.createdBy),
       ...templates.map((template) => template.organizationId),
     ]);

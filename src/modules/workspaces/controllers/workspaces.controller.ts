@@ -1,6 +1,5 @@
 import { Body, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
-import { DataSource } from 'typeorm';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { BadRequestError, InvalidError } from '../../../platform/errors/domain-error';
@@ -21,7 +20,8 @@ import {
   WorkspaceDto,
   WorkspacesResponseDto,
 } from '../dto/workspaces.dto';
-import { loadUsers, type WorkspaceRow } from '../workspace-views';
+import type { WorkspaceRow } from '../workspace-views';
+import { aclRole } from '../workspace-rules';
 import { notFound, WorkspacesService } from '../workspaces.service';
 import { coderPage, coderSearch } from '../../../api/coder/coder-search-query';
 import { isUuid } from '../../../platform/text/uuid';
@@ -35,7 +35,6 @@ export class WorkspacesController {
   constructor(
     private readonly workspaces: WorkspacesService,
     private readonly users: UserDirectory,
-    private readonly dataSource: DataSource,
   ) {}
 
   @Post('users/:user/workspaces')
@@ -162,7 +161,7 @@ export class WorkspacesController {
     const owner = await this.users.requireCoderUser(userRef, principal);
     const workspace = await this.workspaces.workspaceByOwnerAndName(principal, owner, name);
     const build = await this.workspaces.buildByNumber(workspace, buildNumber);
-    const users = await loadUsers(this.dataSource, [build.owner_id, build.initiator_id]);
+    const users = await this.workspaces.userSummaries([build.owner_id, build.initiator_id]);
     return presentBuild(
       build,
       users,
@@ -204,8 +203,7 @@ export class WorkspacesController {
   ): Promise<WorkspaceBuildDto[]> {
     const workspace = await this.workspaces.requireWorkspace(principal, id);
     const builds = await this.workspaces.builds(workspace, coderPage(query));
-    const users = await loadUsers(
-      this.dataSource,
+    const users = await this.workspaces.userSummaries(
       builds.flatMap((build) => [build.owner_id, build.initiator_id]),
     );
     return builds.map(
@@ -256,26 +254,21 @@ export class WorkspacesController {
     @Param('workspace', UUID_PIPE) id: string,
   ): Promise<WorkspaceAclDto> {
     const workspace = await this.workspaces.requireWorkspace(principal, id);
-    const users = await loadUsers(this.dataSource, Object.keys(workspace.user_acl));
-    const roleOf = (actions: string[]): string => (actions.includes('update') ? 'admin' : 'use');
+    const users = await this.workspaces.userSummaries(Object.keys(workspace.user_acl));
     const groups = Object.keys(workspace.group_acl).length
-      ? ((await this.dataSource
-          .query('SELECT uuid, name FROM teams WHERE uuid = ANY($1::uuid[])', [
-            Object.keys(workspace.group_acl),
-          ])
-          .catch(() => [])) as { uuid: string; name: string }[])
+      ? await this.workspaces.groupNames(Object.keys(workspace.group_acl))
       : [];
     return {
       users: Object.entries(workspace.user_acl).map(([userId, actions]) => ({
         id: userId,
         username: users.get(userId)?.name ?? '',
         avatar_url: users.get(userId)?.avatar_url ?? '',
-        role: roleOf(actions),
+        role: aclRole(actions),
       })),
       group: Object.entries(workspace.group_acl).map(([groupId, actions]) => ({
         id: groupId,
         name: groups.find((group) => group.uuid === groupId)?.name ?? '',
-        role: roleOf(actions),
+        role: aclRole(actions),
       })),
     };
   }
@@ -310,7 +303,7 @@ export class WorkspacesController {
 
   private async presentBuild(principal: Principal, buildId: string): Promise<WorkspaceBuildDto> {
     const build = await this.workspaces.requireBuild(principal, buildId);
-    const users = await loadUsers(this.dataSource, [build.owner_id, build.initiator_id]);
+    const users = await this.workspaces.userSummaries([build.owner_id, build.initiator_id]);
     return presentBuild(
       build,
       users,
@@ -326,7 +319,7 @@ export class WorkspacesController {
 
   async presentMany(workspaces: WorkspaceRow[]): Promise<WorkspaceDto[]> {
     const latest = await this.workspaces.latestBuilds(workspaces.map((workspace) => workspace.id));
-    const users = await loadUsers(this.dataSource, [
+    const users = await this.workspaces.userSummaries([
       ...workspaces.map((workspace) => workspace.owner_id),
       ...[...latest.values()].map((build) => build.initiator_id),
     ]);
