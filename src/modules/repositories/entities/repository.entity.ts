@@ -7,6 +7,7 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
+  VirtualColumn,
   type Relation,
 } from 'typeorm';
 import { User } from '../../identity/entities/user.entity';
@@ -66,6 +67,38 @@ export class Repository {
 
   @Column({ name: 'size_kib', type: 'bigint', default: 0 })
   sizeKib: string;
+
+  // Counters that follow the data (Gitea keeps them in columns it updates; here they are counted when the
+  // repository is loaded, so no code path can leave them behind). Absent when a repository is built by hand.
+  /** Gitea's `forks_count`. */
+  @VirtualColumn({
+    type: 'int',
+    query: (alias) => `SELECT count(*)::int FROM repositories f WHERE f.fork_id = ${alias}.id`,
+  })
+  numForks?: number;
+
+  /** Gitea's `open_issues_count` (issues only, not pull requests). */
+  @VirtualColumn({
+    type: 'int',
+    query: (alias) =>
+      `SELECT count(*)::int FROM issues i WHERE i.repository_id = ${alias}.id AND NOT i.is_pull AND NOT i.is_closed`,
+  })
+  numOpenIssues?: number;
+
+  /** Gitea's `open_pr_counter`. */
+  @VirtualColumn({
+    type: 'int',
+    query: (alias) =>
+      `SELECT count(*)::int FROM issues i WHERE i.repository_id = ${alias}.id AND i.is_pull AND NOT i.is_closed`,
+  })
+  numOpenPulls?: number;
+
+  /** Gitea's `release_counter` (published releases, drafts left out). */
+  @VirtualColumn({
+    type: 'int',
+    query: (alias) => `SELECT count(*)::int FROM releases r WHERE r.repository_id = ${alias}.id AND NOT r.is_draft`,
+  })
+  numReleases?: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
