@@ -41,6 +41,15 @@ describe('Gitea repository counters', () => {
 
   it('starts at zero', async () => {
     expect(await counters()).toEqual({ forks: 0, issues: 0, pulls: 0, releases: 0 });
+    // Fields Gitea's convert.ToRepo sets for a repository with the issue unit on.
+    expect((await t.http().get(repoPath)).body).toMatchObject({
+      default_target_branch: 'main',
+      internal_tracker: {
+        enable_time_tracker: true,
+        allow_only_contributors_to_track_time: true,
+        enable_issue_dependencies: true,
+      },
+    });
   });
 
   it('open issues follow create, close and reopen; pull requests count apart', async () => {

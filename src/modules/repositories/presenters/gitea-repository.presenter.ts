@@ -10,6 +10,13 @@ export class GiteaPermissionDto {
   @ApiProperty() pull: boolean;
 }
 
+/** Gitea's InternalTracker: the built-in issue tracker's settings (Gitea's defaults; time tracking is not served). */
+export class GiteaInternalTrackerDto {
+  @ApiProperty() enable_time_tracker: boolean;
+  @ApiProperty() allow_only_contributors_to_track_time: boolean;
+  @ApiProperty() enable_issue_dependencies: boolean;
+}
+
 /** Gitea's Repository (structs.Repository, reference §1.9). */
 export class GiteaRepositoryDto {
   @ApiProperty() id: number;
@@ -47,6 +54,8 @@ export class GiteaRepositoryDto {
   @ApiPropertyOptional({ type: GiteaPermissionDto }) permissions?: GiteaPermissionDto;
   @ApiProperty() has_code: boolean;
   @ApiProperty() has_issues: boolean;
+  @ApiPropertyOptional({ type: () => GiteaInternalTrackerDto }) internal_tracker?: GiteaInternalTrackerDto;
+  @ApiProperty() default_target_branch: string;
   @ApiProperty() has_wiki: boolean;
   @ApiProperty() has_pull_requests: boolean;
   @ApiProperty() has_projects: boolean;
@@ -128,6 +137,13 @@ export function presentGiteaRepository(
     },
     has_code: true,
     has_issues: true,
+    // Present because the issue unit is on, as in Gitea's convert.ToRepo.
+    internal_tracker: {
+      enable_time_tracker: true,
+      allow_only_contributors_to_track_time: true,
+      enable_issue_dependencies: true,
+    },
+    default_target_branch: repo.defaultBranch,
     has_wiki: false,
     has_pull_requests: true,
     has_projects: false,
