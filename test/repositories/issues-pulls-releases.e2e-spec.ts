@@ -411,6 +411,9 @@ describe('Gitea issues, comments, releases and pull requests', () => {
 
     it('serves the diff and the patch (API route and the diff_url / patch_url the pull hands out)', async () => {
       const pull = (await t.http().get(`${repoPath}/pulls/3`)).body;
+      // Gitea answers [] for the review requests (GitHub's shape), and an issue's time_estimate.
+      expect(pull).toMatchObject({ requested_reviewers: [], requested_reviewers_teams: [] });
+      expect((await t.http().get(`${repoPath}/issues/1`)).body.time_estimate).toBe(0);
       expect(pull.diff_url).toBe(`${t.config.publicUrl}owner/project/pulls/3.diff`);
       const diff = await t.http().get(`${repoPath}/pulls/3.diff`);
       expect(diff.status).toBe(200);

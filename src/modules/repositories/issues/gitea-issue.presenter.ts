@@ -102,6 +102,8 @@ export class GiteaIssueDto {
   pull_request: GiteaPullRequestMetaDto | null;
   @ApiProperty({ type: GiteaRepositoryMetaDto }) repository: GiteaRepositoryMetaDto;
   @ApiProperty() pin_order: number;
+  /** Seconds; devplane has no time tracking, so 0 as in Gitea for an issue without an estimate. */
+  @ApiProperty() time_estimate: number;
 }
 
 export function presentGiteaIssue(
@@ -150,6 +152,7 @@ export function presentGiteaIssue(
       full_name: `${context.owner.name}/${context.repo.name}`,
     },
     pin_order: 0,
+    time_estimate: 0,
   };
 }
 
@@ -211,7 +214,9 @@ export class GiteaPullRequestDto {
   @ApiProperty({ nullable: true, type: Object }) milestone: null;
   @ApiProperty({ nullable: true, type: Object }) assignee: null;
   @ApiProperty({ nullable: true, type: [Object] }) assignees: null;
-  @ApiProperty({ nullable: true, type: [Object] }) requested_reviewers: null;
+  /** Gitea answers `[]` rather than null (GitHub's shape); devplane has no review requests. */
+  @ApiProperty({ type: [Object] }) requested_reviewers: unknown[];
+  @ApiProperty({ type: [Object] }) requested_reviewers_teams: unknown[];
   @ApiProperty({ enum: ['open', 'closed'] }) state: 'open' | 'closed';
   @ApiProperty() draft: boolean;
   @ApiProperty() is_locked: boolean;
@@ -262,7 +267,8 @@ export function presentGiteaPull(input: PullPresentation, context: PresentContex
     milestone: null,
     assignee: null,
     assignees: null,
-    requested_reviewers: null,
+    requested_reviewers: [],
+    requested_reviewers_teams: [],
     state: issue.isClosed ? 'closed' : 'open',
     draft: false,
     is_locked: issue.isLocked,
