@@ -96,7 +96,8 @@ export class Repository {
   /** Gitea's `release_counter` (published releases, drafts left out). */
   @VirtualColumn({
     type: 'int',
-    query: (alias) => `SELECT count(*)::int FROM releases r WHERE r.repository_id = ${alias}.id AND NOT r.is_draft`,
+    query: (alias) =>
+      `SELECT count(*)::int FROM releases r WHERE r.repository_id = ${alias}.id AND NOT r.is_draft`,
   })
   numReleases?: number;
 
