@@ -8,6 +8,8 @@ import { UsersService } from '../../src/modules/identity/users.service';
 import { AdminPolicy } from '../../src/modules/admin-users/admin-policy';
 import { NOTIFICATION_TEMPLATE_IDS } from '../../src/modules/notifications/template-ids';
 import { AdminPolicyService, DatabaseGrantGraph } from '../../src/modules/admin-users/admin-policy.service';
+import { AdminUsersRepository } from '../../src/modules/admin-users/admin-users.repository';
+import { AccountAdministration } from '../../src/modules/identity/account-administration.service';
 import { AdminUsersService } from '../../src/modules/admin-users/admin-users.service';
 import { basic, BOOTSTRAP_ADMIN, type TestApp } from '../helpers/test-app';
 import { TestSmtpServer } from '../notifications/helpers';
@@ -873,7 +875,11 @@ describe('admin users: search, create, edit', () => {
           (manager) =>
             new AdminPolicy(
               { superAdminEnabled: false, policy: 'grantor-only' },
-              new DatabaseGrantGraph(manager ?? t.dataSource.manager),
+              new DatabaseGrantGraph(
+                manager ?? t.dataSource.manager,
+                t.app.get(AccountAdministration),
+                t.app.get(AdminUsersRepository),
+              ),
             ),
         );
       try {

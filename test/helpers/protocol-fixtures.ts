@@ -19,7 +19,7 @@ import { GitController } from '../../src/api/git/git-controller.decorator';
 import { GiteaController } from '../../src/api/gitea/gitea-controller.decorator';
 import { NpmController } from '../../src/api/npm/npm-controller.decorator';
 import { SseEndpoint } from '../../src/api/sse/sse-endpoint.decorator';
-import { Authenticated, Public } from '../../src/modules/auth/access.decorators';
+import { Authenticated, Public } from '../../src/api/access/access.decorators';
 import {
   ForbiddenError,
   InvalidError,

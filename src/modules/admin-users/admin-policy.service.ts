@@ -3,27 +3,28 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
-import { User } from '../identity/entities/user.entity';
+import { AccountAdministration } from '../identity/account-administration.service';
 import { AdminPolicy, type GrantGraph, type GrantNode } from './admin-policy';
-import { AdminGrantTombstone } from './entities/admin-grant-tombstone.entity';
+import { AdminUsersRepository } from './admin-users.repository';
 
-/** Reads the grant graph from `users` and `admin_grant_tombstones`. */
+/** Reads the grant graph from the accounts (identity) and `admin_grant_tombstones`. */
 export class DatabaseGrantGraph implements GrantGraph {
-  constructor(private readonly manager: EntityManager) {}
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly accounts: AccountAdministration,
+    private readonly rows: AdminUsersRepository,
+  ) {}
 
   async node(id: string): Promise<GrantNode | null> {
-    const user = await this.manager.getRepository(User).findOne({
-      where: { id },
-      select: { id: true, isAdmin: true, adminGrantedBy: true, type: true },
-    });
+    const user = await this.accounts.grantNode(id, this.manager);
     if (user)
       return { isAdmin: user.type === 'individual' && user.isAdmin, adminGrantedBy: user.adminGrantedBy };
-    const tombstone = await this.manager.getRepository(AdminGrantTombstone).findOneBy({ userId: id });
+    const tombstone = await this.rows.findTombstone(id, this.manager);
     return tombstone ? { isAdmin: false, adminGrantedBy: tombstone.adminGrantedBy } : null;
   }
 
   countSuperAdmins(): Promise<number> {
-    return this.manager.getRepository(User).countBy({ type: 'individual', isSuperAdmin: true });
+    return this.accounts.countSuperAdmins(this.manager);
   }
 }
 
@@ -33,13 +34,15 @@ export class AdminPolicyService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly accounts: AccountAdministration,
+    private readonly rows: AdminUsersRepository,
   ) {}
 
   /** A policy reading through `manager` (pass the transaction's manager inside a transaction). */
   for(manager?: EntityManager): AdminPolicy {
     return new AdminPolicy(
       { superAdminEnabled: this.config.superAdminEnabled, policy: this.config.adminManagementPolicy },
-      new DatabaseGrantGraph(manager ?? this.dataSource.manager),
+      new DatabaseGrantGraph(manager ?? this.dataSource.manager, this.accounts, this.rows),
     );
   }
 }

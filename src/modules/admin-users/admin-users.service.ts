@@ -1,7 +1,6 @@
 import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { AuditLog, type AuditEntry } from '../../platform/audit/audit-log';
-import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, QueryFailedError, Repository } from 'typeorm';
+import { type EntityManager, QueryFailedError } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { TransactionRunner, type Transaction } from '../../platform/database/transaction-runner.service';
@@ -13,15 +12,15 @@ import {
   NotFoundError,
 } from '../../platform/errors/domain-error';
 import { giteaPaging, type GiteaPaging } from '../../api/gitea/gitea-page';
-import { ApiToken } from '../identity/entities/api-token.entity';
 import { User, type Visibility } from '../identity/entities/user.entity';
 import { PasswordHasher } from '../identity/password-hasher.service';
 import { UsersService } from '../identity/users.service';
+import { AccountAdministration } from '../identity/account-administration.service';
 import { AdminPolicyService } from './admin-policy.service';
+import { AdminUsersRepository } from './admin-users.repository';
 import type { CreateUserOptionDto } from './dto/create-user-option.dto';
 import type { EditUserOptionDto } from './dto/edit-user-option.dto';
 import type { SearchUsersQueryDto } from './dto/search-users-query.dto';
-import { AdminGrantTombstone } from './entities/admin-grant-tombstone.entity';
 import {
   compileEmailDomainCheck,
   emailDomainMessage,
@@ -30,20 +29,6 @@ import {
 } from '../identity/gitea-rules';
 import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
 import { GiteaPasswordPolicy } from './password-policy.service';
-
-/** Serialises every change that can lower the number of administrators. */
-const ADMINS_LOCK = "SELECT pg_advisory_xact_lock(hashtext('devplane.admin-users.admins'))";
-
-const SORTS: Record<string, string> = {
-  name: 'u.lower_name',
-  created: 'u.created_at',
-  updated: 'u.updated_at',
-  id: 'u.id',
-};
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
 
 function sourceMissing(id: number): InvalidError {
   return new InvalidError(`login source does not exist [id: ${id}]`, { code: 'LOGIN_SOURCE_NOT_FOUND' });
@@ -82,7 +67,8 @@ export class AdminUsersService implements OnModuleInit {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectRepository(User) private readonly accounts: Repository<User>,
+    private readonly accountAdmin: AccountAdministration,
+    private readonly rows: AdminUsersRepository,
     private readonly users: UsersService,
     private readonly hasher: PasswordHasher,
     private readonly passwords: GiteaPasswordPolicy,
@@ -102,38 +88,15 @@ export class AdminUsersService implements OnModuleInit {
     this.owned.register({
       kind: 'organizations',
       message: (userId) => `user still has membership of organizations [uid: ${userId}]`,
-      count: async (userId, manager) => {
-        const rows = (await manager.query(
-          `SELECT count(*)::int AS n FROM organization_members m
-             JOIN organizations o ON o.account_id = m.organization_id
-            WHERE m.user_id = $1 AND m.is_owner AND NOT o.is_default`,
-          [userId],
-        )) as { n: number }[];
-        return rows[0]?.n ?? 0;
-      },
-      purge: async (userId, tx) => {
-        // Organizations the user alone owns go with the user; other memberships just end.
-        await tx.manager.query(
-          `DELETE FROM users WHERE type = 'organization' AND id IN (
-             SELECT m.organization_id FROM organization_members m
-               JOIN organizations o ON o.account_id = m.organization_id
-              WHERE m.user_id = $1 AND m.is_owner AND NOT o.is_default
-                AND NOT EXISTS (SELECT 1 FROM organization_members other
-                                 WHERE other.organization_id = m.organization_id AND other.is_owner AND other.user_id <> $1))`,
-          [userId],
-        );
-        await tx.manager.query(
-          `DELETE FROM organization_members m USING organizations o
-            WHERE o.account_id = m.organization_id AND m.user_id = $1 AND NOT o.is_default`,
-          [userId],
-        );
-      },
+      count: (userId, manager) => this.accountAdmin.countOwnedOrganizations(userId, manager),
+      // Organizations the user alone owns go with the user; other memberships just end.
+      purge: (userId, tx) => this.accountAdmin.purgeOwnedOrganizations(userId, tx.manager),
     });
   }
 
   /** `{username}` of the admin routes: users and organizations, case-insensitive; 404 otherwise. */
   async requireAccount(username: string): Promise<User> {
-    const account = await this.accounts.findOneBy({ lowerName: username.toLowerCase() });
+    const account = await this.accountAdmin.findByName(username);
     if (!account)
       throw new NotFoundError(`user does not exist [uid: 0, name: ${username}]`, { code: 'USER_NOT_FOUND' });
     return account;
@@ -146,76 +109,26 @@ export class AdminUsersService implements OnModuleInit {
 
   // ---------------------------------------------------------------------------------- search
 
-  private trigramIndexes: Promise<boolean> | undefined;
-
-  private hasTrigramIndexes(): Promise<boolean> {
-    this.trigramIndexes ??= this.accounts
-      .query(`SELECT to_regclass('"IDX_users_trgm_name"') IS NOT NULL AS present`)
-      .then((rows: { present: boolean }[]) => rows[0]?.present === true)
-      .catch(() => false);
-    return this.trigramIndexes;
-  }
-
   /** `query` is validated: `sort`, `order` (with a sort) and `visibility` are known values. */
   async search(query: SearchUsersQueryDto): Promise<SearchResult> {
     const { sort, visibility } = query;
     const order = query.order || 'asc';
     const paging = giteaPaging(query);
-
-    const qb = this.accounts.createQueryBuilder('u').where("u.type = 'individual'");
-    const q = query.q.trim().toLowerCase();
-    if (q !== '') {
-      const pattern = `%${escapeLike(q)}%`;
-      // With the trigram indexes (migration UserSearchTrigramIndexes) the predicate must use their
-      // expressions; without them the stored lowercase columns scan about twice as fast.
-      qb.andWhere(
-        (await this.hasTrigramIndexes())
-          ? '(lower(u.name) LIKE :pattern OR lower(u.full_name) LIKE :pattern OR lower(u.email) LIKE :pattern)'
-          : '(u.lower_name LIKE :pattern OR lower(u.full_name) LIKE :pattern OR u.lower_email LIKE :pattern)',
-        { pattern },
-      );
-    }
-    const sourceId = /^\d{1,18}$/.test(query.source_id) ? query.source_id : '0';
-    if (sourceId !== '0' && !/^0+$/.test(sourceId)) qb.andWhere('u.login_source = :sourceId', { sourceId });
-    const loginName = query.login_name.trim();
-    if (loginName !== '') qb.andWhere('u.login_name = :loginName', { loginName });
-    if (visibility !== '') qb.andWhere('u.visibility = :visibility', { visibility });
-    const {
-      is_active: active,
-      is_admin: admin,
-      is_restricted: restricted,
-      is_prohibit_login: prohibited,
-    } = query;
-    if (active !== undefined) qb.andWhere(active ? "u.status = 'active'" : "u.status <> 'active'");
-    if (admin !== undefined) qb.andWhere('u.is_admin = :admin', { admin });
-    if (restricted !== undefined) qb.andWhere('u.restricted = :restricted', { restricted });
-    if (prohibited !== undefined) qb.andWhere('u.prohibit_login = :prohibited', { prohibited });
-    // No second factor exists yet: nobody has 2FA enabled.
-    if (query.is_2fa_enabled === true) qb.andWhere('false');
-
-    const direction = sort !== '' && order === 'desc' ? 'DESC' : 'ASC';
-    const column = SORTS[sort] ?? SORTS.name!;
-    qb.orderBy(column, direction);
-    // Tie-break by id; not when sorting by id (a second key on the same column would replace the direction).
-    if (column !== SORTS.id) qb.addOrderBy('u.id', 'ASC');
-    qb.offset(paging.offset).limit(paging.limit);
-    const users = await qb.getMany();
-    // A short, non-empty page (or an empty first page) already tells the total: skip the count.
-    const shortPage = users.length < paging.limit && (users.length > 0 || paging.offset === 0);
-    // count(*) on the same conditions: TypeORM's getCount() counts DISTINCT ids, which sorts them all.
-    const total = shortPage
-      ? paging.offset + users.length
-      : Number(
-          (
-            await qb
-              .clone()
-              .select('count(*)', 'n')
-              .orderBy()
-              .offset(undefined)
-              .limit(undefined)
-              .getRawOne<{ n: string }>()
-          )?.n ?? 0,
-        );
+    const { users, total } = await this.accountAdmin.searchIndividuals({
+      q: query.q.trim().toLowerCase(),
+      sourceId: /^\d{1,18}$/.test(query.source_id) ? query.source_id : '0',
+      loginName: query.login_name.trim(),
+      visibility: visibility as Visibility | '',
+      active: query.is_active,
+      admin: query.is_admin,
+      restricted: query.is_restricted,
+      prohibitLogin: query.is_prohibit_login,
+      twoFactorEnabled: query.is_2fa_enabled,
+      sort,
+      direction: sort !== '' && order === 'desc' ? 'DESC' : 'ASC',
+      offset: paging.offset,
+      limit: paging.limit,
+    });
     return { users, total, paging };
   }
 
@@ -271,10 +184,7 @@ export class AdminUsersService implements OnModuleInit {
           tx,
         );
         if (createdAt) {
-          await tx.manager.query('UPDATE users SET created_at = $1, updated_at = $1 WHERE id = $2', [
-            createdAt,
-            created.id,
-          ]);
+          await this.accountAdmin.backdate(created.id, createdAt, tx.manager);
           created.createdAt = createdAt;
           created.updatedAt = createdAt;
         }
@@ -333,7 +243,7 @@ export class AdminUsersService implements OnModuleInit {
       if (mailProblem) throw new BadRequestError(mailProblem, { code: 'EMAIL_INVALID' });
       if (!this.emailDomainAllowed(newEmail))
         throw new BadRequestError(emailDomainMessage(newEmail), { code: 'EMAIL_DOMAIN' });
-      const owner = await this.accounts.findOneBy({ lowerEmail: newEmail.toLowerCase() });
+      const owner = await this.accountAdmin.findByEmail(newEmail);
       if (owner && owner.id !== target.id) {
         throw new BadRequestError(`e-mail already in use [email: ${newEmail}]`, { code: 'USER_EMAIL_TAKEN' });
       }
@@ -383,14 +293,14 @@ export class AdminUsersService implements OnModuleInit {
     try {
       await this.transactions.run(async (tx) => {
         if (demote) {
-          await tx.manager.query(ADMINS_LOCK);
-          if ((await this.countAdmins(tx.manager)) <= 1)
+          await this.rows.lockAdmins(tx.manager);
+          if ((await this.accountAdmin.countAdmins(tx.manager)) <= 1)
             throw new BadRequestError(lastAdmin(target), { code: 'LAST_ADMIN' });
         }
-        await tx.manager.getRepository(User).update({ id: target.id }, changes);
+        await this.accountAdmin.update(target.id, changes, tx.manager);
         if (passwordHash !== undefined) {
           // Like Gitea's "remember me" tokens: browser sessions end, API tokens stay.
-          await tx.manager.getRepository(ApiToken).delete({ userId: target.id, loginType: 'password' });
+          await this.accountAdmin.endPasswordSessions(target.id, tx.manager);
         }
         const changed = Object.keys(changes).filter((key) => key !== 'passwordHash' && key !== 'lowerEmail');
         if (passwordHash !== undefined) changed.push('password');
@@ -420,7 +330,7 @@ export class AdminUsersService implements OnModuleInit {
       }
       throw error;
     }
-    return this.accounts.findOneByOrFail({ id: target.id });
+    return this.accountAdmin.reload(target.id);
   }
 
   // ---------------------------------------------------------------------------------- delete
@@ -428,9 +338,9 @@ export class AdminUsersService implements OnModuleInit {
   async delete(caller: User, target: User, purge: boolean): Promise<void> {
     if (target.type === 'organization') throw organizationTarget(target);
     await this.transactions.run(async (tx) => {
-      await tx.manager.query(ADMINS_LOCK);
+      await this.rows.lockAdmins(tx.manager);
       // Re-read under the lock: the policy must see committed grants and flags.
-      const current = await tx.manager.getRepository(User).findOneBy({ id: target.id });
+      const current = await this.accountAdmin.findById(target.id, tx.manager);
       if (!current)
         throw new NotFoundError(`user does not exist [uid: 0, name: ${target.name}]`, {
           code: 'USER_NOT_FOUND',
@@ -446,7 +356,11 @@ export class AdminUsersService implements OnModuleInit {
           throw new InvalidError(handler.message(current.id), { code: `OWNS_${handler.kind.toUpperCase()}` });
         }
       }
-      if (current.isAdmin && current.status === 'active' && (await this.countAdmins(tx.manager)) <= 1) {
+      if (
+        current.isAdmin &&
+        current.status === 'active' &&
+        (await this.accountAdmin.countAdmins(tx.manager)) <= 1
+      ) {
         throw new InvalidError(lastAdmin(current), { code: 'LAST_ADMIN' });
       }
       await this.record(tx.manager, caller, 'delete', current, {});
@@ -481,17 +395,13 @@ export class AdminUsersService implements OnModuleInit {
 
   private async removeAccount(user: User, tx: Transaction): Promise<void> {
     if (user.isAdmin || user.adminGrantedBy !== null) {
-      await tx.manager
-        .getRepository(AdminGrantTombstone)
-        .upsert({ userId: user.id, adminGrantedBy: user.adminGrantedBy, username: user.name }, ['userId']);
+      await this.rows.saveTombstone(
+        { userId: user.id, adminGrantedBy: user.adminGrantedBy, username: user.name },
+        tx.manager,
+      );
     }
     // Tokens, keys, memberships and team memberships cascade with the account row.
-    await tx.manager.getRepository(User).delete({ id: user.id });
-  }
-
-  /** Administrators among individual accounts (Gitea IsLastAdminUser counts every admin). */
-  private countAdmins(manager: EntityManager): Promise<number> {
-    return manager.getRepository(User).countBy({ type: 'individual', isAdmin: true });
+    await this.accountAdmin.deleteAccount(user.id, tx.manager);
   }
 
   // ---------------------------------------------------------------------------------- rename
@@ -507,9 +417,11 @@ export class AdminUsersService implements OnModuleInit {
     if (!caseOnly && (await this.users.nameIsTaken(newName))) throw taken();
     try {
       await this.transactions.run(async (tx) => {
-        await tx.manager
-          .getRepository(User)
-          .update({ id: target.id }, { name: newName, lowerName: newName.toLowerCase() });
+        await this.accountAdmin.update(
+          target.id,
+          { name: newName, lowerName: newName.toLowerCase() },
+          tx.manager,
+        );
         await this.record(tx.manager, null, 'write', target, {
           username: { old: target.name, new: newName },
         });

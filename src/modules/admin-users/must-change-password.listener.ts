@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import type { DomainEventMap } from '../../platform/events/event-map';
 import { OnDomainEvent } from '../../platform/events/event-bus.service';
-import { User } from '../identity/entities/user.entity';
+import { AccountAdministration } from '../identity/account-administration.service';
 
 /**
  * `must_change_password` (set by POST /admin/users, default true) locks the Gitea API with 403 until
@@ -14,11 +12,11 @@ import { User } from '../identity/entities/user.entity';
  */
 @Injectable()
 export class MustChangePasswordListener {
-  constructor(@InjectRepository(User) private readonly users: Repository<User>) {}
+  constructor(private readonly accounts: AccountAdministration) {}
 
   @OnDomainEvent('auth.password_changed')
   async onPasswordChanged(event: DomainEventMap['auth.password_changed']): Promise<void> {
     if (event.via === 'admin') return;
-    await this.users.update({ id: event.userId, mustChangePassword: true }, { mustChangePassword: false });
+    await this.accounts.clearMustChangePassword(event.userId);
   }
 }

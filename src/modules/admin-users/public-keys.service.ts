@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import sshpk from 'sshpk';
-import { QueryFailedError, Repository } from 'typeorm';
+import { QueryFailedError } from 'typeorm';
 import { ForbiddenError, InvalidError, NotFoundError } from '../../platform/errors/domain-error';
 import type { User } from '../identity/entities/user.entity';
-import { PublicKey } from './entities/public-key.entity';
+import type { PublicKey } from './entities/public-key.entity';
+import { PublicKeysRepository } from './public-keys.repository';
 
 /** Minimum key sizes by algorithm (Gitea's default [ssh.minimum_key_sizes]); other types are refused. */
 const MINIMUM_KEY_SIZES: Record<string, number> = { ed25519: 256, ecdsa: 256, rsa: 2047 };
@@ -48,26 +48,23 @@ function uniqueViolation(error: unknown): string | null {
 
 @Injectable()
 export class PublicKeysService {
-  constructor(@InjectRepository(PublicKey) private readonly keys: Repository<PublicKey>) {}
+  constructor(private readonly keys: PublicKeysRepository) {}
 
   async add(owner: User, title: string, text: string): Promise<PublicKey> {
     const parsed = parsePublicKey(text);
-    if (await this.keys.existsBy({ fingerprint: parsed.fingerprint })) {
+    if (await this.keys.fingerprintUsed(parsed.fingerprint)) {
       throw new InvalidError('Key content has been used as non-deploy key');
     }
-    if (await this.keys.existsBy({ ownerId: owner.id, title }))
-      throw new InvalidError('Key title has been used');
+    if (await this.keys.titleUsed(owner.id, title)) throw new InvalidError('Key title has been used');
     try {
-      const saved = await this.keys.save(
-        this.keys.create({
-          ownerId: owner.id,
-          title,
-          content: parsed.content,
-          fingerprint: parsed.fingerprint,
-          algorithm: parsed.algorithm,
-          keySize: parsed.size,
-        }),
-      );
+      const saved = await this.keys.insert({
+        ownerId: owner.id,
+        title,
+        content: parsed.content,
+        fingerprint: parsed.fingerprint,
+        algorithm: parsed.algorithm,
+        keySize: parsed.size,
+      });
       saved.owner = owner;
       return saved;
     } catch (error) {
@@ -87,20 +84,14 @@ export class PublicKeysService {
     offset: number,
     limit: number,
   ): Promise<[PublicKey[], number]> {
-    const where = fingerprint ? { ownerId: owner.id, fingerprint } : { ownerId: owner.id };
-    const [rows, total] = await this.keys.findAndCount({
-      where,
-      order: { id: 'ASC' },
-      skip: offset,
-      take: limit,
-    });
+    const [rows, total] = await this.keys.page(owner.id, fingerprint, offset, limit);
     for (const row of rows) row.owner = owner;
     return [rows, total];
   }
 
   /** A key of `owner` by id: 404 when unknown, 403 when it belongs to someone else. */
   async requireOwned(owner: User, rawId: string): Promise<PublicKey> {
-    const key = /^\d{1,18}$/.test(rawId) ? await this.keys.findOneBy({ id: rawId }) : null;
+    const key = /^\d{1,18}$/.test(rawId) ? await this.keys.findById(rawId) : null;
     if (!key) throw new NotFoundError('not found');
     if (key.ownerId !== owner.id) throw new ForbiddenError('You do not have access to this key');
     key.owner = owner;
@@ -109,6 +100,6 @@ export class PublicKeysService {
 
   async remove(owner: User, rawId: string): Promise<void> {
     const key = await this.requireOwned(owner, rawId);
-    await this.keys.delete({ id: key.id });
+    await this.keys.delete(key.id);
   }
 }

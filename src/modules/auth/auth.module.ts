@@ -1,10 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccessPolicy } from '../../api/access/access-policy';
+import { SignInMethods } from '../../api/access/sign-in-methods';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
-import { ApiToken } from '../identity/entities/api-token.entity';
-import { AUTH_CONFIG, loadAuthConfig } from './auth.config';
+import { AUTH_CONFIG, type AuthConfig, loadAuthConfig } from './auth.config';
 import { AuthGuard } from './auth.guard';
+import { AuthRepository } from './auth.repository';
 import { AuthorizationService } from './authorization.service';
 import { CoderTokensService } from './coder-tokens.service';
 import { CoderAuthController } from './controllers/coder-auth.controller';
@@ -23,6 +25,7 @@ import { RealtimeAccessService } from './realtime-access.service';
 import { RealtimeRevocationListener } from './realtime-revocation.listener';
 import { SessionsService } from './sessions.service';
 import { TargetUserResolver } from './target-user.service';
+import './auth.error-codes';
 
 /**
  * Credential resolution and the deny-by-default guard, the RBAC policy engine
@@ -31,7 +34,7 @@ import { TargetUserResolver } from './target-user.service';
  */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([...AUTH_ENTITIES, ApiToken])],
+  imports: [TypeOrmModule.forFeature(AUTH_ENTITIES)],
   controllers: [CoderAuthController, CoderTokensController, CoderOidcController],
   providers: [
     {
@@ -39,12 +42,23 @@ import { TargetUserResolver } from './target-user.service';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => loadAuthConfig(config.env),
     },
+    {
+      provide: SignInMethods,
+      inject: [AUTH_CONFIG],
+      useFactory: (config: AuthConfig): SignInMethods => ({
+        get oidc() {
+          return Boolean(config.oidc);
+        },
+      }),
+    },
+    AuthRepository,
     PasswordGuessLimiter,
     CredentialVerifier,
     ...CREDENTIAL_STRATEGIES,
     CredentialResolver,
     AuthGuard,
     AuthorizationService,
+    { provide: AccessPolicy, useExisting: AuthorizationService },
     PasswordStrengthService,
     SessionsService,
     PasswordLoginEnabledGuard,
@@ -61,6 +75,8 @@ import { TargetUserResolver } from './target-user.service';
     PasswordGuessLimiter,
     AuthGuard,
     AuthorizationService,
+    AccessPolicy,
+    SignInMethods,
     PasswordStrengthService,
     AUTH_CONFIG,
   ],

@@ -1,32 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import type { AccessPolicy, AuthzObject } from '../../api/access/access-policy';
 import { VersionedCache } from '../../platform/cache/versioned-cache';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../platform/errors/domain-error';
-import type { WorkspaceSharingMode } from '../identity/entities/organization.entity';
 import type { User } from '../identity/entities/user.entity';
 import { coderSiteRoles } from '../identity/presenters/coder-user.presenter';
+import { IdentityDirectory } from '../identity/identity-directory.service';
 import { UsersService } from '../identity/users.service';
+import { AuthRepository } from './auth.repository';
 import { AUTH_CONFIG, type AuthConfig } from './auth.config';
 import type { Principal } from './principal';
 import { CompiledSubject, type RbacObject } from './rbac/rbac-evaluator';
 import { DEFAULT_ORG_MEMBER_ROLES } from './rbac/rbac-roles';
-import type { AllowListEntry } from './rbac/rbac-scopes';
 
-/**
- * An object to check. `ownerId` / `orgId` are uuids (Coder ids); the caller's own numeric user id
- * and the numeric ids of the caller's organizations are accepted too.
- */
-export interface AuthzObject {
-  type: string;
-  id?: string;
-  ownerId?: string;
-  orgId?: string;
-  anyOrg?: boolean;
-  aclUserList?: Record<string, string[]>;
-  aclGroupList?: Record<string, string[]>;
-}
+export type { AuthzObject };
 
 export interface AuthcheckCheck {
   action: string;
@@ -37,18 +25,6 @@ export interface AuthcheckCheck {
     resource_id: string;
     any_org: boolean;
   };
-}
-
-interface MembershipRow {
-  org_id: string;
-  org_uuid: string;
-  roles: string[] | null;
-  sharing_mode: WorkspaceSharingMode;
-}
-
-interface SubjectRow {
-  allow_list: AllowListEntry[] | null;
-  memberships: MembershipRow[];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -71,12 +47,13 @@ function uuidProblem(value: string): string | null {
  * allow-list. Other modules call `authorize` / `require`; see src/modules/auth/README.md.
  */
 @Injectable()
-export class AuthorizationService {
+export class AuthorizationService implements AccessPolicy {
   private readonly compiled = new WeakMap<Principal, Promise<CompiledSubject>>();
   private readonly orgAliases = new WeakMap<CompiledSubject, Map<string, string>>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly directory: IdentityDirectory,
+    private readonly authRows: AuthRepository,
     private readonly users: UsersService,
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
     @Inject(APP_CONFIG) appConfig: AppConfig,
@@ -121,20 +98,13 @@ export class AuthorizationService {
   }
 
   private async compileUncached(principal: Principal): Promise<CompiledSubject> {
-    // One round trip: the memberships with their organizations, and the key's allow-list (if any).
+    // The memberships with their organizations (identity) and the key's allow-list (if any), side by side.
     const tokenId = principal.token && principal.token.loginType === 'token' ? principal.token.id : '';
-    const result: SubjectRow[] = await this.dataSource.query(
-      `SELECT (SELECT entries FROM auth_token_allow_lists WHERE token_id = $2) AS allow_list,
-              COALESCE((SELECT json_agg(json_build_object('org_id', m.organization_id::text, 'org_uuid', a.uuid,
-                                                          'roles', m.roles, 'sharing_mode', o.workspace_sharing_mode))
-                          FROM organization_members m
-                          JOIN users a ON a.id = m.organization_id
-                          JOIN organizations o ON o.account_id = m.organization_id
-                         WHERE m.user_id = $1), '[]'::json) AS memberships`,
-      [principal.user.id, tokenId],
-    );
-    const rows = result[0]?.memberships ?? [];
-    const allowList = result[0]?.allow_list ?? undefined;
+    const [rows, storedAllowList] = await Promise.all([
+      this.directory.subjectMemberships(principal.user.id),
+      this.authRows.allowListEntries(tokenId),
+    ]);
+    const allowList = storedAllowList ?? undefined;
     const memberRole = principal.user.isServiceAccount
       ? 'organization-service-account'
       : 'organization-member';

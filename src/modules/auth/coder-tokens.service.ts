@@ -1,8 +1,7 @@
 import { ActivityRecorder } from '../identity/activity-recorder.service';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AuditLog } from '../../platform/audit/audit-log';
-import { InjectRepository } from '@nestjs/typeorm';
-import { QueryFailedError, Repository } from 'typeorm';
+import { QueryFailedError } from 'typeorm';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { BadRequestError, ConflictError, NotFoundError } from '../../platform/errors/domain-error';
 import { ApiTokensService } from '../identity/api-tokens.service';
@@ -10,10 +9,10 @@ import { ApiToken } from '../identity/entities/api-token.entity';
 import type { User } from '../identity/entities/user.entity';
 import { AUTH_CONFIG, type AuthConfig, goDuration } from './auth.config';
 import { AuthorizationService } from './authorization.service';
-import { TokenAllowList } from './entities/token-allow-list.entity';
 import type { Principal } from './principal';
 import { canonicalExternalScope, resourceActions } from './rbac/rbac-catalogue';
 import { ALLOW_ALL, type AllowListEntry, expandScopes, isAllScope } from './rbac/rbac-scopes';
+import { AuthRepository } from './auth.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NOT_FOUND = 'Resource not found or you do not have access to this resource';
@@ -43,8 +42,7 @@ export class CoderTokensService {
     private readonly tokens: ApiTokensService,
     private readonly authz: AuthorizationService,
     private readonly transactions: TransactionRunner,
-    @InjectRepository(ApiToken) private readonly tokenRows: Repository<ApiToken>,
-    @InjectRepository(TokenAllowList) private readonly allowLists: Repository<TokenAllowList>,
+    private readonly authRows: AuthRepository,
     private readonly activity: ActivityRecorder,
     @Optional() private readonly audit?: AuditLog,
   ) {}
@@ -69,7 +67,7 @@ export class CoderTokensService {
         code: 'TOKEN_NAME_TAKEN',
         fields: [{ field: 'name', detail: 'This value is already in use and should be unique.' }],
       });
-    if (name !== '' && (await this.tokenRows.existsBy({ userId: target.id, name }))) throw taken();
+    if (name !== '' && (await this.tokens.nameTaken(target.id, name))) throw taken();
     return this.transactions
       .run(async (tx) => {
         const created = await this.tokens.create(
@@ -77,9 +75,7 @@ export class CoderTokensService {
           tx.manager,
         );
         if (!(allowList.length === 1 && allowList[0]!.type === '*' && allowList[0]!.id === '*')) {
-          await tx.manager
-            .getRepository(TokenAllowList)
-            .insert({ tokenId: created.token.id, entries: allowList });
+          await this.authRows.insertAllowList(created.token.id, allowList, tx.manager);
         }
         await this.audit?.record(tx.manager, {
           action: 'create',
@@ -179,9 +175,7 @@ export class CoderTokensService {
 
   private async views(principal: Principal, action: string, rows: ApiToken[]): Promise<TokenView[]> {
     const allowed = await this.authz.filter(principal, action, rows, (row) => this.keyObject(row, row.user));
-    const lists = allowed.length
-      ? await this.allowLists.find({ where: allowed.map((row) => ({ tokenId: row.id })) })
-      : [];
+    const lists = allowed.length ? await this.authRows.allowListsOf(allowed.map((row) => row.id)) : [];
     const byId = new Map(lists.map((list) => [list.tokenId, list.entries]));
     return allowed.map((token) => ({
       token,
@@ -196,11 +190,7 @@ export class CoderTokensService {
     options: { includeExpired: boolean; includeAll: boolean },
   ): Promise<TokenView[]> {
     await this.activity.flush(); // last_used is written in batches
-    const rows = await this.tokenRows.find({
-      where: { loginType: 'token', ...(options.includeAll ? {} : { userId: target.id }) },
-      relations: { user: true },
-      order: { createdAt: 'ASC' },
-    });
+    const rows = await this.tokens.listProgrammatic(options.includeAll ? null : target.id);
     const now = Date.now();
     return this.views(
       principal,
@@ -211,10 +201,7 @@ export class CoderTokensService {
 
   async getByName(principal: Principal, target: User, name: string): Promise<TokenView> {
     await this.activity.flush();
-    const row = await this.tokenRows.findOne({
-      where: { userId: target.id, name, loginType: 'token' },
-      relations: { user: true },
-    });
+    const row = await this.tokens.findProgrammaticByName(target.id, name);
     const [view] = row ? await this.views(principal, 'read', [row]) : [];
     if (!view) throw new NotFoundError(NOT_FOUND);
     return view;
@@ -234,7 +221,7 @@ export class CoderTokensService {
       throw new NotFoundError(NOT_FOUND);
     }
     await this.transactions.run(async (tx) => {
-      await tx.manager.getRepository(ApiToken).delete({ id: row.id });
+      await this.tokens.delete(row.id, tx.manager);
       await this.audit?.record(tx.manager, {
         action: 'delete',
         resourceType: 'api_key',
@@ -249,7 +236,7 @@ export class CoderTokensService {
 
   private async findOwned(target: User, id: string): Promise<ApiToken | null> {
     if (id === '' || id.length > 10) return null;
-    const row = await this.tokenRows.findOne({ where: { id }, relations: { user: true } });
+    const row = await this.tokens.findWithOwner(id);
     return row && row.userId === target.id ? row : null;
   }
 

@@ -1,14 +1,12 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { BadRequestError } from '../../platform/errors/domain-error';
 import { ApiTokensService } from '../identity/api-tokens.service';
 import { PasswordHasher } from '../identity/password-hasher.service';
 import { UsersService } from '../identity/users.service';
-import { OneTimePasscode } from './entities/one-time-passcode.entity';
 import { PasswordStrengthService } from './password-strength.service';
+import { AuthRepository } from './auth.repository';
 
 /** Coder's `OneTimePasscodeValidityPeriod`. */
 export const PASSCODE_VALIDITY_SECONDS = 20 * 60;
@@ -35,7 +33,7 @@ export class OneTimePasscodesService implements OnModuleDestroy {
     private readonly hasher: PasswordHasher,
     private readonly strength: PasswordStrengthService,
     private readonly transactions: TransactionRunner,
-    @InjectRepository(OneTimePasscode) private readonly passcodes: Repository<OneTimePasscode>,
+    private readonly authRows: AuthRepository,
   ) {}
 
   /**
@@ -64,9 +62,7 @@ export class OneTimePasscodesService implements OnModuleDestroy {
       }
       const expiresAt = new Date(Date.now() + PASSCODE_VALIDITY_SECONDS * 1000);
       await this.transactions.run(async (tx) => {
-        await tx.manager
-          .getRepository(OneTimePasscode)
-          .upsert({ userId: user.id, hashedPasscode: hashed, expiresAt }, ['userId']);
+        await this.authRows.savePasscode({ userId: user.id, hashedPasscode: hashed, expiresAt }, tx.manager);
         tx.emit('auth.one_time_passcode_requested', {
           userId: user.id,
           email: user.email,
@@ -84,7 +80,7 @@ export class OneTimePasscodesService implements OnModuleDestroy {
   async changePassword(email: string, code: string, password: string): Promise<void> {
     this.strength.assertStrong(password);
     const user = await this.users.findByEmail(email);
-    const stored = user ? await this.passcodes.findOneBy({ userId: user.id }) : null;
+    const stored = user ? await this.authRows.findPasscode(user.id) : null;
     const candidate = hashPasscode(code);
     const matches =
       !!stored &&
@@ -99,14 +95,9 @@ export class OneTimePasscodesService implements OnModuleDestroy {
     const passwordHash = await this.hasher.hash(password);
     await this.transactions.run(async (tx) => {
       // Single use: the delete must hit the row we checked (a concurrent use loses).
-      const deleted = await tx.manager
-        .getRepository(OneTimePasscode)
-        .delete({ userId: user.id, hashedPasscode: candidate });
-      if (!deleted.affected) throw new BadRequestError(INCORRECT_PASSCODE, { code: 'INCORRECT_PASSCODE' });
-      await tx.manager.query('UPDATE users SET password_hash = $1, updated_at = now() WHERE id = $2', [
-        passwordHash,
-        user.id,
-      ]);
+      const consumed = await this.authRows.consumePasscode(user.id, candidate, tx.manager);
+      if (!consumed) throw new BadRequestError(INCORRECT_PASSCODE, { code: 'INCORRECT_PASSCODE' });
+      await this.users.storePasswordHash(user.id, passwordHash, tx.manager);
       await this.tokens.deleteAllForUser(user.id, tx.manager);
       tx.emit('auth.password_changed', { userId: user.id, via: 'one_time_passcode' });
     });

@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Response } from 'express';
 import type { IncomingMessage } from 'node:http';
-import { DataSource } from 'typeorm';
 import { DIALECT_METADATA, type Dialect } from '../../api/dialect';
 import { sendError } from '../../api/send-error';
 import type { AppConfig } from '../../platform/config/app-config';
@@ -15,6 +14,7 @@ import type {
   UpgradeAuthorizer,
   UpgradeDecision,
 } from '../../platform/realtime/realtime-ports';
+import { IdentityDirectory } from '../identity/identity-directory.service';
 import { AuthGuard } from './auth.guard';
 import type { Principal } from './principal';
 import { upgradeRequest } from './upgrade-request';
@@ -48,7 +48,7 @@ export class RealtimeAccessService implements UpgradeAuthorizer, RealtimeCredent
     private readonly guard: AuthGuard,
     private readonly gateways: RealtimeGateways,
     private readonly connections: RealtimeConnections,
-    private readonly dataSource: DataSource,
+    private readonly directory: IdentityDirectory,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -116,18 +116,12 @@ export class RealtimeAccessService implements UpgradeAuthorizer, RealtimeCredent
     ];
     const users = new Map<string, { status: string; prohibit_login: boolean }>();
     if (userIds.length > 0) {
-      const rows: { id: string; status: string; prohibit_login: boolean }[] = await this.dataSource.query(
-        'SELECT id::text AS id, status, prohibit_login FROM users WHERE id = ANY($1::bigint[])',
-        [userIds],
-      );
+      const rows = await this.directory.loginStates(userIds);
       for (const row of rows) users.set(String(row.id), row);
     }
     const liveTokens = new Set<string>();
     if (tokenIds.length > 0) {
-      const rows: { id: string; user_id: string }[] = await this.dataSource.query(
-        'SELECT id, user_id::text AS user_id FROM api_tokens WHERE id = ANY($1::varchar[]) AND expires_at > now()',
-        [tokenIds],
-      );
+      const rows = await this.directory.liveTokens(tokenIds);
       for (const row of rows) liveTokens.add(`${row.id}:${row.user_id}`);
     }
     return identities.map((identity) => {

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AuditLog } from '../../platform/audit/audit-log';
 import { randomInt } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
@@ -20,7 +19,7 @@ import { type LoginType, User } from '../identity/entities/user.entity';
 import { PasswordHasher } from '../identity/password-hasher.service';
 import { UsersService } from '../identity/users.service';
 import { AuthorizationService } from './authorization.service';
-import { OAuthConvertState } from './entities/oauth-convert-state.entity';
+import { AuthRepository } from './auth.repository';
 import { PasswordStrengthService } from './password-strength.service';
 import type { Principal } from './principal';
 
@@ -57,7 +56,7 @@ export class SessionsService {
     private readonly authz: AuthorizationService,
     private readonly strength: PasswordStrengthService,
     private readonly events: EventBus,
-    private readonly dataSource: DataSource,
+    private readonly authRows: AuthRepository,
     private readonly guesses: PasswordGuessLimiter,
     @Optional() private readonly audit?: AuditLog,
   ) {}
@@ -139,7 +138,7 @@ export class SessionsService {
         tx.manager,
       );
       // Raw update: a login must not move updated_at.
-      await tx.manager.query('UPDATE users SET last_login_at = $1 WHERE id = $2', [now, user.id]);
+      await this.users.recordLogin(user.id, tx.manager, now);
       await this.audit?.record(tx.manager, {
         actorUserId: user.id,
         action: 'login',
@@ -158,8 +157,7 @@ export class SessionsService {
   /** Deletes the key of this request and the user's application-connect keys. */
   async logout(principal: Principal): Promise<void> {
     await this.transactions.run(async (tx) => {
-      const repo = tx.manager.getRepository(ApiToken);
-      if (principal.token) await repo.delete({ id: principal.token.id });
+      if (principal.token) await this.tokens.delete(principal.token.id, tx.manager);
       await this.audit?.record(tx.manager, {
         actorUserId: principal.user.id,
         action: 'logout',
@@ -167,10 +165,7 @@ export class SessionsService {
         resourceId: principal.token?.id ?? '',
         resourceTarget: principal.user.name,
       });
-      await tx.manager.query(
-        `DELETE FROM api_tokens WHERE user_id = $1 AND ('coder:application_connect' = ANY(scopes) OR 'application_connect' = ANY(scopes))`,
-        [principal.user.id],
-      );
+      await this.tokens.revokeApplicationConnect(principal.user.id, tx.manager);
       tx.emit('auth.token_revoked', {
         userId: principal.user.id,
         tokenId: principal.token?.id ?? null,
@@ -189,15 +184,10 @@ export class SessionsService {
     for (let i = 0; i < 32; i++) state += ALNUM[randomInt(ALNUM.length)];
     const expiresAt = new Date(Date.now() + CONVERT_STATE_SECONDS * 1000);
     await this.transactions.run(async (tx) => {
-      const repo = tx.manager.getRepository(OAuthConvertState);
-      await repo.delete({ userId: user.id });
-      await repo.insert({
-        state,
-        userId: user.id,
-        fromLoginType: 'password',
-        toLoginType: toType,
-        expiresAt,
-      });
+      await this.authRows.replaceConversion(
+        { state, userId: user.id, fromLoginType: 'password', toLoginType: toType, expiresAt },
+        tx.manager,
+      );
     });
     this.logger.debug(`login conversion of user ${user.id} to ${toType} started`);
     return { state, expiresAt, toType, user };
@@ -241,10 +231,7 @@ export class SessionsService {
     }
     const passwordHash = await this.hasher.hash(password);
     await this.transactions.run(async (tx) => {
-      await tx.manager.query('UPDATE users SET password_hash = $1, updated_at = now() WHERE id = $2', [
-        passwordHash,
-        target.id,
-      ]);
+      await this.users.storePasswordHash(target.id, passwordHash, tx.manager);
       await this.tokens.deleteAllForUser(target.id, tx.manager);
       tx.emit('auth.password_changed', { userId: target.id, via: self ? 'self' : 'admin' });
     });

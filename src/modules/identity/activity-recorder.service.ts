@@ -1,6 +1,5 @@
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { ACTIVITY_WRITE } from '../../platform/cache/table-versions';
+import { ActivityRepository } from './repositories/activity.repository';
 
 /** How long activity is gathered before one statement per table writes it. */
 const FLUSH_MS = 100;
@@ -29,7 +28,7 @@ export class ActivityRecorder implements BeforeApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly rows: ActivityRepository) {}
 
   tokenUsed(tokenId: string, use: TokenUse): void {
     this.tokens.set(tokenId, use);
@@ -68,22 +67,8 @@ export class ActivityRecorder implements BeforeApplicationShutdown {
 
   private async writeTokens(batch: Map<string, TokenUse>): Promise<void> {
     if (batch.size === 0) return;
-    const uses = [...batch.values()];
-    await this.dataSource
-      .query(
-        `${ACTIVITY_WRITE} UPDATE api_tokens t
-            SET last_used_at = u.last_used_at, ip_address = u.ip_address, expires_at = u.expires_at, updated_at = u.updated_at
-           FROM unnest($1::varchar[], $2::timestamptz[], $3::varchar[], $4::timestamptz[], $5::timestamptz[])
-             AS u(id, last_used_at, ip_address, expires_at, updated_at)
-          WHERE t.id = u.id`,
-        [
-          [...batch.keys()],
-          uses.map((use) => use.lastUsedAt),
-          uses.map((use) => use.ipAddress),
-          uses.map((use) => use.expiresAt),
-          uses.map((use) => use.updatedAt),
-        ],
-      )
+    await this.rows
+      .writeTokenUses([...batch].map(([id, use]) => ({ id, ...use })))
       .catch((error: unknown) =>
         this.logger.warn({ err: error }, `the use of ${batch.size} tokens was not recorded`),
       );
@@ -91,12 +76,8 @@ export class ActivityRecorder implements BeforeApplicationShutdown {
 
   private async writeUsers(batch: Map<string, Date>): Promise<void> {
     if (batch.size === 0) return;
-    await this.dataSource
-      .query(
-        `${ACTIVITY_WRITE} UPDATE users SET last_seen_at = s.at
-           FROM unnest($1::bigint[], $2::timestamptz[]) AS s(id, at) WHERE users.id = s.id`,
-        [[...batch.keys()], [...batch.values()]],
-      )
+    await this.rows
+      .writeLastSeen([...batch.keys()], [...batch.values()])
       .catch((error: unknown) =>
         this.logger.warn({ err: error }, `the activity of ${batch.size} users was not recorded`),
       );

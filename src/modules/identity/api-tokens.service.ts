@@ -1,14 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { VersionedCache } from '../../platform/cache/versioned-cache';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { ConflictError } from '../../platform/errors/domain-error';
 import { randomString, hashSecret, TOKEN_ID_LENGTH, TOKEN_SECRET_LENGTH } from './api-token-codec';
 import { ActivityRecorder } from './activity-recorder.service';
+import { AccountsRepository } from './repositories/accounts.repository';
+import { ApiTokensRepository } from './repositories/api-tokens.repository';
+import { ApiTokenLookupRepository } from './repositories/api-token-lookup.repository';
 import { ApiToken } from './entities/api-token.entity';
-import { User } from './entities/user.entity';
 import type { LoginType } from './entities/user.entity';
 
 export interface CreateTokenInput {
@@ -35,9 +36,11 @@ export class ApiTokensService {
   private readonly lookupCache: VersionedCache<string, Record<string, unknown> | undefined>;
 
   constructor(
-    @InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>,
+    private readonly tokens: ApiTokensRepository,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly activity: ActivityRecorder,
+    private readonly accountRows: AccountsRepository,
+    private readonly lookupRows: ApiTokenLookupRepository,
   ) {
     this.lookupCache = new VersionedCache({
       tables: ['api_tokens', 'users'],
@@ -46,15 +49,14 @@ export class ApiTokensService {
   }
 
   async create(input: CreateTokenInput, manager?: EntityManager): Promise<CreatedToken> {
-    const repo = manager ? manager.getRepository(ApiToken) : this.tokens;
     const id = randomString(TOKEN_ID_LENGTH);
     const secret = randomString(TOKEN_SECRET_LENGTH);
     const name =
       input.name && input.name !== '' ? input.name : `${input.loginType ?? 'token'}_${id.toLowerCase()}`;
-    if (await repo.existsBy({ userId: input.userId, name })) {
+    if (await this.tokens.nameExists(input.userId, name, manager)) {
       throw new ConflictError(`A token with name "${name}" already exists.`, { code: 'TOKEN_NAME_TAKEN' });
     }
-    const token = repo.create({
+    const token = this.tokens.build({
       id,
       hashedSecret: hashSecret(secret),
       userId: input.userId,
@@ -66,7 +68,7 @@ export class ApiTokensService {
       ipAddress: input.ipAddress ?? '',
       passwordConfirmedAt: input.passwordConfirmedAt ?? null,
     });
-    await repo.insert(token);
+    await this.tokens.insert(token, manager);
     return { token, key: `${id}-${secret}` };
   }
 
@@ -76,59 +78,51 @@ export class ApiTokensService {
    * the row on every call, so callers may change them. Unknown ids are never cached.
    */
   async findWithUser(id: string): Promise<ApiToken | null> {
-    const row = await this.lookupCache.get(id, async () => {
-      const rows = (await this.tokens.query(this.lookup.sql, [id])) as Record<string, unknown>[];
-      return rows[0];
-    });
+    const row = await this.lookupCache.get(id, () => this.lookupRows.findRowWithUser(id));
     if (!row) return null;
-    const token = hydrate(this.lookup.tokenColumns, row, new ApiToken());
-    token.user = hydrate(this.lookup.userColumns, row, new User());
-    return token;
+    return this.lookupRows.hydrateWithUser(row);
   }
 
-  /**
-   * The hot path of every authenticated request: one statement, built once from the entities'
-   * metadata, and rows mapped onto the entities without the query builder (which cost more CPU
-   * than the query itself under load).
-   */
-  private readonly lookup = (() => {
-    const columns = (entity: typeof ApiToken | typeof User, prefix: string) =>
-      this.tokens.manager.connection.getMetadata(entity).columns.map((column) => ({
-        property: column.propertyName,
-        database: column.databaseName,
-        alias: `${prefix}${column.databaseName}`,
-      }));
-    const tokenColumns = columns(ApiToken, 't_');
-    const userColumns = columns(User, 'u_');
-    const select = [
-      ...tokenColumns.map((c) => `t."${c.database}" AS "${c.alias}"`),
-      ...userColumns.map((c) => `u."${c.database}" AS "${c.alias}"`),
-    ].join(', ');
-    return {
-      tokenColumns,
-      userColumns,
-      sql: `SELECT ${select} FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.id = $1`,
-    };
-  })();
-
   listForUser(userId: string, loginType?: LoginType): Promise<ApiToken[]> {
-    return this.tokens.find({
-      where: { userId, ...(loginType ? { loginType } : {}) },
-      order: { createdAt: 'ASC' },
-    });
+    return this.tokens.listForUser(userId, loginType);
   }
 
   /** Nextcloud-style password confirmation of a session (workflows need it for cookie sessions). */
   async markPasswordConfirmed(id: string, at: Date): Promise<void> {
-    await this.tokens.update({ id }, { passwordConfirmedAt: at });
+    await this.tokens.update(id, { passwordConfirmedAt: at });
   }
 
-  async delete(id: string): Promise<void> {
-    await this.tokens.delete({ id });
+  async delete(id: string, manager?: EntityManager): Promise<void> {
+    await this.tokens.delete(id, manager);
+  }
+
+  /** Whether the user has a key with this name. */
+  nameTaken(userId: string, name: string): Promise<boolean> {
+    return this.accountRows.tokenNameTaken(userId, name);
+  }
+
+  /** Programmatic keys (login type `token`) with their owners, oldest first; every user's when userId is null. */
+  listProgrammatic(userId: string | null): Promise<ApiToken[]> {
+    return this.accountRows.listProgrammaticTokens(userId);
+  }
+
+  /** The user's programmatic key of this name, with its owner. */
+  findProgrammaticByName(userId: string, name: string): Promise<ApiToken | null> {
+    return this.accountRows.findProgrammaticTokenByName(userId, name);
+  }
+
+  /** A key by id with its owner (uncached: for management, not for authentication). */
+  findWithOwner(id: string): Promise<ApiToken | null> {
+    return this.accountRows.findTokenWithOwner(id);
+  }
+
+  /** Deletes the user's application-connect keys (Coder's logout). */
+  async revokeApplicationConnect(userId: string, manager?: EntityManager): Promise<void> {
+    await this.accountRows.deleteApplicationConnectTokens(userId, manager);
   }
 
   async deleteAllForUser(userId: string, manager?: EntityManager): Promise<void> {
-    await (manager ?? this.tokens.manager).getRepository(ApiToken).delete({ userId });
+    await this.tokens.deleteAllForUser(userId, manager);
   }
 
   /**
@@ -182,21 +176,4 @@ export class ApiTokensService {
       if (row) row.u_last_seen_at = at;
     });
   }
-}
-
-function hydrate<T extends object>(
-  columns: { property: string; alias: string }[],
-  row: Record<string, unknown>,
-  target: T,
-): T {
-  for (const { property, alias } of columns) {
-    const value = row[alias];
-    // Rows may come from the lookup cache: arrays and dates are copied so callers cannot change the cached row.
-    (target as Record<string, unknown>)[property] = Array.isArray(value)
-      ? [...(value as unknown[])]
-      : value instanceof Date
-        ? new Date(value.getTime())
-        : value;
-  }
-  return target;
 }

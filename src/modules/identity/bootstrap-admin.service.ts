@@ -2,9 +2,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type AppConfig, ConfigError } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { type Transaction, TransactionRunner } from '../../platform/database/transaction-runner.service';
-import { validatePasswordStrength } from '../auth/password-strength';
+import { validatePasswordStrength } from './password-strength';
 import { randomString } from './api-token-codec';
-import { User } from './entities/user.entity';
+import type { User } from './entities/user.entity';
+import { AccountsRepository } from './repositories/accounts.repository';
 import { UsersService } from './users.service';
 
 export interface CreateAdminInput {
@@ -27,6 +28,7 @@ export class BootstrapAdminService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly users: UsersService,
     private readonly transactions: TransactionRunner,
+    private readonly accounts: AccountsRepository,
   ) {}
 
   /**
@@ -45,10 +47,8 @@ export class BootstrapAdminService {
     // Instances started together on an empty database: one creates the administrator, under a
     // transaction-scoped advisory lock; the others find it there and do nothing.
     const created = await this.transactions.run(async (tx) => {
-      await tx.manager.query(
-        "SELECT pg_advisory_xact_lock(hashtext('devplane:bootstrap:' || current_schema()))",
-      );
-      if ((await tx.manager.getRepository(User).countBy({ type: 'individual' })) > 0) return null;
+      await this.accounts.lockBootstrap(tx.manager);
+      if ((await this.accounts.countIndividuals(tx.manager)) > 0) return null;
       return this.createAdmin(this.config.admin, tx);
     });
     if (!created) return null;
@@ -76,7 +76,7 @@ export class BootstrapAdminService {
     const generated = input.password === undefined;
     const password = input.password ?? randomString(20);
     const isFirstAdmin = tx
-      ? (await tx.manager.getRepository(User).countBy({ type: 'individual' })) === 0
+      ? (await this.accounts.countIndividuals(tx.manager)) === 0
       : (await this.users.countIndividuals()) === 0;
     const user = await this.users.create(
       {

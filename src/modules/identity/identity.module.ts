@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiTokensService } from './api-tokens.service';
 import { BootstrapAdminService } from './bootstrap-admin.service';
 import { GiteaBlocksController } from './blocks/gitea-blocks.controller';
+import { UserBlocksRepository } from './blocks/user-blocks.repository';
 import { UserBlocksService } from './blocks/user-blocks.service';
 import { CoderDebugController } from './controllers/coder-debug.controller';
 import { CoderGroupsController } from './controllers/coder-groups.controller';
@@ -25,6 +26,19 @@ import { UserDirectory } from './user-directory.service';
 import { UsersService } from './users.service';
 import { CoderUserSecretsController } from './secrets/coder-user-secrets.controller';
 import { UserSecretsService } from './secrets/user-secrets.service';
+import './principal-types';
+import './identity.error-codes';
+import { IdentityDirectory } from './identity-directory.service';
+import { OidcAccountsService } from './oidc-accounts.service';
+import { AccountAdministration } from './account-administration.service';
+import { AccountAdminRepository } from './repositories/account-admin.repository';
+import { AccountsRepository, DirectoryRepository } from './repositories/accounts.repository';
+import { ActivityRepository } from './repositories/activity.repository';
+import { ApiTokenLookupRepository } from './repositories/api-token-lookup.repository';
+import { ApiTokensRepository } from './repositories/api-tokens.repository';
+import { UsersRepository } from './repositories/users.repository';
+import { UserStatusChartRepository } from './repositories/user-status-chart.repository';
+import { UserSecretsRepository } from './secrets/user-secrets.repository';
 
 /** Users, organizations, teams, API tokens and password hashing: the shared core every module may call. */
 @Global()
@@ -43,6 +57,19 @@ import { UserSecretsService } from './secrets/user-secrets.service';
     GiteaBlocksController,
   ],
   providers: [
+    AccountsRepository,
+    ApiTokensRepository,
+    UsersRepository,
+    UserBlocksRepository,
+    AccountAdminRepository,
+    AccountAdministration,
+    DirectoryRepository,
+    ActivityRepository,
+    ApiTokenLookupRepository,
+    UserStatusChartRepository,
+    UserSecretsRepository,
+    IdentityDirectory,
+    OidcAccountsService,
     ActivityRecorder,
     UsersService,
     OrganizationsService,
@@ -59,6 +86,9 @@ import { UserSecretsService } from './secrets/user-secrets.service';
     UserBlocksService,
   ],
   exports: [
+    IdentityDirectory,
+    AccountAdministration,
+    OidcAccountsService,
     ActivityRecorder,
     UserBlocksService,
     UsersService,
@@ -70,7 +100,6 @@ import { UserSecretsService } from './secrets/user-secrets.service';
     OwnedResourcesRegistry,
     UserSecretsService,
     CoderOrganizationsService,
-    TypeOrmModule,
   ],
 })
 export class IdentityModule {}

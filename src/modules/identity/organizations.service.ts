@@ -12,6 +12,7 @@ import { TeamMember } from './entities/team-member.entity';
 import { Team } from './entities/team.entity';
 import { User, type Visibility } from './entities/user.entity';
 import { OwnedResourcesRegistry } from './owned-resources.registry';
+import { AccountsRepository } from './repositories/accounts.repository';
 
 export interface Membership {
   organizationId: string;
@@ -74,6 +75,7 @@ export class OrganizationsService {
     private readonly transactions: TransactionRunner,
     private readonly owned: OwnedResourcesRegistry,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly accountRows: AccountsRepository,
   ) {
     this.membershipCache = new VersionedCache({
       tables: ['organization_members', 'users'],
@@ -418,16 +420,8 @@ export class OrganizationsService {
     return new Set(await this.groupsCache.get(userId, () => this.loadGroups(userId, this.accounts.manager)));
   }
 
-  private async loadGroups(userId: string, manager: EntityManager): Promise<string[]> {
-    const rows: { g: string }[] = await manager.query(
-      `SELECT o.lower_name AS g FROM organization_members m JOIN users o ON o.id = m.organization_id
-        WHERE m.user_id = $1 AND o.type = 'organization'
-       UNION SELECT o.lower_name || '/' || t.lower_name FROM team_members tm JOIN teams t ON t.id = tm.team_id
-         JOIN users o ON o.id = t.organization_id WHERE tm.user_id = $1
-       UNION SELECT 'admin' FROM users WHERE id = $1 AND is_admin`,
-      [userId],
-    );
-    return rows.map((row) => row.g);
+  private loadGroups(userId: string, manager: EntityManager): Promise<string[]> {
+    return this.accountRows.groupNames(userId, manager);
   }
 
   /** Whether a group name of `groupsOf` exists: `admin`, an organization, or `org/team`. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../../platform/errors/domain-error';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../../api/access/principal';
 import type { User } from './entities/user.entity';
 import { UsersService } from './users.service';
 

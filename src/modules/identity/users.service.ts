@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { ConflictError, NotFoundError } from '../../platform/errors/domain-error';
 import { TransactionRunner, type Transaction } from '../../platform/database/transaction-runner.service';
+import { AccountsRepository } from './repositories/accounts.repository';
+import { UsersRepository } from './repositories/users.repository';
 import { ActivityRecorder } from './activity-recorder.service';
-import { OrganizationMember } from './entities/organization-member.entity';
-import { Organization } from './entities/organization.entity';
 import { type LoginType, User, type Visibility } from './entities/user.entity';
 import { PasswordHasher } from './password-hasher.service';
 
@@ -41,10 +40,11 @@ export interface CreateUserInput {
 @Injectable()
 export class UsersService {
   constructor(
-    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly users: UsersRepository,
     private readonly hasher: PasswordHasher,
     private readonly transactions: TransactionRunner,
     private readonly activity: ActivityRecorder,
+    private readonly accountRows: AccountsRepository,
   ) {}
 
   findById(id: string): Promise<User | null> {
@@ -88,44 +88,38 @@ export class UsersService {
   }
 
   countIndividuals(): Promise<number> {
-    return this.users.countBy({ type: 'individual' });
+    return this.users.countIndividuals();
   }
 
   /** Every individual account in id order (the admin CLI's list-users). */
   listIndividuals(): Promise<User[]> {
-    return this.users.find({ where: { type: 'individual' }, order: { id: 'ASC' } });
+    return this.users.listIndividuals();
   }
 
   /** The administrator holding the bootstrap grant (the site's root; the admin CLI acts as it). */
   findBootstrapAdmin(): Promise<User | null> {
-    return this.users.findOne({
-      where: { type: 'individual', hasBootstrapGrant: true },
-      order: { id: 'ASC' },
-    });
+    return this.users.findBootstrapAdmin();
   }
 
   /** Sets a new password chosen by an operator and whether it must be changed at the next sign-in. */
   async resetPassword(user: User, password: string, mustChangePassword: boolean): Promise<void> {
     const passwordHash = await this.hasher.hash(password);
-    await this.users.update({ id: user.id }, { passwordHash, mustChangePassword });
+    await this.users.update(user.id, { passwordHash, mustChangePassword });
   }
 
   /** Whether a name is taken by a user or an organization (one namespace). */
   async nameIsTaken(name: string, manager?: EntityManager): Promise<boolean> {
-    const repo = manager ? manager.getRepository(User) : this.users;
-    return repo.existsBy({ lowerName: name.toLowerCase() });
+    return this.users.exists({ lowerName: name.toLowerCase() }, manager);
   }
 
   async emailIsTaken(email: string, manager?: EntityManager): Promise<boolean> {
-    const repo = manager ? manager.getRepository(User) : this.users;
-    return repo.existsBy({ lowerEmail: email.toLowerCase() });
+    return this.users.exists({ lowerEmail: email.toLowerCase() }, manager);
   }
 
   /** Creates an individual user and adds it to the default organization, in one transaction. */
   async create(input: CreateUserInput, outer?: Transaction): Promise<User> {
     const passwordHash = input.password ? await this.hasher.hash(input.password) : null;
     const work = async (tx: Transaction): Promise<User> => {
-      const repo = tx.manager.getRepository(User);
       if (await this.nameIsTaken(input.username, tx.manager)) {
         throw new ConflictError(`user already exists [name: ${input.username}]`, { code: 'USER_NAME_TAKEN' });
       }
@@ -134,38 +128,34 @@ export class UsersService {
           code: 'USER_EMAIL_TAKEN',
         });
       }
-      const user = repo.create({
-        type: 'individual',
-        name: input.username,
-        lowerName: input.username.toLowerCase(),
-        email: input.email,
-        lowerEmail: input.email.toLowerCase(),
-        fullName: input.fullName ?? '',
-        passwordHash,
-        loginType: input.loginType ?? (input.isServiceAccount ? 'none' : 'password'),
-        loginName: input.loginName ?? '',
-        loginSource: input.loginSource ?? '0',
-        isAdmin: input.isAdmin ?? false,
-        isSuperAdmin: input.isSuperAdmin ?? false,
-        adminGrantedBy: input.adminGrantedBy ?? null,
-        hasBootstrapGrant: input.hasBootstrapGrant ?? false,
-        siteRoles: input.siteRoles ?? [],
-        mustChangePassword: input.mustChangePassword ?? false,
-        restricted: input.restricted ?? false,
-        visibility: input.visibility ?? 'public',
-        isServiceAccount: input.isServiceAccount ?? false,
-        status: input.status ?? 'active',
-        ...(input.createdAt ? { createdAt: input.createdAt } : {}),
-      });
-      const saved = await repo.save(user);
-      const defaultOrg = await tx.manager.getRepository(Organization).findOneBy({ isDefault: true });
-      if (defaultOrg) {
-        await tx.manager.getRepository(OrganizationMember).insert({
-          organizationId: defaultOrg.accountId,
-          userId: saved.id,
-          roles: [],
-        });
-      }
+      const saved = await this.users.insert(
+        {
+          type: 'individual',
+          name: input.username,
+          lowerName: input.username.toLowerCase(),
+          email: input.email,
+          lowerEmail: input.email.toLowerCase(),
+          fullName: input.fullName ?? '',
+          passwordHash,
+          loginType: input.loginType ?? (input.isServiceAccount ? 'none' : 'password'),
+          loginName: input.loginName ?? '',
+          loginSource: input.loginSource ?? '0',
+          isAdmin: input.isAdmin ?? false,
+          isSuperAdmin: input.isSuperAdmin ?? false,
+          adminGrantedBy: input.adminGrantedBy ?? null,
+          hasBootstrapGrant: input.hasBootstrapGrant ?? false,
+          siteRoles: input.siteRoles ?? [],
+          mustChangePassword: input.mustChangePassword ?? false,
+          restricted: input.restricted ?? false,
+          visibility: input.visibility ?? 'public',
+          isServiceAccount: input.isServiceAccount ?? false,
+          status: input.status ?? 'active',
+          ...(input.createdAt ? { createdAt: input.createdAt } : {}),
+        },
+        tx.manager,
+      );
+      const defaultOrg = await this.users.findDefaultOrganization(tx.manager);
+      if (defaultOrg) await this.users.addMember(defaultOrg.accountId, saved.id, tx.manager);
       tx.emit('user.created', {
         userId: saved.id,
         uuid: saved.uuid,
@@ -181,8 +171,18 @@ export class UsersService {
 
   async setPassword(user: User, password: string, manager?: EntityManager): Promise<void> {
     const passwordHash = await this.hasher.hash(password);
-    await (manager ?? this.users.manager).getRepository(User).update({ id: user.id }, { passwordHash });
+    await this.users.update(user.id, { passwordHash }, manager);
     user.passwordHash = passwordHash;
+  }
+
+  /** Stores an already hashed password (updated_at moves). */
+  async storePasswordHash(userId: string, passwordHash: string, manager?: EntityManager): Promise<void> {
+    await this.accountRows.setPasswordHash(userId, passwordHash, manager);
+  }
+
+  /** Records a sign-in (`last_login_at`, at `at` or the database's now()); updated_at does not move. */
+  async recordLogin(userId: string, manager?: EntityManager, at?: Date): Promise<void> {
+    await this.accountRows.recordLogin(userId, manager, at);
   }
 
   verifyPassword(user: User, password: string): Promise<boolean> {
@@ -190,7 +190,7 @@ export class UsersService {
   }
 
   async reactivate(user: User): Promise<void> {
-    await this.users.update({ id: user.id }, { status: 'active' });
+    await this.users.update(user.id, { status: 'active' });
     user.status = 'active';
   }
 

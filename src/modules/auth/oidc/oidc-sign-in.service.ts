@@ -12,11 +12,11 @@ import {
   UnavailableError,
 } from '../../../platform/errors/domain-error';
 import { ApiTokensService } from '../../identity/api-tokens.service';
-import { UserOidcLink } from '../../identity/entities/user-oidc-link.entity';
+import { OidcAccountsService } from '../../identity/oidc-accounts.service';
 import { User } from '../../identity/entities/user.entity';
 import { UsersService } from '../../identity/users.service';
 import { AUTH_CONFIG, type AuthConfig, type OidcConfig } from '../auth.config';
-import { OAuthConvertState } from '../entities/oauth-convert-state.entity';
+import { AuthRepository } from '../auth.repository';
 
 /** What the browser must keep between the redirect to the provider and the callback (HttpOnly cookies). */
 export interface OidcPending {
@@ -73,6 +73,8 @@ export class OidcSignInService {
     @Inject(APP_CONFIG) private readonly app: AppConfig,
     private readonly users: UsersService,
     private readonly tokens: ApiTokensService,
+    private readonly oidcAccounts: OidcAccountsService,
+    private readonly authRows: AuthRepository,
     private readonly transactions: TransactionRunner,
     @Optional() private readonly audit?: AuditLog,
   ) {}
@@ -191,17 +193,10 @@ export class OidcSignInService {
     const issuer = client.issuer.metadata.issuer;
 
     const result = await this.transactions.run(async (tx) => {
-      const accounts = tx.manager.getRepository(User);
-      const links = tx.manager.getRepository(UserOidcLink);
-      const link = await links.findOneBy({ issuer, subject });
-      let user =
-        (link ? await accounts.findOneBy({ id: link.userId }) : null) ??
-        (await accounts.findOneBy({ lowerEmail: email.toLowerCase(), type: 'individual' }));
+      let user = await this.oidcAccounts.findForSignIn(issuer, subject, email, tx.manager);
       let converted = false;
       if (pending.mergeState) {
-        const convert = await tx.manager
-          .getRepository(OAuthConvertState)
-          .findOneBy({ state: pending.mergeState });
+        const convert = await this.authRows.findConversion(pending.mergeState, tx.manager);
         if (!convert || convert.expiresAt.getTime() < Date.now() || convert.toLoginType !== 'oidc')
           throw new BadRequestError('The login conversion has expired or is unknown. Start it again.', {
             code: 'OIDC_MERGE_STATE',
@@ -212,9 +207,9 @@ export class OidcSignInService {
             'permission',
             { code: 'OIDC_MERGE_OTHER_USER' },
           );
-        user = await accounts.findOneByOrFail({ id: convert.userId });
-        await tx.manager.getRepository(OAuthConvertState).delete({ userId: user.id });
-        await accounts.update({ id: user.id }, { loginType: 'oidc' });
+        user = await this.oidcAccounts.requireUser(convert.userId, tx.manager);
+        await this.authRows.deleteConversions(user.id, tx.manager);
+        await this.oidcAccounts.convertToOidc(user.id, tx.manager);
         user.loginType = 'oidc';
         converted = true;
       }
@@ -262,11 +257,11 @@ export class OidcSignInService {
           { code: 'USER_INACTIVE' },
         );
       if (user.status === 'dormant') {
-        await accounts.update({ id: user.id }, { status: 'active' });
+        await this.oidcAccounts.activate(user.id, tx.manager);
         tx.emit('user.status_changed', { userId: user.id, from: 'dormant', to: 'active', actorId: null });
         user.status = 'active';
       }
-      await links.upsert(
+      await this.oidcAccounts.saveLink(
         {
           userId: user.id,
           issuer,
@@ -274,7 +269,7 @@ export class OidcSignInService {
           idTokenClaims: idTokenClaims as never,
           userinfoClaims: userinfoClaims as never,
         },
-        ['userId'],
+        tx.manager,
       );
       const session = await this.tokens.create(
         {
@@ -286,7 +281,7 @@ export class OidcSignInService {
         },
         tx.manager,
       );
-      await tx.manager.query('UPDATE users SET last_login_at = now() WHERE id = $1', [user.id]);
+      await this.users.recordLogin(user.id, tx.manager);
       if (converted)
         await this.audit?.record(tx.manager, {
           actorUserId: user.id,

@@ -4,8 +4,8 @@ import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { parsePagination } from '../../../api/coder/coder-search-query';
 import { InvalidError } from '../../../platform/errors/domain-error';
-import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import {
   CoderGroupDto,
   CoderSearchPageQueryDto,

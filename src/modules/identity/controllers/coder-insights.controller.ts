@@ -2,9 +2,9 @@ import { Get, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
-import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
-import { AuthorizationService } from '../../auth/authorization.service';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
+import { AccessPolicy } from '../../../api/access/access-policy';
+import type { Principal } from '../../../api/access/principal';
 import {
   UserStatusChangeCountDto,
   UserStatusCountsQueryDto,
@@ -18,7 +18,7 @@ import { chartTimeZone, UserStatusChartService } from '../management/user-status
 export class CoderInsightsController {
   constructor(
     private readonly chart: UserStatusChartService,
-    private readonly authz: AuthorizationService,
+    private readonly authz: AccessPolicy,
   ) {}
 
   @Get('user-status-counts')

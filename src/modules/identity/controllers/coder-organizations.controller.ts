@@ -5,9 +5,9 @@ import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { type CoderPage, parsePagination } from '../../../api/coder/coder-search-query';
 import { InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
-import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
-import { AuthorizationService } from '../../auth/authorization.service';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
+import { AccessPolicy, userObject } from '../../../api/access/access-policy';
+import type { Principal } from '../../../api/access/principal';
 import type { User } from '../entities/user.entity';
 import {
   CoderGroupDto,
@@ -63,7 +63,7 @@ export class CoderOrganizationsController {
   constructor(
     private readonly service: CoderOrganizationsService,
     private readonly directory: UserDirectory,
-    private readonly authz: AuthorizationService,
+    private readonly authz: AccessPolicy,
     @Optional() private readonly seats?: AiSeats,
   ) {}
 
@@ -78,7 +78,7 @@ export class CoderOrganizationsController {
 
   private async user(principal: Principal, ref: string): Promise<User> {
     const user = await this.directory.requireCoderUser(ref, principal);
-    await this.authz.require(principal, 'read', AuthorizationService.userObject(user), { notFound: true });
+    await this.authz.require(principal, 'read', userObject(user), { notFound: true });
     return user;
   }
 

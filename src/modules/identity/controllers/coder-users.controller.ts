@@ -5,9 +5,9 @@ import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { parsePagination } from '../../../api/coder/coder-search-query';
 import { InvalidError } from '../../../platform/errors/domain-error';
-import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
-import { AuthorizationService } from '../../auth/authorization.service';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
+import { AccessPolicy, userObject } from '../../../api/access/access-policy';
+import type { Principal } from '../../../api/access/principal';
 import type { User } from '../entities/user.entity';
 import {
   CoderSearchPageQueryDto,
@@ -36,7 +36,7 @@ export class CoderUsersController {
   constructor(
     private readonly directory: UserDirectory,
     private readonly organizations: OrganizationsService,
-    private readonly authz: AuthorizationService,
+    private readonly authz: AccessPolicy,
     private readonly management: CoderUsersService,
     private readonly claims: OidcClaimsService,
     private readonly coderOrganizations: CoderOrganizationsService,
@@ -82,7 +82,7 @@ export class CoderUsersController {
   /** `{user}` for reads: unknown users and users the caller may not read are both 404. */
   private async readable(principal: Principal, ref: string): Promise<User> {
     const user = await this.directory.requireCoderUser(ref, principal);
-    await this.authz.require(principal, 'read', AuthorizationService.userObject(user), { notFound: true });
+    await this.authz.require(principal, 'read', userObject(user), { notFound: true });
     return user;
   }
 

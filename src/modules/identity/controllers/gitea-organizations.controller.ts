@@ -12,8 +12,8 @@ import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import { ForbiddenError, InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
-import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal, Public } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import {
   CreateOrgOptionDto,
   EditOrgOptionDto,

@@ -4,8 +4,8 @@ import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import { NotFoundError } from '../../../platform/errors/domain-error';
-import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal, Public } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { GiteaUserDto, presentGiteaUser } from '../presenters/gitea-user.presenter';
 import { UserDirectory } from '../user-directory.service';
 

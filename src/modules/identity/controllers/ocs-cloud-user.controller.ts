@@ -2,8 +2,8 @@ import { Get } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { ApiOcsOkResponse } from '../../../api/ocs/api-ocs-ok-response.decorator';
 import { OcsController } from '../../../api/ocs/ocs-controller.decorator';
-import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { OrganizationsService } from '../organizations.service';
 import { OcsUserDto, presentOcsUser } from '../presenters/ocs-user.presenter';
 

@@ -12,8 +12,8 @@ import {
   InvalidError,
   NotFoundError,
 } from '../../../platform/errors/domain-error';
-import { AuthorizationService, type AuthzObject } from '../../auth/authorization.service';
-import type { Principal } from '../../auth/principal';
+import { AccessPolicy, type AuthzObject } from '../../../api/access/access-policy';
+import type { Principal } from '../../../api/access/principal';
 import { OrganizationMember } from '../entities/organization-member.entity';
 import { Organization, type WorkspaceSharingMode } from '../entities/organization.entity';
 import { TeamMember } from '../entities/team-member.entity';
@@ -85,7 +85,7 @@ export class CoderOrganizationsService {
     @InjectRepository(Team) private readonly teams: Repository<Team>,
     private readonly organizations: OrganizationsService,
     private readonly users: UsersService,
-    private readonly authz: AuthorizationService,
+    private readonly authz: AccessPolicy,
     private readonly transactions: TransactionRunner,
     @Optional() private readonly audit?: AuditLog,
   ) {}

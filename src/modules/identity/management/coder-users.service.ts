@@ -1,5 +1,5 @@
 import { ActivityRecorder } from '../activity-recorder.service';
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, type EntityManager, Repository } from 'typeorm';
 import type { CoderPage } from '../../../api/coder/coder-search-query';
@@ -15,10 +15,10 @@ import {
   NotFoundError,
   PreconditionFailedError,
 } from '../../../platform/errors/domain-error';
-import { AUTH_CONFIG, type AuthConfig } from '../../auth/auth.config';
-import { AuthorizationService } from '../../auth/authorization.service';
-import { PasswordStrengthService } from '../../auth/password-strength.service';
-import type { Principal } from '../../auth/principal';
+import { SignInMethods } from '../../../api/access/sign-in-methods';
+import { AccessPolicy, userObject } from '../../../api/access/access-policy';
+import { validatePasswordStrength } from '../password-strength';
+import type { Principal } from '../../../api/access/principal';
 import { OrganizationMember } from '../entities/organization-member.entity';
 import { LOGIN_TYPES, type LoginType, User, type UserStatus } from '../entities/user.entity';
 import { OrganizationsService } from '../organizations.service';
@@ -93,11 +93,10 @@ export class CoderUsersService {
     @InjectRepository(User) private readonly accounts: Repository<User>,
     private readonly users: UsersService,
     private readonly organizations: OrganizationsService,
-    private readonly authz: AuthorizationService,
-    private readonly passwords: PasswordStrengthService,
+    private readonly authz: AccessPolicy,
     private readonly owned: OwnedResourcesRegistry,
     private readonly transactions: TransactionRunner,
-    @Inject(AUTH_CONFIG) private readonly authConfig: AuthConfig,
+    private readonly signInMethods: SignInMethods,
     private readonly activity: ActivityRecorder,
     @Optional() private readonly audit?: AuditLog,
   ) {}
@@ -217,7 +216,7 @@ export class CoderUsersService {
       case 'github':
         break;
       case 'password': {
-        const verdict = this.passwords.check(input.password);
+        const verdict = validatePasswordStrength(input.password);
         if (!verdict.valid)
           throw new BadRequestError('Password not strong enough!', {
             code: 'WEAK_PASSWORD',
@@ -226,7 +225,7 @@ export class CoderUsersService {
         break;
       }
       case 'oidc':
-        if (!this.authConfig.oidc)
+        if (!this.signInMethods.oidc)
           throw new BadRequestError('You must configure OIDC before creating OIDC users.', {
             code: 'NO_OIDC',
           });
@@ -280,7 +279,7 @@ export class CoderUsersService {
   // ------------------------------------------------------------------------------- status
 
   async setStatus(principal: Principal, target: User, status: 'active' | 'suspended'): Promise<User> {
-    await this.authz.require(principal, 'update', AuthorizationService.userObject(target));
+    await this.authz.require(principal, 'update', userObject(target));
     if (status === 'suspended') {
       if (target.id === principal.user.id)
         throw new BadRequestError('You cannot suspend yourself.', { code: 'SUSPEND_SELF' });
@@ -311,7 +310,7 @@ export class CoderUsersService {
   // ------------------------------------------------------------------------------- delete
 
   async delete(principal: Principal, target: User): Promise<void> {
-    await this.authz.require(principal, 'delete', AuthorizationService.userObject(target));
+    await this.authz.require(principal, 'delete', userObject(target));
     if (target.id === principal.user.id)
       throw new ForbiddenError('You cannot delete yourself!', 'permission', { code: 'DELETE_SELF' });
     if (coderSiteRoles(target).includes('owner') && !coderSiteRoles(principal.user).includes('owner'))
@@ -360,7 +359,7 @@ export class CoderUsersService {
     target: User,
     input: { username: string; name?: string },
   ): Promise<User> {
-    await this.authz.require(principal, 'update_personal', AuthorizationService.userObject(target), {
+    await this.authz.require(principal, 'update_personal', userObject(target), {
       notFound: true,
     });
     const clash = await this.users.findAccountByName(input.username);
@@ -400,7 +399,7 @@ export class CoderUsersService {
     principal: Principal,
     target: User,
   ): Promise<{ roles: string[]; organization_roles: Record<string, string[]> }> {
-    await this.authz.require(principal, 'read_personal', AuthorizationService.userObject(target), {
+    await this.authz.require(principal, 'read_personal', userObject(target), {
       notFound: true,
     });
     const memberships = await this.organizations.membershipsOf(target.id);

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { BadRequestError } from '../../../platform/errors/domain-error';
-import { UserOidcLink } from '../entities/user-oidc-link.entity';
 import type { User } from '../entities/user.entity';
+import { AccountsRepository } from '../repositories/accounts.repository';
 
 export interface OidcClaimsView {
   id_token_claims: Record<string, unknown>;
@@ -14,12 +12,12 @@ export interface OidcClaimsView {
 /** The claims stored at each OIDC sign-in (reference D.3): split by origin, and merged with userinfo winning. */
 @Injectable()
 export class OidcClaimsService {
-  constructor(@InjectRepository(UserOidcLink) private readonly links: Repository<UserOidcLink>) {}
+  constructor(private readonly accounts: AccountsRepository) {}
 
   async of(user: User): Promise<OidcClaimsView> {
     if (user.loginType !== 'oidc')
       throw new BadRequestError('User is not an OIDC user.', { code: 'NOT_OIDC_USER' });
-    const link = await this.links.findOneBy({ userId: user.id });
+    const link = await this.accounts.findOidcLinkOf(user.id);
     const idToken = link?.idTokenClaims ?? {};
     const userinfo = link?.userinfoClaims ?? {};
     return {

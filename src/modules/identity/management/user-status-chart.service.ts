@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { BadRequestError, InvalidError } from '../../../platform/errors/domain-error';
+import { UserStatusChartRepository } from '../repositories/user-status-chart.repository';
 
 export type ChartStatus = 'active' | 'dormant' | 'suspended';
 export const CHART_STATUSES: readonly ChartStatus[] = ['active', 'dormant', 'suspended'];
@@ -70,7 +69,7 @@ function localDate(instant: Date, zone: string): string {
  */
 @Injectable()
 export class UserStatusChartService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly rows: UserStatusChartRepository) {}
 
   async counts(zone: string, now = new Date()): Promise<Record<ChartStatus, StatusCount[]>> {
     const nextHour = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000 + 3_600_000);
@@ -80,42 +79,15 @@ export class UserStatusChartService {
     const firstDay = first.toISOString().slice(0, 10);
     // Each status period [valid_from, valid_to) counts on the local days from the one containing
     // valid_from up to (not including) the one containing valid_to: a running sum of +1/-1 per day.
-    const rows = (await this.dataSource
-      .query(
-        `WITH bounds AS (SELECT $1::date AS first_day, $2::date AS last_day, $3::text AS tz),
-       periods AS (
-         SELECT new_status AS status, changed_at AS valid_from,
-                lead(changed_at) OVER (PARTITION BY user_id ORDER BY changed_at, id) AS valid_to
-           FROM user_status_changes),
-       spans AS (
-         SELECT p.status, greatest((p.valid_from AT TIME ZONE b.tz)::date, b.first_day) AS a,
-                (p.valid_to AT TIME ZONE b.tz)::date AS z
-           FROM periods p, bounds b
-          WHERE p.status IN ('active', 'dormant', 'suspended')
-            AND (p.valid_from AT TIME ZONE b.tz)::date <= b.last_day),
-       deltas AS (
-         SELECT status, a AS day, 1 AS delta FROM spans WHERE z IS NULL OR z > a
-         UNION ALL
-         SELECT s.status, s.z, -1 FROM spans s, bounds b WHERE s.z IS NOT NULL AND s.z > s.a AND s.z <= b.last_day),
-       daily AS (SELECT status, day, sum(delta) AS delta FROM deltas GROUP BY status, day),
-       days AS (SELECT d::date AS day FROM bounds b, generate_series(b.first_day, b.last_day, interval '1 day') d),
-       statuses AS (SELECT unnest(ARRAY['active', 'dormant', 'suspended']) AS status)
-       SELECT s.status, (d.day::timestamp AT TIME ZONE b.tz) AS date,
-              (sum(coalesce(x.delta, 0)) OVER (PARTITION BY s.status ORDER BY d.day))::int AS count
-         FROM statuses s CROSS JOIN days d CROSS JOIN bounds b
-         LEFT JOIN daily x ON x.status = s.status AND x.day = d.day
-        ORDER BY s.status, d.day`,
-        [firstDay, lastDay, zone],
-      )
-      .catch((error: unknown) => {
-        // A zone the runtime knows and this PostgreSQL does not (older tz data): the caller's input, not a 500.
-        if ((error as { driverError?: { code?: string } }).driverError?.code === '22023')
-          throw new BadRequestError('Invalid timezone.', {
-            detail: `unknown time zone ${zone}`,
-            code: 'BAD_TIMEZONE',
-          });
-        throw error;
-      })) as { status: ChartStatus; date: Date | string; count: number }[];
+    const rows = await this.rows.statusCounts(firstDay, lastDay, zone).catch((error: unknown) => {
+      // A zone the runtime knows and this PostgreSQL does not (older tz data): the caller's input, not a 500.
+      if ((error as { driverError?: { code?: string } }).driverError?.code === '22023')
+        throw new BadRequestError('Invalid timezone.', {
+          detail: `unknown time zone ${zone}`,
+          code: 'BAD_TIMEZONE',
+        });
+      throw error;
+    });
     const result: Record<ChartStatus, StatusCount[]> = { active: [], dormant: [], suspended: [] };
     for (const row of rows) result[row.status].push({ date: new Date(row.date), count: row.count });
     return result;

@@ -9,9 +9,9 @@ import {
 } from '@nestjs/swagger';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
-import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
-import { AuthorizationService } from '../../auth/authorization.service';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
+import { AccessPolicy } from '../../../api/access/access-policy';
+import type { Principal } from '../../../api/access/principal';
 import type { User } from '../entities/user.entity';
 import { UserDirectory } from '../user-directory.service';
 import type { UserSecret } from './user-secret.entity';
@@ -50,7 +50,7 @@ function present(secret: UserSecret): CoderUserSecretDto {
 export class CoderUserSecretsController {
   constructor(
     private readonly directory: UserDirectory,
-    private readonly authz: AuthorizationService,
+    private readonly authz: AccessPolicy,
     private readonly secrets: UserSecretsService,
   ) {}
 

@@ -1,8 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { AuditLog, type AuditEntry } from '../../../platform/audit/audit-log';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { type EntityManager, Repository as OrmRepository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { SecretBox } from '../../../platform/crypto/secret-box';
 import { type Transaction, TransactionRunner } from '../../../platform/database/transaction-runner.service';
 import {
@@ -13,7 +12,8 @@ import {
   NotFoundError,
 } from '../../../platform/errors/domain-error';
 import type { User } from '../entities/user.entity';
-import { UserSecret } from './user-secret.entity';
+import type { UserSecret } from './user-secret.entity';
+import { UserSecretsRepository } from './user-secrets.repository';
 import {
   envNameProblems,
   filePathProblems,
@@ -55,7 +55,7 @@ function invalid(fields: FieldError[]): BadRequestError {
 @Injectable()
 export class UserSecretsService {
   constructor(
-    @InjectRepository(UserSecret) private readonly secrets: OrmRepository<UserSecret>,
+    private readonly secrets: UserSecretsRepository,
     private readonly box: SecretBox,
     private readonly transactions: TransactionRunner,
     @Optional() private readonly audit?: AuditLog,
@@ -66,11 +66,11 @@ export class UserSecretsService {
   }
 
   list(user: User): Promise<UserSecret[]> {
-    return this.secrets.find({ where: { userId: user.id }, order: { name: 'ASC' } });
+    return this.secrets.listByName(user.id);
   }
 
   async get(user: User, name: string): Promise<UserSecret> {
-    const found = await this.secrets.findOneBy({ userId: user.id, name });
+    const found = await this.secrets.findByName(user.id, name);
     if (!found) throw secretNotFound();
     return found;
   }
@@ -81,7 +81,7 @@ export class UserSecretsService {
   }
 
   private async lockUser(manager: EntityManager, user: User): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`user-secrets:${user.id}`]);
+    await this.secrets.lockUser(user.id, manager);
   }
 
   private async assertUnique(
@@ -89,9 +89,7 @@ export class UserSecretsService {
     user: User,
     state: { id?: string; name: string; envName: string; filePath: string },
   ): Promise<void> {
-    const others = (await manager.getRepository(UserSecret).findBy({ userId: user.id })).filter(
-      (row) => row.id !== state.id,
-    );
+    const others = (await this.secrets.allOf(user.id, manager)).filter((row) => row.id !== state.id);
     const fields: FieldError[] = [];
     if (others.some((row) => row.name === state.name))
       fields.push({ field: 'name', detail: 'name already in use' });
@@ -108,9 +106,7 @@ export class UserSecretsService {
     user: User,
     next: { id?: string; valueBytes: number; envName: string; enabled: boolean },
   ): Promise<void> {
-    const rows = (await manager.getRepository(UserSecret).findBy({ userId: user.id })).filter(
-      (row) => row.id !== next.id,
-    );
+    const rows = (await this.secrets.allOf(user.id, manager)).filter((row) => row.id !== next.id);
     if (!next.id && rows.length >= SECRETS_PER_USER)
       throw new BadRequestError('User secrets limit reached.', { code: 'USER_SECRETS_LIMIT' });
     const total = rows.reduce((sum, row) => sum + row.valueBytes, 0) + next.valueBytes;
@@ -163,14 +159,13 @@ export class UserSecretsService {
       enabled: state.enabled,
     });
     const id = randomUUID();
-    const table = tx.manager.getRepository(UserSecret);
     await this.auditSecret(tx.manager, 'create', user, id, state.name, {
       env_name: { old: '', new: state.envName },
       file_path: { old: '', new: state.filePath },
       value: { old: '', new: '', secret: true },
     });
-    return table.save(
-      table.create({
+    return this.secrets.save(
+      {
         id,
         userId: user.id,
         name: state.name,
@@ -180,7 +175,8 @@ export class UserSecretsService {
         envName: state.envName,
         filePath: state.filePath,
         enabled: state.enabled,
-      }),
+      },
+      tx.manager,
     );
   }
 
@@ -233,7 +229,7 @@ export class UserSecretsService {
    * agent its manifest).
    */
   async forAgent(userId: string): Promise<{ envName: string; filePath: string; value: string }[]> {
-    const rows = await this.secrets.find({ where: { userId, enabled: true }, order: { name: 'ASC' } });
+    const rows = await this.secrets.listEnabledByName(userId);
     return rows.map((row) => ({ envName: row.envName, filePath: row.filePath, value: this.reveal(row) }));
   }
 
@@ -249,8 +245,7 @@ export class UserSecretsService {
     if (problems.length > 0) throw invalid(problems);
     return this.transactions.run(async (tx) => {
       await this.lockUser(tx.manager, user);
-      const table = tx.manager.getRepository(UserSecret);
-      const current = await table.findOneBy({ userId: user.id, name });
+      const current = await this.secrets.findByName(user.id, name, tx.manager);
       if (!current) throw secretNotFound();
       const next = {
         envName: input.envName ?? current.envName,
@@ -289,19 +284,15 @@ export class UserSecretsService {
           ? { sealedValue: this.box.seal(input.value, this.context(user.id, current.id)), valueBytes }
           : {}),
       });
-      return table.save(current);
+      return this.secrets.update(current, tx.manager);
     });
   }
 
   async delete(user: User, name: string): Promise<void> {
     await this.transactions.run(async (tx) => {
-      const deleted = (await tx.manager.query(
-        'DELETE FROM user_secrets WHERE user_id = $1 AND name = $2 RETURNING id',
-        [user.id, name],
-      )) as [{ id: string }[], number];
-      const row = deleted[0][0];
-      if (!row) throw secretNotFound();
-      await this.auditSecret(tx.manager, 'delete', user, row.id, name, {});
+      const id = await this.secrets.deleteByName(user.id, name, tx.manager);
+      if (id === undefined) throw secretNotFound();
+      await this.auditSecret(tx.manager, 'delete', user, id, name, {});
     });
   }
 

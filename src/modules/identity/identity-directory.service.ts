@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import type { User } from './entities/user.entity';
+import {
+  type AccountNameRow,
+  AccountsRepository,
+  DirectoryRepository,
+  type LiveTokenRow,
+  type LoginStateRow,
+  type SubjectMembershipRow,
+} from './repositories/accounts.repository';
+
+/** An account's ids and names (what lists show for an owner, author or actor). */
+export interface AccountName {
+  id: string;
+  uuid: string;
+  name: string;
+  fullName: string;
+  avatarUrl: string;
+}
+
+function accountName(row: AccountNameRow): AccountName {
+  return { id: row.id, uuid: row.uuid, name: row.name, fullName: row.full_name, avatarUrl: row.avatar_url };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A member of an organization with the explicitly assigned organization roles. */
+export interface OrganizationMemberRef {
+  userId: string;
+  roles: string[];
+}
+
+/**
+ * Identity's read API for other modules (issue 32 item 2): they ask here instead of joining
+ * `users`, `organizations`, `organization_members`, `teams`, `team_members` or `api_tokens`.
+ * See README.md, "Reading accounts from other modules".
+ */
+@Injectable()
+export class IdentityDirectory {
+  constructor(
+    private readonly directory: DirectoryRepository,
+    private readonly accounts: AccountsRepository,
+  ) {}
+
+  /** Id → names of the accounts (users and organizations) that exist; unknown ids are absent. */
+  async namesByIds(ids: readonly string[]): Promise<Map<string, AccountName>> {
+    const unique = [...new Set(ids)].filter((id) => /^\d+$/.test(id));
+    if (unique.length === 0) return new Map();
+    const rows = await this.directory.namesByIds(unique);
+    return new Map(rows.map((row) => [row.id, accountName(row)]));
+  }
+
+  /** Uuid → names of the accounts that exist (Coder ids); unknown or malformed uuids are absent. */
+  async namesByUuids(uuids: readonly string[]): Promise<Map<string, AccountName>> {
+    const unique = [...new Set(uuids)].filter((uuid) => UUID.test(uuid));
+    if (unique.length === 0) return new Map();
+    const rows = await this.directory.namesByUuids(unique);
+    return new Map(rows.map((row) => [row.uuid, accountName(row)]));
+  }
+
+  /** The uuids of the organizations the user (numeric id) is a member of. */
+  organizationUuidsOf(userId: string): Promise<string[]> {
+    return this.directory.organizationUuidsOf(userId);
+  }
+
+  /** Id → account, for the ids that exist. */
+  async usersByIds(ids: readonly string[]): Promise<Map<string, User>> {
+    const unique = [...new Set(ids)].filter((id) => /^\d+$/.test(id));
+    if (unique.length === 0) return new Map();
+    const users = await this.directory.usersByIds(unique);
+    return new Map(users.map((user) => [user.id, user]));
+  }
+
+  /** Uuid → account, for the uuids that exist. */
+  async usersByUuids(uuids: readonly string[]): Promise<Map<string, User>> {
+    const unique = [...new Set(uuids)];
+    if (unique.length === 0) return new Map();
+    const users = await this.directory.usersByUuids(unique);
+    return new Map(users.map((user) => [user.uuid, user]));
+  }
+
+  /** The members of an organization (its account id), by user id. */
+  async membersOf(organizationId: string): Promise<OrganizationMemberRef[]> {
+    const rows = await this.directory.membersOf(organizationId);
+    return rows.map((row) => ({ userId: row.user_id, roles: row.roles ?? [] }));
+  }
+
+  /** Status and login ban of these users (realtime connections recheck them). */
+  loginStates(userIds: string[]): Promise<LoginStateRow[]> {
+    return this.accounts.loginStates(userIds);
+  }
+
+  /** Which of these tokens are unexpired, with their user. */
+  liveTokens(tokenIds: string[]): Promise<LiveTokenRow[]> {
+    return this.accounts.liveTokens(tokenIds);
+  }
+
+  /** The user's organization memberships with each organization's uuid and sharing mode (RBAC subjects). */
+  subjectMemberships(userId: string): Promise<SubjectMembershipRow[]> {
+    return this.accounts.subjectMemberships(userId);
+  }
+}
