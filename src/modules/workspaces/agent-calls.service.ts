@@ -2,7 +2,6 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
-import { DataSource } from 'typeorm';
 import { ConflictError, NotFoundError, UnavailableError } from '../../platform/errors/domain-error';
 import { ClusterBus } from '../../platform/events/cluster-bus.service';
 import {
@@ -12,8 +11,9 @@ import {
 } from '../../platform/ports/workspace-agent-calls';
 import type { WorkspaceAgentIdentity } from '../auth/principal-ports';
 
-import { resultRows } from '../../platform/database/result-rows';
 import { agentStatus } from './coder-workspace.presenter';
+import { AgentCallsRepository } from './repositories/agent-calls.repository';
+import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repository';
 import type { AgentRow } from './workspace-views';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from './workspaces.config';
 
@@ -45,7 +45,8 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
   private closed = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly calls: AgentCallsRepository,
+    private readonly agents: WorkspaceAgentsRepository,
     private readonly cluster: ClusterBus,
     @Inject(WORKSPACES_CONFIG) private readonly config: WorkspacesConfig,
   ) {
@@ -62,17 +63,8 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
     return agent ? agentStatus(agent, this.config.agentDisconnectMs) : null;
   }
 
-  private async currentAgent(workspaceId: string): Promise<AgentRow | undefined> {
-    const [agent] = (await this.dataSource.query(
-      `SELECT a.* FROM workspace_agents a
-         JOIN workspace_resources r ON r.id = a.resource_id
-         JOIN workspace_builds b ON b.job_id = r.job_id
-         JOIN workspaces w ON w.id = b.workspace_id AND w.deleted = false
-        WHERE w.id = $1 AND b.build_number = (SELECT max(build_number) FROM workspace_builds WHERE workspace_id = w.id)
-        ORDER BY a.created_at DESC LIMIT 1`,
-      [workspaceId],
-    )) as AgentRow[];
-    return agent;
+  private currentAgent(workspaceId: string): Promise<AgentRow | undefined> {
+    return this.agents.currentAgentOfWorkspace(workspaceId);
   }
 
   async call(
@@ -95,24 +87,14 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
   ): Promise<AgentCallResult> {
     const status = agentStatus(agent, this.config.agentDisconnectMs);
     if (status !== 'connected') throw new UnavailableError(`Agent state is "${status}", must be connected.`);
-    const [row] = (await this.dataSource.query(
-      `INSERT INTO workspace_agent_calls (agent_id, tool, arguments) VALUES ($1, $2, $3) RETURNING id`,
-      [agent.id, tool, JSON.stringify(args)],
-    )) as { id: string }[];
-    const id = row!.id;
+    const id = await this.calls.insert(agent.id, tool, args);
     let done: (() => void) | undefined;
     const unsubscribe = this.cluster.subscribe(DONE_TOPIC + id, () => done?.());
     try {
       await this.cluster.publish(CALLS_TOPIC + agent.id, {});
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const [current] = (await this.dataSource.query(
-          'SELECT status, result FROM workspace_agent_calls WHERE id = $1',
-          [id],
-        )) as {
-          status: string;
-          result: AgentCallResult | null;
-        }[];
+        const current = await this.calls.state(id);
         if (current?.status === 'done' && current.result) return current.result;
         const remaining = deadline - Date.now();
         if (remaining <= 0 || this.closed) break;
@@ -128,10 +110,7 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
           this.waiting.add(finish);
         });
       }
-      await this.dataSource.query(
-        `UPDATE workspace_agent_calls SET status = 'expired' WHERE id = $1 AND status <> 'done'`,
-        [id],
-      );
+      await this.calls.expire(id);
       throw new UnavailableError('The workspace agent did not answer in time.');
     } finally {
       unsubscribe();
@@ -204,15 +183,7 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
       const deadline = Date.now() + Math.min(waitMs, 60_000);
       for (;;) {
         if (this.closed) return [];
-        const taken = resultRows<PendingCall>(
-          await this.dataSource.query(
-            `UPDATE workspace_agent_calls SET status = 'taken'
-              WHERE id IN (SELECT id FROM workspace_agent_calls WHERE agent_id = $1 AND status = 'pending'
-                            ORDER BY created_at LIMIT 20 FOR UPDATE SKIP LOCKED)
-              RETURNING id, tool, arguments`,
-            [agent.agentId],
-          ),
-        );
+        const taken: PendingCall[] = await this.calls.takePending(agent.agentId);
         if (taken.length > 0) return taken;
         const remaining = deadline - Date.now();
         if (remaining <= 0 || signal.aborted) return [];
@@ -237,14 +208,7 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
 
   /** The agent's answer to one of its calls. */
   async complete(agent: WorkspaceAgentIdentity, callId: string, result: AgentCallResult): Promise<void> {
-    const updated = resultRows(
-      await this.dataSource.query(
-        `UPDATE workspace_agent_calls SET status = 'done', result = $3, completed_at = now()
-          WHERE id = $1 AND agent_id = $2 AND status = 'taken' RETURNING id`,
-        [callId, agent.agentId, JSON.stringify(result)],
-      ),
-    );
-    if (updated.length === 0)
+    if (!(await this.calls.markDone(callId, agent.agentId, result)))
       throw new ConflictError('The call is not waiting for this agent.', { code: 'CALL_NOT_TAKEN' });
     await this.cluster.publish(DONE_TOPIC + callId, {});
   }

@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { SecretBox } from '../../platform/crypto/secret-box';
-import { resultRows } from '../../platform/database/result-rows';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ConflictError, NotFoundError } from '../../platform/errors/domain-error';
 import { ClusterBus } from '../../platform/events/cluster-bus.service';
+import { LeaseLoop } from '../../platform/jobs/lease-loop';
 import { RealtimeHub } from '../../platform/realtime/realtime-hub.service';
+import { completedBuildEffects } from './build-rules';
 import type { ProvisionerJob, ProvisionerJobType } from './entities/provisioner-job.entity';
 import type { AcquiredJob, JobLog, TemplateDefinition } from '../../platform/ports/provisioner-protocol';
 import {
@@ -16,6 +17,12 @@ import {
   REINIT_TOPIC_PREFIX,
   PREBUILDS_USER_ID,
 } from './events';
+import {
+  type OrganizationJobRow,
+  ProvisionerJobsRepository,
+  toJob,
+} from './repositories/provisioner-jobs.repository';
+import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repository';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from './workspaces.config';
 
 /** Who acquires: a key's daemon (one organization) or an embedded daemon (every organization). */
@@ -62,35 +69,38 @@ export function hashToken(token: string): string {
 export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ProvisionerJobsService.name);
   private readonly waiters = new Set<() => void>();
+  /** The lease sweep: one at a time; a tick during a sweep runs one more after it. */
+  private readonly sweeper = new LeaseLoop(
+    () => this.sweep(),
+    (error: unknown) => this.logger.warn({ err: error }, 'lease sweep failed'),
+  );
   private sweepTimer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private closed = false;
 
   constructor(
-    private readonly dataSource: DataSource,
     private readonly transactions: TransactionRunner,
     private readonly cluster: ClusterBus,
     private readonly hub: RealtimeHub,
     private readonly secrets: SecretBox,
+    private readonly jobs: ProvisionerJobsRepository,
+    private readonly agents: WorkspaceAgentsRepository,
     @Inject(WORKSPACES_CONFIG) private readonly config: WorkspacesConfig,
   ) {}
 
   onModuleInit(): void {
     this.unsubscribe = this.cluster.subscribe(PROVISIONER_WAKE_TOPIC, () => this.wake());
     const period = Math.max(100, Math.min(5_000, Math.floor(this.config.leaseMs / 2)));
-    this.sweepTimer = setInterval(
-      () =>
-        void this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, 'lease sweep failed')),
-      period,
-    );
+    this.sweepTimer = setInterval(() => this.sweeper.kick(), period);
     this.sweepTimer.unref();
   }
 
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweepTimer);
     this.unsubscribe?.();
     this.wake();
+    await this.sweeper.stop();
   }
 
   private wake(): void {
@@ -110,13 +120,9 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
       afterCommit: (callback: () => void | Promise<void>) => void;
     },
   ): Promise<ProvisionerJob> {
-    const [row] = (await manager.query(
-      `INSERT INTO provisioner_jobs (organization_id, type, input, initiator_id, tags)
-       VALUES ($1, $2, $3, $4, '{"scope":"organization"}') RETURNING *`,
-      [input.organizationId, input.type, JSON.stringify(input.input), input.initiatorId],
-    )) as Record<string, unknown>[];
+    const job = await this.jobs.insert(manager, input);
     input.afterCommit(() => this.cluster.publish(PROVISIONER_WAKE_TOPIC, {}).catch(() => undefined));
-    return toJob(row!);
+    return job;
   }
 
   /** Takes the oldest pending job, waiting up to `waitMs` for one; null when none came. */
@@ -145,31 +151,13 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
 
   private async tryAcquire(daemon: DaemonIdentity): Promise<AcquiredJob | null> {
     const acquired = await this.transactions.run(async (tx) => {
-      const rows = resultRows<Record<string, unknown>>(
-        await tx.manager.query(
-          `UPDATE provisioner_jobs SET status = 'running', worker_id = $1, worker_name = $2, worker_key_id = $5,
-           leased_until = now() + ($3::int * interval '1 millisecond'), attempts = attempts + 1,
-           started_at = COALESCE(started_at, now()), updated_at = now()
-         WHERE id = (SELECT id FROM provisioner_jobs
-                     WHERE status = 'pending' AND ($4::uuid IS NULL OR organization_id = $4::uuid)
-                     ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-         RETURNING *`,
-          [
-            daemon.workerId,
-            daemon.workerName,
-            this.config.leaseMs,
-            daemon.organizationId,
-            daemon.keyId ?? null,
-          ],
-        ),
-      );
-      const row = rows[0];
-      if (!row) return null;
-      const job = toJob(row);
+      const job = await this.jobs.leaseNext(tx.manager, daemon, this.config.leaseMs);
+      if (!job) return null;
       const payload = await this.payload(tx.manager, job);
-      await tx.manager.query(
-        `INSERT INTO provisioner_job_logs (job_id, log_level, stage, output) VALUES ($1, 'info', 'Setting up', $2)`,
-        [job.id, `Acquired by ${daemon.workerName} (run ${job.attempts})`],
+      await this.jobs.appendAcquiredLog(
+        tx.manager,
+        job.id,
+        `Acquired by ${daemon.workerName} (run ${job.attempts})`,
       );
       return { job, payload };
     });
@@ -181,39 +169,16 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
   /** The daemon's view of a job; creates the build's resource and agent on first acquisition. */
   private async payload(manager: EntityManager, job: ProvisionerJob): Promise<AcquiredJob> {
     if (job.type === 'template_version_import') {
-      const [version] = (await manager.query(
-        'SELECT id, name, definition FROM template_versions WHERE id = $1',
-        [job.input.template_version_id],
-      )) as { id: string; name: string; definition: TemplateDefinition }[];
+      const version = await this.jobs.templateVersion(manager, job.input.template_version_id!);
       if (!version) throw new NotFoundError('Template version not found.');
       return { job_id: job.id, type: job.type, lease_ms: this.config.leaseMs, template_version: version };
     }
-    const [build] = (await manager.query(
-      `SELECT b.id, b.build_number, b.transition, b.is_claim, b.workspace_id, w.name AS workspace_name,
-              w.owner_id, v.id AS version_id, v.name AS version_name, v.definition
-         FROM workspace_builds b JOIN workspaces w ON w.id = b.workspace_id
-         JOIN template_versions v ON v.id = b.template_version_id WHERE b.id = $1`,
-      [job.input.workspace_build_id],
-    )) as {
-      id: string;
-      build_number: number;
-      transition: 'start' | 'stop' | 'delete';
-      is_claim: boolean;
-      workspace_id: string;
-      workspace_name: string;
-      owner_id: string;
-      version_id: string;
-      version_name: string;
-      definition: TemplateDefinition;
-    }[];
+    const build = await this.jobs.buildOfJob(manager, job.input.workspace_build_id!);
     if (!build) throw new NotFoundError('Workspace build not found.');
     const ownerName = await this.ownerName(manager, build.owner_id);
     let agent: { id: string; token: string; name: string } | null = null;
     if (build.transition === 'start') agent = await this.agentFor(manager, job, build);
-    const [owner] = (await manager.query(
-      `SELECT (is_admin OR 'owner' = ANY(site_roles)) AS site_owner FROM users WHERE uuid = $1`,
-      [build.owner_id],
-    )) as { site_owner: boolean }[];
+    const siteOwner = await this.jobs.isSiteOwner(manager, build.owner_id);
     return {
       job_id: job.id,
       type: job.type,
@@ -230,7 +195,7 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
         claim: build.is_claim,
         agent,
         os_uid: await this.osUid(manager, build.workspace_id),
-        owner_site_owner: owner?.site_owner === true,
+        owner_site_owner: siteOwner,
       },
     };
   }
@@ -240,39 +205,24 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
    * next after the highest taken, else the lowest free one), then kept so restarts keep its files' owner.
    */
   private async osUid(manager: EntityManager, workspaceId: string): Promise<number> {
-    const existing = (await manager.query('SELECT uid FROM workspace_os_identities WHERE workspace_id = $1', [
-      workspaceId,
-    ])) as { uid: number }[];
-    if (existing[0]) return existing[0].uid;
+    const existing = await this.jobs.osUidOf(manager, workspaceId);
+    if (existing !== undefined) return existing;
     const { first, last } = this.config.uidRange;
-    await manager.query('LOCK TABLE workspace_os_identities IN SHARE ROW EXCLUSIVE MODE');
-    const [next] = (await manager.query(
-      `SELECT COALESCE(MAX(uid) + 1, $1::int) AS uid FROM workspace_os_identities WHERE uid BETWEEN $1 AND $2`,
-      [first, last],
-    )) as { uid: number }[];
-    let uid = next!.uid;
+    await this.jobs.lockOsIdentities(manager);
+    let uid = await this.jobs.uidAfterHighest(manager, first, last);
     if (uid > last) {
-      const [gap] = (await manager.query(
-        `SELECT s AS uid FROM generate_series($1::int, $2::int) s
-          WHERE NOT EXISTS (SELECT 1 FROM workspace_os_identities i WHERE i.uid = s) LIMIT 1`,
-        [first, last],
-      )) as { uid: number }[];
-      if (!gap) throw new ConflictError('WORKSPACE_UID_RANGE has no free uid left for a new workspace.');
-      uid = gap.uid;
+      const gap = await this.jobs.lowestFreeUid(manager, first, last);
+      if (gap === undefined)
+        throw new ConflictError('WORKSPACE_UID_RANGE has no free uid left for a new workspace.');
+      uid = gap;
     }
-    await manager.query('INSERT INTO workspace_os_identities (workspace_id, uid) VALUES ($1, $2)', [
-      workspaceId,
-      uid,
-    ]);
+    await this.jobs.insertOsIdentity(manager, workspaceId, uid);
     return uid;
   }
 
   private async ownerName(manager: EntityManager, ownerId: string): Promise<string> {
     if (ownerId === PREBUILDS_USER_ID) return 'prebuilds';
-    const [row] = (await manager.query('SELECT name FROM users WHERE uuid = $1', [ownerId])) as {
-      name: string;
-    }[];
-    return row?.name ?? '';
+    return (await this.jobs.userName(manager, ownerId)) ?? '';
   }
 
   /**
@@ -284,33 +234,18 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
     job: ProvisionerJob,
     build: { workspace_id: string; is_claim: boolean; definition: TemplateDefinition },
   ): Promise<{ id: string; token: string; name: string }> {
-    const existing = (await manager.query(
-      `SELECT a.id, a.name, a.sealed_token FROM workspace_agents a
-         JOIN workspace_resources r ON r.id = a.resource_id WHERE r.job_id = $1`,
-      [job.id],
-    )) as { id: string; name: string; sealed_token: string }[];
-    if (existing[0]) {
-      const found = existing[0];
+    const found = await this.agents.agentOfJob(manager, job.id);
+    if (found)
       return {
         id: found.id,
         name: found.name,
         token: this.secrets.openText(found.sealed_token, AGENT_TOKEN_CONTEXT(found.id)),
       };
-    }
-    const [resource] = (await manager.query(
-      `INSERT INTO workspace_resources (job_id, transition, type, name) VALUES ($1, 'start', 'devplane_workspace', 'workspace') RETURNING id`,
-      [job.id],
-    )) as { id: string }[];
+    const resourceId = await this.agents.insertResource(manager, job.id);
     if (build.is_claim) {
-      const [previous] = (await manager.query(
-        `SELECT id, name, sealed_token FROM workspace_agents WHERE workspace_id = $1 ORDER BY created_at DESC LIMIT 1`,
-        [build.workspace_id],
-      )) as { id: string; name: string; sealed_token: string }[];
+      const previous = await this.agents.latestAgentOfWorkspace(manager, build.workspace_id);
       if (previous) {
-        await manager.query(
-          'UPDATE workspace_agents SET resource_id = $2, updated_at = now() WHERE id = $1',
-          [previous.id, resource!.id],
-        );
+        await this.agents.moveToResource(manager, previous.id, resourceId);
         return {
           id: previous.id,
           name: previous.name,
@@ -329,116 +264,63 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
       url: app.url,
       icon: app.icon,
     }));
-    await manager.query(
-      `INSERT INTO workspace_agents (id, resource_id, workspace_id, name, token_hash, sealed_token,
-         environment_variables, apps, startup_script, vnc_command)
-       VALUES ($1, $2, $3, 'main', $4, $5, $6, $7, $8, $9)`,
-      [
-        id,
-        resource!.id,
-        build.workspace_id,
-        hashToken(token),
-        this.secrets.seal(token, AGENT_TOKEN_CONTEXT(id)),
-        JSON.stringify(definition.env ?? {}),
-        JSON.stringify(apps),
-        definition.startup_script ?? '',
-        definition.vnc_command ?? '',
-      ],
-    );
+    await this.agents.insert(manager, {
+      id,
+      resourceId,
+      workspaceId: build.workspace_id,
+      tokenHash: hashToken(token),
+      sealedToken: this.secrets.seal(token, AGENT_TOKEN_CONTEXT(id)),
+      environmentVariables: definition.env ?? {},
+      apps,
+      startupScript: definition.startup_script ?? '',
+      vncCommand: definition.vnc_command ?? '',
+    });
     return { id, token, name: 'main' };
   }
 
   /** Appends logs and renews the lease; 409 when the job is no longer this daemon's. */
   async report(caller: JobCaller, jobId: string, logs: JobLogInput[]): Promise<void> {
     await this.transactions.run(async (tx) => {
-      const renewed = resultRows(
-        await tx.manager.query(
-          `UPDATE provisioner_jobs SET leased_until = now() + ($3::int * interval '1 millisecond'), updated_at = now()
-          WHERE id = $1 AND worker_id = $2 AND status = 'running' AND ${callerBound('$4', '$5')} RETURNING id`,
-          [jobId, caller.workerId, this.config.leaseMs, caller.organizationId, caller.keyId],
-        ),
-      );
-      if (renewed.length === 0) throw await this.notYours(tx.manager, caller, jobId);
+      const renewed = await this.jobs.renewLease(tx.manager, caller, jobId, this.config.leaseMs);
+      if (!renewed) throw await this.notYours(caller, jobId, tx.manager);
       for (const log of logs)
-        await tx.manager.query(
-          'INSERT INTO provisioner_job_logs (job_id, log_level, stage, output) VALUES ($1, $2, $3, $4)',
-          [jobId, log.level ?? 'info', (log.stage ?? '').slice(0, 128), log.output],
-        );
+        await this.jobs.appendLog(tx.manager, jobId, {
+          level: log.level ?? 'info',
+          stage: (log.stage ?? '').slice(0, 128),
+          output: log.output,
+        });
     });
   }
 
   /** Records success and applies the job's effect. */
   async complete(caller: JobCaller, jobId: string): Promise<void> {
     await this.transactions.run(async (tx) => {
-      const rows = resultRows<Record<string, unknown>>(
-        await tx.manager.query(
-          `UPDATE provisioner_jobs SET status = 'succeeded', completed_at = now(), leased_until = NULL, updated_at = now()
-          WHERE id = $1 AND worker_id = $2 AND status = 'running' AND ${callerBound('$3', '$4')} RETURNING *`,
-          [jobId, caller.workerId, caller.organizationId, caller.keyId],
-        ),
-      );
-      if (!rows[0]) throw await this.notYours(tx.manager, caller, jobId);
-      const job = toJob(rows[0]);
+      const job = await this.jobs.markSucceeded(tx.manager, caller, jobId);
+      if (!job) throw await this.notYours(caller, jobId, tx.manager);
       if (job.type !== 'workspace_build') return;
-      const [build] = (await tx.manager.query(
-        `SELECT b.transition, b.is_claim, b.workspace_id, w.owner_id FROM workspace_builds b
-           JOIN workspaces w ON w.id = b.workspace_id WHERE b.id = $1`,
-        [job.input.workspace_build_id],
-      )) as { transition: string; is_claim: boolean; workspace_id: string; owner_id: string }[];
+      const build = await this.jobs.completedBuild(tx.manager, job.input.workspace_build_id!);
       if (!build) return;
-      if (build.transition === 'delete')
-        await tx.manager.query('UPDATE workspaces SET deleted = true, updated_at = now() WHERE id = $1', [
-          build.workspace_id,
-        ]);
-      if (build.is_claim)
+      const effects = completedBuildEffects(build);
+      if (effects.deleteWorkspace) await this.jobs.markWorkspaceDeleted(tx.manager, build.workspace_id);
+      if (effects.reinit) {
+        const event = effects.reinit;
         tx.afterCommit(() =>
-          this.cluster.publish(
-            REINIT_TOPIC_PREFIX + build.workspace_id,
-            JSON.stringify({
-              workspace_id: build.workspace_id,
-              user_id: build.owner_id,
-              reason: 'prebuild_claimed',
-            }),
-          ),
+          this.cluster.publish(REINIT_TOPIC_PREFIX + event.workspace_id, JSON.stringify(event)),
         );
+      }
     });
     await this.announce(jobId);
   }
 
   async fail(caller: JobCaller, jobId: string, error: string, errorCode?: string): Promise<void> {
-    const rows = resultRows(
-      await this.dataSource.query(
-        `UPDATE provisioner_jobs SET status = 'failed', completed_at = now(), leased_until = NULL, error = $3,
-         error_code = $6, updated_at = now()
-        WHERE id = $1 AND worker_id = $2 AND status = 'running' AND ${callerBound('$4', '$5')} RETURNING id`,
-        [
-          jobId,
-          caller.workerId,
-          error.slice(0, 4096),
-          caller.organizationId,
-          caller.keyId,
-          errorCode ?? null,
-        ],
-      ),
-    );
-    if (rows.length === 0) throw await this.notYours(this.dataSource.manager, caller, jobId);
+    const failed = await this.jobs.markFailed(caller, jobId, error.slice(0, 4096), errorCode ?? null);
+    if (!failed) throw await this.notYours(caller, jobId);
     await this.announce(jobId);
   }
 
   /** Jobs whose daemon stopped reporting: back to the queue, or failed after the last permitted run. */
   async sweep(): Promise<void> {
-    const changed = resultRows<{ id: string; status: string }>(
-      await this.dataSource.query(
-        `UPDATE provisioner_jobs SET
-         status = CASE WHEN attempts >= $1 THEN 'failed' ELSE 'pending' END,
-         error = CASE WHEN attempts >= $1 THEN $2 ELSE error END,
-         completed_at = CASE WHEN attempts >= $1 THEN now() ELSE NULL END,
-         worker_id = CASE WHEN attempts >= $1 THEN worker_id ELSE NULL END,
-         leased_until = NULL, updated_at = now()
-       WHERE status = 'running' AND leased_until < now() RETURNING id, status`,
-        [this.config.maxAttempts, LEASE_LOST],
-      ),
-    );
+    const changed = await this.jobs.expireLeases(this.config.maxAttempts, LEASE_LOST);
     if (changed.length === 0) return;
     this.logger.warn({ jobs: changed.length }, 'provisioner leases expired');
     if (changed.some((row) => row.status === 'pending'))
@@ -449,19 +331,7 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
   /** Publishes a build job's state to the build watchers of every instance. */
   async announce(jobId: string): Promise<void> {
     try {
-      const [row] = (await this.dataSource.query(
-        `SELECT b.id AS build_id, b.workspace_id, w.name AS workspace_name, b.transition, b.build_number, j.status
-           FROM workspace_builds b JOIN workspaces w ON w.id = b.workspace_id
-           JOIN provisioner_jobs j ON j.id = b.job_id WHERE b.job_id = $1`,
-        [jobId],
-      )) as {
-        build_id: string;
-        workspace_id: string;
-        workspace_name: string;
-        transition: string;
-        build_number: number;
-        status: string;
-      }[];
+      const row = await this.jobs.buildUpdate(jobId);
       if (!row) return;
       const frame: BuildUpdateFrame = {
         workspace_id: row.workspace_id,
@@ -477,47 +347,24 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /** An organization's jobs, newest first, with their build, workspace, version and template (the job list). */
+  listForOrganization(
+    organizationId: string,
+    filters: { statuses: string[]; ids: string[] },
+    limit: number,
+  ): Promise<OrganizationJobRow[]> {
+    return this.jobs.listForOrganization(organizationId, filters, limit);
+  }
+
   /** 404 when the job is not in the calling key's organization (another organization's job does not exist for it), else 409. */
-  private async notYours(manager: EntityManager, caller: JobCaller, jobId: string): Promise<Error> {
+  private async notYours(caller: JobCaller, jobId: string, manager?: EntityManager): Promise<Error> {
     if (caller.organizationId !== null) {
-      const [row] = (await manager.query('SELECT organization_id FROM provisioner_jobs WHERE id = $1', [
-        jobId,
-      ])) as { organization_id: string }[];
-      if (!row || row.organization_id !== caller.organizationId)
+      const organizationId = await this.jobs.organizationOf(jobId, manager);
+      if (organizationId === undefined || organizationId !== caller.organizationId)
         return new NotFoundError('Provisioner job not found.');
     }
     return new ConflictError('The job is not leased by this provisioner daemon.', { code: 'JOB_NOT_LEASED' });
   }
 }
 
-/**
- * A key's daemon only reaches jobs of its organization that it acquired with its key ($4 organization,
- * $5 key; both null for an embedded daemon, which the worker id alone fences).
- */
-function callerBound(organization: string, key: string): string {
-  return `(${organization}::uuid IS NULL OR organization_id = ${organization}::uuid) AND (${key}::uuid IS NULL OR worker_key_id = ${key}::uuid)`;
-}
-
-export function toJob(row: Record<string, unknown>): ProvisionerJob {
-  return {
-    id: row.id as string,
-    organizationId: row.organization_id as string,
-    type: row.type as ProvisionerJobType,
-    status: row.status as ProvisionerJob['status'],
-    input: row.input as ProvisionerJob['input'],
-    initiatorId: row.initiator_id as string,
-    tags: row.tags as Record<string, string>,
-    workerId: row.worker_id as string | null,
-    workerName: row.worker_name as string | null,
-    workerKeyId: (row.worker_key_id as string | null | undefined) ?? null,
-    leasedUntil: row.leased_until as Date | null,
-    attempts: row.attempts as number,
-    error: row.error as string | null,
-    errorCode: row.error_code as string | null,
-    startedAt: row.started_at as Date | null,
-    completedAt: row.completed_at as Date | null,
-    canceledAt: row.canceled_at as Date | null,
-    createdAt: row.created_at as Date,
-    updatedAt: row.updated_at as Date,
-  };
-}
+export { toJob };

@@ -1,18 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { ConflictError, InvalidError, NotFoundError } from '../../platform/errors/domain-error';
 import type { ProvisionerKeyIdentity, ProvisionerKeyLookup } from '../auth/principal-ports';
 import { hashToken } from './provisioner-jobs.service';
-import { resultRows } from '../../platform/database/result-rows';
+import {
+  type ProvisionerKeyRow,
+  ProvisionerKeysRepository,
+} from './repositories/provisioner-keys.repository';
 
-export interface ProvisionerKeyRow {
-  id: string;
-  organization_id: string;
-  name: string;
-  tags: Record<string, string>;
-  created_at: Date;
-}
+export type { ProvisionerKeyRow };
 
 const KEY_NAME = /^[a-zA-Z0-9](?:[a-zA-Z0-9_-]*[a-zA-Z0-9])?$/;
 /** Coder's built-in key names, which users cannot take. */
@@ -21,13 +17,10 @@ const RESERVED = new Set(['built-in', 'psk', 'user-auth', 'key']);
 /** Organization provisioner keys: daemons present them in `Service-Provisioner-Key` (PROVISIONER_KEY_LOOKUP). */
 @Injectable()
 export class ProvisionerKeysService implements ProvisionerKeyLookup {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly keys: ProvisionerKeysRepository) {}
 
   async findByKey(key: string): Promise<ProvisionerKeyIdentity | null> {
-    const [row] = (await this.dataSource.query(
-      'SELECT id, organization_id, name, tags FROM provisioner_keys WHERE hashed_secret = $1',
-      [hashToken(key)],
-    )) as ProvisionerKeyRow[];
+    const row = await this.keys.findByHashedSecret(hashToken(key));
     return row
       ? { keyId: row.id, organizationId: row.organization_id, name: row.name, tags: row.tags }
       : null;
@@ -44,12 +37,7 @@ export class ProvisionerKeysService implements ProvisionerKeyLookup {
         fields: [{ field: 'name', detail: 'reserved name' }],
       });
     const secret = randomBytes(32).toString('base64url');
-    const inserted = (await this.dataSource.query(
-      `INSERT INTO provisioner_keys (organization_id, name, lower_name, hashed_secret, tags) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (organization_id, lower_name) DO NOTHING RETURNING id`,
-      [organizationId, name, name.toLowerCase(), hashToken(secret), JSON.stringify(tags)],
-    )) as unknown[];
-    if (inserted.length === 0)
+    if (!(await this.keys.insert(organizationId, name, hashToken(secret), tags)))
       throw new ConflictError(`Provisioner key with name '${name}' already exists in organization`, {
         fields: [{ field: 'name', detail: 'This value is already in use and should be unique.' }],
       });
@@ -57,20 +45,11 @@ export class ProvisionerKeysService implements ProvisionerKeyLookup {
   }
 
   async list(organizationId: string): Promise<ProvisionerKeyRow[]> {
-    return (await this.dataSource.query(
-      'SELECT id, organization_id, name, tags, created_at FROM provisioner_keys WHERE organization_id = $1 ORDER BY lower_name',
-      [organizationId],
-    )) as ProvisionerKeyRow[];
+    return this.keys.listForOrganization(organizationId);
   }
 
   async delete(organizationId: string, name: string): Promise<void> {
-    const deleted = resultRows(
-      await this.dataSource.query(
-        'DELETE FROM provisioner_keys WHERE organization_id = $1 AND lower_name = $2 RETURNING id',
-        [organizationId, name.toLowerCase()],
-      ),
-    );
-    if (deleted.length === 0)
+    if (!(await this.keys.deleteByName(organizationId, name)))
       throw new NotFoundError('Resource not found or you do not have access to this resource');
   }
 }

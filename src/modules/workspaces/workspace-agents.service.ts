@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { InvalidError, NotFoundError } from '../../platform/errors/domain-error';
 import type { WorkspaceAgentIdentity, WorkspaceAgentLookup } from '../auth/principal-ports';
 import { UserSecretsService } from '../identity/secrets/user-secrets.service';
 import { PREBUILDS_USER_ID, PREBUILDS_USER_NAME } from './events';
 import { hashToken } from './provisioner-jobs.service';
-import { resultRows } from '../../platform/database/result-rows';
+import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repository';
+import type { AgentRow } from './workspace-views';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from './workspaces.config';
 
 export const LIFECYCLE_STATES = [
@@ -53,32 +53,19 @@ export interface AgentManifest {
 @Injectable()
 export class WorkspaceAgentsService implements WorkspaceAgentLookup {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly agents: WorkspaceAgentsRepository,
     private readonly secrets: UserSecretsService,
     private readonly transactions: TransactionRunner,
     @Inject(WORKSPACES_CONFIG) private readonly config: WorkspacesConfig,
   ) {}
 
   async findByToken(token: string): Promise<WorkspaceAgentIdentity | null> {
-    const [row] = (await this.dataSource.query(
-      `SELECT a.id, a.workspace_id, w.owner_id FROM workspace_agents a
-         JOIN workspaces w ON w.id = a.workspace_id AND w.deleted = false
-         JOIN workspace_resources r ON r.id = a.resource_id
-         JOIN workspace_builds b ON b.job_id = r.job_id
-        WHERE a.token_hash = $1
-          AND b.build_number = (SELECT max(build_number) FROM workspace_builds WHERE workspace_id = w.id)`,
-      [hashToken(token)],
-    )) as { id: string; workspace_id: string; owner_id: string }[];
+    const row = await this.agents.findByTokenHash(hashToken(token));
     return row ? { agentId: row.id, workspaceId: row.workspace_id, ownerId: row.owner_id } : null;
   }
 
   async manifest(agent: WorkspaceAgentIdentity): Promise<AgentManifest> {
-    const [row] = (await this.dataSource.query(
-      `SELECT a.*, w.name AS workspace_name, w.owner_id, u.name AS owner_name, u.id AS owner_numeric_id
-         FROM workspace_agents a JOIN workspaces w ON w.id = a.workspace_id
-         LEFT JOIN users u ON u.uuid = w.owner_id WHERE a.id = $1`,
-      [agent.agentId],
-    )) as Record<string, unknown>[];
+    const row = await this.agents.manifestRow(agent.agentId);
     if (!row) throw new NotFoundError('Agent not found.');
     const ownerId = row.owner_id as string;
     const environment = { ...(row.environment_variables as Record<string, string>) };
@@ -107,12 +94,7 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
     agent: WorkspaceAgentIdentity,
     input: { version: string; operatingSystem: string; architecture: string; directory: string },
   ): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE workspace_agents SET version = $2, operating_system = $3, architecture = $4, directory = $5,
-         first_connected_at = COALESCE(first_connected_at, now()), last_connected_at = now(), disconnected_at = NULL,
-         updated_at = now() WHERE id = $1`,
-      [agent.agentId, input.version, input.operatingSystem, input.architecture, input.directory],
-    );
+    await this.agents.recordStartup(agent.agentId, input);
   }
 
   async reportLifecycle(agent: WorkspaceAgentIdentity, state: string, ownerId?: string): Promise<void> {
@@ -120,26 +102,13 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
       throw new InvalidError('Validation failed.', {
         fields: [{ field: 'state', detail: `unknown lifecycle state "${state}"` }],
       });
-    await this.dataSource.query(
-      `UPDATE workspace_agents SET lifecycle_state = $2::varchar,
-         started_at = CASE WHEN $2::varchar = 'starting' THEN now() ELSE started_at END,
-         ready_at = CASE WHEN $2::varchar IN ('ready', 'start_error', 'start_timeout') THEN now() ELSE ready_at END,
-         initialized_owner_id = COALESCE($3::uuid, initialized_owner_id),
-         last_connected_at = now(), first_connected_at = COALESCE(first_connected_at, now()), updated_at = now()
-       WHERE id = $1`,
-      [agent.agentId, state, ownerId ?? null],
-    );
+    await this.agents.recordLifecycle(agent.agentId, state, ownerId ?? null);
   }
 
   /** App health the agent probed (`{app id: healthy|unhealthy}`); unknown ids are 400. */
   async reportAppHealth(agent: WorkspaceAgentIdentity, healths: Record<string, string>): Promise<void> {
     await this.transactions.run(async (tx) => {
-      const [row] = (await tx.manager.query('SELECT apps FROM workspace_agents WHERE id = $1 FOR UPDATE', [
-        agent.agentId,
-      ])) as {
-        apps: { id: string; health?: string }[];
-      }[];
-      const apps = row?.apps ?? [];
+      const apps = (await this.agents.lockApps(tx.manager, agent.agentId)) ?? [];
       for (const [id, health] of Object.entries(healths)) {
         const app = apps.find((candidate) => candidate.id === id);
         if (!app)
@@ -152,22 +121,14 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
           });
         app.health = health;
       }
-      await tx.manager.query('UPDATE workspace_agents SET apps = $2, updated_at = now() WHERE id = $1', [
-        agent.agentId,
-        JSON.stringify(apps),
-      ]);
+      await this.agents.saveApps(tx.manager, agent.agentId, apps);
     });
   }
 
   /** Heartbeat: connected now; `disconnect` marks a clean disconnection. */
   async reportConnection(agent: WorkspaceAgentIdentity, disconnect: boolean): Promise<void> {
-    await this.dataSource.query(
-      disconnect
-        ? `UPDATE workspace_agents SET disconnected_at = now(), updated_at = now() WHERE id = $1`
-        : `UPDATE workspace_agents SET last_connected_at = now(), first_connected_at = COALESCE(first_connected_at, now()),
-             disconnected_at = NULL WHERE id = $1`,
-      [agent.agentId],
-    );
+    if (disconnect) await this.agents.recordDisconnected(agent.agentId);
+    else await this.agents.recordConnected(agent.agentId);
   }
 
   /** A session the agent served: `connect` opens a log entry, `disconnect` closes it (idempotent by connection id). */
@@ -187,33 +148,28 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
   ): Promise<void> {
     const time = input.time ?? new Date();
     if (input.action === 'connect') {
-      await this.dataSource.query(
-        `INSERT INTO connection_logs (connect_time, organization_id, workspace_owner_id, workspace_id, workspace_name, agent_id,
-           agent_name, type, ip, connection_id, slug_or_port, user_agent)
-         SELECT $2, w.organization_id, w.owner_id, w.id, w.name, a.id, a.name, $3, $4, $5, $6, $7
-           FROM workspace_agents a JOIN workspaces w ON w.id = a.workspace_id WHERE a.id = $1
-         ON CONFLICT (agent_id, connection_id) DO NOTHING`,
-        [
-          agent.agentId,
-          time,
-          input.type,
-          input.ip ?? null,
-          input.id,
-          input.slugOrPort ?? null,
-          input.userAgent ?? null,
-        ],
-      );
+      await this.agents.openConnectionLog(agent.agentId, {
+        connectionId: input.id,
+        time,
+        type: input.type,
+        ip: input.ip ?? null,
+        slugOrPort: input.slugOrPort ?? null,
+        userAgent: input.userAgent ?? null,
+      });
       return;
     }
-    const updated = resultRows(
-      await this.dataSource.query(
-        `UPDATE connection_logs SET disconnect_time = $3, disconnect_reason = $4, code = $5
-          WHERE agent_id = $1 AND connection_id = $2 RETURNING id`,
-        [agent.agentId, input.id, time, input.reason ?? null, input.code ?? null],
-      ),
-    );
-    if (updated.length === 0)
+    const closed = await this.agents.closeConnectionLog(agent.agentId, input.id, {
+      time,
+      reason: input.reason ?? null,
+      code: input.code ?? null,
+    });
+    if (!closed)
       throw new NotFoundError('No open connection with this id.', { code: 'CONNECTION_NOT_FOUND' });
+  }
+
+  /** An agent by id (the users' view; the caller checks access to its workspace). */
+  findAgent(id: string): Promise<AgentRow | undefined> {
+    return this.agents.findById(id);
   }
 
   get disconnectMs(): number {

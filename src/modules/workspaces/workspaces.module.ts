@@ -33,6 +33,12 @@ import { WorkspacesRepository } from './repositories/workspaces.repository';
 import { ConnectionLogSearchRepository } from './repositories/connection-log-search.repository';
 import { ConnectionLogService } from './connection-log.service';
 import './workspaces.error-codes';
+// Repositories of the provisioner jobs, agents, agent calls, prebuilds and provisioner keys.
+import { AgentCallsRepository } from './repositories/agent-calls.repository';
+import { PrebuildsRepository } from './repositories/prebuilds.repository';
+import { ProvisionerJobsRepository } from './repositories/provisioner-jobs.repository';
+import { ProvisionerKeysRepository } from './repositories/provisioner-keys.repository';
+import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repository';
 
 /**
  * Workspaces (spec 2, table C): templates, builds and provisioner jobs, provisioner keys and the
@@ -53,6 +59,12 @@ import './workspaces.error-codes';
     ConnectionLogController,
   ],
   providers: [
+    // Repositories of the provisioner jobs, agents, agent calls, prebuilds and provisioner keys.
+    AgentCallsRepository,
+    PrebuildsRepository,
+    ProvisionerJobsRepository,
+    ProvisionerKeysRepository,
+    WorkspaceAgentsRepository,
     {
       provide: WORKSPACES_CONFIG,
       inject: [APP_CONFIG],

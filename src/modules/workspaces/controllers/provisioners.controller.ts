@@ -9,7 +9,6 @@ import {
 } from '@nestjs/swagger';
 import { IsArray, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import type { Response } from 'express';
-import { DataSource } from 'typeorm';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { Authenticated, CurrentCaller, CurrentPrincipal } from '../../auth/access.decorators';
@@ -91,7 +90,6 @@ export class ProvisionersController {
     private readonly jobs: ProvisionerJobsService,
     private readonly organizations: CoderOrganizationsService,
     private readonly authz: AuthorizationService,
-    private readonly dataSource: DataSource,
   ) {}
 
   /** The organization's uuid once the caller may `action` its `type` objects (404 unknown, 403 not allowed). */
@@ -223,20 +221,7 @@ export class ProvisionersController {
     filters: { statuses: string[]; ids: string[] },
     limit: number,
   ): Promise<ProvisionerJobDto[]> {
-    const rows = (await this.dataSource.query(
-      `SELECT to_jsonb(j.*) AS job, v.name AS version_name, t.id AS template_id, t.name AS template_name,
-              t.display_name AS template_display_name, t.icon AS template_icon, w.id AS workspace_id, w.name AS workspace_name,
-              b.transition
-         FROM provisioner_jobs j
-         LEFT JOIN workspace_builds b ON b.job_id = j.id
-         LEFT JOIN workspaces w ON w.id = b.workspace_id
-         LEFT JOIN template_versions v ON v.id = COALESCE(b.template_version_id, (j.input->>'template_version_id')::uuid)
-         LEFT JOIN templates t ON t.id = COALESCE(w.template_id, v.template_id)
-        WHERE j.organization_id = $1 AND (cardinality($2::uuid[]) = 0 OR j.id = ANY($2::uuid[]))
-          AND (cardinality($3::text[]) = 0 OR j.status = ANY($3::text[]))
-        ORDER BY j.created_at DESC LIMIT $4`,
-      [organizationId, filters.ids, filters.statuses, limit],
-    )) as Record<string, string | null>[];
+    const rows = await this.jobs.listForOrganization(organizationId, filters, limit);
     return rows.map(
       (row) =>
         presentJob(row.job as unknown as JobRow, {

@@ -2,7 +2,6 @@ import { Body, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, Query, Req, Re
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import type { Request, Response } from 'express';
-import { DataSource } from 'typeorm';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { BadRequestError, NotFoundError, UnauthenticatedError } from '../../../platform/errors/domain-error';
@@ -15,7 +14,6 @@ import { presentAgent } from '../coder-workspace.presenter';
 import { WorkspaceAgentDto } from '../dto/workspaces.dto';
 import { PrebuildsService, type ReinitEvent } from '../prebuilds.service';
 import { CONNECTION_TYPES, LIFECYCLE_STATES, WorkspaceAgentsService } from '../workspace-agents.service';
-import type { AgentRow } from '../workspace-views';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from '../workspaces.config';
 import { WorkspacesService } from '../workspaces.service';
 
@@ -94,7 +92,6 @@ export class WorkspaceAgentsController {
     private readonly prebuilds: PrebuildsService,
     private readonly workspaces: WorkspacesService,
     private readonly sse: SseStreams,
-    private readonly dataSource: DataSource,
     @Inject(WORKSPACES_CONFIG) private readonly config: WorkspacesConfig,
   ) {}
 
@@ -288,9 +285,7 @@ export class WorkspaceAgentsController {
     @CurrentPrincipal() principal: Principal,
     @Param('workspaceagent', UUID_PIPE) id: string,
   ): Promise<WorkspaceAgentDto> {
-    const [agent] = (await this.dataSource.query('SELECT * FROM workspace_agents WHERE id = $1', [
-      id,
-    ])) as AgentRow[];
+    const agent = await this.agents.findAgent(id);
     if (!agent) throw new NotFoundError('Resource not found or you do not have access to this resource');
     await this.workspaces.requireWorkspace(principal, agent.workspace_id);
     return presentAgent(agent, this.config.agentDisconnectMs) as unknown as WorkspaceAgentDto;
