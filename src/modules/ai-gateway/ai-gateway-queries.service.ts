@@ -1,44 +1,48 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { SearchParser, searchTerms } from '../../api/coder/coder-search-query';
 import { BadRequestError, InvalidError, NotFoundError } from '../../platform/errors/domain-error';
 import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
 import { UsersService } from '../identity/users.service';
+import {
+  AiInterceptionsRepository,
+  type InterceptionFilters,
+  type Page,
+  type Row,
+} from './repositories/ai-interceptions.repository';
+
+export type { InterceptionFilters } from './repositories/ai-interceptions.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface InterceptionFilters {
-  initiatorId?: string;
-  provider?: string;
-  providerName?: string;
-  model?: string;
-  /** Several clients; `unknown` matches interceptions without one. */
-  clients: string[];
-  sessionId?: string;
-  startedAfter?: Date;
-  startedBefore?: Date;
-  /** Members read nothing (Coder: even `initiator:me` counts 0). */
-  none?: boolean;
-}
-
-interface Page {
-  limit: number;
-  offset: number;
-}
-
-type Row = Record<string, unknown>;
 const int = (value: unknown): number => Number(value ?? 0);
 const iso = (value: unknown): string => new Date(value as string).toISOString();
 
-function usage(row: Row) {
+/** A record's token usage as the API gives it (absent counts are 0). */
+export function usage(row: Row) {
   return {
     input_tokens: int(row.input_tokens),
     output_tokens: int(row.output_tokens),
     cache_read_input_tokens: int(row.cache_read_input_tokens),
     cache_write_input_tokens: int(row.cache_write_input_tokens),
   };
+}
+
+type UsageSummary = ReturnType<typeof usage>;
+
+/** The token usage of interceptions: every usage record of each (`usages`) summed. */
+export function sumUsage(rows: Row[]): UsageSummary {
+  return rows
+    .flatMap((row) => row.usages as Row[])
+    .reduce<UsageSummary>(
+      (total, t) => ({
+        input_tokens: total.input_tokens + int(t.input_tokens),
+        output_tokens: total.output_tokens + int(t.output_tokens),
+        cache_read_input_tokens: total.cache_read_input_tokens + int(t.cache_read_input_tokens),
+        cache_write_input_tokens: total.cache_write_input_tokens + int(t.cache_write_input_tokens),
+      }),
+      { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_write_input_tokens: 0 },
+    );
 }
 
 function initiator(row: Row) {
@@ -58,7 +62,7 @@ function initiator(row: Row) {
 @Injectable()
 export class AiGatewayQueries {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly records: AiInterceptionsRepository,
     private readonly authz: AuthorizationService,
     private readonly users: UsersService,
   ) {}
@@ -115,30 +119,6 @@ export class AiGatewayQueries {
     return filters;
   }
 
-  private where(filters: InterceptionFilters, params: unknown[]): string {
-    const add = (value: unknown) => {
-      params.push(value);
-      return `$${params.length}`;
-    };
-    const clauses = ['i.ended_at IS NOT NULL'];
-    if (filters.none) clauses.push('false');
-    if (filters.initiatorId) clauses.push(`i.initiator_id = ${add(filters.initiatorId)}`);
-    if (filters.provider) clauses.push(`i.provider = ${add(filters.provider)}`);
-    if (filters.providerName) clauses.push(`i.provider_name = ${add(filters.providerName)}`);
-    if (filters.model) clauses.push(`i.model = ${add(filters.model)}`);
-    if (filters.sessionId) clauses.push(`i.session_id = ${add(filters.sessionId)}`);
-    if (filters.startedAfter) clauses.push(`i.started_at >= ${add(filters.startedAfter)}`);
-    if (filters.startedBefore) clauses.push(`i.started_at <= ${add(filters.startedBefore)}`);
-    if (filters.clients.length) {
-      const named = filters.clients.filter((client) => client !== 'unknown');
-      const parts = [] as string[];
-      if (named.length) parts.push(`lower(i.client) = ANY(${add(named)})`);
-      if (filters.clients.includes('unknown')) parts.push('i.client IS NULL');
-      clauses.push(`(${parts.join(' OR ')})`);
-    }
-    return clauses.join(' AND ');
-  }
-
   /** Coder's limit rule for these lists: default 100, 1..1000. */
   static page(raw: { limit?: string; offset?: string }, max = 1000, fallback = 100): Page {
     const limit = raw.limit === undefined || raw.limit === '' ? fallback : Number(raw.limit);
@@ -148,31 +128,6 @@ export class AiGatewayQueries {
     if (!Number.isInteger(offset) || offset < 0)
       throw new BadRequestError('Invalid pagination offset value.', { code: 'AI_PAGE_OFFSET' });
     return { limit, offset };
-  }
-
-  private sessionsSql(where: string): string {
-    return `WITH i AS (SELECT * FROM ai_gateway_interceptions i WHERE ${where}),
-      u AS (SELECT t.interception_id, sum(t.input_tokens) AS input_tokens, sum(t.output_tokens) AS output_tokens,
-                   sum(t.cache_read_input_tokens) AS cache_read_input_tokens,
-                   sum(t.cache_write_input_tokens) AS cache_write_input_tokens
-              FROM ai_gateway_token_usages t JOIN i ON i.id = t.interception_id GROUP BY t.interception_id),
-      p AS (SELECT DISTINCT ON (p.interception_id) p.interception_id, p.prompt, p.created_at
-              FROM ai_gateway_user_prompts p JOIN i ON i.id = p.interception_id
-             ORDER BY p.interception_id, p.created_at DESC),
-      s AS (
-        SELECT i.session_id, i.initiator_id,
-               array_agg(DISTINCT i.provider) AS providers, array_agg(DISTINCT i.model) AS models,
-               (array_agg(i.client ORDER BY i.started_at))[1] AS client,
-               (array_agg(i.metadata ORDER BY i.started_at))[1] AS metadata,
-               min(i.started_at) AS started_at, max(i.ended_at) AS ended_at,
-               count(*) FILTER (WHERE i.thread_root_id IS NULL) AS threads,
-               coalesce(sum(u.input_tokens), 0) AS input_tokens, coalesce(sum(u.output_tokens), 0) AS output_tokens,
-               coalesce(sum(u.cache_read_input_tokens), 0) AS cache_read_input_tokens,
-               coalesce(sum(u.cache_write_input_tokens), 0) AS cache_write_input_tokens,
-               (array_agg(p.prompt ORDER BY p.created_at DESC) FILTER (WHERE p.prompt IS NOT NULL))[1] AS last_prompt,
-               coalesce(max(p.created_at), min(i.started_at)) AS last_active_at
-          FROM i LEFT JOIN u ON u.interception_id = i.id LEFT JOIN p ON p.interception_id = i.id
-         GROUP BY i.session_id, i.initiator_id)`;
   }
 
   private presentSession(row: Row) {
@@ -193,35 +148,12 @@ export class AiGatewayQueries {
   }
 
   async sessions(filters: InterceptionFilters, page: Page, afterSessionId?: string) {
-    const params: unknown[] = [];
-    const base = this.sessionsSql(this.where(filters, params));
-    let cursor = '';
-    if (afterSessionId) {
-      const found = (await this.dataSource.query(
-        `${base} SELECT last_active_at, session_id FROM s WHERE session_id = $${params.length + 1} LIMIT 1`,
-        [...params, afterSessionId],
-      )) as Row[];
-      if (!found[0])
-        throw new BadRequestError(`after_session_id: session "${afterSessionId}" not found`, {
-          code: 'AI_CURSOR',
-        });
-      params.push(found[0].last_active_at, afterSessionId);
-      cursor = `WHERE (s.last_active_at, s.session_id) < ($${params.length - 1}, $${params.length})`;
-    }
-    const countParams = params.slice(0, afterSessionId ? params.length - 2 : params.length);
-    const [counted] = (await this.dataSource.query(
-      `${base} SELECT count(*)::int AS n FROM s`,
-      countParams,
-    )) as Row[];
-    params.push(page.limit, page.offset);
-    const rows = (await this.dataSource.query(
-      `${base} SELECT s.*, a.uuid AS initiator_uuid, a.name AS initiator_name, a.full_name AS initiator_full_name,
-                      a.avatar_url AS initiator_avatar
-                 FROM s LEFT JOIN users a ON a.id = s.initiator_id ${cursor}
-                ORDER BY s.last_active_at DESC, s.session_id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
-      params,
-    )) as Row[];
-    return { count: int(counted?.n), sessions: rows.map((row) => this.presentSession(row)) };
+    const found = await this.records.sessions(filters, page, afterSessionId);
+    if (!found)
+      throw new BadRequestError(`after_session_id: session "${afterSessionId}" not found`, {
+        code: 'AI_CURSOR',
+      });
+    return { count: int(found.count), sessions: found.rows.map((row) => this.presentSession(row)) };
   }
 
   /** One session: its threads (root interceptions and the interceptions that continue them). */
@@ -232,24 +164,9 @@ export class AiGatewayQueries {
   ) {
     const notFound = () => new NotFoundError('Session not found.', { code: 'AI_SESSION_NOT_FOUND' });
     if (!(await this.canRead(principal))) throw notFound();
-    const params: unknown[] = [sessionId];
-    const summary = (await this.dataSource.query(
-      `${this.sessionsSql('i.ended_at IS NOT NULL AND i.session_id = $1')}
-       SELECT s.*, a.uuid AS initiator_uuid, a.name AS initiator_name, a.full_name AS initiator_full_name,
-              a.avatar_url AS initiator_avatar FROM s LEFT JOIN users a ON a.id = s.initiator_id
-        ORDER BY s.last_active_at DESC LIMIT 1`,
-      params,
-    )) as Row[];
-    if (!summary[0]) throw notFound();
-    const interceptions = (await this.dataSource.query(
-      `SELECT i.*, coalesce(i.thread_root_id, i.id) AS root,
-              coalesce((SELECT json_agg(t ORDER BY t.created_at) FROM ai_gateway_token_usages t WHERE t.interception_id = i.id), '[]') AS usages,
-              coalesce((SELECT json_agg(t ORDER BY t.created_at) FROM ai_gateway_tool_usages t WHERE t.interception_id = i.id), '[]') AS tools,
-              (SELECT p.prompt FROM ai_gateway_user_prompts p WHERE p.interception_id = i.id ORDER BY p.created_at DESC LIMIT 1) AS prompt
-         FROM ai_gateway_interceptions i WHERE i.session_id = $1 AND i.ended_at IS NOT NULL
-        ORDER BY i.started_at, i.id`,
-      params,
-    )) as Row[];
+    const summary = await this.records.session(sessionId);
+    if (!summary) throw notFound();
+    const interceptions = await this.records.sessionInterceptions(sessionId);
     const threads = new Map<string, Row[]>();
     for (const row of interceptions) {
       const root = row.root as string;
@@ -259,19 +176,6 @@ export class AiGatewayQueries {
     if (cursor.afterId) roots = roots.slice(roots.indexOf(cursor.afterId) + 1);
     if (cursor.beforeId) roots = roots.slice(0, Math.max(0, roots.indexOf(cursor.beforeId)));
     roots = roots.slice(0, cursor.limit);
-    type UsageSummary = ReturnType<typeof usage>;
-    const sumUsage = (rows: Row[]): UsageSummary =>
-      rows
-        .flatMap((row) => row.usages as Row[])
-        .reduce<UsageSummary>(
-          (total, t) => ({
-            input_tokens: total.input_tokens + int(t.input_tokens),
-            output_tokens: total.output_tokens + int(t.output_tokens),
-            cache_read_input_tokens: total.cache_read_input_tokens + int(t.cache_read_input_tokens),
-            cache_write_input_tokens: total.cache_write_input_tokens + int(t.cache_write_input_tokens),
-          }),
-          { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_write_input_tokens: 0 },
-        );
     const threadViews = roots.map((rootId) => {
       const rows = threads.get(rootId)!;
       const root = rows.find((row) => row.id === rootId) ?? rows[0]!;
@@ -310,7 +214,7 @@ export class AiGatewayQueries {
     });
     const pageRows = roots.flatMap((id) => threads.get(id)!);
     return {
-      ...this.presentSession(summary[0]),
+      ...this.presentSession(summary),
       page_started_at: pageRows.length ? iso(pageRows[0]!.started_at) : null,
       page_ended_at: pageRows.length ? iso(pageRows.at(-1)!.ended_at ?? pageRows.at(-1)!.started_at) : null,
       threads: threadViews,
@@ -318,38 +222,12 @@ export class AiGatewayQueries {
   }
 
   async interceptions(filters: InterceptionFilters, page: Page, afterId?: string) {
-    const params: unknown[] = [];
-    let where = this.where(filters, params);
-    const countParams = [...params];
-    const [counted] = (await this.dataSource.query(
-      `SELECT count(*)::int AS n FROM ai_gateway_interceptions i WHERE ${where}`,
-      countParams,
-    )) as Row[];
-    if (afterId) {
-      const found = UUID.test(afterId)
-        ? ((await this.dataSource.query('SELECT started_at FROM ai_gateway_interceptions WHERE id = $1', [
-            afterId,
-          ])) as Row[])
-        : [];
-      if (!found[0])
-        throw new BadRequestError(`after_id: interception "${afterId}" not found`, { code: 'AI_CURSOR' });
-      params.push(found[0].started_at, afterId);
-      where += ` AND (i.started_at, i.id) < ($${params.length - 1}, $${params.length})`;
-    }
-    params.push(page.limit, page.offset);
-    const rows = (await this.dataSource.query(
-      `SELECT i.*, a.uuid AS initiator_uuid, a.name AS initiator_name, a.full_name AS initiator_full_name,
-              a.avatar_url AS initiator_avatar,
-              coalesce((SELECT json_agg(t ORDER BY t.created_at) FROM ai_gateway_token_usages t WHERE t.interception_id = i.id), '[]') AS usages,
-              coalesce((SELECT json_agg(t ORDER BY t.created_at) FROM ai_gateway_user_prompts t WHERE t.interception_id = i.id), '[]') AS prompts,
-              coalesce((SELECT json_agg(t ORDER BY t.created_at) FROM ai_gateway_tool_usages t WHERE t.interception_id = i.id), '[]') AS tools
-         FROM ai_gateway_interceptions i LEFT JOIN users a ON a.id = i.initiator_id
-        WHERE ${where} ORDER BY i.started_at DESC, i.id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
-      params,
-    )) as Row[];
+    const found = await this.records.interceptions(filters, page, afterId);
+    if (!found)
+      throw new BadRequestError(`after_id: interception "${afterId}" not found`, { code: 'AI_CURSOR' });
     return {
-      count: int(counted?.n),
-      results: rows.map((row) => ({
+      count: int(found.count),
+      results: found.rows.map((row) => ({
         id: row.id as string,
         api_key_id: (row.api_key_id as string | null) ?? null,
         initiator: initiator(row),
@@ -400,10 +278,6 @@ export class AiGatewayQueries {
   /** Distinct models or clients of finished interceptions (`GET /models`, `GET /clients`). */
   async distinct(principal: Principal, column: 'model' | 'client', limit: number): Promise<string[]> {
     if (!(await this.canRead(principal))) return [];
-    const rows = (await this.dataSource.query(
-      `SELECT DISTINCT coalesce(${column}, 'Unknown') AS v FROM ai_gateway_interceptions WHERE ended_at IS NOT NULL ORDER BY v LIMIT $1`,
-      [limit],
-    )) as { v: string }[];
-    return rows.map((row) => row.v);
+    return this.records.distinct(column, limit);
   }
 }

@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../../platform/config/config.token';
 import { AiProviderDirectory } from '../../platform/ports/ai-provider-directory';
 import { AiSeats } from '../../platform/ports/ai-seats';
 import { AI_GATEWAY_CONFIG, loadAiGatewayConfig } from './ai-gateway.config';
+import './ai-gateway.error-codes';
 import { AiGatewayQueries } from './ai-gateway-queries.service';
 import { AiProvidersService } from './ai-providers.service';
 import { AiSeatsProvider } from './ai-seats.provider';
@@ -20,6 +21,9 @@ import {
 } from './controllers/ai-gateway.controller';
 import { AI_GATEWAY_ENTITIES } from './entities';
 import { InterceptionsRecorder } from './interceptions-recorder.service';
+import { AiInterceptionsRepository } from './repositories/ai-interceptions.repository';
+import { AiProvidersRepository } from './repositories/ai-providers.repository';
+import { InterceptionRecordsRepository } from './repositories/interception-records.repository';
 
 /** The AI gateway: provider proxy, interception records, sessions API, AI seats, CONNECT proxy. See README.md. */
 @Global()
@@ -39,6 +43,9 @@ import { InterceptionsRecorder } from './interceptions-recorder.service';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => loadAiGatewayConfig(config.env),
     },
+    AiProvidersRepository,
+    AiInterceptionsRepository,
+    InterceptionRecordsRepository,
     AiProvidersService,
     InterceptionsRecorder,
     AiGatewayQueries,

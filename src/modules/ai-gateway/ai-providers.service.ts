@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { VersionedCache } from '../../platform/cache/versioned-cache';
 import { SecretBox } from '../../platform/crypto/secret-box';
 import { BadRequestError, ConflictError, NotFoundError } from '../../platform/errors/domain-error';
 import { AI_GATEWAY_CONFIG, type AiGatewayConfig, type ProviderType } from './ai-gateway.config';
-import { AiProvider } from './entities/ai-provider.entity';
+import type { AiProvider } from './entities/ai-provider.entity';
+import { AiProvidersRepository } from './repositories/ai-providers.repository';
 
 /** Path segments of the gateway's own API: a provider cannot be named after them. */
 export const RESERVED_PROVIDER_NAMES = [
@@ -39,7 +38,7 @@ export class AiProvidersService implements OnModuleInit {
   });
 
   constructor(
-    @InjectRepository(AiProvider) private readonly providers: Repository<AiProvider>,
+    private readonly providers: AiProvidersRepository,
     private readonly box: SecretBox,
     @Inject(AI_GATEWAY_CONFIG) private readonly config: AiGatewayConfig,
   ) {}
@@ -82,17 +81,17 @@ export class AiProvidersService implements OnModuleInit {
   /** Creates or replaces a provider by name. */
   async save(input: ProviderInput): Promise<AiProvider> {
     this.validate(input);
-    const existing = await this.providers.findOneBy({ name: input.name });
-    const row = existing ?? this.providers.create({ name: input.name });
+    const existing = await this.providers.findByName(input.name);
+    const row = existing ?? this.providers.build(input.name);
     row.type = input.type as ProviderType;
     row.baseUrl = input.baseUrl.replace(/\/+$/, '');
-    if (!row.id) row.id = (await this.providers.query('SELECT gen_random_uuid() AS id'))[0].id as string;
+    if (!row.id) row.id = await this.providers.newId();
     row.sealedKey = input.key ? this.box.seal(input.key, this.context(row.id)) : null;
     return this.providers.save(row);
   }
 
   async create(input: ProviderInput): Promise<AiProvider> {
-    if (await this.providers.existsBy({ name: input.name }))
+    if (await this.providers.existsByName(input.name))
       throw new ConflictError(`A provider named "${input.name}" already exists.`, {
         code: 'AI_PROVIDER_EXISTS',
       });
@@ -100,16 +99,16 @@ export class AiProvidersService implements OnModuleInit {
   }
 
   list(): Promise<AiProvider[]> {
-    return this.providers.find({ order: { name: 'ASC' } });
+    return this.providers.all();
   }
 
   async remove(name: string): Promise<void> {
-    const result = await this.providers.delete({ name });
-    if (!result.affected) throw new NotFoundError('Provider not found.', { code: 'AI_PROVIDER_NOT_FOUND' });
+    if (!(await this.providers.deleteByName(name)))
+      throw new NotFoundError('Provider not found.', { code: 'AI_PROVIDER_NOT_FOUND' });
   }
 
   find(name: string): Promise<AiProvider | null> {
-    return this.byName.get(name, () => this.providers.findOneBy({ name }));
+    return this.byName.get(name, () => this.providers.findByName(name));
   }
 
   /**

@@ -1,8 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { filetypeinfo } from 'magic-bytes.js';
 import { Readable } from 'node:stream';
-import { DataSource } from 'typeorm';
-import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { BadRequestError, NotFoundError, TooLargeError } from '../../platform/errors/domain-error';
 import { BlobStore } from '../../platform/storage/blob-store';
 import { AuthorizationService } from '../auth/authorization.service';
@@ -11,6 +9,7 @@ import { OrganizationsService } from '../identity/organizations.service';
 import type { ChatFile } from './entities/chat-file.entity';
 import { NOT_FOUND } from './chats.service';
 import { isUuid } from '../../platform/text/uuid';
+import { ChatFilesRepository } from './repositories/chat-files.repository';
 
 export const CHAT_FILE_MAX_BYTES = 10 * 1024 * 1024;
 /** The spec's file types for chats (images), recognized by their bytes. */
@@ -52,8 +51,7 @@ export class ChatFilesService {
   private readonly logger = new Logger(ChatFilesService.name);
 
   constructor(
-    private readonly dataSource: DataSource,
-    private readonly transactions: TransactionRunner,
+    private readonly files: ChatFilesRepository,
     private readonly blobs: BlobStore,
     private readonly authz: AuthorizationService,
     private readonly organizations: OrganizationsService,
@@ -94,18 +92,21 @@ export class ChatFilesService {
       throw new BadRequestError('File content type does not match Content-Type header.', {
         detail: `The content is ${detected}.`,
       });
-    const [{ id }] = (await this.dataSource.query('SELECT gen_random_uuid() AS id')) as { id: string }[];
+    const id = await this.files.newId();
     const stored = await this.blobs.put(chatFileKey(id), Readable.from(bytes), {
       contentType: detected,
       maxBytes: CHAT_FILE_MAX_BYTES,
     });
     try {
-      const [row] = (await this.dataSource.query(
-        `INSERT INTO chat_files (id, organization_id, owner_id, name, mime_type, size_bytes, sha256) VALUES ($1, $2, $3, $4, $5, $6, $7)
-         RETURNING *`,
-        [id, organization.organizationUuid, principal.user.uuid, name, detected, stored.size, stored.sha256],
-      )) as Record<string, unknown>[];
-      return fileFromRow(row!);
+      return await this.files.insert({
+        id,
+        organizationId: organization.organizationUuid,
+        ownerId: principal.user.uuid,
+        name,
+        mimeType: detected,
+        sizeBytes: stored.size,
+        sha256: stored.sha256,
+      });
     } catch (error) {
       await this.blobs.delete(chatFileKey(id)).catch(() => undefined); // no blob without its row
       throw error;
@@ -115,12 +116,8 @@ export class ChatFilesService {
   /** A file its owner (or whoever may read the owner's chats) reads; else 404. */
   async require(principal: Principal, id: string): Promise<ChatFile> {
     if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
-    const [row] = (await this.dataSource.query('SELECT * FROM chat_files WHERE id = $1', [id])) as Record<
-      string,
-      unknown
-    >[];
-    if (!row) throw new NotFoundError(NOT_FOUND);
-    const file = fileFromRow(row);
+    const file = await this.files.findById(id);
+    if (!file) throw new NotFoundError(NOT_FOUND);
     await this.authz.require(
       principal,
       'read',
@@ -159,18 +156,4 @@ async function readLimited(stream: Readable, limit: number): Promise<Buffer> {
     chunks.push(buffer);
   }
   return Buffer.concat(chunks);
-}
-
-export function fileFromRow(row: Record<string, unknown>): ChatFile {
-  return {
-    id: row.id as string,
-    organizationId: row.organization_id as string,
-    ownerId: row.owner_id as string,
-    name: row.name as string,
-    mimeType: row.mime_type as string,
-    sizeBytes: String(row.size_bytes),
-    sha256: (row.sha256 as string).trim(),
-    chatId: row.chat_id as string | null,
-    createdAt: row.created_at as Date,
-  };
 }

@@ -1,23 +1,15 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { type PullRequestFacts, PullRequests } from '../../platform/ports/pull-requests';
+import { ChatCostsRepository } from './repositories/chat-costs.repository';
+import {
+  ChatPullRequestsRepository,
+  type InsightLinkRow,
+} from './repositories/chat-pull-requests.repository';
 
 const DAY_MS = 86_400_000;
 const RECENT_LIMIT = 20;
 
-interface LinkRow {
-  chat_id: string;
-  root_chat_id: string;
-  model_config_id: string | null;
-  display_name: string | null;
-  provider: string | null;
-  issue_id: string;
-  number: number;
-  title: string;
-  html_url: string;
-  base_branch: string;
-  created_at: Date;
-}
+type LinkRow = InsightLinkRow;
 
 /** One linked pull request with its live facts and its share of the chats' cost. */
 interface InsightPull {
@@ -62,34 +54,19 @@ const dayOf = (date: Date): string => date.toISOString().slice(0, 10);
 @Injectable()
 export class ChatInsightsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly links: ChatPullRequestsRepository,
+    private readonly costs: ChatCostsRepository,
     @Optional() private readonly pullRequests?: PullRequests,
   ) {}
 
   async pullRequestInsights(start: Date, end: Date) {
     const length = end.getTime() - start.getTime();
     const previousStart = new Date(start.getTime() - length);
-    const links = (await this.dataSource.query(
-      `SELECT l.chat_id, COALESCE(c.root_chat_id, c.id) AS root_chat_id, l.model_config_id, mc.display_name, mc.provider,
-              l.issue_id::text AS issue_id, l.number, l.title, l.html_url, l.base_branch, l.created_at
-         FROM chat_pull_requests l
-         JOIN chats c ON c.id = l.chat_id
-         LEFT JOIN chat_model_configs mc ON mc.id = l.model_config_id
-        WHERE l.created_at >= $1 AND l.created_at < $2
-        ORDER BY l.created_at DESC, l.id`,
-      [previousStart, end],
-    )) as LinkRow[];
+    const links = await this.links.openedBetween(previousStart, end);
     const roots = [...new Set(links.map((link) => link.root_chat_id))];
     const treeCost = new Map<string, { cost: bigint; pulls: number }>();
     if (roots.length > 0) {
-      const rows = (await this.dataSource.query(
-        `SELECT t.root, COALESCE((SELECT sum(m.total_cost_micros) FROM chat_messages m JOIN chats c ON c.id = m.chat_id
-                                    WHERE (c.id = t.root OR c.root_chat_id = t.root) AND m.role = 'assistant'), 0)::text AS cost,
-                (SELECT count(*) FROM chat_pull_requests l JOIN chats c ON c.id = l.chat_id
-                  WHERE c.id = t.root OR c.root_chat_id = t.root)::int AS pulls
-           FROM unnest($1::uuid[]) AS t(root)`,
-        [roots],
-      )) as { root: string; cost: string; pulls: number }[];
+      const rows = await this.costs.treeCostsAndPulls(roots);
       for (const row of rows) treeCost.set(row.root, { cost: BigInt(row.cost), pulls: row.pulls });
     }
     const facts = (await this.pullRequests?.describe(links.map((link) => link.issue_id))) ?? new Map();

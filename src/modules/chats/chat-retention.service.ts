@@ -5,13 +5,11 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import type { AppConfig } from '../../platform/config/app-config';
-import { int } from '../../platform/config/app-config';
-import { APP_CONFIG } from '../../platform/config/config.token';
-import { resultRows } from '../../platform/database/result-rows';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { JobQueue } from '../../platform/jobs/job-queue.service';
 import { ChatFilesService } from './chat-files.service';
+import { CHATS_CONFIG, type ChatsConfig } from './chats.config';
+import { ChatsRepository } from './repositories/chats.repository';
 
 export const RETENTION_JOB = 'chats.retention';
 
@@ -30,9 +28,10 @@ export class ChatRetentionService implements OnApplicationBootstrap, OnModuleDes
     private readonly transactions: TransactionRunner,
     private readonly jobs: JobQueue,
     private readonly files: ChatFilesService,
-    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly chatRows: ChatsRepository,
+    @Inject(CHATS_CONFIG) config: ChatsConfig,
   ) {
-    this.days = int(config.env, 'CHAT_RETENTION_DAYS', 60, 0, 36_500);
+    this.days = config.retentionDays;
     this.jobs.register(RETENTION_JOB, async () => void (await this.purge()), {
       maxAttempts: 3,
       backoffMs: 60_000,
@@ -61,22 +60,9 @@ export class ChatRetentionService implements OnApplicationBootstrap, OnModuleDes
     if (this.days === 0) return { chats: 0, files: 0 };
     const cutoff = new Date(now.getTime() - this.days * 86_400_000);
     const { chats, fileIds } = await this.transactions.run(async (tx) => {
-      const doomed = (await tx.manager.query(
-        `WITH RECURSIVE family AS (
-           SELECT id FROM chats WHERE archived AND archived_at < $1
-           UNION SELECT c.id FROM chats c JOIN family f ON c.parent_chat_id = f.id)
-         SELECT id FROM family`,
-        [cutoff],
-      )) as { id: string }[];
-      const ids = doomed.map((row) => row.id);
+      const ids = await this.chatRows.archivedFamiliesBefore(cutoff, tx.manager);
       if (ids.length === 0) return { chats: 0, fileIds: [] as string[] };
-      const rows = resultRows<{ id: string }>(
-        await tx.manager.query('DELETE FROM chat_files WHERE chat_id = ANY($1::uuid[]) RETURNING id', [ids]),
-      );
-      await tx.manager.query('DELETE FROM chat_messages WHERE chat_id = ANY($1::uuid[])', [ids]);
-      await tx.manager.query('DELETE FROM chat_pull_requests WHERE chat_id = ANY($1::uuid[])', [ids]);
-      await tx.manager.query('DELETE FROM chats WHERE id = ANY($1::uuid[])', [ids]);
-      return { chats: ids.length, fileIds: rows.map((row) => row.id) };
+      return { chats: ids.length, fileIds: await this.chatRows.purge(ids, tx.manager) };
     });
     await this.files.deleteBlobs(fileIds);
     if (chats) this.logger.log({ chats, files: fileIds.length }, 'archived chats purged');

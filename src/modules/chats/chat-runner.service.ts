@@ -9,12 +9,11 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
-import { resultRows } from '../../platform/database/result-rows';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ClusterBus } from '../../platform/events/cluster-bus.service';
+import { LeaseLoop } from '../../platform/jobs/lease-loop';
 import { AiProviderDirectory } from '../../platform/ports/ai-provider-directory';
 import { PullRequests } from '../../platform/ports/pull-requests';
 import {
@@ -24,29 +23,19 @@ import {
 } from '../../platform/ports/workspace-agent-calls';
 import { ApiTokensService } from '../identity/api-tokens.service';
 import { AGENTS_EXPERIMENT } from './agents-experiment.guard';
-import { ChatsService, chatFromRow, type MessageRow } from './chats.service';
+import { type ModelAnswer, modelAnswer, modelRequest, toOpenAiMessages } from './chat-model-wire';
+import { CHATS_CONFIG, type ChatsConfig } from './chats.config';
+import { ChatsService, type MessageRow } from './chats.service';
 import type { Chat } from './entities/chat.entity';
 import { CHATS_PENDING_TOPIC, GIT_DIRTY_TOPIC } from './events';
+import { ChatPullRequestsRepository } from './repositories/chat-pull-requests.repository';
+import { ChatsRepository } from './repositories/chats.repository';
 
-const INT32_MAX = 2_147_483_647;
+export { acquireBatchSize } from './chats.config';
+export { toOpenAiMessages } from './chat-model-wire';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider JSON, read field by field
 type Json = Record<string, any>;
-
-/** `chat.acquireBatchSize` (CHAT_ACQUIRE_BATCH_SIZE): any integer, clamped to 1 … 2^31-1 (the spec's 32-bit range). */
-export function acquireBatchSize(raw: string | undefined): number {
-  if (raw === undefined || raw.trim() === '') return 10;
-  const value = Number(raw);
-  if (!Number.isFinite(value)) return 10;
-  return Math.min(INT32_MAX, Math.max(1, Math.trunc(value)));
-}
-
-interface OpenAiMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string | null;
-  tool_calls?: unknown[];
-  tool_call_id?: string;
-}
 
 /** The chat is no longer this runner's. */
 class LeaseLost extends Error {}
@@ -133,44 +122,6 @@ const TOOL_DEFINITIONS = [
   },
 ];
 
-/** The stored history as OpenAI chat messages (tool calls and their results included). */
-export function toOpenAiMessages(history: MessageRow[]): OpenAiMessage[] {
-  const out: OpenAiMessage[] = [];
-  for (const message of history) {
-    const parts = message.content ?? [];
-    const text = parts
-      .filter((part) => part.type === 'text' && typeof part.text === 'string')
-      .map((part) => part.text as string)
-      .join('\n');
-    if (message.role === 'assistant') {
-      const calls = parts.filter((part) => part.type === 'tool-call');
-      out.push({
-        role: 'assistant',
-        content: text || null,
-        ...(calls.length
-          ? {
-              tool_calls: calls.map((call) => ({
-                id: call.tool_call_id,
-                type: 'function',
-                function: { name: call.name, arguments: call.arguments },
-              })),
-            }
-          : {}),
-      });
-    } else if (message.role === 'tool') {
-      for (const part of parts.filter((item) => item.type === 'tool-result'))
-        out.push({
-          role: 'tool',
-          tool_call_id: String(part.tool_call_id),
-          content: String(part.output ?? ''),
-        });
-    } else {
-      out.push({ role: 'user', content: text });
-    }
-  }
-  return out;
-}
-
 /**
  * The chat runner (issue 19.2): every instance acquires pending chats in batches of
  * CHAT_ACQUIRE_BATCH_SIZE with `FOR UPDATE SKIP LOCKED` (so instances share the work and no chat runs
@@ -186,77 +137,57 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
   private readonly enabled: boolean;
   private readonly leaseMs = 120_000;
   private readonly maxSteps: number;
-  private stopped = false;
-  private wake: (() => void) | undefined;
-  private loop: Promise<void> | undefined;
+  private readonly loop = new LeaseLoop(
+    () => this.round(),
+    (error) => this.logger.warn({ err: error }, 'chat runner pass failed'),
+  );
+  private poller: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly chatRows: ChatsRepository,
+    private readonly pullRequestLinks: ChatPullRequestsRepository,
     private readonly transactions: TransactionRunner,
     private readonly chats: ChatsService,
     private readonly tokens: ApiTokensService,
     private readonly cluster: ClusterBus,
     private readonly http: HttpAdapterHost,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_CONFIG) app: AppConfig,
+    @Inject(CHATS_CONFIG) config: ChatsConfig,
     @Optional() private readonly providers?: AiProviderDirectory,
     @Optional() private readonly agentCalls?: WorkspaceAgentCalls,
     @Optional() private readonly pullRequests?: PullRequests,
   ) {
-    this.maxSteps = Math.min(50, Math.max(1, Number.parseInt(config.env.CHAT_MAX_STEPS ?? '10', 10) || 10));
-    this.batchSize = acquireBatchSize(config.env.CHAT_ACQUIRE_BATCH_SIZE);
-    this.enabled =
-      config.experiments.includes(AGENTS_EXPERIMENT) && config.env.CHAT_RUNNER_ENABLED !== 'false';
+    this.maxSteps = config.maxSteps;
+    this.batchSize = config.acquireBatchSize;
+    this.enabled = app.experiments.includes(AGENTS_EXPERIMENT) && config.runnerEnabled;
   }
 
   onApplicationBootstrap(): void {
     if (!this.enabled) return;
-    this.unsubscribe = this.cluster.subscribe(CHATS_PENDING_TOPIC, () => this.wake?.());
-    this.loop = this.run();
+    this.unsubscribe = this.cluster.subscribe(CHATS_PENDING_TOPIC, () => this.loop.kick());
+    // The fallback poll: a pending chat whose announcement was lost waits at most a second.
+    this.poller = setInterval(() => this.loop.kick(), 1_000);
+    this.poller.unref();
+    this.loop.kick();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
     this.unsubscribe?.();
-    this.wake?.();
-    await this.loop;
+    clearInterval(this.poller);
+    await this.loop.stop();
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      let batch: Chat[] = [];
-      try {
-        batch = await this.acquire();
-        await Promise.all(batch.map((chat) => this.turn(chat)));
-      } catch (error) {
-        this.logger.warn({ err: error }, 'chat runner pass failed');
-      }
-      if (this.stopped) return;
-      if (batch.length === this.batchSize) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 1_000);
-        timer.unref();
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
+  /** One pass: a batch acquired and its turns run; a full batch may have left pending chats behind. */
+  private async round(): Promise<boolean> {
+    const batch = await this.acquire();
+    await Promise.all(batch.map((chat) => this.turn(chat)));
+    return batch.length === this.batchSize;
   }
 
   /** Takes up to a batch of pending chats (and chats whose runner's lease expired). */
-  async acquire(): Promise<Chat[]> {
-    const rows = resultRows<Record<string, unknown>>(
-      await this.dataSource.query(
-        `UPDATE chats SET status = 'running', runner_id = $1, leased_until = now() + ($2::int * interval '1 millisecond'), updated_at = now()
-        WHERE id IN (SELECT id FROM chats
-                      WHERE (status = 'pending' OR (status = 'running' AND leased_until < now())) AND archived = false
-                      ORDER BY updated_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-        RETURNING *`,
-        [this.runnerId, this.leaseMs, this.batchSize],
-      ),
-    );
-    return rows.map(chatFromRow);
+  acquire(): Promise<Chat[]> {
+    return this.chatRows.acquire(this.runnerId, this.leaseMs, this.batchSize);
   }
 
   /**
@@ -307,21 +238,11 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
                 ok: result.ok,
                 output: result.output,
               });
-            const updated = resultRows(
-              finished
-                ? await tx.manager.query(
-                    `UPDATE chats SET status = $2, runner_id = NULL, leased_until = NULL, last_error = NULL, updated_at = now()
-                      WHERE id = $1 AND runner_id = $3 RETURNING id`,
-                    [chat.id, status, this.runnerId],
-                  )
-                : await tx.manager.query(
-                    `UPDATE chats SET leased_until = now() + ($2::int * interval '1 millisecond')
-                      WHERE id = $1 AND runner_id = $3 RETURNING id`,
-                    [chat.id, this.leaseMs, this.runnerId],
-                  ),
-            );
+            const ours = finished
+              ? await this.chatRows.finishTurn(chat.id, status, this.runnerId, tx.manager)
+              : await this.chatRows.extendLease(chat.id, this.leaseMs, this.runnerId, tx.manager);
             // Another runner took the chat over (our lease expired): write nothing.
-            if (updated.length === 0) throw new LeaseLost();
+            if (!ours) throw new LeaseLost();
             return true;
           })
           .catch((error: unknown) => {
@@ -335,13 +256,7 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.logger.warn({ chatId: chat.id, err: message }, 'chat turn failed');
-      await this.dataSource
-        .query(
-          `UPDATE chats SET status = 'error', last_error = $2, runner_id = NULL, leased_until = NULL, updated_at = now()
-            WHERE id = $1 AND runner_id = $3`,
-          [chat.id, message.slice(0, 2000), this.runnerId],
-        )
-        .catch(() => undefined);
+      await this.chatRows.failTurn(chat.id, message.slice(0, 2000), this.runnerId).catch(() => undefined);
     }
   }
 
@@ -385,7 +300,7 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
   ): Promise<AgentCallResult> {
     if (!this.pullRequests) return { ok: false, output: 'pull requests are not available on this server' };
     const text = (key: string): string => (typeof args[key] === 'string' ? (args[key] as string) : '');
-    const ownerId = await this.ownerIdOf(chat);
+    const ownerId = await this.chats.ownerIdOf(chat);
     if (!ownerId) return { ok: false, output: 'the chat owner is gone' };
     const pull = await this.pullRequests.open(ownerId, {
       repository: text('repository'),
@@ -394,21 +309,17 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
       title: text('title'),
       body: text('body'),
     });
-    await this.dataSource.query(
-      `INSERT INTO chat_pull_requests (chat_id, owner_id, model_config_id, issue_id, repository_id, number, title, html_url, base_branch)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (issue_id) DO NOTHING`,
-      [
-        chat.id,
-        chat.ownerId,
-        modelConfigId,
-        pull.issueId,
-        pull.repositoryId,
-        pull.number,
-        pull.title.slice(0, 255),
-        pull.htmlUrl,
-        pull.baseBranch,
-      ],
-    );
+    await this.pullRequestLinks.link({
+      chatId: chat.id,
+      ownerId: chat.ownerId,
+      modelConfigId,
+      issueId: pull.issueId,
+      repositoryId: pull.repositoryId,
+      number: pull.number,
+      title: pull.title.slice(0, 255),
+      htmlUrl: pull.htmlUrl,
+      baseBranch: pull.baseBranch,
+    });
     return {
       ok: true,
       output: JSON.stringify({
@@ -420,14 +331,6 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
         changed_files: pull.changedFiles,
       }),
     };
-  }
-
-  /** The internal id of the chat's owner (chats keep the user's uuid), or null when the account is gone. */
-  private async ownerIdOf(chat: Chat): Promise<string | null> {
-    const [owner] = (await this.dataSource.query('SELECT id FROM users WHERE uuid = $1', [chat.ownerId])) as {
-      id: string;
-    }[];
-    return owner ? String(owner.id) : null;
   }
 
   private base(): string {
@@ -443,12 +346,8 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
     model: string,
     history: MessageRow[],
     withTools: boolean,
-  ): Promise<{
-    text: string;
-    toolCalls: { id: string; name: string; arguments: string }[];
-    usage: { input: number; output: number; reasoning: number; cacheRead: number; cacheWrite: number };
-  }> {
-    const ownerId = await this.ownerIdOf(chat);
+  ): Promise<ModelAnswer> {
+    const ownerId = await this.chats.ownerIdOf(chat);
     if (!ownerId) throw new Error('the chat owner is gone');
     const created = await this.tokens.create({
       userId: ownerId,
@@ -457,22 +356,14 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
       lifetimeSeconds: 600,
     });
     try {
-      const messages = toOpenAiMessages(history);
-      const url =
-        type === 'openai'
-          ? `${this.base()}/api/v2/aigateway/${encodeURIComponent(provider)}/v1/chat/completions`
-          : `${this.base()}/api/v2/aigateway/${encodeURIComponent(provider)}/v1/messages`;
-      const body =
-        type === 'openai'
-          ? { model, messages, ...(withTools ? { tools: TOOL_DEFINITIONS } : {}) }
-          : {
-              model,
-              max_tokens: 4096,
-              messages: messages
-                .filter((message) => message.role === 'user' || message.role === 'assistant')
-                .map((message) => ({ role: message.role, content: message.content ?? '' })),
-            };
-      const response = await fetch(url, {
+      const request = modelRequest(
+        type,
+        provider,
+        model,
+        toOpenAiMessages(history),
+        withTools ? TOOL_DEFINITIONS : undefined,
+      );
+      const response = await fetch(`${this.base()}${request.path}`, {
         method: 'POST',
         headers: {
           Authorization: `Bearer ${created.key}`,
@@ -481,54 +372,12 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
           'X-AI-Gateway-Session-Id': chat.rootChatId ?? chat.id,
           ...(type === 'anthropic' ? { 'anthropic-version': '2023-06-01' } : {}),
         },
-        body: JSON.stringify(body),
+        body: JSON.stringify(request.body),
         signal: AbortSignal.timeout(300_000),
       });
       const text = await response.text();
       if (!response.ok) throw new Error(`model call failed: HTTP ${response.status} ${text.slice(0, 300)}`);
-      const parsed = JSON.parse(text) as Json;
-      if (type === 'openai') {
-        const message = parsed.choices?.[0]?.message ?? {};
-        const usage = parsed.usage ?? {};
-        const cached = Number(usage.prompt_tokens_details?.cached_tokens ?? 0);
-        return {
-          text: typeof message.content === 'string' ? message.content : '',
-          toolCalls: (message.tool_calls ?? []).map((call: Json) => ({
-            id: String(call.id),
-            name: String(call.function?.name ?? ''),
-            arguments: String(call.function?.arguments ?? ''),
-          })),
-          usage: {
-            input: Math.max(0, Number(usage.prompt_tokens ?? 0) - cached),
-            output: Number(usage.completion_tokens ?? 0),
-            reasoning: Number(usage.completion_tokens_details?.reasoning_tokens ?? 0),
-            cacheRead: cached,
-            cacheWrite: 0,
-          },
-        };
-      }
-      const blocks = (parsed.content ?? []) as Json[];
-      const usage = parsed.usage ?? {};
-      return {
-        text: blocks
-          .filter((block) => block.type === 'text')
-          .map((block) => String(block.text))
-          .join(''),
-        toolCalls: blocks
-          .filter((block) => block.type === 'tool_use')
-          .map((block) => ({
-            id: String(block.id),
-            name: String(block.name),
-            arguments: JSON.stringify(block.input ?? {}),
-          })),
-        usage: {
-          input: Number(usage.input_tokens ?? 0),
-          output: Number(usage.output_tokens ?? 0),
-          reasoning: 0,
-          cacheRead: Number(usage.cache_read_input_tokens ?? 0),
-          cacheWrite: Number(usage.cache_creation_input_tokens ?? 0),
-        },
-      };
+      return modelAnswer(type, JSON.parse(text) as Json);
     } finally {
       await this.tokens.delete(created.token.id).catch(() => undefined);
     }

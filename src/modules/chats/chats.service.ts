@@ -1,5 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ClusterBus } from '../../platform/events/cluster-bus.service';
 import { CHATS_PENDING_TOPIC } from './events';
@@ -10,7 +10,6 @@ import {
   InvalidError,
   NotFoundError,
 } from '../../platform/errors/domain-error';
-import { resultRows } from '../../platform/database/result-rows';
 import { AiProviderDirectory } from '../../platform/ports/ai-provider-directory';
 import { PullRequests } from '../../platform/ports/pull-requests';
 import { WorkspaceLookup, workspaceRbacObject } from '../../platform/ports/workspace-lookup';
@@ -21,6 +20,17 @@ import { costMicros, type ModelPrices, parseDollars } from './chat-cost';
 import type { Chat } from './entities/chat.entity';
 import type { ChatModelConfig } from './entities/chat-model-config.entity';
 import { isUuid } from '../../platform/text/uuid';
+import { ChatCostsRepository } from './repositories/chat-costs.repository';
+import { ChatFilesRepository } from './repositories/chat-files.repository';
+import { ChatMessagesRepository, type MessageRow } from './repositories/chat-messages.repository';
+import { ChatModelConfigsRepository } from './repositories/chat-model-configs.repository';
+import { ChatOwnersRepository } from './repositories/chat-owners.repository';
+import { ChatPullRequestsRepository } from './repositories/chat-pull-requests.repository';
+import { ChatsRepository } from './repositories/chats.repository';
+
+export type { MessageRow } from './repositories/chat-messages.repository';
+export { chatFromRow } from './repositories/chats.repository';
+export { modelConfigFromRow } from './repositories/chat-model-configs.repository';
 
 export const NOT_FOUND = 'Resource not found or you do not have access to this resource';
 const DEFAULT_ORGANIZATION = 'default';
@@ -70,22 +80,6 @@ export interface ChatFilters {
   labels: Record<string, string>;
 }
 
-export interface MessageRow {
-  id: string;
-  chat_id: string;
-  role: string;
-  content: Record<string, unknown>[];
-  model_config_id: string | null;
-  input_tokens: string;
-  output_tokens: string;
-  reasoning_tokens: string;
-  cache_read_tokens: string;
-  cache_write_tokens: string;
-  total_cost_micros: string | null;
-  runtime_ms: number;
-  created_at: Date;
-}
-
 export function chatObject(chat: Pick<Chat, 'id' | 'ownerId' | 'organizationId'>): AuthzObject {
   return { type: 'chat', id: chat.id, ownerId: chat.ownerId, orgId: chat.organizationId };
 }
@@ -109,7 +103,13 @@ export function pricesOf(config: ChatModelConfig | null | undefined): ModelPrice
 @Injectable()
 export class ChatsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly chats: ChatsRepository,
+    private readonly messageRows: ChatMessagesRepository,
+    private readonly modelConfigRows: ChatModelConfigsRepository,
+    private readonly fileRows: ChatFilesRepository,
+    private readonly pullRequestLinks: ChatPullRequestsRepository,
+    private readonly costs: ChatCostsRepository,
+    private readonly owners: ChatOwnersRepository,
     private readonly transactions: TransactionRunner,
     private readonly authz: AuthorizationService,
     private readonly organizations: OrganizationsService,
@@ -121,23 +121,13 @@ export class ChatsService {
 
   // ---------------------------------------------------------------- model configurations
 
-  async modelConfigs(): Promise<ChatModelConfig[]> {
-    const rows = (await this.dataSource.query(
-      'SELECT * FROM chat_model_configs ORDER BY display_name, id',
-    )) as Record<string, unknown>[];
-    return rows.map(modelConfigFromRow);
+  modelConfigs(): Promise<ChatModelConfig[]> {
+    return this.modelConfigRows.all();
   }
 
-  async modelConfig(
-    id: string,
-    manager: EntityManager | DataSource = this.dataSource,
-  ): Promise<ChatModelConfig | null> {
+  async modelConfig(id: string, manager?: EntityManager): Promise<ChatModelConfig | null> {
     if (!isUuid(id)) return null;
-    const [row] = (await manager.query('SELECT * FROM chat_model_configs WHERE id = $1', [id])) as Record<
-      string,
-      unknown
-    >[];
-    return row ? modelConfigFromRow(row) : null;
+    return this.modelConfigRows.findById(id, manager);
   }
 
   async createModelConfig(input: {
@@ -153,20 +143,15 @@ export class ChatsService {
       cache_write: priceMicros('cache_write', input.prices.cache_write),
     };
     await this.requireProvider(input.provider);
-    const [row] = (await this.dataSource.query(
-      `INSERT INTO chat_model_configs (provider, model, display_name, input_price_micros, output_price_micros,
-         cache_read_price_micros, cache_write_price_micros) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-      [
-        input.provider,
-        input.model,
-        input.displayName || input.model,
-        micros.input,
-        micros.output,
-        micros.cache_read,
-        micros.cache_write,
-      ],
-    )) as Record<string, unknown>[];
-    return modelConfigFromRow(row!);
+    return this.modelConfigRows.insert({
+      provider: input.provider,
+      model: input.model,
+      displayName: input.displayName || input.model,
+      inputPriceMicros: micros.input,
+      outputPriceMicros: micros.output,
+      cacheReadPriceMicros: micros.cache_read,
+      cacheWritePriceMicros: micros.cache_write,
+    });
   }
 
   private async requireProvider(provider: string): Promise<void> {
@@ -192,39 +177,26 @@ export class ChatsService {
       await this.requireProvider(input.provider);
     const price = (kind: PriceKind, now: string | null): string | null =>
       input.prices[kind] === undefined ? now : priceMicros(kind, input.prices[kind]);
-    const [row] = resultRows<Record<string, unknown>>(
-      await this.dataSource.query(
-        `UPDATE chat_model_configs SET provider = $2, model = $3, display_name = $4, input_price_micros = $5,
-         output_price_micros = $6, cache_read_price_micros = $7, cache_write_price_micros = $8, updated_at = now()
-       WHERE id = $1 RETURNING *`,
-        [
-          current.id,
-          input.provider || current.provider,
-          input.model || current.model,
-          input.displayName || current.displayName,
-          price('input', current.inputPriceMicros),
-          price('output', current.outputPriceMicros),
-          price('cache_read', current.cacheReadPriceMicros),
-          price('cache_write', current.cacheWritePriceMicros),
-        ],
-      ),
-    );
-    if (!row) throw new NotFoundError(NOT_FOUND);
-    return modelConfigFromRow(row);
+    const updated = await this.modelConfigRows.update(current.id, {
+      provider: input.provider || current.provider,
+      model: input.model || current.model,
+      displayName: input.displayName || current.displayName,
+      inputPriceMicros: price('input', current.inputPriceMicros),
+      outputPriceMicros: price('output', current.outputPriceMicros),
+      cacheReadPriceMicros: price('cache_read', current.cacheReadPriceMicros),
+      cacheWritePriceMicros: price('cache_write', current.cacheWritePriceMicros),
+    });
+    if (!updated) throw new NotFoundError(NOT_FOUND);
+    return updated;
   }
 
   /** Deletes an unused configuration; one a chat still runs with is 409. */
   async deleteModelConfig(id: string): Promise<void> {
     if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
     await this.transactions.run(async (tx) => {
-      const [used] = (await tx.manager.query('SELECT 1 FROM chats WHERE last_model_config_id = $1 LIMIT 1', [
-        id,
-      ])) as unknown[];
-      if (used) throw new ConflictError('Model config is in use by chats.');
-      const deleted = resultRows(
-        await tx.manager.query('DELETE FROM chat_model_configs WHERE id = $1 RETURNING id', [id]),
-      );
-      if (deleted.length === 0) throw new NotFoundError(NOT_FOUND);
+      if (await this.modelConfigRows.inUse(id, tx.manager))
+        throw new ConflictError('Model config is in use by chats.');
+      if (!(await this.modelConfigRows.delete(id, tx.manager))) throw new NotFoundError(NOT_FOUND);
     });
   }
 
@@ -233,12 +205,8 @@ export class ChatsService {
   /** A chat the caller may read, else 404. */
   async requireChat(principal: Principal, id: string): Promise<Chat> {
     if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
-    const [row] = (await this.dataSource.query('SELECT * FROM chats WHERE id = $1', [id])) as Record<
-      string,
-      unknown
-    >[];
-    if (!row) throw new NotFoundError(NOT_FOUND);
-    const chat = chatFromRow(row);
+    const chat = await this.chats.findById(id);
+    if (!chat) throw new NotFoundError(NOT_FOUND);
     await this.authz.require(principal, 'read', chatObject(chat), { notFound: true });
     return chat;
   }
@@ -286,23 +254,20 @@ export class ChatsService {
       if (parent.ownerId !== principal.user.uuid) throw new ForbiddenError();
     }
     return this.transactions.run(async (tx) => {
-      const [row] = (await tx.manager.query(
-        `INSERT INTO chats (organization_id, owner_id, workspace_id, parent_chat_id, root_chat_id, last_model_config_id, title,
-           status, labels, client_type)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9) RETURNING *`,
-        [
+      const chat = await this.chats.insert(
+        {
           organizationId,
-          principal.user.uuid,
-          input.workspaceId ?? parent?.workspaceId ?? null,
-          parent?.id ?? null,
-          parent ? (parent.rootChatId ?? parent.id) : null,
-          input.modelConfigId,
-          (text || 'New chat').slice(0, 200),
-          JSON.stringify(input.labels ?? {}),
-          input.clientType ?? 'api',
-        ],
-      )) as Record<string, unknown>[];
-      const chat = chatFromRow(row!);
+          ownerId: principal.user.uuid,
+          workspaceId: input.workspaceId ?? parent?.workspaceId ?? null,
+          parentChatId: parent?.id ?? null,
+          rootChatId: parent ? (parent.rootChatId ?? parent.id) : null,
+          modelConfigId: input.modelConfigId,
+          title: (text || 'New chat').slice(0, 200),
+          labels: JSON.stringify(input.labels ?? {}),
+          clientType: input.clientType ?? 'api',
+        },
+        tx.manager,
+      );
       await this.insertUserMessage(tx.manager, principal, chat, input.content);
       tx.afterCommit(() => this.announcePending());
       return chat;
@@ -354,29 +319,16 @@ export class ChatsService {
   ): Promise<MessageRow> {
     const fileIds = content.filter((part) => part.file_id).map((part) => part.file_id!.toLowerCase());
     if (fileIds.length) {
-      const files = (await manager.query(
-        'SELECT id FROM chat_files WHERE id = ANY($1::uuid[]) AND owner_id = $2',
-        [fileIds, principal.user.uuid],
-      )) as { id: string }[];
+      const files = await this.fileRows.ownedIds(fileIds, principal.user.uuid, manager);
       if (files.length !== new Set(fileIds).size)
         throw new BadRequestError('File not found.', {
           fields: [{ field: 'content', detail: 'unknown file id' }],
         });
-      const [count] = (await manager.query(
-        `SELECT count(*)::int AS n FROM chat_files WHERE chat_id = $1 AND NOT (id = ANY($2::uuid[]))`,
-        [chat.id, fileIds],
-      )) as { n: number }[];
-      if ((count?.n ?? 0) + fileIds.length > 50) throw new BadRequestError('Chat attachment limit reached.');
-      await manager.query(
-        'UPDATE chat_files SET chat_id = $1 WHERE id = ANY($2::uuid[]) AND chat_id IS NULL',
-        [chat.id, fileIds],
-      );
+      const attached = await this.fileRows.countAttachedExcept(chat.id, fileIds, manager);
+      if (attached + fileIds.length > 50) throw new BadRequestError('Chat attachment limit reached.');
+      await this.fileRows.attach(chat.id, fileIds, manager);
     }
-    const [message] = (await manager.query(
-      `INSERT INTO chat_messages (chat_id, role, content) VALUES ($1, 'user', $2) RETURNING *`,
-      [chat.id, JSON.stringify(content)],
-    )) as MessageRow[];
-    return message!;
+    return this.messageRows.insertUser(chat.id, content, manager);
   }
 
   async postMessage(principal: Principal, chat: Chat, content: InputPart[]): Promise<MessageRow> {
@@ -385,9 +337,7 @@ export class ChatsService {
     if (chat.archived) throw new BadRequestError('Chat is archived.');
     return this.transactions.run(async (tx) => {
       const message = await this.insertUserMessage(tx.manager, principal, chat, content);
-      await tx.manager.query(`UPDATE chats SET status = 'pending', updated_at = now() WHERE id = $1`, [
-        chat.id,
-      ]);
+      await this.chats.markPending(chat.id, tx.manager);
       tx.afterCommit(() => this.announcePending());
       return message;
     });
@@ -404,34 +354,26 @@ export class ChatsService {
     const root = parent.rootChatId ?? parent.id;
     return this.transactions.run(async (tx) => {
       // The root's row lock serializes spawns in one tree, so the limit holds under concurrent turns.
-      await tx.manager.query('SELECT id FROM chats WHERE id = $1 FOR UPDATE', [root]);
-      const [count] = (await tx.manager.query(
-        'SELECT count(*)::int AS n FROM chats WHERE root_chat_id = $1',
-        [root],
-      )) as { n: number }[];
-      if ((count?.n ?? 0) >= MAX_SUBAGENTS)
+      await this.chats.lock(root, tx.manager);
+      if ((await this.chats.countInTree(root, tx.manager)) >= MAX_SUBAGENTS)
         throw new BadRequestError(
           `Subagent limit reached: a chat tree has at most ${MAX_SUBAGENTS} subagents.`,
         );
-      const [row] = (await tx.manager.query(
-        `INSERT INTO chats (organization_id, owner_id, workspace_id, parent_chat_id, root_chat_id, last_model_config_id, title,
-           status, labels, client_type)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', '{}', 'api') RETURNING *`,
-        [
-          parent.organizationId,
-          parent.ownerId,
-          parent.workspaceId,
-          parent.id,
-          root,
-          parent.lastModelConfigId,
-          (input.title?.trim() || prompt).slice(0, 200),
-        ],
-      )) as Record<string, unknown>[];
-      const chat = chatFromRow(row!);
-      await tx.manager.query(`INSERT INTO chat_messages (chat_id, role, content) VALUES ($1, 'user', $2)`, [
-        chat.id,
-        JSON.stringify([{ type: 'text', text: prompt }]),
-      ]);
+      const chat = await this.chats.insert(
+        {
+          organizationId: parent.organizationId,
+          ownerId: parent.ownerId,
+          workspaceId: parent.workspaceId,
+          parentChatId: parent.id,
+          rootChatId: root,
+          modelConfigId: parent.lastModelConfigId,
+          title: (input.title?.trim() || prompt).slice(0, 200),
+          labels: '{}',
+          clientType: 'api',
+        },
+        tx.manager,
+      );
+      await this.messageRows.insertPrompt(chat.id, prompt, tx.manager);
       tx.afterCommit(() => this.announcePending());
       return chat;
     });
@@ -464,25 +406,18 @@ export class ChatsService {
       },
       pricesOf(config),
     );
-    const [message] = (await manager.query(
-      `INSERT INTO chat_messages (chat_id, role, content, model_config_id, input_tokens, output_tokens, reasoning_tokens,
-         cache_read_tokens, cache_write_tokens, total_cost_micros, runtime_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
-      [
-        chat.id,
-        input.role ?? 'assistant',
-        JSON.stringify(input.content),
-        input.modelConfigId,
-        input.usage.input,
-        input.usage.output,
-        input.usage.reasoning,
-        input.usage.cacheRead,
-        input.usage.cacheWrite,
-        cost === null ? null : cost.toString(),
-        input.runtimeMs,
-      ],
-    )) as MessageRow[];
-    return message!;
+    return this.messageRows.insertModelMessage(
+      {
+        chatId: chat.id,
+        role: input.role ?? 'assistant',
+        content: input.content,
+        modelConfigId: input.modelConfigId,
+        usage: input.usage,
+        costMicros: cost === null ? null : cost.toString(),
+        runtimeMs: input.runtimeMs,
+      },
+      manager,
+    );
   }
 
   /**
@@ -490,29 +425,7 @@ export class ChatsService {
    * what the git watch asks the agent to scan.
    */
   async touchedPaths(chat: Pick<Chat, 'id'>): Promise<string[]> {
-    const rows = (await this.dataSource.query(
-      `WITH RECURSIVE lineage AS (
-         SELECT id, parent_chat_id FROM chats WHERE id = $1
-         UNION ALL SELECT c.id, c.parent_chat_id FROM chats c JOIN lineage l ON c.id = l.parent_chat_id)
-       SELECT part->>'name' AS name, part->>'arguments' AS arguments
-         FROM chat_messages m CROSS JOIN LATERAL jsonb_array_elements(m.content) part
-        WHERE m.chat_id IN (SELECT id FROM lineage) AND m.role = 'assistant' AND part->>'type' = 'tool-call'`,
-      [chat.id],
-    )) as { name: string; arguments: string | null }[];
-    const paths = new Set<string>();
-    for (const row of rows) {
-      if (row.name === 'run_command') {
-        paths.add('.');
-        continue;
-      }
-      try {
-        const args = JSON.parse(row.arguments ?? '{}') as { path?: unknown };
-        if (typeof args.path === 'string' && args.path !== '') paths.add(args.path);
-      } catch {
-        // arguments that were not JSON touched nothing
-      }
-    }
-    return [...paths].sort();
+    return touchedPathsOf(await this.messageRows.lineageToolCalls(chat.id));
   }
 
   /** A tool's result, as the model will see it in the next call. */
@@ -521,10 +434,7 @@ export class ChatsService {
     chat: Pick<Chat, 'id'>,
     result: { tool_call_id: string; name: string; ok: boolean; output: string },
   ): Promise<void> {
-    await manager.query(`INSERT INTO chat_messages (chat_id, role, content) VALUES ($1, 'tool', $2)`, [
-      chat.id,
-      JSON.stringify([{ type: 'tool-result', ...result }]),
-    ]);
+    await this.messageRows.insertToolResult(chat.id, result, manager);
   }
 
   /** A page of a chat's messages, newest first, older than `beforeId`; `hasMore` when older ones remain. */
@@ -532,23 +442,12 @@ export class ChatsService {
     chat: Pick<Chat, 'id'>,
     page: { beforeId?: number; limit: number },
   ): Promise<{ messages: MessageRow[]; hasMore: boolean }> {
-    const params: unknown[] = [chat.id, page.limit + 1];
-    let where = 'chat_id = $1';
-    if (page.beforeId !== undefined) {
-      params.push(page.beforeId);
-      where += ' AND id < $3';
-    }
-    const rows = (await this.dataSource.query(
-      `SELECT * FROM chat_messages WHERE ${where} ORDER BY id DESC LIMIT $2`,
-      params,
-    )) as MessageRow[];
+    const rows = await this.messageRows.newestFirst(chat.id, page.limit + 1, page.beforeId);
     return { messages: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
   }
 
-  async messages(chat: Pick<Chat, 'id'>): Promise<MessageRow[]> {
-    return (await this.dataSource.query('SELECT * FROM chat_messages WHERE chat_id = $1 ORDER BY id', [
-      chat.id,
-    ])) as MessageRow[];
+  messages(chat: Pick<Chat, 'id'>): Promise<MessageRow[]> {
+    return this.messageRows.all(chat.id);
   }
 
   /** The caller's chats (Coder: own chats; archived ones only when asked). */
@@ -557,33 +456,22 @@ export class ChatsService {
     filters: ChatFilters,
     page: { limit: number; offset: number },
   ): Promise<Chat[]> {
-    const where = ['owner_id = $1', 'archived = $2'];
-    const params: unknown[] = [principal.user.uuid, filters.archived ?? false];
-    if (filters.title) {
-      params.push(`%${filters.title.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-      where.push(`lower(title) LIKE $${params.length}`);
-    }
-    if (filters.search) {
-      params.push(`%${filters.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-      where.push(
-        `(lower(title) LIKE $${params.length} OR EXISTS (SELECT 1 FROM chat_messages m WHERE m.chat_id = chats.id AND lower(m.content::text) LIKE $${params.length}))`,
-      );
-    }
-    for (const [key, value] of Object.entries(filters.labels)) {
-      params.push(JSON.stringify({ [key]: value }));
-      where.push(`labels @> $${params.length}::jsonb`);
-    }
     const pr = filters.pullRequest;
-    if (pr && (pr.status.length > 0 || pr.title || pr.repository || pr.pull)) {
-      params.push(await this.chatsWithPullRequests(principal.user.uuid, pr));
-      where.push(`id = ANY($${params.length}::uuid[])`);
-    }
-    const rows = (await this.dataSource.query(
-      `SELECT * FROM chats WHERE ${where.join(' AND ')} ORDER BY pin_order DESC, updated_at DESC, id
-        ${page.limit > 0 ? `LIMIT ${page.limit}` : ''} OFFSET ${page.offset}`,
-      params,
-    )) as Record<string, unknown>[];
-    return rows.map(chatFromRow);
+    const chatIds =
+      pr && (pr.status.length > 0 || pr.title || pr.repository || pr.pull)
+        ? await this.chatsWithPullRequests(principal.user.uuid, pr)
+        : undefined;
+    return this.chats.list(
+      {
+        ownerId: principal.user.uuid,
+        archived: filters.archived ?? false,
+        title: filters.title,
+        search: filters.search,
+        labels: filters.labels,
+        chatIds,
+      },
+      page,
+    );
   }
 
   /** The owner's chats that opened a pull request matching the terms (live state through the PullRequests port). */
@@ -591,10 +479,7 @@ export class ChatsService {
     ownerId: string,
     terms: NonNullable<ChatFilters['pullRequest']>,
   ): Promise<string[]> {
-    const links = (await this.dataSource.query(
-      `SELECT chat_id, issue_id::text AS issue_id, number, title, html_url FROM chat_pull_requests WHERE owner_id = $1`,
-      [ownerId],
-    )) as { chat_id: string; issue_id: string; number: number; title: string; html_url: string }[];
+    const links = await this.pullRequestLinks.ofOwner(ownerId);
     if (links.length === 0) return [];
     const facts = (await this.pullRequests?.describe(links.map((link) => link.issue_id))) ?? new Map();
     const wanted = (terms.repository ?? '').toLowerCase().replace(/\/+$/, '');
@@ -624,141 +509,62 @@ export class ChatsService {
   async archive(principal: Principal, chat: Chat): Promise<void> {
     await this.requireUpdate(principal, chat);
     await this.transactions.run(async (tx) => {
-      await tx.manager.query(
-        `WITH RECURSIVE family AS (
-           SELECT id FROM chats WHERE id = $1
-           UNION ALL SELECT c.id FROM chats c JOIN family f ON c.parent_chat_id = f.id)
-         UPDATE chats SET archived = true, archived_at = now(), pin_order = 0, updated_at = now()
-          WHERE id IN (SELECT id FROM family) AND archived = false`,
-        [chat.id],
-      );
+      await this.chats.archiveFamily(chat.id, tx.manager);
     });
   }
 
   /** Unarchives that chat only. */
   async unarchive(principal: Principal, chat: Chat): Promise<void> {
     await this.requireUpdate(principal, chat);
-    await this.dataSource.query(
-      `UPDATE chats SET archived = false, archived_at = NULL, updated_at = now() WHERE id = $1`,
-      [chat.id],
-    );
+    await this.chats.unarchive(chat.id);
   }
 
   // ---------------------------------------------------------------- cost
 
   /** The cost of a chat's whole tree (root and subagents). */
   async chatCost(chat: Chat): Promise<{ total: bigint; requests: number; unpriced: number }> {
-    const root = chat.rootChatId ?? chat.id;
-    const [row] = (await this.dataSource.query(
-      `SELECT COALESCE(sum(m.total_cost_micros), 0)::text AS total, count(*)::int AS requests,
-              count(*) FILTER (WHERE m.total_cost_micros IS NULL)::int AS unpriced
-         FROM chat_messages m JOIN chats c ON c.id = m.chat_id
-        WHERE (c.id = $1 OR c.root_chat_id = $1) AND m.role = 'assistant'`,
-      [root],
-    )) as { total: string; requests: number; unpriced: number }[];
+    const row = await this.costs.treeCost(chat.rootChatId ?? chat.id);
     return { total: BigInt(row?.total ?? '0'), requests: row?.requests ?? 0, unpriced: row?.unpriced ?? 0 };
   }
 
   /** A user's cost summary over [start, end): totals, by model, by root chat. */
-  async costSummary(ownerId: string, start: Date, end: Date) {
-    const params = [ownerId, start, end];
-    const base = `FROM chat_messages m JOIN chats c ON c.id = m.chat_id
-       WHERE c.owner_id = $1 AND m.role = 'assistant' AND m.created_at >= $2 AND m.created_at < $3`;
-    const sums = `COALESCE(sum(m.total_cost_micros), 0)::text AS total_cost_micros,
-       count(*) FILTER (WHERE m.total_cost_micros IS NOT NULL)::int AS priced_message_count,
-       count(*) FILTER (WHERE m.total_cost_micros IS NULL)::int AS unpriced_message_count,
-       COALESCE(sum(m.input_tokens), 0)::text AS total_input_tokens, COALESCE(sum(m.output_tokens), 0)::text AS total_output_tokens,
-       COALESCE(sum(m.cache_read_tokens), 0)::text AS total_cache_read_tokens,
-       COALESCE(sum(m.cache_write_tokens), 0)::text AS total_cache_creation_tokens,
-       COALESCE(sum(m.runtime_ms), 0)::text AS total_runtime_ms`;
-    const [total] = (await this.dataSource.query(`SELECT ${sums} ${base}`, params)) as Record<
-      string,
-      string | number
-    >[];
-    const byModel = (await this.dataSource.query(
-      `SELECT m.model_config_id, mc.display_name, mc.provider, mc.model, count(*)::int AS message_count, ${sums} ${base.replace(
-        'FROM chat_messages m JOIN chats c ON c.id = m.chat_id',
-        'FROM chat_messages m JOIN chats c ON c.id = m.chat_id LEFT JOIN chat_model_configs mc ON mc.id = m.model_config_id',
-      )} GROUP BY m.model_config_id, mc.display_name, mc.provider, mc.model ORDER BY sum(m.total_cost_micros) DESC NULLS LAST`,
-      params,
-    )) as Record<string, string | number | null>[];
-    const byChat = (await this.dataSource.query(
-      `SELECT grouped.*, (SELECT title FROM chats r WHERE r.id = grouped.root_chat_id) AS chat_title
-         FROM (SELECT COALESCE(c.root_chat_id, c.id) AS root_chat_id, count(*)::int AS message_count, ${sums} ${base}
-                GROUP BY COALESCE(c.root_chat_id, c.id)) grouped
-        ORDER BY grouped.total_cost_micros::numeric DESC`,
-      params,
-    )) as Record<string, string | number | null>[];
-    return { total: total!, byModel, byChat };
+  costSummary(ownerId: string, start: Date, end: Date) {
+    return this.costs.summary(ownerId, start, end);
   }
 
   /** Every user's chat cost over [start, end), for administrators, paged. */
-  async costByUser(
-    start: Date,
-    end: Date,
-    username: string | undefined,
-    page: { limit: number; offset: number },
-  ) {
-    const params: unknown[] = [start, end];
-    let filter = '';
-    if (username) {
-      params.push(username.toLowerCase());
-      filter = `AND u.lower_name = $${params.length}`;
-    }
-    const rows = (await this.dataSource.query(
-      `SELECT u.uuid AS user_id, u.name AS username, u.full_name AS name, u.avatar_url,
-              COALESCE(sum(m.total_cost_micros), 0)::text AS total_cost_micros, count(*)::int AS message_count,
-              count(DISTINCT COALESCE(c.root_chat_id, c.id))::int AS chat_count,
-              COALESCE(sum(m.input_tokens), 0)::text AS total_input_tokens, COALESCE(sum(m.output_tokens), 0)::text AS total_output_tokens,
-              COALESCE(sum(m.cache_read_tokens), 0)::text AS total_cache_read_tokens,
-              COALESCE(sum(m.cache_write_tokens), 0)::text AS total_cache_creation_tokens,
-              COALESCE(sum(m.runtime_ms), 0)::text AS total_runtime_ms, count(*) OVER ()::int AS full_count
-         FROM chat_messages m JOIN chats c ON c.id = m.chat_id JOIN users u ON u.uuid = c.owner_id
-        WHERE m.role = 'assistant' AND m.created_at >= $1 AND m.created_at < $2 ${filter}
-        GROUP BY u.uuid, u.name, u.full_name, u.avatar_url
-        ORDER BY sum(m.total_cost_micros) DESC NULLS LAST, u.name
-        LIMIT ${page.limit || 10} OFFSET ${page.offset}`,
-      params,
-    )) as Record<string, string | number>[];
-    return { rows, count: Number(rows[0]?.full_count ?? 0) };
+  costByUser(start: Date, end: Date, username: string | undefined, page: { limit: number; offset: number }) {
+    return this.costs.byUser(start, end, username, page);
+  }
+
+  /** The chat owner's name and full name (the chat's presentation), or undefined when the account is gone. */
+  ownerNames(chat: Pick<Chat, 'ownerId'>): Promise<{ name: string; full_name: string } | undefined> {
+    return this.owners.names(chat.ownerId);
+  }
+
+  /** The internal id of the chat's owner (chats keep the user's uuid), or null when the account is gone. */
+  ownerIdOf(chat: Pick<Chat, 'ownerId'>): Promise<string | null> {
+    return this.owners.internalId(chat.ownerId);
   }
 }
 
-export function chatFromRow(row: Record<string, unknown>): Chat {
-  return {
-    id: row.id as string,
-    organizationId: row.organization_id as string,
-    ownerId: row.owner_id as string,
-    workspaceId: row.workspace_id as string | null,
-    parentChatId: row.parent_chat_id as string | null,
-    rootChatId: row.root_chat_id as string | null,
-    lastModelConfigId: row.last_model_config_id as string,
-    title: row.title as string,
-    status: row.status as Chat['status'],
-    archived: row.archived as boolean,
-    archivedAt: row.archived_at as Date | null,
-    pinOrder: row.pin_order as number,
-    labels: row.labels as Record<string, string>,
-    clientType: row.client_type as string,
-    runnerId: (row.runner_id as string | null) ?? null,
-    leasedUntil: (row.leased_until as Date | null) ?? null,
-    lastError: (row.last_error as string | null) ?? null,
-    createdAt: row.created_at as Date,
-    updatedAt: row.updated_at as Date,
-  };
-}
-
-export function modelConfigFromRow(row: Record<string, unknown>): ChatModelConfig {
-  return {
-    id: row.id as string,
-    provider: row.provider as string,
-    model: row.model as string,
-    displayName: row.display_name as string,
-    inputPriceMicros: row.input_price_micros as string | null,
-    outputPriceMicros: row.output_price_micros as string | null,
-    cacheReadPriceMicros: row.cache_read_price_micros as string | null,
-    cacheWritePriceMicros: row.cache_write_price_micros as string | null,
-    createdAt: row.created_at as Date,
-    updatedAt: row.updated_at as Date,
-  };
+/**
+ * The workspace paths tool calls touched: each file tool's `path`, and `.` (everything) once a
+ * command ran; sorted, each once. Arguments that are not JSON touched nothing.
+ */
+export function touchedPathsOf(calls: { name: string; arguments: string | null }[]): string[] {
+  const paths = new Set<string>();
+  for (const call of calls) {
+    if (call.name === 'run_command') {
+      paths.add('.');
+      continue;
+    }
+    try {
+      const args = JSON.parse(call.arguments ?? '{}') as { path?: unknown };
+      if (typeof args.path === 'string' && args.path !== '') paths.add(args.path);
+    } catch {
+      // arguments that were not JSON touched nothing
+    }
+  }
+  return [...paths].sort();
 }

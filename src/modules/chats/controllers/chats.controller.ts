@@ -15,7 +15,6 @@ import {
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
-import { DataSource } from 'typeorm';
 import { BodyStream, StreamBody } from '../../../api/body/body.decorators';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
@@ -103,7 +102,6 @@ export class ChatsController {
     private readonly insights: ChatInsightsService,
     private readonly users: UserDirectory,
     private readonly authz: AuthorizationService,
-    private readonly dataSource: DataSource,
   ) {}
 
   // ---------------------------------------------------------------- model configurations
@@ -517,13 +515,7 @@ export class ChatsController {
   }
 
   private async present(chat: Chat) {
-    const [owner] = (await this.dataSource.query('SELECT name, full_name FROM users WHERE uuid = $1', [
-      chat.ownerId,
-    ])) as {
-      name: string;
-      full_name: string;
-    }[];
-    return presentChat(chat, owner);
+    return presentChat(chat, await this.chats.ownerNames(chat));
   }
 }
 

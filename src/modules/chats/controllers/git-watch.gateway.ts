@@ -4,7 +4,6 @@ import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { DIALECT_METADATA } from '../../../api/dialect';
 import type { AppConfig } from '../../../platform/config/app-config';
-import { int } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import { BadRequestError, NotFoundError } from '../../../platform/errors/domain-error';
 import { ClusterBus } from '../../../platform/events/cluster-bus.service';
@@ -16,6 +15,7 @@ import type { WsConnection } from '../../../platform/realtime/ws-connection';
 import { Authenticated } from '../../auth/access.decorators';
 import type { Principal } from '../../auth/principal';
 import { AGENTS_EXPERIMENT } from '../agents-experiment.guard';
+import { CHATS_CONFIG, type ChatsConfig } from '../chats.config';
 import { ChatsService } from '../chats.service';
 import type { Chat } from '../entities/chat.entity';
 import { GIT_DIRTY_TOPIC } from '../events';
@@ -66,9 +66,10 @@ export class GitWatchGateway implements OnGatewayConnection, OnModuleDestroy, Up
     private readonly chats: ChatsService,
     private readonly cluster: ClusterBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CHATS_CONFIG) chatsConfig: ChatsConfig,
     @Optional() private readonly agentCalls?: WorkspaceAgentCalls,
   ) {
-    this.pollMs = int(config.env, 'CHAT_GIT_WATCH_POLL_MS', 30_000, 100, 3_600_000);
+    this.pollMs = chatsConfig.gitWatchPollMs;
   }
 
   onModuleDestroy(): void {

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/**
+ * The cost reports over `chat_messages` (assistant messages carry the usage and cost): a chat tree's
+ * cost, a user's summary, every user's cost (joined with identity's `users` for names and avatars).
+ */
+@Injectable()
+export class ChatCostsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The cost of a chat tree (root and subagents). */
+  async treeCost(rootId: string): Promise<{ total: string; requests: number; unpriced: number } | undefined> {
+    const [row] = (await this.dataSource.query(
+      `SELECT COALESCE(sum(m.total_cost_micros), 0)::text AS total, count(*)::int AS requests,
+              count(*) FILTER (WHERE m.total_cost_micros IS NULL)::int AS unpriced
+         FROM chat_messages m JOIN chats c ON c.id = m.chat_id
+        WHERE (c.id = $1 OR c.root_chat_id = $1) AND m.role = 'assistant'`,
+      [rootId],
+    )) as { total: string; requests: number; unpriced: number }[];
+    return row;
+  }
+
+  /** Trees' costs and the pull requests each tree opened, by root id. */
+  async treeCostsAndPulls(rootIds: string[]): Promise<{ root: string; cost: string; pulls: number }[]> {
+    return (await this.dataSource.query(
+      `SELECT t.root, COALESCE((SELECT sum(m.total_cost_micros) FROM chat_messages m JOIN chats c ON c.id = m.chat_id
+                                  WHERE (c.id = t.root OR c.root_chat_id = t.root) AND m.role = 'assistant'), 0)::text AS cost,
+              (SELECT count(*) FROM chat_pull_requests l JOIN chats c ON c.id = l.chat_id
+                WHERE c.id = t.root OR c.root_chat_id = t.root)::int AS pulls
+         FROM unnest($1::uuid[]) AS t(root)`,
+      [rootIds],
+    )) as { root: string; cost: string; pulls: number }[];
+  }
+
+  /** A user's cost summary over [start, end): totals, by model, by root chat. */
+  async summary(ownerId: string, start: Date, end: Date) {
+    const params = [ownerId, start, end];
+    const base = `FROM chat_messages m JOIN chats c ON c.id = m.chat_id
+       WHERE c.owner_id = $1 AND m.role = 'assistant' AND m.created_at >= $2 AND m.created_at < $3`;
+    const sums = `COALESCE(sum(m.total_cost_micros), 0)::text AS total_cost_micros,
+       count(*) FILTER (WHERE m.total_cost_micros IS NOT NULL)::int AS priced_message_count,
+       count(*) FILTER (WHERE m.total_cost_micros IS NULL)::int AS unpriced_message_count,
+       COALESCE(sum(m.input_tokens), 0)::text AS total_input_tokens, COALESCE(sum(m.output_tokens), 0)::text AS total_output_tokens,
+       COALESCE(sum(m.cache_read_tokens), 0)::text AS total_cache_read_tokens,
+       COALESCE(sum(m.cache_write_tokens), 0)::text AS total_cache_creation_tokens,
+       COALESCE(sum(m.runtime_ms), 0)::text AS total_runtime_ms`;
+    const [total] = (await this.dataSource.query(`SELECT ${sums} ${base}`, params)) as Record<
+      string,
+      string | number
+    >[];
+    const byModel = (await this.dataSource.query(
+      `SELECT m.model_config_id, mc.display_name, mc.provider, mc.model, count(*)::int AS message_count, ${sums} ${base.replace(
+        'FROM chat_messages m JOIN chats c ON c.id = m.chat_id',
+        'FROM chat_messages m JOIN chats c ON c.id = m.chat_id LEFT JOIN chat_model_configs mc ON mc.id = m.model_config_id',
+      )} GROUP BY m.model_config_id, mc.display_name, mc.provider, mc.model ORDER BY sum(m.total_cost_micros) DESC NULLS LAST`,
+      params,
+    )) as Record<string, string | number | null>[];
+    const byChat = (await this.dataSource.query(
+      `SELECT grouped.*, (SELECT title FROM chats r WHERE r.id = grouped.root_chat_id) AS chat_title
+         FROM (SELECT COALESCE(c.root_chat_id, c.id) AS root_chat_id, count(*)::int AS message_count, ${sums} ${base}
+                GROUP BY COALESCE(c.root_chat_id, c.id)) grouped
+        ORDER BY grouped.total_cost_micros::numeric DESC`,
+      params,
+    )) as Record<string, string | number | null>[];
+    return { total: total!, byModel, byChat };
+  }
+
+  /** Every user's chat cost over [start, end), paged (SQL on identity's `users`: names and avatars). */
+  async byUser(
+    start: Date,
+    end: Date,
+    username: string | undefined,
+    page: { limit: number; offset: number },
+  ) {
+    const params: unknown[] = [start, end];
+    let filter = '';
+    if (username) {
+      params.push(username.toLowerCase());
+      filter = `AND u.lower_name = $${params.length}`;
+    }
+    const rows = (await this.dataSource.query(
+      `SELECT u.uuid AS user_id, u.name AS username, u.full_name AS name, u.avatar_url,
+              COALESCE(sum(m.total_cost_micros), 0)::text AS total_cost_micros, count(*)::int AS message_count,
+              count(DISTINCT COALESCE(c.root_chat_id, c.id))::int AS chat_count,
+              COALESCE(sum(m.input_tokens), 0)::text AS total_input_tokens, COALESCE(sum(m.output_tokens), 0)::text AS total_output_tokens,
+              COALESCE(sum(m.cache_read_tokens), 0)::text AS total_cache_read_tokens,
+              COALESCE(sum(m.cache_write_tokens), 0)::text AS total_cache_creation_tokens,
+              COALESCE(sum(m.runtime_ms), 0)::text AS total_runtime_ms, count(*) OVER ()::int AS full_count
+         FROM chat_messages m JOIN chats c ON c.id = m.chat_id JOIN users u ON u.uuid = c.owner_id
+        WHERE m.role = 'assistant' AND m.created_at >= $1 AND m.created_at < $2 ${filter}
+        GROUP BY u.uuid, u.name, u.full_name, u.avatar_url
+        ORDER BY sum(m.total_cost_micros) DESC NULLS LAST, u.name
+        LIMIT ${page.limit || 10} OFFSET ${page.offset}`,
+      params,
+    )) as Record<string, string | number>[];
+    return { rows, count: Number(rows[0]?.full_count ?? 0) };
+  }
+}
