@@ -1,8 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditLog } from '../../platform/audit/audit-log';
+import type { AppConfig } from '../../platform/config/app-config';
+import { APP_CONFIG } from '../../platform/config/config.token';
+import { AUDIT_CONFIG, loadAuditConfig } from './audit.config';
+import './audit.error-codes';
 import { AuditController } from './audit.controller';
 import { AuditLogEntry } from './audit-log.entity';
+import { AuditLogRepository } from './audit-log.repository';
 import { AuditLogService } from './audit-log.service';
 
 /** The audit log: provides the platform's AuditLog port to every module, and `GET /api/v2/audit`. */
@@ -10,7 +15,16 @@ import { AuditLogService } from './audit-log.service';
 @Module({
   imports: [TypeOrmModule.forFeature([AuditLogEntry])],
   controllers: [AuditController],
-  providers: [AuditLogService, { provide: AuditLog, useExisting: AuditLogService }],
+  providers: [
+    {
+      provide: AUDIT_CONFIG,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => loadAuditConfig(config.env),
+    },
+    AuditLogRepository,
+    AuditLogService,
+    { provide: AuditLog, useExisting: AuditLogService },
+  ],
   exports: [AuditLog, AuditLogService],
 })
 export class AuditModule {}

@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { DomainEventMap } from '../../platform/events/event-map';
 import { OnDomainEvent } from '../../platform/events/event-bus.service';
 import { UsersService } from '../identity/users.service';
 import { type EnqueueRequest, NotificationEnqueuer } from './delivery/notification-enqueuer.service';
+import { NotificationMessagesRepository } from './delivery/notification-messages.repository';
+import { NotificationPreferencesRepository } from './notification-preferences.repository';
 import { NOTIFICATION_TEMPLATE_IDS as IDS } from './template-ids';
 
 /**
@@ -16,7 +16,8 @@ export class NotificationListeners {
   private readonly logger = new Logger(NotificationListeners.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly messages: NotificationMessagesRepository,
+    private readonly preferences: NotificationPreferencesRepository,
     private readonly enqueuer: NotificationEnqueuer,
     private readonly users: UsersService,
   ) {}
@@ -34,12 +35,7 @@ export class NotificationListeners {
 
   /** Active owners and user-admins (Coder notifies both roles of account events). */
   private async accountAdmins(exceptUserId?: string): Promise<string[]> {
-    const rows: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM users WHERE type = 'individual' AND status = 'active'
-          AND (is_admin OR 'owner' = ANY(site_roles) OR 'user-admin' = ANY(site_roles))
-        ORDER BY id`,
-    );
-    return rows.map((row) => String(row.id)).filter((id) => id !== exceptUserId);
+    return (await this.messages.accountAdminIds()).filter((id) => id !== exceptUserId);
   }
 
   private async nameOf(userId: string | null): Promise<string> {
@@ -136,12 +132,7 @@ export class NotificationListeners {
   async onUserDeleted(event: DomainEventMap['user.deleted']): Promise<void> {
     try {
       // Undelivered messages of a deleted user are dropped (a purged user's rows go by cascade).
-      await this.dataSource.query(
-        `UPDATE notification_messages SET status = 'inhibited', status_reason = 'user deleted', updated_at = now(),
-                leased_until = NULL, leased_by = NULL
-          WHERE user_id = $1 AND status IN ('pending', 'temporary_failure')`,
-        [event.userId],
-      );
+      await this.messages.inhibitPendingOf(event.userId);
     } catch (error) {
       this.logger.warn({ err: error }, 'dropping messages of a deleted user failed');
     }
@@ -165,21 +156,8 @@ export class NotificationListeners {
   private async keepAccountCreatedRecipient(deletedUserId: string, actorId: string | null): Promise<void> {
     if (!actorId) return;
     try {
-      const recipients: unknown[] = await this.dataSource.query(
-        `SELECT u.id FROM users u
-           JOIN notification_templates t ON t.id = $2
-           LEFT JOIN notification_preferences p ON p.user_id = u.id AND p.template_id = t.id
-          WHERE u.type = 'individual' AND u.status = 'active' AND u.id <> $1
-            AND (u.is_admin OR 'owner' = ANY(u.site_roles) OR 'user-admin' = ANY(u.site_roles))
-            AND NOT COALESCE(p.disabled, NOT t.enabled_by_default)
-          LIMIT 1`,
-        [deletedUserId, IDS.userAccountCreated],
-      );
-      if (recipients.length > 0) return;
-      await this.dataSource.query(
-        `UPDATE notification_preferences SET disabled = false, updated_at = now() WHERE user_id = $1 AND template_id = $2`,
-        [actorId, IDS.userAccountCreated],
-      );
+      if (await this.messages.hasAdminRecipient(IDS.userAccountCreated, deletedUserId)) return;
+      await this.preferences.enable(actorId, IDS.userAccountCreated);
     } catch (error) {
       this.logger.warn({ err: error }, 'keeping a recipient of "User account created" failed');
     }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { BadRequestError } from '../../platform/errors/domain-error';
+import { NotificationPreferencesRepository } from './notification-preferences.repository';
 import { NotificationTemplatesService } from './notification-templates.service';
 
 export interface NotificationPreferenceView {
@@ -14,15 +13,12 @@ export interface NotificationPreferenceView {
 @Injectable()
 export class NotificationPreferencesService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly preferences: NotificationPreferencesRepository,
     private readonly templates: NotificationTemplatesService,
   ) {}
 
   async list(userId: string): Promise<NotificationPreferenceView[]> {
-    const rows: { template_id: string; disabled: boolean; updated_at: Date }[] = await this.dataSource.query(
-      'SELECT template_id, disabled, updated_at FROM notification_preferences WHERE user_id = $1 ORDER BY template_id',
-      [userId],
-    );
+    const rows = await this.preferences.listOf(userId);
     return rows.map((row) => ({
       id: row.template_id,
       disabled: row.disabled,
@@ -41,11 +37,10 @@ export class NotificationPreferencesService {
           code: 'UNKNOWN_TEMPLATE',
           detail: unknown,
         });
-      await this.dataSource.query(
-        `INSERT INTO notification_preferences (user_id, template_id, disabled, created_at, updated_at)
-         SELECT $1, t.id, t.disabled, now(), now() FROM unnest($2::uuid[], $3::boolean[]) AS t(id, disabled)
-         ON CONFLICT (user_id, template_id) DO UPDATE SET disabled = EXCLUDED.disabled, updated_at = now()`,
-        [userId, ids, ids.map((id) => entries.get(id))],
+      await this.preferences.upsert(
+        userId,
+        ids,
+        ids.map((id) => entries.get(id)),
       );
     }
     return this.list(userId);

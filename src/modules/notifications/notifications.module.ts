@@ -6,14 +6,19 @@ import { DATABASE_RUNTIME, type DatabaseRuntime } from '../../platform/database/
 import { DispatchWaker } from './delivery/dispatch-waker';
 import { NotificationDispatcher } from './delivery/notification-dispatcher.service';
 import { NotificationEnqueuer } from './delivery/notification-enqueuer.service';
+import { NotificationMessagesRepository } from './delivery/notification-messages.repository';
 import { NOTIFICATIONS_ENTITIES } from './entities';
 import { InboxWatchGateway } from './inbox/inbox-watch.gateway';
+import { InboxRepository } from './inbox/inbox.repository';
 import { InboxService } from './inbox/inbox.service';
 import { NotificationListeners } from './notification-listeners.service';
 import { NotificationPreferencesController } from './notification-preferences.controller';
+import { NotificationPreferencesRepository } from './notification-preferences.repository';
 import { NotificationPreferencesService } from './notification-preferences.service';
 import { NotificationSettingsService } from './notification-settings.service';
+import { NotificationTemplatesRepository } from './notification-templates.repository';
 import { NotificationTemplatesService } from './notification-templates.service';
+import './notifications.error-codes';
 import { loadNotificationsConfig, NOTIFICATIONS_CONFIG } from './notifications.config';
 import { NotificationsController } from './notifications.controller';
 
@@ -33,6 +38,10 @@ import { NotificationsController } from './notifications.controller';
         loadNotificationsConfig(config.env, { embedded: runtime.embedded }),
     },
     DispatchWaker,
+    NotificationTemplatesRepository,
+    NotificationPreferencesRepository,
+    NotificationMessagesRepository,
+    InboxRepository,
     NotificationTemplatesService,
     NotificationSettingsService,
     NotificationPreferencesService,

@@ -1,12 +1,11 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { DataSource, type EntityManager, Repository as OrmRepository } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { JobQueue } from '../../platform/jobs/job-queue.service';
 import { BlobStore } from '../../platform/storage/blob-store';
-import { PackageBlob } from './entities/package-blob.entity';
-import { PackageFile } from './entities/package-file.entity';
+import type { PackageBlob } from './entities/package-blob.entity';
+import { PackagesRepository } from './packages.repository';
 
 export const COLLECT_BLOB_JOB = 'packages.collect-blob';
 export const COLLECT_KEY_JOB = 'packages.collect-key';
@@ -21,7 +20,7 @@ const ORPHAN_GRACE_MS = 60 * 60 * 1000;
 @Injectable()
 export class PackageBlobsService implements OnModuleInit {
   constructor(
-    @InjectRepository(PackageBlob) private readonly blobs: OrmRepository<PackageBlob>,
+    private readonly rows: PackagesRepository,
     private readonly blobStore: BlobStore,
     private readonly jobs: JobQueue,
     private readonly dataSource: DataSource,
@@ -30,16 +29,14 @@ export class PackageBlobsService implements OnModuleInit {
   onModuleInit(): void {
     this.jobs.register<{ blobId: string }>(COLLECT_BLOB_JOB, async (job) => {
       await this.dataSource.transaction(async (manager) => {
-        const blob = await manager
-          .getRepository(PackageBlob)
-          .findOne({ where: { id: job.payload.blobId }, lock: { mode: 'pessimistic_write' } });
-        if (!blob || (await manager.getRepository(PackageFile).existsBy({ blobId: blob.id }))) return;
-        await manager.getRepository(PackageBlob).delete({ id: blob.id });
+        const blob = await this.rows.lockBlob(manager, job.payload.blobId);
+        if (!blob || (await this.rows.blobInUse(manager, blob.id))) return;
+        await this.rows.deleteBlob(manager, blob.id);
         await this.blobStore.delete(blob.blobKey);
       });
     });
     this.jobs.register<{ key: string }>(COLLECT_KEY_JOB, async (job) => {
-      if (await this.blobs.existsBy({ blobKey: job.payload.key })) return;
+      if (await this.rows.blobKeyExists(job.payload.key)) return;
       await this.blobStore.delete(job.payload.key);
     });
   }
@@ -74,25 +71,23 @@ export class PackageBlobsService implements OnModuleInit {
     };
     try {
       return await this.dataSource.transaction(async (manager) => {
-        const existing = await manager.getRepository(PackageBlob).findOneBy({ sha512: digests.sha512 });
+        const existing = await this.rows.findBlobBySha512(digests.sha512, manager);
         if (existing) {
           await this.blobStore.delete(key);
           return existing;
         }
-        const row = await manager
-          .getRepository(PackageBlob)
-          .save(
-            manager
-              .getRepository(PackageBlob)
-              .create({ size: String(stored.size), blobKey: key, ...digests }),
-          );
+        const row = await this.rows.createBlob(manager, {
+          size: String(stored.size),
+          blobKey: key,
+          ...digests,
+        });
         // Collected unless a file refers to it by then (a crash between this and the file's commit).
         await this.jobs.enqueue(manager, COLLECT_BLOB_JOB, { blobId: row.id }, { delayMs: ORPHAN_GRACE_MS });
         return row;
       });
     } catch (error) {
       // A concurrent upload of the same content won the unique index: use its row.
-      const winner = await this.blobs.findOneBy({ sha512: digests.sha512 });
+      const winner = await this.rows.findBlobBySha512(digests.sha512);
       await this.blobStore.delete(key).catch(() => false);
       if (winner) return winner;
       throw error;

@@ -1,6 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { ACTIVITY_WRITE } from '../../platform/cache/table-versions';
+import { PackagesRepository } from './packages.repository';
 
 /** How long downloads are gathered before one statement writes them. */
 const FLUSH_MS = 200;
@@ -19,7 +18,7 @@ export class PackageDownloadsService implements OnApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly rows: PackagesRepository) {}
 
   record(versionId: string): void {
     this.pending.set(versionId, (this.pending.get(versionId) ?? 0) + 1);
@@ -36,17 +35,11 @@ export class PackageDownloadsService implements OnApplicationShutdown {
     this.pending = new Map();
     if (batch.size === 0) return this.flushing;
     this.flushing = this.flushing.then(() =>
-      this.dataSource
-        .query(
-          `${ACTIVITY_WRITE} UPDATE package_versions v SET download_count = v.download_count + d.n
-             FROM unnest($1::bigint[], $2::int[]) AS d(id, n) WHERE v.id = d.id`,
-          [[...batch.keys()], [...batch.values()]],
-        )
-        .then(
-          () => undefined,
-          (error: unknown) =>
-            this.logger.warn({ err: error }, `${batch.size} download counts were not written`),
-        ),
+      this.rows.addDownloads([...batch.keys()], [...batch.values()]).then(
+        () => undefined,
+        (error: unknown) =>
+          this.logger.warn({ err: error }, `${batch.size} download counts were not written`),
+      ),
     );
     return this.flushing;
   }

@@ -10,7 +10,9 @@ import { NpmRegistryService } from './npm/npm-registry.service';
 import { PackageBlobsService } from './package-blobs.service';
 import { PackagePermissions } from './package-permissions.service';
 import { PackageDownloadsService } from './package-downloads.service';
+import { PackagesRepository } from './packages.repository';
 import { PackagesService } from './packages.service';
+import './packages.error-codes';
 
 @Module({
   imports: [TypeOrmModule.forFeature(PACKAGES_ENTITIES)],
@@ -22,6 +24,7 @@ import { PackagesService } from './packages.service';
     NpmRegistryController,
   ],
   providers: [
+    PackagesRepository,
     PackagesService,
     PackageBlobsService,
     PackageDownloadsService,

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { Readable } from 'node:stream';
-import { type EntityManager, Repository as OrmRepository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { type Transaction, TransactionRunner } from '../../platform/database/transaction-runner.service';
@@ -17,12 +16,12 @@ import { UploadPolicy } from '../../platform/uploads/upload-policy';
 import type { User } from '../identity/entities/user.entity';
 import { OrganizationsService } from '../identity/organizations.service';
 import type { LinkedRepository } from '../../platform/ports/repository-links';
-import { PackageBlob } from './entities/package-blob.entity';
-import { PackageFile } from './entities/package-file.entity';
-import { PackageVersion } from './entities/package-version.entity';
-import { Package } from './entities/package.entity';
+import type { PackageFile } from './entities/package-file.entity';
+import type { PackageVersion } from './entities/package-version.entity';
+import type { Package } from './entities/package.entity';
 import { PackageBlobsService } from './package-blobs.service';
 import { PackageDownloadsService } from './package-downloads.service';
+import { PackagesRepository } from './packages.repository';
 
 /** The package types of spec 3 (the `type` filter and the registries). */
 export const PACKAGE_TYPES = [
@@ -88,9 +87,7 @@ export interface VersionView {
 @Injectable()
 export class PackagesService {
   constructor(
-    @InjectRepository(Package) private readonly packages: OrmRepository<Package>,
-    @InjectRepository(PackageVersion) private readonly versions: OrmRepository<PackageVersion>,
-    @InjectRepository(PackageFile) private readonly files: OrmRepository<PackageFile>,
+    private readonly rows: PackagesRepository,
     private readonly blobs: PackageBlobsService,
     private readonly transactions: TransactionRunner,
     private readonly organizations: OrganizationsService,
@@ -109,9 +106,7 @@ export class PackagesService {
 
   async findPackage(owner: User, type: string, name: string): Promise<Package | null> {
     // The owner is known: no join to load it again.
-    const found = await this.packages.findOne({
-      where: { ownerId: owner.id, type, lowerName: name.toLowerCase(), isInternal: false },
-    });
+    const found = await this.rows.findPackage(owner.id, type, name.toLowerCase());
     if (found) found.owner = owner;
     return found;
   }
@@ -123,10 +118,7 @@ export class PackagesService {
   }
 
   findVersion(pkg: Package, version: string): Promise<PackageVersion | null> {
-    return this.versions.findOne({
-      where: { packageId: pkg.id, lowerVersion: version.toLowerCase(), isInternal: false },
-      relations: { creator: true },
-    });
+    return this.rows.findVersion(pkg.id, version.toLowerCase());
   }
 
   async requireVersion(pkg: Package, version: string): Promise<PackageVersion> {
@@ -139,91 +131,15 @@ export class PackagesService {
   }
 
   versionsOf(pkg: Package): Promise<PackageVersion[]> {
-    return this.versions.find({
-      where: { packageId: pkg.id, isInternal: false },
-      relations: { creator: true },
-      order: { id: 'ASC' },
-    });
+    return this.rows.versionsOf(pkg.id);
   }
 
   /**
    * Every version of a package with its files, in one SQL query without entity hydration (the npm
    * packument is the registry's hottest read: `npm install` asks for one per dependency).
    */
-  async versionsWithFiles(pkg: Package): Promise<{ version: PackageVersion; files: PackageFile[] }[]> {
-    const rows = (await this.versions.manager.query(
-      `SELECT v.id, v.version, v.lower_version, v.metadata, v.created_at, v.creator_id, v.download_count,
-              f.id AS file_id, f.name AS file_name, f.is_lead, f.created_at AS file_created_at,
-              b.id AS blob_id, b.size, b.md5, b.sha1, b.sha256, b.sha512, b.blob_key
-         FROM package_versions v
-         LEFT JOIN package_files f ON f.version_id = v.id
-         LEFT JOIN package_blobs b ON b.id = f.blob_id
-        WHERE v.package_id = $1 AND v.is_internal = false
-        ORDER BY v.id, f.id`,
-      [pkg.id],
-    )) as {
-      id: string;
-      version: string;
-      lower_version: string;
-      metadata: Record<string, unknown>;
-      created_at: Date;
-      creator_id: string | null;
-      download_count: string;
-      file_id: string | null;
-      file_name: string;
-      is_lead: boolean;
-      file_created_at: Date;
-      blob_id: string;
-      size: string;
-      md5: string;
-      sha1: string;
-      sha256: string;
-      sha512: string;
-      blob_key: string;
-    }[];
-    const out: { version: PackageVersion; files: PackageFile[] }[] = [];
-    for (const row of rows) {
-      let entry = out[out.length - 1];
-      if (!entry || entry.version.id !== row.id) {
-        const version = Object.assign(new PackageVersion(), {
-          id: row.id,
-          packageId: pkg.id,
-          version: row.version,
-          lowerVersion: row.lower_version,
-          metadata: row.metadata,
-          createdAt: new Date(row.created_at),
-          creatorId: row.creator_id,
-          downloadCount: row.download_count,
-          isInternal: false,
-        });
-        entry = { version, files: [] };
-        out.push(entry);
-      }
-      if (row.file_id) {
-        const blob = Object.assign(new PackageBlob(), {
-          id: row.blob_id,
-          size: row.size,
-          md5: row.md5,
-          sha1: row.sha1,
-          sha256: row.sha256,
-          sha512: row.sha512,
-          blobKey: row.blob_key,
-        });
-        entry.files.push(
-          Object.assign(new PackageFile(), {
-            id: row.file_id,
-            versionId: row.id,
-            blobId: row.blob_id,
-            name: row.file_name,
-            lowerName: row.file_name.toLowerCase(),
-            isLead: row.is_lead,
-            createdAt: new Date(row.file_created_at),
-            blob,
-          }),
-        );
-      }
-    }
-    return out;
+  versionsWithFiles(pkg: Package): Promise<{ version: PackageVersion; files: PackageFile[] }[]> {
+    return this.rows.versionsWithFiles(pkg.id);
   }
 
   /** A file by its path in a registry (owner, type, package name, version, file name), in one query. */
@@ -234,35 +150,21 @@ export class PackagesService {
     version: string,
     fileName: string,
   ): Promise<PackageFile | null> {
-    return this.files
-      .createQueryBuilder('file')
-      .innerJoinAndSelect('file.blob', 'blob')
-      .innerJoinAndSelect('file.version', 'version')
-      .innerJoinAndSelect('version.package', 'package')
-      .where(
-        'package.owner_id = :owner AND package.type = :type AND package.lower_name = :name AND package.is_internal = false',
-        { owner: owner.id, type, name: name.toLowerCase() },
-      )
-      .andWhere('version.lower_version = :version AND version.is_internal = false', {
-        version: version.toLowerCase(),
-      })
-      .andWhere('file.lower_name = :file', { file: fileName.toLowerCase() })
-      .getOne();
+    return this.rows.findFileByPath(
+      owner.id,
+      type,
+      name.toLowerCase(),
+      version.toLowerCase(),
+      fileName.toLowerCase(),
+    );
   }
 
   filesOf(version: PackageVersion): Promise<PackageFile[]> {
-    return this.files.find({
-      where: { versionId: version.id },
-      relations: { blob: true },
-      order: { id: 'ASC' },
-    });
+    return this.rows.filesOf(version.id);
   }
 
   async findFile(version: PackageVersion, name: string): Promise<PackageFile | null> {
-    return this.files.findOne({
-      where: { versionId: version.id, lowerName: name.toLowerCase() },
-      relations: { blob: true },
-    });
+    return this.rows.findFile(version.id, name.toLowerCase());
   }
 
   /** Gitea's list: one entry per version, newest first; `type` exact, `q` a name substring. */
@@ -270,36 +172,14 @@ export class PackagesService {
     owner: User,
     query: { type?: string; q?: string; name?: string; offset: number; limit: number },
   ): Promise<{ items: VersionView[]; total: number }> {
-    const qb = this.versions
-      .createQueryBuilder('version')
-      .innerJoinAndSelect('version.package', 'package')
-      .leftJoinAndSelect('version.creator', 'creator')
-      .where('package.owner_id = :owner', { owner: owner.id })
-      .andWhere('package.is_internal = false AND version.is_internal = false');
-    if (query.type) qb.andWhere('package.type = :type', { type: query.type });
-    if (query.q)
-      qb.andWhere("package.lower_name LIKE :q ESCAPE '\\'", {
-        q: `%${query.q.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`,
-      });
-    if (query.name !== undefined)
-      qb.andWhere('package.lower_name = :name', { name: query.name.toLowerCase() });
-    const [rows, total] = await qb
-      .orderBy('version.created_at', 'DESC')
-      .addOrderBy('version.id', 'DESC')
-      .skip(query.offset)
-      .take(query.limit)
-      .getManyAndCount();
-    for (const row of rows) row.package.owner = owner;
-    return { items: rows.map((version) => ({ version, package: version.package })), total };
+    const [found, total] = await this.rows.listVersions(owner.id, query);
+    for (const row of found) row.package.owner = owner;
+    return { items: found.map((version) => ({ version, package: version.package })), total };
   }
 
   /** `-/latest`: the version with the highest id. */
   async latest(pkg: Package): Promise<PackageVersion> {
-    const found = await this.versions.findOne({
-      where: { packageId: pkg.id, isInternal: false },
-      relations: { creator: true },
-      order: { id: 'DESC' },
-    });
+    const found = await this.rows.latestVersion(pkg.id);
     if (!found) throw packageNotFound();
     return found;
   }
@@ -352,66 +232,44 @@ export class PackagesService {
     });
     const ownerUserIds = await this.ownerUserIds(input.owner);
     return this.transactions.run(async (tx) => {
-      const packages = tx.manager.getRepository(Package);
-      let pkg = await packages.findOne({
-        where: { ownerId: input.owner.id, type: input.type, lowerName: input.name.toLowerCase() },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const lowerName = input.name.toLowerCase();
+      let pkg = await this.rows.lockPackage(tx.manager, input.owner.id, input.type, lowerName);
       if (!pkg) {
-        await packages
-          .createQueryBuilder()
-          .insert()
-          .into(Package)
-          .values({
-            ownerId: input.owner.id,
-            type: input.type,
-            name: input.name,
-            lowerName: input.name.toLowerCase(),
-            semverCompatible: input.semverCompatible ?? false,
-          })
-          .orIgnore()
-          .execute();
-        pkg = await packages.findOneOrFail({
-          where: { ownerId: input.owner.id, type: input.type, lowerName: input.name.toLowerCase() },
-          lock: { mode: 'pessimistic_write' },
+        pkg = await this.rows.createAndLockPackage(tx.manager, {
+          ownerId: input.owner.id,
+          type: input.type,
+          name: input.name,
+          lowerName,
+          semverCompatible: input.semverCompatible ?? false,
         });
       }
       pkg.owner = input.owner;
-      const versions = tx.manager.getRepository(PackageVersion);
-      let version = await versions.findOneBy({
-        packageId: pkg.id,
-        lowerVersion: input.version.toLowerCase(),
-      });
+      let version = await this.rows.findAnyVersion(tx.manager, pkg.id, input.version.toLowerCase());
       const createdVersion = !version;
       if (version && input.newVersionOnly)
         throw new BadRequestError('package version already exists', { code: 'PACKAGE_VERSION_EXISTS' });
       if (!version) {
-        version = await versions.save(
-          versions.create({
-            packageId: pkg.id,
-            creatorId: input.creator.id,
-            version: input.version,
-            lowerVersion: input.version.toLowerCase(),
-            metadata: input.metadata ?? {},
-          }),
-        );
+        version = await this.rows.createVersion(tx.manager, {
+          packageId: pkg.id,
+          creatorId: input.creator.id,
+          version: input.version,
+          lowerVersion: input.version.toLowerCase(),
+          metadata: input.metadata ?? {},
+        });
       }
-      const files = tx.manager.getRepository(PackageFile);
-      if (await files.existsBy({ versionId: version.id, lowerName: input.fileName.toLowerCase() }))
+      if (await this.rows.fileExists(tx.manager, version.id, input.fileName.toLowerCase()))
         throw new ConflictError('package file already exists', { code: 'PACKAGE_FILE_EXISTS' });
-      const file = await files.save(
-        files.create({
-          versionId: version.id,
-          blobId: blob.id,
-          name: input.fileName,
-          lowerName: input.fileName.toLowerCase(),
-          isLead: input.isLead ?? false,
-        }),
-      );
+      const file = await this.rows.createFile(tx.manager, {
+        versionId: version.id,
+        blobId: blob.id,
+        name: input.fileName,
+        lowerName: input.fileName.toLowerCase(),
+        isLead: input.isLead ?? false,
+      });
       file.blob = blob;
       if (input.distTags) {
         pkg.distTags = { ...pkg.distTags, ...input.distTags };
-        await packages.update({ id: pkg.id }, { distTags: pkg.distTags });
+        await this.rows.setDistTags(pkg.id, pkg.distTags, tx.manager);
       }
       tx.emit('file.created', {
         actorUserId: input.creator.id,
@@ -444,16 +302,14 @@ export class PackagesService {
   ): Promise<void> {
     const ownerUserIds = await this.ownerUserIds(pkg.owner);
     const work = async (tx: Transaction) => {
-      const files = await tx.manager
-        .getRepository(PackageFile)
-        .find({ where: { versionId: version.id }, relations: { blob: true } });
-      await tx.manager.getRepository(PackageVersion).delete({ id: version.id });
+      const files = await this.rows.filesWithBlobs(tx.manager, version.id);
+      await this.rows.deleteVersion(tx.manager, version.id);
       await this.blobs.collectLater(
         tx.manager,
         files.map((file) => file.blobId),
       );
-      if (!(await tx.manager.getRepository(PackageVersion).existsBy({ packageId: pkg.id })))
-        await tx.manager.getRepository(Package).delete({ id: pkg.id });
+      if (!(await this.rows.hasVersions(tx.manager, pkg.id)))
+        await this.rows.deletePackage(tx.manager, pkg.id);
       for (const file of files) {
         tx.emit('file.deleted', {
           actorUserId: actor?.id ?? null,
@@ -479,9 +335,9 @@ export class PackagesService {
 
   async deletePackage(pkg: Package, actor: User | null, request: RequestSnapshot | null): Promise<void> {
     await this.transactions.run(async (tx) => {
-      for (const version of await tx.manager.getRepository(PackageVersion).findBy({ packageId: pkg.id }))
+      for (const version of await this.rows.allVersionsOf(tx.manager, pkg.id))
         await this.deleteVersion(pkg, version, actor, request, tx);
-      await tx.manager.getRepository(Package).delete({ id: pkg.id });
+      await this.rows.deletePackage(tx.manager, pkg.id);
     });
   }
 
@@ -493,11 +349,11 @@ export class PackagesService {
     actor: User | null,
     request: RequestSnapshot | null,
   ): Promise<void> {
-    const remaining = await this.files.countBy({ versionId: version.id });
+    const remaining = await this.rows.countFiles(version.id);
     if (remaining <= 1) return this.deleteVersion(pkg, version, actor, request);
     const ownerUserIds = await this.ownerUserIds(pkg.owner);
     await this.transactions.run(async (tx) => {
-      await tx.manager.getRepository(PackageFile).delete({ id: file.id });
+      await this.rows.deleteFile(tx.manager, file.id);
       await this.blobs.collectLater(tx.manager, [file.blobId]);
       tx.emit('file.deleted', {
         actorUserId: actor?.id ?? null,
@@ -525,19 +381,13 @@ export class PackagesService {
       if (version === null) delete next[tag];
       else next[tag] = version;
     }
-    await this.packages.update({ id: pkg.id }, { distTags: next });
+    await this.rows.setDistTags(pkg.id, next);
     pkg.distTags = next;
     return next;
   }
 
   async updateVersionMetadata(version: PackageVersion, metadata: Record<string, unknown>): Promise<void> {
-    await this.versions
-      .createQueryBuilder()
-      .update(PackageVersion)
-      .set({ metadata: () => ':metadata::jsonb' })
-      .setParameter('metadata', JSON.stringify(metadata))
-      .where('id = :id', { id: version.id })
-      .execute();
+    await this.rows.updateVersionMetadata(version.id, metadata);
     version.metadata = metadata;
   }
 
@@ -548,19 +398,19 @@ export class PackagesService {
       throw new ForbiddenError('package and repository do not have the same owner', 'permission', {
         code: 'PACKAGE_OWNER_MISMATCH',
       });
-    await this.packages.update({ id: pkg.id }, { repositoryId: repo.id });
+    await this.rows.setRepository(pkg.id, repo.id);
   }
 
   /** A deleted repository leaves its packages unlinked. */
   @OnEvent('repository.deleted')
   async onRepositoryDeleted(event: { repositoryId: string }): Promise<void> {
-    await this.packages.update({ repositoryId: event.repositoryId }, { repositoryId: null });
+    await this.rows.unlinkRepository(event.repositoryId);
   }
 
   async unlink(pkg: Package): Promise<void> {
     if (!pkg.repositoryId)
       throw new BadRequestError('package is not linked to a repository', { code: 'PACKAGE_NOT_LINKED' });
-    await this.packages.update({ id: pkg.id }, { repositoryId: null });
+    await this.rows.setRepository(pkg.id, null);
   }
 
   /** npm search: packages of the type, of the given owners, whose name contains `text`. */
@@ -572,33 +422,20 @@ export class PackagesService {
     offset: number,
   ): Promise<{ items: Package[]; total: number }> {
     if (ownerIds.length === 0) return { items: [], total: 0 };
-    const [items, total] = await this.packages
-      .createQueryBuilder('package')
-      .innerJoinAndSelect('package.owner', 'owner')
-      .where('package.type = :type AND package.is_internal = false', { type })
-      .andWhere('package.owner_id IN (:...ownerIds)', { ownerIds })
-      .andWhere("package.lower_name LIKE :text ESCAPE '\\'", {
-        text: `%${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`,
-      })
-      .orderBy('package.lower_name', 'ASC')
-      .skip(offset)
-      .take(limit)
-      .getManyAndCount();
+    const [items, total] = await this.rows.search(type, text, ownerIds, limit, offset);
     return { items, total };
   }
 
   /** For account deletion: packages an owner has. */
-  countOwnedBy(ownerId: string, manager: EntityManager = this.packages.manager): Promise<number> {
-    return manager.getRepository(Package).countBy({ ownerId, isInternal: false });
+  countOwnedBy(ownerId: string, manager?: EntityManager): Promise<number> {
+    return this.rows.countOwnedBy(ownerId, manager);
   }
 
   async purgeOwnedBy(ownerId: string, tx: Transaction): Promise<void> {
-    for (const pkg of await tx.manager
-      .getRepository(Package)
-      .find({ where: { ownerId }, relations: { owner: true } })) {
-      for (const version of await tx.manager.getRepository(PackageVersion).findBy({ packageId: pkg.id }))
+    for (const pkg of await this.rows.ownedBy(tx.manager, ownerId)) {
+      for (const version of await this.rows.allVersionsOf(tx.manager, pkg.id))
         await this.deleteVersion(pkg, version, null, null, tx);
-      await tx.manager.getRepository(Package).delete({ id: pkg.id });
+      await this.rows.deletePackage(tx.manager, pkg.id);
     }
   }
 }

@@ -1,20 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository as OrmRepository } from 'typeorm';
 import { InvalidError, NotFoundError } from '../../platform/errors/domain-error';
 import type { User } from '../identity/entities/user.entity';
 import { OrganizationsService } from '../identity/organizations.service';
 import { UsersService } from '../identity/users.service';
-import { Collaborator, type CollaboratorMode } from './entities/collaborator.entity';
+import { CollaboratorsRepository } from './collaborators.repository';
+import type { CollaboratorMode } from './entities/collaborator.entity';
 import type { Repository } from './entities/repository.entity';
-import { TeamRepository } from './entities/team-repository.entity';
 
 /** Collaborators and team links of a repository (`/repos/{o}/{r}/collaborators`, `/repos/{o}/{r}/teams`). */
 @Injectable()
 export class CollaboratorsService {
   constructor(
-    @InjectRepository(Collaborator) private readonly collaborators: OrmRepository<Collaborator>,
-    @InjectRepository(TeamRepository) private readonly teamRepositories: OrmRepository<TeamRepository>,
+    private readonly collaborators: CollaboratorsRepository,
     private readonly users: UsersService,
     private readonly organizations: OrganizationsService,
   ) {}
@@ -32,18 +29,12 @@ export class CollaboratorsService {
     repo: Repository,
     page: { offset: number; limit: number },
   ): Promise<{ items: User[]; total: number }> {
-    const [rows, total] = await this.collaborators.findAndCount({
-      where: { repositoryId: repo.id },
-      relations: { user: true },
-      order: { userId: 'ASC' },
-      skip: page.offset,
-      take: page.limit,
-    });
+    const [rows, total] = await this.collaborators.list(repo.id, page);
     return { items: rows.map((row) => row.user), total };
   }
 
   async isCollaborator(repo: Repository, user: User): Promise<boolean> {
-    return this.collaborators.existsBy({ repositoryId: repo.id, userId: user.id });
+    return this.collaborators.exists(repo.id, user.id);
   }
 
   /** Adds or changes a collaborator (Gitea's PUT: 204 either way). The owner cannot be one. */
@@ -52,14 +43,11 @@ export class CollaboratorsService {
       throw new InvalidError('user is already the owner of the repository', {
         code: 'COLLABORATOR_IS_OWNER',
       });
-    await this.collaborators.upsert({ repositoryId: repo.id, userId: user.id, mode }, [
-      'repositoryId',
-      'userId',
-    ]);
+    await this.collaborators.put(repo.id, user.id, mode);
   }
 
   async remove(repo: Repository, user: User): Promise<void> {
-    await this.collaborators.delete({ repositoryId: repo.id, userId: user.id });
+    await this.collaborators.remove(repo.id, user.id);
   }
 
   /** A team of the owning organization (`PUT/DELETE /repos/{o}/{r}/teams/{team}`). */
@@ -75,10 +63,10 @@ export class CollaboratorsService {
   }
 
   async addTeam(repo: Repository, teamId: string): Promise<void> {
-    await this.teamRepositories.upsert({ teamId, repositoryId: repo.id }, ['teamId', 'repositoryId']);
+    await this.collaborators.linkTeam(teamId, repo.id);
   }
 
   async removeTeam(repo: Repository, teamId: string): Promise<void> {
-    await this.teamRepositories.delete({ teamId, repositoryId: repo.id });
+    await this.collaborators.unlinkTeam(teamId, repo.id);
   }
 }

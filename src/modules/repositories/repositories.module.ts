@@ -8,6 +8,7 @@ import { RepositoryLinksService } from './repository-links.service';
 import { GiteaMigrationsController } from './controllers/gitea-migrations.controller';
 import { MirrorsService } from './mirrors/mirrors.service';
 import { loadRepositoriesConfig, REPOSITORIES_CONFIG } from './repositories.config';
+import './repositories.error-codes';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import type { AppConfig } from '../../platform/config/app-config';
 import { CollaboratorsService } from './collaborators.service';
@@ -32,11 +33,18 @@ import { AttachmentDownloadsController } from './controllers/attachment-download
 import { GiteaIssueAssetsController } from './controllers/gitea-issue-assets.controller';
 import { GiteaReleaseAssetsController } from './controllers/gitea-release-assets.controller';
 import { IssueAssets } from './issues/issue-assets';
+import { IssuesRepository } from './issues/issues.repository';
+import { PullsRepository } from './issues/pulls.repository';
+import { ReleasesRepository } from './releases/releases.repository';
+import { AttachmentsRepository } from './attachments/attachments.repository';
+import { RepositoriesRepository } from './repositories.repository';
+import { CollaboratorsRepository } from './collaborators.repository';
+import { MirrorsRepository } from './mirrors/mirrors.repository';
+import { BranchProtectionsRepository } from './branches/branch-protections.repository';
 import { IssuesService } from './issues/issues.service';
 import { PullsService } from './issues/pulls.service';
 import { ReleasesService } from './releases/releases.service';
 import { REPOSITORIES_ENTITIES } from './entities';
-import { Repository } from './entities/repository.entity';
 import { GitStorage } from './git/git-storage.service';
 import { PushSessions } from './git/push-sessions.service';
 import { SmartHttpService } from './git/smart-http.service';
@@ -85,6 +93,14 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     PushHooksService,
     ContentDeletionHooks,
     IssueAssets,
+    IssuesRepository,
+    PullsRepository,
+    ReleasesRepository,
+    AttachmentsRepository,
+    RepositoriesRepository,
+    CollaboratorsRepository,
+    MirrorsRepository,
+    BranchProtectionsRepository,
     IssuesService,
     PullsService,
     ReleasesService,
@@ -126,11 +142,9 @@ export class RepositoriesModule implements OnModuleInit, OnModuleDestroy {
     this.owned.register({
       kind: 'repositories',
       message: (userId) => `user still has ownership of repositories [uid: ${userId}]`,
-      count: (userId, manager) => manager.getRepository(Repository).countBy({ ownerId: userId }),
+      count: (userId, manager) => this.repositories.countOwnedBy(userId, manager),
       purge: async (userId, tx) => {
-        for (const repo of await tx.manager
-          .getRepository(Repository)
-          .find({ where: { ownerId: userId }, relations: { owner: true } })) {
+        for (const repo of await this.repositories.ownedBy(userId, tx.manager)) {
           await this.repositories.deleteInTransaction(repo, tx);
         }
       },

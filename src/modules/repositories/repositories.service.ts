@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, In, Repository as OrmRepository, type SelectQueryBuilder } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { type Transaction, TransactionRunner } from '../../platform/database/transaction-runner.service';
@@ -10,11 +9,15 @@ import {
   InvalidError,
   NotFoundError,
 } from '../../platform/errors/domain-error';
-import { User } from '../identity/entities/user.entity';
+import type { User } from '../identity/entities/user.entity';
 import { OrganizationsService } from '../identity/organizations.service';
 import { UsersService } from '../identity/users.service';
-import { RepositoryRedirect } from './entities/repository-redirect.entity';
-import { Repository } from './entities/repository.entity';
+import type { Repository } from './entities/repository.entity';
+import {
+  RepositoriesRepository,
+  type RepositoryReach,
+  type RepositoryVisibility,
+} from './repositories.repository';
 import { ContentDeletionHooks } from './content-deletion-hooks';
 import { GitStorage, type StagedMove } from './git/git-storage.service';
 import { GitCommandError, runGit } from './git/run-git';
@@ -69,8 +72,7 @@ const REPO_EXISTS = 'The repository with the same name already exists.';
 @Injectable()
 export class RepositoriesService {
   constructor(
-    @InjectRepository(Repository) private readonly repos: OrmRepository<Repository>,
-    @InjectRepository(RepositoryRedirect) private readonly redirects: OrmRepository<RepositoryRedirect>,
+    private readonly repos: RepositoriesRepository,
     private readonly users: UsersService,
     private readonly organizations: OrganizationsService,
     private readonly storage: GitStorage,
@@ -91,22 +93,16 @@ export class RepositoriesService {
         code: 'USER_NOT_FOUND',
         detail: `user does not exist [uid: 0, name: ${ownerName}]`,
       });
-    const repo = await this.repos.findOne({
-      where: { ownerId: owner.id, lowerName: repoName.toLowerCase() },
-      relations: { owner: true },
-    });
+    const repo = await this.repos.findByName(owner.id, repoName.toLowerCase());
     if (repo) return { repo, owner };
-    const redirect = await this.redirects.findOne({
-      where: { ownerId: owner.id, lowerName: repoName.toLowerCase() },
-      relations: { repository: { owner: true } },
-    });
+    const redirect = await this.repos.findRedirect(owner.id, repoName.toLowerCase());
     if (redirect)
       return { redirectTo: { owner: redirect.repository.owner.name, name: redirect.repository.name } };
     throw repositoryNotFound();
   }
 
   async findById(id: string): Promise<Repository | null> {
-    return this.repos.findOne({ where: { id }, relations: { owner: true } });
+    return this.repos.findById(id);
   }
 
   /** Gitea's CreateRepository for a user (`POST /user/repos`) or an organization (`POST /orgs/{org}/repos`). */
@@ -117,7 +113,7 @@ export class RepositoriesService {
     if (!isValidBranchName(defaultBranch))
       throw new InvalidError('[DefaultBranch]: GitRefName', { code: 'DEFAULT_BRANCH' });
     if (owner.type === 'organization') await this.assertMayCreateIn(actor, owner);
-    if (await this.repos.existsBy({ ownerId: owner.id, lowerName: input.name.toLowerCase() })) {
+    if (await this.repos.nameTaken(owner.id, input.name.toLowerCase())) {
       throw new ConflictError(REPO_EXISTS, { code: 'REPOSITORY_EXISTS' });
     }
     const staged = await this.storage.prepare(owner.name, input.name, {
@@ -132,21 +128,16 @@ export class RepositoriesService {
     });
     const id = await this.withStaged([staged], () =>
       this.transactions.run(async (tx) => {
-        const row = await tx.manager.getRepository(Repository).save(
-          tx.manager.getRepository(Repository).create({
-            ownerId: owner.id,
-            name: input.name,
-            lowerName: input.name.toLowerCase(),
-            description: input.description ?? '',
-            isPrivate: input.private === true,
-            isEmpty: !input.autoInit,
-            defaultBranch,
-          }),
-        );
         // The name may have been taken by an old name of a renamed repository: the new one wins.
-        await tx.manager
-          .getRepository(RepositoryRedirect)
-          .delete({ ownerId: owner.id, lowerName: row.lowerName });
+        const row = await this.repos.insert(tx.manager, {
+          ownerId: owner.id,
+          name: input.name,
+          lowerName: input.name.toLowerCase(),
+          description: input.description ?? '',
+          isPrivate: input.private === true,
+          isEmpty: !input.autoInit,
+          defaultBranch,
+        });
         await staged.commit();
         tx.emit('repository.created', {
           repositoryId: row.id,
@@ -169,10 +160,10 @@ export class RepositoriesService {
     const problem = repositoryNameProblem(forkName);
     if (problem) throw new InvalidError(problem.text, { code: 'REPOSITORY_NAME' });
     if (target.type === 'organization') await this.assertMayCreateIn(actor, target);
-    if (await this.repos.existsBy({ ownerId: target.id, forkId: source.id })) {
+    if (await this.repos.hasFork(target.id, source.id)) {
       throw new ConflictError('repository is already forked by user', { code: 'FORK_EXISTS' });
     }
-    if (await this.repos.existsBy({ ownerId: target.id, lowerName: forkName.toLowerCase() })) {
+    if (await this.repos.nameTaken(target.id, forkName.toLowerCase())) {
       throw new ConflictError(REPO_EXISTS, { code: 'REPOSITORY_EXISTS' });
     }
     const staged = await this.storage.prepare(target.name, forkName, {
@@ -181,24 +172,18 @@ export class RepositoriesService {
     });
     const id = await this.withStaged([staged], () =>
       this.transactions.run(async (tx) => {
-        const table = tx.manager.getRepository(Repository);
-        const row = await table.save(
-          table.create({
-            ownerId: target.id,
-            name: forkName,
-            lowerName: forkName.toLowerCase(),
-            description: source.description,
-            website: source.website,
-            isPrivate: source.isPrivate,
-            isEmpty: source.isEmpty,
-            defaultBranch: source.defaultBranch,
-            forkId: source.id,
-            sizeKib: source.sizeKib,
-          }),
-        );
-        await tx.manager
-          .getRepository(RepositoryRedirect)
-          .delete({ ownerId: target.id, lowerName: row.lowerName });
+        const row = await this.repos.insert(tx.manager, {
+          ownerId: target.id,
+          name: forkName,
+          lowerName: forkName.toLowerCase(),
+          description: source.description,
+          website: source.website,
+          isPrivate: source.isPrivate,
+          isEmpty: source.isEmpty,
+          defaultBranch: source.defaultBranch,
+          forkId: source.id,
+          sizeKib: source.sizeKib,
+        });
         await staged.commit();
         tx.emit('repository.created', {
           repositoryId: row.id,
@@ -235,7 +220,7 @@ export class RepositoriesService {
     const problem = repositoryNameProblem(input.name);
     if (problem) throw new InvalidError(problem.text, { code: 'REPOSITORY_NAME' });
     if (owner.type === 'organization') await this.assertMayCreateIn(actor, owner);
-    if (await this.repos.existsBy({ ownerId: owner.id, lowerName: input.name.toLowerCase() }))
+    if (await this.repos.nameTaken(owner.id, input.name.toLowerCase()))
       throw new ConflictError(REPO_EXISTS, { code: 'REPOSITORY_EXISTS' });
     let staged: StagedMove;
     try {
@@ -254,21 +239,15 @@ export class RepositoriesService {
     }
     const id = await this.withStaged([staged], () =>
       this.transactions.run(async (tx) => {
-        const table = tx.manager.getRepository(Repository);
-        const row = await table.save(
-          table.create({
-            ownerId: owner.id,
-            name: input.name,
-            lowerName: input.name.toLowerCase(),
-            description: input.description ?? '',
-            isPrivate: input.private === true,
-            isEmpty: true,
-            isMirror: input.mirror,
-          }),
-        );
-        await tx.manager
-          .getRepository(RepositoryRedirect)
-          .delete({ ownerId: owner.id, lowerName: row.lowerName });
+        const row = await this.repos.insert(tx.manager, {
+          ownerId: owner.id,
+          name: input.name,
+          lowerName: input.name.toLowerCase(),
+          description: input.description ?? '',
+          isPrivate: input.private === true,
+          isEmpty: true,
+          isMirror: input.mirror,
+        });
         await within(tx, row);
         await staged.commit();
         tx.emit('repository.created', {
@@ -304,7 +283,7 @@ export class RepositoriesService {
       changes.defaultBranch = branches[0]!.name;
       await this.storage.setHead(gitDir, changes.defaultBranch);
     }
-    await this.repos.update({ id: repo.id }, changes);
+    await this.repos.update(repo.id, changes);
     return (await this.findById(repo.id))!;
   }
 
@@ -314,15 +293,7 @@ export class RepositoriesService {
     viewer: User | null,
     page: RepositoryListQuery,
   ): Promise<{ items: Repository[]; total: number }> {
-    const query = await this.visibleTo(
-      this.base().where('repo.fork_id = :sourceId', { sourceId: source.id }),
-      viewer,
-    );
-    const [items, total] = await query
-      .orderBy('repo.id', 'ASC')
-      .skip(page.offset)
-      .take(page.limit)
-      .getManyAndCount();
+    const [items, total] = await this.repos.forksOf(source.id, await this.visibilityOf(viewer), page);
     return { items, total };
   }
 
@@ -369,7 +340,7 @@ export class RepositoriesService {
       const problem = repositoryNameProblem(newName);
       if (problem) throw new InvalidError(problem.text, { code: 'REPOSITORY_NAME' });
       const caseOnly = newName.toLowerCase() === repo.lowerName;
-      if (!caseOnly && (await this.repos.existsBy({ ownerId: owner.id, lowerName: newName.toLowerCase() }))) {
+      if (!caseOnly && (await this.repos.nameTaken(owner.id, newName.toLowerCase()))) {
         throw new InvalidError(`repository already exists [uname: ${owner.name}, name: ${newName}]`, {
           code: 'REPOSITORY_EXISTS',
         });
@@ -378,7 +349,6 @@ export class RepositoriesService {
     const staged: StagedMove[] = [];
     await this.withStaged(staged, () =>
       this.transactions.run(async (tx) => {
-        const table = tx.manager.getRepository(Repository);
         const changes: Partial<Repository> = {};
         if (input.description !== undefined) changes.description = input.description;
         if (input.website !== undefined) changes.website = input.website;
@@ -391,13 +361,13 @@ export class RepositoriesService {
         if (newName !== undefined) {
           changes.name = newName;
           changes.lowerName = newName.toLowerCase();
-          const redirects = tx.manager.getRepository(RepositoryRedirect);
-          await redirects.delete({ ownerId: owner.id, lowerName: newName.toLowerCase() });
-          if (newName.toLowerCase() !== repo.lowerName) {
-            await redirects.insert({ ownerId: owner.id, lowerName: repo.lowerName, repositoryId: repo.id });
-          }
+          await this.repos.redirectRename(
+            tx.manager,
+            { id: repo.id, ownerId: owner.id, lowerName: repo.lowerName },
+            newName.toLowerCase(),
+          );
         }
-        if (Object.keys(changes).length > 0) await table.update({ id: repo.id }, changes);
+        if (Object.keys(changes).length > 0) await this.repos.update(repo.id, changes, tx.manager);
         if (newName !== undefined) {
           staged.push(
             await this.storage.stageMove(
@@ -427,7 +397,7 @@ export class RepositoriesService {
     try {
       await this.transactions.run(async (tx) => {
         await this.deletionHooks.run(tx, { kind: 'repository', id: repo.id });
-        await tx.manager.getRepository(Repository).delete({ id: repo.id });
+        await this.repos.delete(tx.manager, repo.id);
         staged = await this.storage.stageDelete(owner.name, repo.name);
         tx.emit('repository.deleted', {
           repositoryId: repo.id,
@@ -449,7 +419,7 @@ export class RepositoriesService {
    */
   async deleteInTransaction(repo: Repository, tx: Transaction): Promise<void> {
     await this.deletionHooks.run(tx, { kind: 'repository', id: repo.id });
-    await tx.manager.getRepository(Repository).delete({ id: repo.id });
+    await this.repos.delete(tx.manager, repo.id);
     const staged = await this.storage.stageDelete(repo.owner.name, repo.name);
     tx.afterCommit(() => staged.commit());
     tx.onRollback(() => staged.rollback());
@@ -462,13 +432,13 @@ export class RepositoriesService {
   }
 
   /** How many repositories an account owns (user deletion refuses while any). */
-  countOwnedBy(ownerId: string): Promise<number> {
-    return this.repos.countBy({ ownerId });
+  countOwnedBy(ownerId: string, manager?: EntityManager): Promise<number> {
+    return this.repos.countOwnedBy(ownerId, manager);
   }
 
   /** Repositories an account owns, for purging with the account. */
-  ownedBy(ownerId: string): Promise<Repository[]> {
-    return this.repos.find({ where: { ownerId }, relations: { owner: true } });
+  ownedBy(ownerId: string, manager?: EntityManager): Promise<Repository[]> {
+    return this.repos.ownedBy(ownerId, manager);
   }
 
   /** A push moved refs: the repository is no longer empty; an empty repository takes its first branch as default. */
@@ -484,20 +454,15 @@ export class RepositoriesService {
         pushedBranches.find((name) => branches.some((b) => b.name === name)) ?? branches[0]!.name;
       await this.storage.setHead(gitDir, changes.defaultBranch);
     }
-    await this.repos.update({ id: repo.id }, changes);
+    await this.repos.update(repo.id, changes);
     return (await this.findById(repo.id))!;
   }
 
   /** Account names by lower-cased e-mail address (Gitea resolves commit authors to accounts this way). */
   async usernamesByEmail(emails: string[]): Promise<Map<string, string>> {
     const wanted = [...new Set(emails.map((email) => email.toLowerCase()).filter(Boolean))];
-    const found = new Map<string, string>();
-    if (wanted.length === 0) return found;
-    const users = await this.repos.manager
-      .getRepository(User)
-      .find({ where: { lowerEmail: In(wanted) }, select: { name: true, lowerEmail: true } });
-    for (const user of users) found.set(user.lowerEmail, user.name);
-    return found;
+    if (wanted.length === 0) return new Map<string, string>();
+    return this.repos.usernamesByEmail(wanted);
   }
 
   // ------------------------------------------------------------------------------- lists
@@ -506,7 +471,7 @@ export class RepositoriesService {
    * What a user may reach beyond public repositories and their own, from identity's services:
    * organizations they own or whose teams cover every repository, and the teams they are in.
    */
-  private async reach(user: User): Promise<{ orgIds: string[]; teamIds: string[] }> {
+  private async reach(user: User): Promise<RepositoryReach> {
     const owned = (await this.organizations.membershipsOf(user.id))
       .filter((m) => m.isOwner)
       .map((m) => m.organizationId);
@@ -515,35 +480,11 @@ export class RepositoriesService {
     return { orgIds: [...new Set([...owned, ...allRepos])], teamIds: teams.map((team) => team.id) };
   }
 
-  /** Repositories the viewer may see: public ones, and private ones they have access to. */
-  private async visibleTo(
-    query: SelectQueryBuilder<Repository>,
-    viewer: User | null,
-  ): Promise<SelectQueryBuilder<Repository>> {
-    if (viewer?.isAdmin) return query;
-    if (!viewer) return query.andWhere('repo.is_private = false');
-    const { orgIds, teamIds } = await this.reach(viewer);
-    return query.andWhere(
-      new Brackets((where) => {
-        where
-          .where('repo.is_private = false')
-          .orWhere('repo.owner_id = :viewerId', { viewerId: viewer.id })
-          .orWhere(
-            'EXISTS (SELECT 1 FROM repository_collaborators c WHERE c.repository_id = repo.id AND c.user_id = :viewerId)',
-          )
-          .orWhere('repo.owner_id = ANY(:viewerOrgIds::bigint[])', { viewerOrgIds: orgIds })
-          .orWhere(
-            'EXISTS (SELECT 1 FROM team_repositories tr WHERE tr.repository_id = repo.id AND tr.team_id = ANY(:viewerTeamIds::bigint[]))',
-            {
-              viewerTeamIds: teamIds,
-            },
-          );
-      }),
-    );
-  }
-
-  private base(): SelectQueryBuilder<Repository> {
-    return this.repos.createQueryBuilder('repo').leftJoinAndSelect('repo.owner', 'owner');
+  /** Which repositories the viewer may see: public ones, and private ones they have access to. */
+  private async visibilityOf(viewer: User | null): Promise<RepositoryVisibility> {
+    if (viewer?.isAdmin) return { kind: 'all' };
+    if (!viewer) return { kind: 'public' };
+    return { kind: 'user', viewerId: viewer.id, reach: await this.reach(viewer) };
   }
 
   /** `GET /users/{u}/repos`, `GET /orgs/{org}/repos`: an owner's repositories the viewer may see. */
@@ -552,16 +493,7 @@ export class RepositoriesService {
     viewer: User | null,
     page: RepositoryListQuery,
   ): Promise<{ items: Repository[]; total: number }> {
-    const query = await this.visibleTo(
-      this.base().where('repo.owner_id = :ownerId', { ownerId: owner.id }),
-      viewer,
-    );
-    const [items, total] = await query
-      .orderBy('repo.lower_name', 'ASC')
-      .addOrderBy('repo.id', 'ASC')
-      .skip(page.offset)
-      .take(page.limit)
-      .getManyAndCount();
+    const [items, total] = await this.repos.listOwnedBy(owner.id, await this.visibilityOf(viewer), page);
     return { items, total };
   }
 
@@ -570,26 +502,7 @@ export class RepositoriesService {
     user: User,
     page: RepositoryListQuery,
   ): Promise<{ items: Repository[]; total: number }> {
-    const { orgIds, teamIds } = await this.reach(user);
-    const query = this.base().where(
-      new Brackets((where) => {
-        where
-          .where('repo.owner_id = :userId', { userId: user.id })
-          .orWhere(
-            'EXISTS (SELECT 1 FROM repository_collaborators c WHERE c.repository_id = repo.id AND c.user_id = :userId)',
-          )
-          .orWhere('repo.owner_id = ANY(:orgIds::bigint[])', { orgIds })
-          .orWhere(
-            'EXISTS (SELECT 1 FROM team_repositories tr WHERE tr.repository_id = repo.id AND tr.team_id = ANY(:teamIds::bigint[]))',
-            { teamIds },
-          );
-      }),
-    );
-    const [items, total] = await query
-      .orderBy('repo.id', 'ASC')
-      .skip(page.offset)
-      .take(page.limit)
-      .getManyAndCount();
+    const [items, total] = await this.repos.listAccessibleBy(user.id, await this.reach(user), page);
     return { items, total };
   }
 
@@ -598,28 +511,10 @@ export class RepositoriesService {
     viewer: User | null,
     search: SearchRepositoriesQuery,
   ): Promise<{ items: Repository[]; total: number }> {
-    let query = await this.visibleTo(this.base(), viewer);
-    if (search.q)
-      query = query.andWhere('repo.lower_name LIKE :q', {
-        q: `%${search.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
-      });
-    if (search.ownerId) query = query.andWhere('repo.owner_id = :ownerId', { ownerId: search.ownerId });
-    if (search.isPrivate !== undefined)
-      query = query.andWhere('repo.is_private = :isPrivate', { isPrivate: search.isPrivate });
-    const column = {
-      alpha: 'repo.lower_name',
-      created: 'repo.created_at',
-      updated: 'repo.updated_at',
-      size: 'repo.size_kib',
-      id: 'repo.id',
-    }[search.sort];
-    const direction = search.order === 'desc' ? 'DESC' : 'ASC';
-    const [items, total] = await query
-      .orderBy(column, direction)
-      .addOrderBy('repo.id', direction)
-      .skip(search.offset)
-      .take(search.limit)
-      .getManyAndCount();
+    const [items, total] = await this.repos.search(await this.visibilityOf(viewer), {
+      ...search,
+      q: search.q ? search.q.toLowerCase() : search.q,
+    });
     return { items, total };
   }
 

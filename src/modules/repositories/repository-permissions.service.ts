@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository as OrmRepository } from 'typeorm';
 import { ForbiddenError, LockedError, NotFoundError } from '../../platform/errors/domain-error';
 import type { User } from '../identity/entities/user.entity';
 import { OrganizationsService } from '../identity/organizations.service';
-import { Collaborator } from './entities/collaborator.entity';
+import { CollaboratorsRepository } from './collaborators.repository';
 import type { Repository } from './entities/repository.entity';
-import { TeamRepository } from './entities/team-repository.entity';
 
 /** Gitea's access modes, weakest first. */
 export type AccessMode = 'none' | 'read' | 'write' | 'admin' | 'owner';
@@ -35,8 +32,7 @@ export const OWNER_REFUSAL = 'user should be the owner of the repo';
 export class RepositoryPermissions {
   constructor(
     private readonly organizations: OrganizationsService,
-    @InjectRepository(Collaborator) private readonly collaborators: OrmRepository<Collaborator>,
-    @InjectRepository(TeamRepository) private readonly teamRepositories: OrmRepository<TeamRepository>,
+    private readonly collaborators: CollaboratorsRepository,
   ) {}
 
   async modeOf(user: User | null, repo: Repository): Promise<AccessMode> {
@@ -52,13 +48,9 @@ export class RepositoryPermissions {
       if (membership) {
         const teams = await this.organizations.teamsOf(user.id, repo.ownerId);
         const linked = teams.length
-          ? new Set(
-              (
-                await this.teamRepositories.findBy({
-                  repositoryId: repo.id,
-                  teamId: In(teams.map((team) => team.id)),
-                })
-              ).map((row) => row.teamId),
+          ? await this.collaborators.linkedTeams(
+              repo.id,
+              teams.map((team) => team.id),
             )
           : new Set<string>();
         for (const team of teams) {
@@ -67,7 +59,7 @@ export class RepositoryPermissions {
         }
       }
     }
-    const collaboration = await this.collaborators.findOneBy({ repositoryId: repo.id, userId: user.id });
+    const collaboration = await this.collaborators.find(repo.id, user.id);
     if (collaboration) modes.push(collaboration.mode);
     return strongest(modes);
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AuditLog } from '../../platform/audit/audit-log';
 import { createHash } from 'node:crypto';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { TransactionRunner, type Transaction } from '../../platform/database/transaction-runner.service';
 import { ForbiddenError } from '../../platform/errors/domain-error';
 import { OnDomainEvent } from '../../platform/events/event-bus.service';
@@ -17,6 +17,7 @@ import type {
   WorkflowCheckElement,
 } from './workflow-rule.input';
 import { WORKFLOWS_CONFIG, type WorkflowsConfig } from './workflows.config';
+import { WorkflowRulesRepository } from './workflow-rules.repository';
 import { OrganizationsService } from '../identity/organizations.service';
 
 /** Whose rules: the admin scope (`/global`) or one user's (`/user`). */
@@ -63,6 +64,11 @@ function parseRuleId(id: string): number | null {
   return value >= 1 && value <= MAX_RULE_ID ? value : null;
 }
 
+/** The scope row of a rule: the admin scope has no user. */
+function scopeRow(scope: RuleScope): { type: number; value: string } {
+  return { type: scope.type, value: scope.type === SCOPE_ADMIN ? '' : scope.userId };
+}
+
 function bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
@@ -88,7 +94,7 @@ export function toScopedRuleJson(rule: StoredRule): ScopedRuleJson {
 @Injectable()
 export class WorkflowRulesService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly rules: WorkflowRulesRepository,
     private readonly organizations: OrganizationsService,
     private readonly transactions: TransactionRunner,
     private readonly store: RuleStore,
@@ -135,23 +141,18 @@ export class WorkflowRulesService {
     const checks = this.dedupeChecks(input.checks);
     const id = await this.transactions.run(async (tx) => {
       const checkIds = await this.upsertChecks(tx, checks);
-      const inserted: { id: number }[] = await tx.manager.query(
-        `INSERT INTO flow_operations (class, name, checks, operation, entity, events, description)
-         VALUES ($1, $2, $3::jsonb, $4, $5, $6::jsonb, $7) RETURNING id`,
-        [
-          input.class,
-          input.name,
-          JSON.stringify(checkIds),
-          input.operation,
-          input.entity,
-          JSON.stringify(input.events),
-          input.description,
-        ],
-      );
-      const ruleId = Number(inserted[0]!.id);
-      await tx.manager.query(
-        'INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, $2, $3)',
-        [ruleId, scope.type, scope.type === SCOPE_ADMIN ? '' : scope.userId],
+      const ruleId = await this.rules.insertRule(
+        tx.manager,
+        {
+          class: input.class,
+          name: input.name,
+          checkIds,
+          operation: input.operation,
+          entity: input.entity,
+          events: input.events,
+          description: input.description,
+        },
+        scopeRow(scope),
       );
       await this.auditRule(tx.manager, 'create', ruleId, input, scope);
       return ruleId;
@@ -172,28 +173,23 @@ export class WorkflowRulesService {
   async update(scope: RuleScope, id: string, body: UpdateWorkflowRuleInput): Promise<RuleJson> {
     // Shape (400, the DTO at the edge), then scope (403), then Nextcloud's validation (400). The class is never changed.
     const ruleId = parseRuleId(id);
-    const storedClass =
-      ruleId === null ? null : await this.classInScope(this.dataSource.manager, scope, ruleId);
+    const storedClass = ruleId === null ? null : await this.rules.classInScope(ruleId, scopeRow(scope));
     if (ruleId === null || storedClass === null) throw new RuleScopeError();
     const input: RuleInput = { ...body, class: storedClass, description: body.description ?? '' };
     await this.validate(scope, input);
     const checks = this.dedupeChecks(input.checks);
     await this.transactions.run(async (tx) => {
-      if ((await this.classInScope(tx.manager, scope, ruleId, true)) === null) throw new RuleScopeError();
+      if ((await this.rules.classInScope(ruleId, scopeRow(scope), true, tx.manager)) === null)
+        throw new RuleScopeError();
       const checkIds = await this.upsertChecks(tx, checks);
-      await tx.manager.query(
-        `UPDATE flow_operations SET name = $2, checks = $3::jsonb, operation = $4, entity = $5, events = $6::jsonb,
-                description = $7, updated_at = now() WHERE id = $1`,
-        [
-          ruleId,
-          input.name,
-          JSON.stringify(checkIds),
-          input.operation,
-          input.entity,
-          JSON.stringify(input.events),
-          input.description,
-        ],
-      );
+      await this.rules.updateRule(tx.manager, ruleId, {
+        name: input.name,
+        checkIds,
+        operation: input.operation,
+        entity: input.entity,
+        events: input.events,
+        description: input.description,
+      });
       await this.auditRule(tx.manager, 'write', ruleId, input, scope);
     });
     await this.store.changed(ruleId, 'updated');
@@ -238,12 +234,10 @@ export class WorkflowRulesService {
     const ruleId = parseRuleId(id);
     if (ruleId === null) throw new RuleScopeError();
     await this.transactions.run(async (tx) => {
-      if ((await this.classInScope(tx.manager, scope, ruleId, true)) === null) throw new RuleScopeError();
+      if ((await this.rules.classInScope(ruleId, scopeRow(scope), true, tx.manager)) === null)
+        throw new RuleScopeError();
       // Check rows are shared between rules and stay (Nextcloud).
-      const [rule] = (await tx.manager.query(
-        'DELETE FROM flow_operations WHERE id = $1 RETURNING class, name',
-        [ruleId],
-      )) as { class: string; name: string }[];
+      const rule = await this.rules.deleteRule(tx.manager, ruleId);
       await this.auditRule(
         tx.manager,
         'delete',
@@ -259,26 +253,9 @@ export class WorkflowRulesService {
   /** A deleted user's rules go with the user. */
   @OnDomainEvent('user.deleted')
   async onUserDeleted(payload: { userId: string }): Promise<void> {
-    const deleted: { id: number }[] = await this.dataSource.query(
-      `DELETE FROM flow_operations WHERE id IN (SELECT operation_id FROM flow_operations_scope WHERE type = 1 AND value = $1) RETURNING id`,
-      [payload.userId],
-    );
+    const deleted = await this.rules.deleteRulesOfUser(payload.userId);
     // Always drop the cache: the user's name may appear as scope_actor_id.
     await this.store.changed(deleted[0]?.id ?? 0, 'deleted');
-  }
-
-  private async classInScope(
-    manager: DataSource['manager'],
-    scope: RuleScope,
-    ruleId: number,
-    lock = false,
-  ): Promise<string | null> {
-    const rows: { class: string }[] = await manager.query(
-      `SELECT o.class FROM flow_operations o JOIN flow_operations_scope s ON s.operation_id = o.id
-        WHERE o.id = $1 AND s.type = $2 AND s.value = $3${lock ? ' FOR UPDATE OF o' : ''}`,
-      [ruleId, scope.type, scope.type === SCOPE_ADMIN ? '' : scope.userId],
-    );
-    return rows[0]?.class ?? null;
   }
 
   /** After validate(): every element is a check with an operator. */
@@ -304,25 +281,12 @@ export class WorkflowRulesService {
     // Existing checks are only read: updating them (an upsert's DO UPDATE) would lock a row every rule
     // with the same check waits on until commit, serializing rule creation under load. Checks are
     // content-addressed and never deleted, so referencing a committed row needs no lock.
-    const find = async (wanted: string[]) =>
-      (await tx.manager.query(`SELECT id, hash FROM flow_checks WHERE hash = ANY($1::char(32)[])`, [
-        wanted,
-      ])) as { id: number; hash: string }[];
+    const find = (wanted: string[]) => this.rules.checksByHash(tx.manager, wanted);
     const ids = new Map((await find(hashes)).map((row) => [row.hash.trim(), Number(row.id)]));
     const missing = checks.filter((_, index) => !ids.has(hashes[index]!));
     if (missing.length > 0) {
       const missingHashes = hashes.filter((hash) => !ids.has(hash));
-      await tx.manager.query(
-        `INSERT INTO flow_checks (class, operator, value, hash)
-         SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::text[], $4::char(32)[])
-         ON CONFLICT (hash) DO NOTHING`,
-        [
-          missing.map((c) => c.class),
-          missing.map((c) => c.operator),
-          missing.map((c) => c.value),
-          missingHashes,
-        ],
-      );
+      await this.rules.insertChecks(tx.manager, missing, missingHashes);
       for (const row of await find(missingHashes)) ids.set(row.hash.trim(), Number(row.id));
     }
     return hashes.map((hash) => ids.get(hash)!);

@@ -11,7 +11,9 @@ import { WebhookDeliveries } from './operations/webhook-deliveries.service';
 import { WebhookSender } from './operations/webhook-sender.service';
 import { PasswordConfirmationGuard } from './password-confirmation.guard';
 import { WorkflowAccessControlService } from './workflow-access-control.service';
+import { WorkflowRulesRepository } from './workflow-rules.repository';
 import { WorkflowRulesService } from './workflow-rules.service';
+import './workflows.error-codes';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { loadWorkflowsConfig, WORKFLOWS_CONFIG } from './workflows.config';
@@ -32,6 +34,7 @@ import { loadWorkflowsConfig, WORKFLOWS_CONFIG } from './workflows.config';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => loadWorkflowsConfig(config.env),
     },
+    WorkflowRulesRepository,
     RuleStore,
     WorkflowRulesService,
     WorkflowEngine,

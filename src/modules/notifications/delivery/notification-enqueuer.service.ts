@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import type { Transaction } from '../../../platform/database/transaction-runner.service';
@@ -13,6 +12,7 @@ import { NOTIFICATIONS_CONFIG, type NotificationsConfig } from '../notifications
 import { renderTemplate } from '../rendering/go-template';
 import { fallbackIcon, NOTIFICATION_TEMPLATE_IDS } from '../template-ids';
 import { DispatchWaker } from './dispatch-waker';
+import { NotificationMessagesRepository } from './notification-messages.repository';
 import { wellFormed } from '../../../platform/text/well-formed';
 import { dedupeHash, escapeLabels, type MessagePayload, renderMarkdown, templateContext } from './payload';
 import { type InboxNotificationView, InboxService } from '../inbox/inbox.service';
@@ -80,13 +80,13 @@ export class NotificationEnqueuer {
   private readonly logger = new Logger(NotificationEnqueuer.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(NOTIFICATIONS_CONFIG) private readonly settings: NotificationsConfig,
     private readonly templates: NotificationTemplatesService,
     private readonly waker: DispatchWaker,
     private readonly cluster: ClusterBus,
     private readonly inbox: InboxService,
+    private readonly messages: NotificationMessagesRepository,
   ) {}
 
   /** The configured default method (NOTIFICATIONS_METHOD), whether or not its transport is set. */
@@ -108,7 +108,7 @@ export class NotificationEnqueuer {
    * never an e-mail row without its inbox row; issue 10 item 14: one round trip for many requests).
    */
   async enqueue(request: EnqueueRequest, tx?: Transaction): Promise<string[]> {
-    const manager = tx?.manager ?? this.dataSource.manager;
+    const manager = tx?.manager;
     const rows = await this.prepare(request, manager);
     if (rows.length === 0) return [];
     const written = tx ? (await this.write([rows], manager))[0]! : await this.groupCommit.submit(rows);
@@ -123,7 +123,7 @@ export class NotificationEnqueuer {
 
   /** Requests enqueued outside a transaction: each a single statement, so they may share one. */
   private readonly groupCommit = new GroupCommit<QueueRow[], Written>((requests) =>
-    this.write(requests, this.dataSource.manager),
+    this.write(requests, undefined),
   );
 
   /**
@@ -151,7 +151,7 @@ export class NotificationEnqueuer {
   }
 
   /** The queue rows of one request, one per delivery method; none for an unknown recipient. */
-  private async prepare(request: EnqueueRequest, manager: EntityManager): Promise<QueueRow[]> {
+  private async prepare(request: EnqueueRequest, manager: EntityManager | undefined): Promise<QueueRow[]> {
     const template = await this.templates.find(request.templateId, manager);
     if (!template) throw new Error(`unknown notification template ${request.templateId}`);
     const user = request.recipient ?? (await this.findRecipient(request.userId, manager));
@@ -250,62 +250,12 @@ export class NotificationEnqueuer {
    * when the user turned the template off (or left a default-off template off) and for a duplicate
    * of the same day (the unique dedupe hash).
    */
-  private async write(requests: QueueRow[][], manager: EntityManager): Promise<Written[]> {
+  private async write(requests: QueueRow[][], manager: EntityManager | undefined): Promise<Written[]> {
     const rows = requests.flat();
-    const column = <T>(value: (row: QueueRow) => T) => rows.map(value);
-    const result: { id: string; status: string; created_at: Date | null; unread_before: string }[] =
-      await manager.query(
-        `WITH input AS (
-           SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
-                                $8::text[], $9::boolean[], $10::text[], $11::text[], $12::text[], $13::text[])
-             AS m(id, template_id, user_id, method, created_by, payload, targets, dedupe_hash, enabled_by_default,
-                  title, content, icon, actions)
-         ), settings AS (
-           SELECT EXISTS (SELECT 1 FROM site_configs WHERE key = $14 AND value = $15) AS paused
-         ), messages AS (
-           INSERT INTO notification_messages (id, template_id, user_id, method, status, attempt_count, created_by, payload,
-                                              targets, dedupe_hash, created_at, updated_at, queued_seconds)
-           SELECT m.id, m.template_id, m.user_id, m.method, d.status, CASE WHEN d.status = 'sent' THEN 1 ELSE 0 END,
-                  m.created_by, m.payload::jsonb, m.targets::uuid[], m.dedupe_hash, clock_timestamp(), clock_timestamp(),
-                  CASE WHEN d.status = 'sent' THEN 0 END
-             FROM input m CROSS JOIN settings s
-             CROSS JOIN LATERAL (SELECT CASE WHEN m.title IS NOT NULL AND NOT s.paused THEN 'sent' ELSE 'pending' END AS status) d
-            WHERE NOT COALESCE(
-              (SELECT p.disabled FROM notification_preferences p WHERE p.user_id = m.user_id AND p.template_id = m.template_id),
-              NOT m.enabled_by_default)
-           ON CONFLICT (dedupe_hash) DO NOTHING RETURNING id, user_id, status
-         ), delivered AS (
-           INSERT INTO inbox_notifications (id, user_id, template_id, targets, title, content, icon, actions, created_at)
-           SELECT m.id, m.user_id, i.template_id, i.targets::uuid[], i.title, i.content, i.icon, i.actions::jsonb, now()
-             FROM messages m JOIN input i ON i.id = m.id
-            WHERE m.status = 'sent'
-           ON CONFLICT (id) DO NOTHING RETURNING id, user_id, created_at
-         ), unread AS (
-           -- The statement's snapshot: unread items before these (for the watchers' unread_count).
-           SELECT user_id, count(*) AS n FROM inbox_notifications
-            WHERE user_id IN (SELECT user_id FROM delivered) AND read_at IS NULL
-            GROUP BY user_id
-         )
-         SELECT m.id, m.status, d.created_at, COALESCE(u.n, 0) AS unread_before
-           FROM messages m LEFT JOIN delivered d ON d.id = m.id LEFT JOIN unread u ON u.user_id = d.user_id`,
-        [
-          column((row) => row.id),
-          column((row) => row.templateId),
-          column((row) => row.userId),
-          column((row) => row.method),
-          column((row) => row.createdBy),
-          column((row) => row.payload),
-          column((row) => row.targets),
-          column((row) => row.dedupeHash),
-          column((row) => row.enabledByDefault),
-          column((row) => row.inboxItem?.title ?? null),
-          column((row) => row.inboxItem?.content ?? null),
-          column((row) => row.inboxItem?.icon ?? null),
-          column((row) => (row.inboxItem ? JSON.stringify(row.inboxItem.actions) : null)),
-          SETTINGS_KEY,
-          NotificationSettingsService.canonical(true),
-        ],
-      );
+    const result = await this.messages.insertQueued(manager, rows, {
+      key: SETTINGS_KEY,
+      pausedValue: NotificationSettingsService.canonical(true),
+    });
     const byId = new Map(result.map((row) => [row.id, row]));
     // unread_before is each recipient's count before the statement: a recipient's items from earlier
     // requests of the same statement count too.
@@ -330,13 +280,11 @@ export class NotificationEnqueuer {
     });
   }
 
-  private async findRecipient(userId: string, manager: EntityManager): Promise<Recipient | undefined> {
-    const rows: { id: string; uuid: string; email: string; name: string; full_name: string }[] =
-      await manager.query(
-        `SELECT id, uuid, email, name, full_name FROM users WHERE id = $1 AND type = 'individual'`,
-        [userId],
-      );
-    const row = rows[0];
+  private async findRecipient(
+    userId: string,
+    manager: EntityManager | undefined,
+  ): Promise<Recipient | undefined> {
+    const row = await this.messages.findRecipient(manager, userId);
     return (
       row && { id: String(row.id), uuid: row.uuid, email: row.email, name: row.name, fullName: row.full_name }
     );

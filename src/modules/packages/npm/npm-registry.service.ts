@@ -3,12 +3,13 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import semver from 'semver';
-import { BadRequestError } from '../../../platform/errors/domain-error';
+import { BadRequestError, type DomainErrorCode } from '../../../platform/errors/domain-error';
 import type { RequestSnapshot } from '../../../platform/events/subject-events';
 import type { User } from '../../identity/entities/user.entity';
 import type { PackageVersion } from '../entities/package-version.entity';
 import type { Package } from '../entities/package.entity';
 import { PackagesService } from '../packages.service';
+import { publishedDistTags, resolveDistTags, withDeprecation } from './npm-metadata';
 
 /** A document as sent: its JSON text and the ETag of that text. */
 export interface SerializedDocument {
@@ -66,7 +67,7 @@ export function isValidNpmName(name: string): boolean {
   return name.length <= 214 && NAME.test(name);
 }
 
-function invalid(message: string, code: string): BadRequestError {
+function invalid(message: string, code: DomainErrorCode): BadRequestError {
   return new BadRequestError(message, { code });
 }
 
@@ -128,11 +129,7 @@ export class NpmRegistryService {
       throw invalid('integrity mismatch: the tarball does not match dist.integrity', 'NPM_INTEGRITY');
     if (typeof dist.shasum === 'string' && dist.shasum !== sha1)
       throw invalid('integrity mismatch: the tarball does not match dist.shasum', 'NPM_INTEGRITY');
-    const tags: Record<string, string> = {};
-    if (isObject(doc['dist-tags']))
-      for (const [tag, value] of Object.entries(doc['dist-tags']))
-        if (typeof value === 'string' && tag !== '' && !semver.valid(tag)) tags[tag] = value;
-    if (Object.keys(tags).length === 0) tags.latest = version;
+    const tags = publishedDistTags(isObject(doc['dist-tags']) ? doc['dist-tags'] : undefined, version);
     const stored = {
       ...manifest,
       name,
@@ -168,10 +165,7 @@ export class NpmRegistryService {
     for (const version of await this.packages.versionsOf(pkg)) {
       const sent = doc.versions[version.version];
       if (!isObject(sent)) continue;
-      const metadata = { ...version.metadata };
-      if (typeof sent.deprecated === 'string' && sent.deprecated !== '')
-        metadata.deprecated = sent.deprecated;
-      else delete metadata.deprecated;
+      const metadata = withDeprecation(version.metadata, sent);
       if (metadata.deprecated !== version.metadata.deprecated)
         await this.packages.updateVersionMetadata(version, metadata);
     }
@@ -239,17 +233,10 @@ export class NpmRegistryService {
   }
 
   private distTags(pkg: Package, versions: PackageVersion[]): Record<string, string> {
-    const known = new Set(versions.map((v) => v.version));
-    const tags = Object.fromEntries(Object.entries(pkg.distTags).filter(([, version]) => known.has(version)));
-    if (!tags.latest && versions.length > 0) {
-      const sorted = versions
-        .map((v) => v.version)
-        .filter((v) => semver.valid(v))
-        .sort(semver.rcompare);
-      const stable = sorted.find((v) => !semver.prerelease(v));
-      tags.latest = stable ?? sorted[0] ?? versions[versions.length - 1]!.version;
-    }
-    return tags;
+    return resolveDistTags(
+      pkg.distTags,
+      versions.map((v) => v.version),
+    );
   }
 
   /** The full packument (`GET /{name}`). */

@@ -6,10 +6,9 @@ import {
   type OnModuleInit,
   Optional,
 } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { DataSource, In, IsNull, Repository as OrmRepository } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import { TransactionRunner, type Transaction } from '../../../platform/database/transaction-runner.service';
@@ -33,12 +32,13 @@ import { UserBlocksService } from '../../identity/blocks/user-blocks.service';
 import { OrganizationsService } from '../../identity/organizations.service';
 import { ContentDeletionHooks, type ContentScope } from '../content-deletion-hooks';
 import type { Repository } from '../entities/repository.entity';
-import { Comment } from '../issues/comment.entity';
+import type { Comment } from '../issues/comment.entity';
 import type { GiteaAssetDto } from '../issues/gitea-issue.presenter';
 import { IssueAssets } from '../issues/issue-assets';
-import { Issue } from '../issues/issue.entity';
+import type { Issue } from '../issues/issue.entity';
 import type { Release } from '../releases/release.entity';
-import { Attachment } from './attachment.entity';
+import type { Attachment } from './attachment.entity';
+import { AttachmentsRepository } from './attachments.repository';
 import { AllowedTypes, FORBIDDEN_TYPE_MESSAGE } from './attachment-types';
 import { detectContentType, SNIFF_LENGTH, storedMimeType } from './content-sniffing';
 import { presentGiteaAttachment } from './gitea-attachment.presenter';
@@ -89,7 +89,7 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
   readonly settings: AppConfig['attachments'];
 
   constructor(
-    @InjectRepository(Attachment) private readonly attachments: OrmRepository<Attachment>,
+    private readonly attachments: AttachmentsRepository,
     private readonly blobs: BlobStore,
     private readonly jobs: JobQueue,
     private readonly transactions: TransactionRunner,
@@ -107,17 +107,13 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
   onModuleInit(): void {
     this.jobs.register<{ key: string }>(DELETE_BLOB_JOB, async (job) => {
       // Idempotent: a blob still referred to by a row (an upload that committed) is kept.
-      if (await this.attachments.existsBy({ blobKey: job.payload.key })) return;
+      if (await this.attachments.blobKeyInUse(job.payload.key)) return;
       await this.blobs.delete(job.payload.key);
     });
     this.deletionHooks.register('attachments', (tx, scope) => this.deleteAllOf(tx, scope));
     this.issueAssets.use({
-      ofIssue: async (issueId) =>
-        this.present(
-          await this.attachments.find({ where: { issueId, commentId: IsNull() }, order: { id: 'ASC' } }),
-        ),
-      ofComment: async (commentId) =>
-        this.present(await this.attachments.find({ where: { commentId }, order: { id: 'ASC' } })),
+      ofIssue: async (issueId) => this.present(await this.attachments.ofIssue(issueId)),
+      ofComment: async (commentId) => this.present(await this.attachments.ofComment(commentId)),
       ofRelease: async (releaseId) => this.present(await this.listOfRelease(releaseId)),
     });
   }
@@ -232,7 +228,7 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
       return await this.transactions.run(async (tx) => {
         tx.onRollback(() => this.blobs.delete(blobKey).then(() => undefined));
         const target = input.target;
-        const row = tx.manager.getRepository(Attachment).create({
+        const saved = await this.attachments.insert(tx.manager, {
           uuid,
           repositoryId: input.repo.id,
           releaseId: target.kind === 'release' ? target.release.id : null,
@@ -246,7 +242,6 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
           sha256: stored.sha256,
           blobKey,
         });
-        const saved = await tx.manager.getRepository(Attachment).save(row);
         await this.touchParent(tx, target);
         tx.emit(
           'file.created',
@@ -262,33 +257,24 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
 
   /** The issue or comment is saved again so the attachment is linked and its `updated_at` moves (Gitea). */
   private async touchParent(tx: Transaction, target: AttachmentTarget): Promise<void> {
-    if (target.kind === 'issue')
-      await tx.manager.getRepository(Issue).update({ id: target.issue.id }, { updatedAt: new Date() });
-    if (target.kind === 'comment') {
-      await tx.manager.getRepository(Comment).update({ id: target.comment.id }, { updatedAt: new Date() });
-      await tx.manager.getRepository(Issue).update({ id: target.issue.id }, { updatedAt: new Date() });
-    }
+    if (target.kind === 'issue') await this.attachments.touchParent(tx.manager, target.issue.id);
+    if (target.kind === 'comment')
+      await this.attachments.touchParent(tx.manager, target.issue.id, target.comment.id);
   }
 
   async listOfRelease(releaseId: string): Promise<Attachment[]> {
-    return this.attachments.find({ where: { releaseId }, order: { name: 'ASC', id: 'ASC' } });
+    return this.attachments.ofRelease(releaseId);
   }
 
   async listOf(target: AttachmentTarget): Promise<Attachment[]> {
     if (target.kind === 'release') return this.listOfRelease(target.release.id);
-    if (target.kind === 'issue')
-      return this.attachments.find({
-        where: { issueId: target.issue.id, commentId: IsNull() },
-        order: { id: 'ASC' },
-      });
-    return this.attachments.find({ where: { commentId: target.comment.id }, order: { id: 'ASC' } });
+    if (target.kind === 'issue') return this.attachments.ofIssue(target.issue.id);
+    return this.attachments.ofComment(target.comment.id);
   }
 
   /** An attachment of the target, else Gitea's 404 texts. */
   async requireOf(repo: Repository, target: AttachmentTarget, attachmentId: string): Promise<Attachment> {
-    const row = /^\d{1,18}$/.test(attachmentId)
-      ? await this.attachments.findOneBy({ id: attachmentId })
-      : null;
+    const row = /^\d{1,18}$/.test(attachmentId) ? await this.attachments.findById(attachmentId) : null;
     switch (target.kind) {
       case 'release':
         if (!row || row.releaseId !== target.release.id)
@@ -324,8 +310,7 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
     if (!this.allowedTypes(kind).allows(name, null, 0))
       throw new InvalidError(FORBIDDEN_TYPE_MESSAGE, { code: 'ATTACHMENT_TYPE' });
     return this.transactions.run(async (tx) => {
-      await tx.manager.getRepository(Attachment).update({ id: attachment.id }, { name });
-      const updated = await tx.manager.getRepository(Attachment).findOneByOrFail({ id: attachment.id });
+      const updated = await this.attachments.rename(tx.manager, attachment.id, name);
       tx.emit(
         'file.renamed',
         await this.fileEvent(repo, updated, actor, request, { oldName: attachment.name }),
@@ -341,7 +326,7 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
     request: RequestSnapshot | null,
   ): Promise<void> {
     await this.transactions.run(async (tx) => {
-      await tx.manager.getRepository(Attachment).delete({ id: attachment.id });
+      await this.attachments.delete(tx.manager, attachment.id);
       await this.jobs.enqueue(tx.manager, DELETE_BLOB_JOB, { key: attachment.blobKey });
       tx.emit('file.deleted', await this.fileEvent(repo, attachment, actor, request));
     });
@@ -355,26 +340,19 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
       issue: 'issueId',
       comment: 'commentId',
     } as const;
-    const rows = await tx.manager
-      .getRepository(Attachment)
-      .find({ where: { [column[scope.kind]]: scope.id } });
+    const rows = await this.attachments.deleteAllOf(tx.manager, column[scope.kind], scope.id);
     if (!rows.length) return;
-    await tx.manager.getRepository(Attachment).delete({ id: In(rows.map((row) => row.id)) });
     for (const row of rows) await this.jobs.enqueue(tx.manager, DELETE_BLOB_JOB, { key: row.blobKey });
     this.logger.debug({ scope, attachments: rows.length }, 'attachments deleted with their parent');
   }
 
   async findByUuid(uuid: string): Promise<Attachment | null> {
     if (!isUuid(uuid)) return null;
-    return this.attachments.findOne({ where: { uuid: uuid.toLowerCase() }, relations: { release: true } });
+    return this.attachments.findByUuid(uuid.toLowerCase());
   }
 
   async findReleaseAsset(releaseId: string, name: string): Promise<Attachment | null> {
-    return this.attachments.findOne({
-      where: { releaseId, name },
-      order: { id: 'ASC' },
-      relations: { release: true },
-    });
+    return this.attachments.findReleaseAsset(releaseId, name);
   }
 
   /** Access check for a download (workflow rules may refuse reads too), then count it. */
@@ -396,6 +374,6 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
 
   /** Counts a download that sent bytes (a GET answered 200 or 206; not HEAD, 304 or 416). */
   async recordDownload(attachment: Attachment): Promise<void> {
-    await this.attachments.increment({ id: attachment.id }, 'downloadCount', 1);
+    await this.attachments.countDownload(attachment.id);
   }
 }

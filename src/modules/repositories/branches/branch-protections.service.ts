@@ -1,6 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository as OrmRepository } from 'typeorm';
 import {
   BadRequestError,
   ForbiddenError,
@@ -8,14 +6,15 @@ import {
   NotFoundError,
 } from '../../../platform/errors/domain-error';
 import type { Team } from '../../identity/entities/team.entity';
-import { User } from '../../identity/entities/user.entity';
+import type { User } from '../../identity/entities/user.entity';
 import { OrganizationsService } from '../../identity/organizations.service';
 import { UsersService } from '../../identity/users.service';
 import type { Repository } from '../entities/repository.entity';
-import { TeamRepository } from '../entities/team-repository.entity';
+import { CollaboratorsRepository } from '../collaborators.repository';
 import { PullsService } from '../issues/pulls.service';
 import { atLeast, RepositoryPermissions } from '../repository-permissions.service';
-import { BranchProtection } from './branch-protection.entity';
+import type { BranchProtection } from './branch-protection.entity';
+import { BranchProtectionsRepository } from './branch-protections.repository';
 import { ProtectionRuleSet, type RuleSubject, sortRules } from './protection-rules';
 
 /** The fields of Gitea's Create/EditBranchProtectionOption; absent = not given (edit: unchanged). */
@@ -124,8 +123,8 @@ export class BranchProtectionsService {
   private readonly logger = new Logger(BranchProtectionsService.name);
 
   constructor(
-    @InjectRepository(BranchProtection) private readonly rules: OrmRepository<BranchProtection>,
-    @InjectRepository(TeamRepository) private readonly teamRepositories: OrmRepository<TeamRepository>,
+    private readonly rules: BranchProtectionsRepository,
+    private readonly collaborators: CollaboratorsRepository,
     private readonly users: UsersService,
     private readonly organizations: OrganizationsService,
     private readonly permissions: RepositoryPermissions,
@@ -133,15 +132,15 @@ export class BranchProtectionsService {
   ) {}
 
   async list(repo: Repository): Promise<BranchProtection[]> {
-    return sortRules(await this.rules.findBy({ repositoryId: repo.id }));
+    return sortRules(await this.rules.ofRepository(repo.id));
   }
 
   async ruleSet(repo: Repository): Promise<ProtectionRuleSet> {
-    return new ProtectionRuleSet(await this.rules.findBy({ repositoryId: repo.id }));
+    return new ProtectionRuleSet(await this.rules.ofRepository(repo.id));
   }
 
   findByName(repo: Repository, name: string): Promise<BranchProtection | null> {
-    return this.rules.findOneBy({ repositoryId: repo.id, ruleName: name });
+    return this.rules.findByName(repo.id, name);
   }
 
   async requireByName(repo: Repository, name: string): Promise<BranchProtection> {
@@ -174,14 +173,9 @@ export class BranchProtectionsService {
     const enableForcePush = enablePush && (input.enableForcePush ?? false);
     let priority = input.priority ?? 0;
     if (priority <= 0) {
-      const row = await this.rules
-        .createQueryBuilder('rule')
-        .select('COALESCE(MAX(rule.priority), 0)', 'max')
-        .where('rule.repository_id = :id', { id: repo.id })
-        .getRawOne<{ max: string }>();
-      priority = Number(row?.max ?? 0) + 1;
+      priority = (await this.rules.maxPriority(repo.id)) + 1;
     }
-    const rule = this.rules.create({
+    const rule = this.rules.build({
       repositoryId: repo.id,
       ruleName,
       priority: String(priority),
@@ -208,7 +202,7 @@ export class BranchProtectionsService {
       throw error;
     });
     await this.recheckPulls(repo, saved);
-    return (await this.rules.findOneBy({ id: saved.id }))!;
+    return (await this.rules.findById(saved.id))!;
   }
 
   async edit(repo: Repository, rule: BranchProtection, input: ProtectionInput): Promise<BranchProtection> {
@@ -262,24 +256,16 @@ export class BranchProtectionsService {
     Object.assign(rule, await this.resolveLists(repo, input, rule));
     const saved = await this.rules.save(rule);
     await this.recheckPulls(repo, saved);
-    return (await this.rules.findOneBy({ id: saved.id }))!;
+    return (await this.rules.findById(saved.id))!;
   }
 
   async delete(rule: BranchProtection): Promise<void> {
-    await this.rules.delete({ id: rule.id });
+    await this.rules.delete(rule.id);
   }
 
   /** Priorities 1, 2, 3… in the given order; ids of other repositories are ignored. */
   async setPriorities(repo: Repository, ids: number[]): Promise<void> {
-    await this.rules.manager.transaction(async (manager) => {
-      let priority = 1;
-      for (const id of ids) {
-        const result = await manager
-          .getRepository(BranchProtection)
-          .update({ id: String(id), repositoryId: repo.id }, { priority: String(priority) });
-        if (result.affected) priority++;
-      }
-    });
+    await this.rules.setPriorities(repo.id, ids);
   }
 
   /**
@@ -330,20 +316,14 @@ export class BranchProtectionsService {
 
   private async teamCanWrite(team: Team, repo: Repository): Promise<boolean> {
     if (!['write', 'admin', 'owner'].includes(team.permission)) return false;
-    return (
-      team.includesAllRepositories ||
-      (await this.teamRepositories.existsBy({ teamId: team.id, repositoryId: repo.id }))
-    );
+    return team.includesAllRepositories || (await this.collaborators.teamLinked(team.id, repo.id));
   }
 
   /** User and team names for the rule's id lists (accounts and teams that no longer exist are left out). */
   async names(rule: BranchProtection): Promise<{ users: Map<string, string>; teams: Map<string, string> }> {
     const userIds = [...new Set(LISTS.flatMap((list) => rule[list.userIds] as string[]))];
     const teamIds = [...new Set(LISTS.flatMap((list) => rule[list.teamIds] as string[]))];
-    const users = new Map<string, string>();
-    if (userIds.length)
-      for (const user of await this.rules.manager.getRepository(User).findBy({ id: In(userIds) }))
-        users.set(user.id, user.name);
+    const users = userIds.length ? await this.rules.userNames(userIds) : new Map<string, string>();
     const teams = new Map<string, string>();
     for (const id of teamIds) {
       const team = await this.organizations.findTeamById(id);

@@ -11,14 +11,16 @@ import {
 } from '../../../platform/errors/domain-error';
 import type { RequestSnapshot } from '../../../platform/events/subject-events';
 import type { User } from '../../identity/entities/user.entity';
-import { Repository } from '../entities/repository.entity';
+import type { Repository } from '../entities/repository.entity';
+import { RepositoriesRepository } from '../repositories.repository';
 import type { PushedRef } from '../events';
 import { GitStorage } from '../git/git-storage.service';
 import { PullsService } from '../issues/pulls.service';
 import { PushHooksService } from '../push-hooks.service';
 import { RepositoriesService } from '../repositories.service';
 import { type AccessMode, atLeast } from '../repository-permissions.service';
-import { BranchProtection } from './branch-protection.entity';
+import type { BranchProtection } from './branch-protection.entity';
+import { BranchProtectionsRepository } from './branch-protections.repository';
 import { BranchGit, type BranchTip, type CommitDetails, ZERO_ID } from './branch-git';
 import { BranchProtectionsService } from './branch-protections.service';
 import { canMerge, canPush, type ProtectionRuleSet, type RuleSubject } from './protection-rules';
@@ -75,6 +77,8 @@ export class BranchesService {
     private readonly pulls: PullsService,
     private readonly storage: GitStorage,
     private readonly transactions: TransactionRunner,
+    private readonly protectionRows: BranchProtectionsRepository,
+    private readonly repositoryRows: RepositoriesRepository,
   ) {}
 
   private readonly packedAt = new Map<string, number>();
@@ -330,16 +334,11 @@ export class BranchesService {
     const wasDefault = from === repo.defaultBranch;
     await this.transactions.run(async (tx) => {
       if (exactRule) {
-        const taken = await tx.manager
-          .getRepository(BranchProtection)
-          .existsBy({ repositoryId: repo.id, ruleName: to });
-        if (!taken)
-          await tx.manager.getRepository(BranchProtection).update({ id: exactRule.id }, { ruleName: to });
+        await this.protectionRows.followBranchRename(tx.manager, repo.id, exactRule.id, to);
       } else if (rules.protects(from)) {
         throw new ForbiddenError(RENAME_PROTECTED, 'permission', { code: 'BRANCH_PROTECTED' });
       }
-      if (wasDefault)
-        await tx.manager.getRepository(Repository).update({ id: repo.id }, { defaultBranch: to });
+      if (wasDefault) await this.repositoryRows.update(repo.id, { defaultBranch: to }, tx.manager);
       await this.pulls.followBranchRename(tx.manager, repo, from, to);
       // git last: a refused ref move rolls the rows back; a failed commit moves the refs back.
       if (!(await BranchGit.updateRefs(gitDir, updates)))

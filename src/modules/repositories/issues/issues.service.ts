@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Repository as OrmRepository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
 import { ForbiddenError, InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
 import type { User } from '../../identity/entities/user.entity';
 import type { Repository } from '../entities/repository.entity';
 import { type AccessMode, atLeast } from '../repository-permissions.service';
 import { ContentDeletionHooks } from '../content-deletion-hooks';
-import { Comment } from './comment.entity';
-import { Issue } from './issue.entity';
+import type { Comment } from './comment.entity';
+import type { Issue } from './issue.entity';
+import { IssuesRepository } from './issues.repository';
 
 export type IssueState = 'open' | 'closed' | 'all';
 
@@ -51,7 +51,8 @@ export function mayEditComment(user: User | null, comment: Comment, mode: Access
   );
 }
 
-function titleProblem(title: string): string | null {
+/** Why an issue title is refused (Gitea's binding messages), null when it is fine. */
+export function issueTitleProblem(title: string): string | null {
   if (title.trim() === '') return '[Title]: Required';
   if ([...title].length > 255) return '[Title]: MaxSize';
   return null;
@@ -64,8 +65,7 @@ function titleProblem(title: string): string | null {
 @Injectable()
 export class IssuesService {
   constructor(
-    @InjectRepository(Issue) private readonly issues: OrmRepository<Issue>,
-    @InjectRepository(Comment) private readonly comments: OrmRepository<Comment>,
+    private readonly rows: IssuesRepository,
     private readonly transactions: TransactionRunner,
     private readonly deletionHooks: ContentDeletionHooks,
   ) {}
@@ -77,17 +77,13 @@ export class IssuesService {
     poster: User,
     fields: { title: string; body: string; isPull: boolean; closed?: boolean },
   ): Promise<Issue> {
-    const problem = titleProblem(fields.title);
+    const problem = issueTitleProblem(fields.title);
     if (problem) throw new InvalidError(problem, { code: 'ISSUE_TITLE' });
-    await manager.query('SELECT id FROM repositories WHERE id = $1 FOR UPDATE', [repo.id]);
-    const [{ next }] = (await manager.query(
-      'SELECT COALESCE(MAX(index), 0) + 1 AS next FROM issues WHERE repository_id = $1',
-      [repo.id],
-    )) as { next: string }[];
+    const index = await this.rows.lockNextIndex(manager, repo.id);
     const now = new Date();
-    const issue = manager.getRepository(Issue).create({
+    const saved = await this.rows.insertIssue(manager, {
       repositoryId: repo.id,
-      index: String(next),
+      index,
       posterId: poster.id,
       title: fields.title,
       body: fields.body,
@@ -95,7 +91,6 @@ export class IssuesService {
       isClosed: fields.closed ?? false,
       closedAt: fields.closed ? now : null,
     });
-    const saved = await manager.getRepository(Issue).save(issue);
     saved.poster = poster;
     return saved;
   }
@@ -124,30 +119,20 @@ export class IssuesService {
   }
 
   async list(repo: Repository, query: IssueListQuery): Promise<{ items: Issue[]; total: number }> {
-    const builder = this.issues
-      .createQueryBuilder('issue')
-      .leftJoinAndSelect('issue.poster', 'poster')
-      .where('issue.repository_id = :repositoryId', { repositoryId: repo.id });
-    if (query.state !== 'all')
-      builder.andWhere('issue.is_closed = :closed', { closed: query.state === 'closed' });
-    if (query.type) builder.andWhere('issue.is_pull = :isPull', { isPull: query.type === 'pulls' });
-    if (query.keyword) {
-      builder.andWhere("(issue.title ILIKE :keyword ESCAPE '\\' OR issue.body ILIKE :keyword ESCAPE '\\')", {
-        keyword: `%${query.keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
-      });
-    }
-    const [items, total] = await builder
-      .orderBy('issue.created_at', 'DESC')
-      .addOrderBy('issue.id', 'DESC')
-      .skip(query.offset)
-      .take(query.limit)
-      .getManyAndCount();
+    const [items, total] = await this.rows.list({
+      repositoryId: repo.id,
+      closed: query.state === 'all' ? undefined : query.state === 'closed',
+      isPull: query.type ? query.type === 'pulls' : undefined,
+      keyword: query.keyword,
+      limit: query.limit,
+      offset: query.offset,
+    });
     return { items, total };
   }
 
   async find(repo: Repository, index: string): Promise<Issue | null> {
     if (!/^\d{1,18}$/.test(index)) return null;
-    return this.issues.findOne({ where: { repositoryId: repo.id, index }, relations: { poster: true } });
+    return this.rows.findByIndex(repo.id, index);
   }
 
   async require(repo: Repository, index: string): Promise<Issue> {
@@ -165,7 +150,7 @@ export class IssuesService {
   ): Promise<Issue> {
     if (!mayWriteIssue(actor, issue, mode)) throw new ForbiddenError(ISSUE_WRITE_REFUSAL);
     if (input.title !== undefined) {
-      const problem = titleProblem(input.title);
+      const problem = issueTitleProblem(input.title);
       if (problem) throw new InvalidError(problem, { code: 'ISSUE_TITLE' });
     }
     return this.transactions.run(async (tx) => {
@@ -178,11 +163,8 @@ export class IssuesService {
         changes.closedAt = changes.isClosed ? new Date() : null;
         stateChange = changes.isClosed ? 'closed' : 'reopened';
       }
-      if (Object.keys(changes).length)
-        await tx.manager.getRepository(Issue).update({ id: issue.id }, changes);
-      const updated = await tx.manager
-        .getRepository(Issue)
-        .findOneOrFail({ where: { id: issue.id }, relations: { poster: true } });
+      if (Object.keys(changes).length) await this.rows.updateIssue(tx.manager, issue.id, changes);
+      const updated = await this.rows.findIssueWithPoster(tx.manager, issue.id);
       if (stateChange)
         tx.emit(`issue.${stateChange}`, {
           repositoryId: repo.id,
@@ -197,7 +179,7 @@ export class IssuesService {
 
   /** Marks the issue as updated (an attachment or comment changed it). */
   async touch(manager: EntityManager, issueId: string): Promise<void> {
-    await manager.getRepository(Issue).update({ id: issueId }, { updatedAt: new Date() });
+    await this.rows.updateIssue(manager, issueId, { updatedAt: new Date() });
   }
 
   // ---- comments ----
@@ -213,13 +195,11 @@ export class IssuesService {
       throw new ForbiddenError('Unable to create comment because the issue is locked');
     if (body.trim() === '') throw new InvalidError('[Body]: Required', { code: 'COMMENT_BODY' });
     return this.transactions.run(async (tx) => {
-      const saved = await tx.manager
-        .getRepository(Comment)
-        .save(tx.manager.getRepository(Comment).create({ issueId: issue.id, posterId: poster.id, body }));
-      await tx.manager.query(
-        'UPDATE issues SET num_comments = num_comments + 1, updated_at = now() WHERE id = $1',
-        [issue.id],
-      );
+      const saved = await this.rows.insertComment(tx.manager, {
+        issueId: issue.id,
+        posterId: poster.id,
+        body,
+      });
       tx.emit('issue.commented', {
         repositoryId: repo.id,
         issueId: issue.id,
@@ -234,37 +214,21 @@ export class IssuesService {
   }
 
   async listComments(issue: Issue): Promise<Comment[]> {
-    return this.comments.find({
-      where: { issueId: issue.id },
-      relations: { poster: true },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+    return this.rows.commentsOf(issue.id);
   }
 
   async listRepositoryComments(
     repo: Repository,
     paging: { limit: number; offset: number },
   ): Promise<{ items: { comment: Comment; issue: Issue }[]; total: number }> {
-    const [comments, total] = await this.comments
-      .createQueryBuilder('comment')
-      .innerJoinAndSelect('comment.issue', 'issue')
-      .leftJoinAndSelect('comment.poster', 'poster')
-      .where('issue.repository_id = :repositoryId', { repositoryId: repo.id })
-      .orderBy('comment.created_at', 'ASC')
-      .addOrderBy('comment.id', 'ASC')
-      .skip(paging.offset)
-      .take(paging.limit)
-      .getManyAndCount();
+    const [comments, total] = await this.rows.repositoryComments(repo.id, paging);
     return { items: comments.map((comment) => ({ comment, issue: comment.issue })), total };
   }
 
   /** A comment of an issue of this repository, else 404 `no matching issue comment found`. */
   async requireComment(repo: Repository, id: string): Promise<{ comment: Comment; issue: Issue }> {
     if (!/^\d{1,18}$/.test(id)) throw commentNotFound();
-    const comment = await this.comments.findOne({
-      where: { id },
-      relations: { poster: true, issue: { poster: true } },
-    });
+    const comment = await this.rows.findCommentWithIssue(id);
     if (!comment || comment.issue.repositoryId !== repo.id) throw commentNotFound();
     return { comment, issue: comment.issue };
   }
@@ -272,18 +236,14 @@ export class IssuesService {
   async editComment(comment: Comment, actor: User, mode: AccessMode, body: string): Promise<Comment> {
     if (!mayEditComment(actor, comment, mode)) throw new ForbiddenError(COMMENT_EDIT_REFUSAL);
     if (body.trim() === '') throw new InvalidError('[Body]: Required', { code: 'COMMENT_BODY' });
-    await this.comments.update({ id: comment.id }, { body });
-    return this.comments.findOneOrFail({ where: { id: comment.id }, relations: { poster: true } });
+    return this.rows.updateCommentBody(comment.id, body);
   }
 
   async deleteComment(repo: Repository, comment: Comment, actor: User, mode: AccessMode): Promise<void> {
     if (!mayEditComment(actor, comment, mode)) throw new ForbiddenError(COMMENT_EDIT_REFUSAL);
     await this.transactions.run(async (tx) => {
       await this.deletionHooks.run(tx, { kind: 'comment', id: comment.id });
-      await tx.manager.getRepository(Comment).delete({ id: comment.id });
-      await tx.manager.query('UPDATE issues SET num_comments = GREATEST(num_comments - 1, 0) WHERE id = $1', [
-        comment.issueId,
-      ]);
+      await this.rows.deleteComment(tx.manager, comment.id, comment.issueId);
       tx.emit('issue.comment_deleted', {
         repositoryId: repo.id,
         issueId: comment.issueId,

@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository as OrmRepository } from 'typeorm';
 import { InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
 import {
   type OpenPullRequestInput,
@@ -12,7 +10,7 @@ import type { Repository } from '../entities/repository.entity';
 import { RepositoriesService } from '../repositories.service';
 import { RepositoryPermissions } from '../repository-permissions.service';
 import { type Pull, PullsService } from './pulls.service';
-import { PullRequest } from './pull-request.entity';
+import { PullsRepository } from './pulls.repository';
 
 /**
  * The repositories module's implementation of the platform port PullRequests (chats open pull
@@ -21,7 +19,7 @@ import { PullRequest } from './pull-request.entity';
 @Injectable()
 export class PullRequestsPortService extends PullRequests {
   constructor(
-    @InjectRepository(PullRequest) private readonly pullRows: OrmRepository<PullRequest>,
+    private readonly pullRows: PullsRepository,
     private readonly pulls: PullsService,
     private readonly repositories: RepositoriesService,
     private readonly permissions: RepositoryPermissions,
@@ -55,10 +53,7 @@ export class PullRequestsPortService extends PullRequests {
   async describe(issueIds: string[]): Promise<Map<string, PullRequestFacts>> {
     const out = new Map<string, PullRequestFacts>();
     if (issueIds.length === 0) return out;
-    const rows = await this.pullRows.find({
-      where: { issueId: In(issueIds) },
-      relations: { issue: { poster: true, repository: { owner: true } } },
-    });
+    const rows = await this.pullRows.withIssues(issueIds);
     for (const row of rows) {
       const repo = row.issue.repository;
       if (!repo) continue;

@@ -2,9 +2,8 @@ import { ModuleRef } from '@nestjs/core';
 import type { BranchProtectionsService } from '../branches/branch-protections.service';
 import type { RefUpdateChecks } from '../branches/ref-update-checks.service';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import path from 'node:path';
-import { type EntityManager, Repository as OrmRepository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
 import {
   ConflictError,
@@ -16,15 +15,16 @@ import {
 import type { User } from '../../identity/entities/user.entity';
 import { OrganizationsService } from '../../identity/organizations.service';
 import { UsersService } from '../../identity/users.service';
-import { Repository } from '../entities/repository.entity';
+import type { Repository } from '../entities/repository.entity';
 import { GitStorage } from '../git/git-storage.service';
 import { runGit } from '../git/run-git';
 import { RepositoriesService } from '../repositories.service';
 import { type AccessMode, atLeast, RepositoryPermissions } from '../repository-permissions.service';
-import { Issue } from './issue.entity';
+import type { Issue } from './issue.entity';
 import { IssuesService, mayWriteIssue, ISSUE_WRITE_REFUSAL } from './issues.service';
 import { type DiffStat, type MergeStyle, MergeRefusedError, PullGit } from './pull-git';
-import { PullRequest } from './pull-request.entity';
+import type { PullRequest } from './pull-request.entity';
+import { PullsRepository } from './pulls.repository';
 
 export interface CreatePullInput {
   /** `branch`, `owner:branch` or `owner/repo:branch`. */
@@ -79,9 +79,7 @@ export class PullsService {
   private readonly logger = new Logger(PullsService.name);
 
   constructor(
-    @InjectRepository(Issue) private readonly issues: OrmRepository<Issue>,
-    @InjectRepository(PullRequest) private readonly pulls: OrmRepository<PullRequest>,
-    @InjectRepository(Repository) private readonly repos: OrmRepository<Repository>,
+    private readonly pulls: PullsRepository,
     private readonly issuesService: IssuesService,
     private readonly repositories: RepositoriesService,
     private readonly permissions: RepositoryPermissions,
@@ -128,22 +126,16 @@ export class PullsService {
       throw new NotFoundError('head repository does not exist', { code: 'HEAD_REPOSITORY_NOT_FOUND' });
     let repo: Repository | null = null;
     if (repoName)
-      repo = await this.repos.findOne({
-        where: { ownerId: owner.id, lowerName: repoName.toLowerCase() },
-        relations: { owner: true },
+      repo = await this.pulls.findRepositoryWithOwner({
+        ownerId: owner.id,
+        lowerName: repoName.toLowerCase(),
       });
     else if (owner.id === base.ownerId) repo = base;
     else {
       repo =
-        (await this.repos.findOne({
-          where: { ownerId: owner.id, forkId: base.id },
-          relations: { owner: true },
-        })) ??
+        (await this.pulls.findRepositoryWithOwner({ ownerId: owner.id, forkId: base.id })) ??
         (base.forkId
-          ? await this.repos.findOne({
-              where: { ownerId: owner.id, id: base.forkId },
-              relations: { owner: true },
-            })
+          ? await this.pulls.findRepositoryWithOwner({ ownerId: owner.id, id: base.forkId })
           : null);
     }
     const related =
@@ -176,21 +168,12 @@ export class PullsService {
         code: 'PULL_SAME_BRANCH',
       });
     }
-    const existing = await this.pulls
-      .createQueryBuilder('pull')
-      .innerJoin('pull.issue', 'issue')
-      .where('issue.repository_id = :baseId AND issue.is_closed = false AND pull.has_merged = false', {
-        baseId: base.id,
-      })
-      .andWhere(
-        'pull.head_repository_id = :headId AND pull.head_branch = :headBranch AND pull.base_branch = :baseBranch',
-        {
-          headId: head.repo.id,
-          headBranch: head.branch,
-          baseBranch: input.base,
-        },
-      )
-      .getOne();
+    const existing = await this.pulls.findOpenDuplicate({
+      baseRepositoryId: base.id,
+      headRepositoryId: head.repo.id,
+      headBranch: head.branch,
+      baseBranch: input.base,
+    });
     if (existing) {
       throw new ConflictError(
         `pull request already exists for these targets [id: ${existing.issueId}, issue_id: ${existing.issueId}, head_repo_id: ${head.repo.id}, base_repo_id: ${base.id}, head_branch: ${head.branch}, base_branch: ${input.base}]`,
@@ -213,19 +196,17 @@ export class PullsService {
         ? await PullGit.check(baseDir, baseSha, syncedHead)
         : { status: 'checking' as const, mergeBase: '' };
       const stat = syncedHead ? await PullGit.diffStat(baseDir, check.mergeBase, syncedHead) : null;
-      const pull = await tx.manager.getRepository(PullRequest).save(
-        tx.manager.getRepository(PullRequest).create({
-          issueId: issue.id,
-          headRepositoryId: head.repo.id,
-          headBranch: head.branch,
-          baseBranch: input.base,
-          headCommitId: syncedHead ?? headSha,
-          baseCommitId: baseSha,
-          mergeBase: check.mergeBase,
-          status: check.status,
-          ...statColumns(stat),
-        }),
-      );
+      const pull = await this.pulls.insert(tx.manager, {
+        issueId: issue.id,
+        headRepositoryId: head.repo.id,
+        headBranch: head.branch,
+        baseBranch: input.base,
+        headCommitId: syncedHead ?? headSha,
+        baseCommitId: baseSha,
+        mergeBase: check.mergeBase,
+        status: check.status,
+        ...statColumns(stat),
+      });
       tx.emit('issue.created', {
         repositoryId: base.id,
         issueId: issue.id,
@@ -244,12 +225,7 @@ export class PullsService {
     query: { state: 'open' | 'closed' | 'all'; limit: number; offset: number },
   ): Promise<{ items: Pull[]; total: number }> {
     const { items, total } = await this.issuesService.list(repo, { ...query, type: 'pulls' });
-    const rows = items.length
-      ? await this.pulls.find({
-          where: items.map((issue) => ({ issueId: issue.id })),
-          relations: { headRepository: { owner: true }, mergedBy: true },
-        })
-      : [];
+    const rows = items.length ? await this.pulls.ofIssues(items.map((issue) => issue.id)) : [];
     const byIssue = new Map(rows.map((row) => [row.issueId, row]));
     const pulls: Pull[] = [];
     for (const issue of items) {
@@ -262,10 +238,7 @@ export class PullsService {
   async find(repo: Repository, index: string): Promise<Pull | null> {
     const issue = await this.issuesService.find(repo, index);
     if (!issue?.isPull) return null;
-    const pull = await this.pulls.findOne({
-      where: { issueId: issue.id },
-      relations: { headRepository: { owner: true }, mergedBy: true },
-    });
+    const pull = await this.pulls.ofIssue(issue.id);
     if (!pull) return null;
     return { issue, pull: await this.refresh(repo, issue, pull) };
   }
@@ -301,7 +274,7 @@ export class PullsService {
       status: check.status,
       ...statColumns(await PullGit.diffStat(baseDir, check.mergeBase, headSha)),
     };
-    await this.pulls.update({ issueId: pull.issueId }, changes);
+    await this.pulls.update(pull.issueId, changes);
     return Object.assign(pull, changes);
   }
 
@@ -316,21 +289,13 @@ export class PullsService {
     );
     if (!stat) return pull;
     const changes = statColumns(stat);
-    await this.pulls.update({ issueId: pull.issueId }, changes);
+    await this.pulls.update(pull.issueId, changes);
     return Object.assign(pull, changes);
   }
 
   /** Open pull requests into `repo` whose base branch satisfies `baseMatches`, rechecked from scratch. */
   async recheckOpen(repo: Repository, baseMatches: (baseBranch: string) => boolean): Promise<number> {
-    const open = await this.pulls
-      .createQueryBuilder('pull')
-      .innerJoinAndSelect('pull.issue', 'issue')
-      .leftJoinAndSelect('pull.headRepository', 'head')
-      .leftJoinAndSelect('head.owner', 'headOwner')
-      .where('issue.repository_id = :repo', { repo: repo.id })
-      .andWhere('issue.is_closed = false')
-      .andWhere('pull.has_merged = false')
-      .getMany();
+    const open = await this.pulls.openInto(repo.id);
     let rechecked = 0;
     for (const pull of open.filter((row) => baseMatches(row.baseBranch))) {
       pull.status = 'checking';
@@ -342,14 +307,7 @@ export class PullsService {
 
   /** Whether an open pull request targets `branch` of `repo` (such a branch cannot be deleted). */
   async isOpenTarget(repo: Repository, branch: string): Promise<boolean> {
-    return this.pulls
-      .createQueryBuilder('pull')
-      .innerJoin('pull.issue', 'issue')
-      .where('issue.repository_id = :repo', { repo: repo.id })
-      .andWhere('issue.is_closed = false')
-      .andWhere('pull.has_merged = false')
-      .andWhere('pull.base_branch = :branch', { branch })
-      .getExists();
+    return this.pulls.isOpenTarget(repo.id, branch);
   }
 
   /** A branch of `repo` was renamed: open pull requests follow it, as base (into `repo`) and as head (from `repo`). */
@@ -359,24 +317,7 @@ export class PullsService {
     from: string,
     to: string,
   ): Promise<void> {
-    await manager
-      .createQueryBuilder()
-      .update(PullRequest)
-      .set({ baseBranch: to })
-      .where(
-        `base_branch = :from AND issue_id IN (SELECT i.id FROM issues i WHERE i.repository_id = :repo AND i.is_closed = false) AND has_merged = false`,
-        { from, repo: repo.id },
-      )
-      .execute();
-    await manager
-      .createQueryBuilder()
-      .update(PullRequest)
-      .set({ headBranch: to })
-      .where(
-        `head_branch = :from AND head_repository_id = :repo AND has_merged = false AND issue_id IN (SELECT i.id FROM issues i WHERE i.is_closed = false)`,
-        { from, repo: repo.id },
-      )
-      .execute();
+    await this.pulls.followBranchRename(manager, repo.id, from, to);
   }
 
   async edit(
@@ -393,10 +334,7 @@ export class PullsService {
         throw new InvalidError('Cannot change base branch of a merged pull request', { code: 'PULL_MERGED' });
       if (!(await PullGit.revParse(this.gitDirOf(repo), `refs/heads/${input.base}`)))
         throw new NotFoundError('base branch does not exist', { code: 'BASE_BRANCH_NOT_FOUND' });
-      await this.pulls.update(
-        { issueId: found.pull.issueId },
-        { baseBranch: input.base, status: 'checking' },
-      );
+      await this.pulls.update(found.pull.issueId, { baseBranch: input.base, status: 'checking' });
       found.pull.baseBranch = input.base;
       found.pull.status = 'checking';
     }
@@ -499,18 +437,13 @@ export class PullsService {
     }
     await this.transactions.run(async (tx) => {
       const now = new Date();
-      await tx.manager.getRepository(PullRequest).update(
-        { issueId: pull.issueId },
-        {
-          hasMerged: true,
-          mergedAt: now,
-          mergedById: actor.id,
-          mergedCommitId,
-          status: 'merged',
-          baseCommitId: pull.baseCommitId,
-        },
-      );
-      await tx.manager.getRepository(Issue).update({ id: issue.id }, { isClosed: true, closedAt: now });
+      // The pull request's row is keyed by its issue's id.
+      await this.pulls.markMerged(tx.manager, issue.id, {
+        mergedAt: now,
+        mergedById: actor.id,
+        mergedCommitId,
+        baseCommitId: pull.baseCommitId,
+      });
       tx.emit('pull.merged', {
         repositoryId: repo.id,
         issueId: issue.id,

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleInit, Optional } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository as OrmRepository } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { SecretBox } from '../../../platform/crypto/secret-box';
 import { BadRequestError } from '../../../platform/errors/domain-error';
 import { JobQueue } from '../../../platform/jobs/job-queue.service';
@@ -14,7 +13,8 @@ import { PushHooksService } from '../push-hooks.service';
 import { RepositoriesService } from '../repositories.service';
 import { REPOSITORIES_CONFIG, type RepositoriesConfig } from '../repositories.config';
 import { authorizationFor, checkRemoteAddress } from './remote-address';
-import { RepositoryMirror } from './repository-mirror.entity';
+import { MirrorsRepository } from './mirrors.repository';
+import type { RepositoryMirror } from './repository-mirror.entity';
 
 export const MIRROR_SYNC_JOB = 'repositories.mirror-sync';
 const SEAL_CONTEXT = 'repository-mirror';
@@ -51,7 +51,7 @@ export class MirrorsService implements OnModuleInit {
   private readonly logger = new Logger(MirrorsService.name);
 
   constructor(
-    @InjectRepository(RepositoryMirror) private readonly mirrors: OrmRepository<RepositoryMirror>,
+    private readonly mirrors: MirrorsRepository,
     private readonly repositories: RepositoriesService,
     private readonly pushHooks: PushHooksService,
     private readonly jobs: JobQueue,
@@ -120,19 +120,17 @@ export class MirrorsService implements OnModuleInit {
       async (tx, row) => {
         if (!mirror) return;
         const nextSyncAt = interval > 0 ? new Date(Date.now() + interval * 1000) : null;
-        mirrorRow = await tx.manager.getRepository(RepositoryMirror).save(
-          tx.manager.getRepository(RepositoryMirror).create({
-            repositoryId: row.id,
-            remoteUrl: remote.url,
-            sealedAuthorization: authorization
-              ? this.secrets!.seal(authorization, `${SEAL_CONTEXT}:${row.id}`)
-              : null,
-            intervalSeconds: interval,
-            updatedAt: new Date(),
-            nextSyncAt,
-            lastError: '',
-          }),
-        );
+        mirrorRow = await this.mirrors.insert(tx.manager, {
+          repositoryId: row.id,
+          remoteUrl: remote.url,
+          sealedAuthorization: authorization
+            ? this.secrets!.seal(authorization, `${SEAL_CONTEXT}:${row.id}`)
+            : null,
+          intervalSeconds: interval,
+          updatedAt: new Date(),
+          nextSyncAt,
+          lastError: '',
+        });
         if (nextSyncAt)
           await this.jobs.enqueue(
             tx.manager,
@@ -146,7 +144,7 @@ export class MirrorsService implements OnModuleInit {
   }
 
   findMirror(repo: Repository): Promise<RepositoryMirror | null> {
-    return this.mirrors.findOneBy({ repositoryId: repo.id });
+    return this.mirrors.findByRepository(repo.id);
   }
 
   /** `POST /repos/{o}/{r}/mirror-sync`: a sync as soon as a worker is free (at most one waiting per mirror). */
@@ -164,7 +162,7 @@ export class MirrorsService implements OnModuleInit {
   }
 
   private async runSyncJob(payload: { repositoryId: string; due: string | null }): Promise<void> {
-    const mirror = await this.mirrors.findOneBy({ repositoryId: payload.repositoryId });
+    const mirror = await this.mirrors.findByRepository(payload.repositoryId);
     if (!mirror) return;
     // A scheduled run that another schedule replaced does nothing.
     if (payload.due !== null && mirror.nextSyncAt?.toISOString() !== payload.due) return;
@@ -225,9 +223,7 @@ export class MirrorsService implements OnModuleInit {
     const nextSyncAt =
       mirror.intervalSeconds > 0 ? new Date(Date.now() + mirror.intervalSeconds * 1000) : null;
     await this.dataSource.transaction(async (manager) => {
-      await manager
-        .getRepository(RepositoryMirror)
-        .update({ repositoryId: repo.id }, { updatedAt: new Date(), lastError, nextSyncAt });
+      await this.mirrors.recordSync(manager, repo.id, { updatedAt: new Date(), lastError, nextSyncAt });
       if (nextSyncAt)
         await this.jobs.enqueue(
           manager,

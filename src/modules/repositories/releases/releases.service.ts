@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository as OrmRepository } from 'typeorm';
 import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
 import { ConflictError, InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
 import type { User } from '../../identity/entities/user.entity';
@@ -10,7 +8,8 @@ import { GitStorage } from '../git/git-storage.service';
 import { GitCommandError, runGit } from '../git/run-git';
 import { PullGit } from '../issues/pull-git';
 import { isValidBranchName } from '../repository-names';
-import { Release } from './release.entity';
+import type { Release } from './release.entity';
+import { ReleasesRepository } from './releases.repository';
 
 export interface CreateReleaseInput {
   tagName: string;
@@ -47,7 +46,7 @@ const ZERO = '0000000000000000000000000000000000000000';
 @Injectable()
 export class ReleasesService {
   constructor(
-    @InjectRepository(Release) private readonly releases: OrmRepository<Release>,
+    private readonly releases: ReleasesRepository,
     private readonly storage: GitStorage,
     private readonly transactions: TransactionRunner,
     private readonly deletionHooks: ContentDeletionHooks,
@@ -89,7 +88,7 @@ export class ReleasesService {
   async create(repo: Repository, actor: User, input: CreateReleaseInput): Promise<Release> {
     this.validateTag(input.tagName);
     if (repo.isEmpty) throw new InvalidError('repo is empty', { code: 'REPOSITORY_EMPTY' });
-    if (await this.releases.existsBy({ repositoryId: repo.id, lowerTagName: input.tagName.toLowerCase() })) {
+    if (await this.releases.tagExists(repo.id, input.tagName.toLowerCase())) {
       throw new ConflictError(`release tag already exist [tag_name: ${input.tagName}]`, {
         code: 'RELEASE_EXISTS',
       });
@@ -116,21 +115,19 @@ export class ReleasesService {
           }
         }
         const now = new Date();
-        const release = await tx.manager.getRepository(Release).save(
-          tx.manager.getRepository(Release).create({
-            repositoryId: repo.id,
-            publisherId: actor.id,
-            tagName: input.tagName,
-            lowerTagName: input.tagName.toLowerCase(),
-            target,
-            commitId,
-            title: input.title ?? '',
-            note: input.note ?? '',
-            isDraft: input.draft ?? false,
-            isPrerelease: input.prerelease ?? false,
-            publishedAt: input.draft ? null : now,
-          }),
-        );
+        const release = await this.releases.insert(tx.manager, {
+          repositoryId: repo.id,
+          publisherId: actor.id,
+          tagName: input.tagName,
+          lowerTagName: input.tagName.toLowerCase(),
+          target,
+          commitId,
+          title: input.title ?? '',
+          note: input.note ?? '',
+          isDraft: input.draft ?? false,
+          isPrerelease: input.prerelease ?? false,
+          publishedAt: input.draft ? null : now,
+        });
         if (!input.draft)
           tx.emit('release.published', {
             repositoryId: repo.id,
@@ -152,48 +149,26 @@ export class ReleasesService {
   }
 
   async list(repo: Repository, query: ReleaseListQuery): Promise<{ items: Release[]; total: number }> {
-    const builder = this.releases
-      .createQueryBuilder('release')
-      .leftJoinAndSelect('release.publisher', 'publisher')
-      .where('release.repository_id = :repositoryId', { repositoryId: repo.id });
-    if (!query.includeDrafts) builder.andWhere('release.is_draft = false');
-    if (query.draft !== undefined) builder.andWhere('release.is_draft = :draft', { draft: query.draft });
-    if (query.prerelease !== undefined)
-      builder.andWhere('release.is_prerelease = :prerelease', { prerelease: query.prerelease });
-    const [items, total] = await builder
-      .orderBy('release.created_at', 'DESC')
-      .addOrderBy('release.id', 'DESC')
-      .skip(query.offset)
-      .take(query.limit)
-      .getManyAndCount();
+    const [items, total] = await this.releases.list({ repositoryId: repo.id, ...query });
     return { items, total };
   }
 
   /** A release of this repository; drafts only for callers who may write (else 404). */
   async require(repo: Repository, id: string, mayWrite: boolean): Promise<Release> {
-    const release = /^\d{1,18}$/.test(id)
-      ? await this.releases.findOne({ where: { id, repositoryId: repo.id }, relations: { publisher: true } })
-      : null;
+    const release = /^\d{1,18}$/.test(id) ? await this.releases.findById(repo.id, id) : null;
     if (!release || (release.isDraft && !mayWrite)) throw releaseNotFound();
     return release;
   }
 
   async requireByTag(repo: Repository, tag: string, mayWrite: boolean): Promise<Release> {
-    const release = await this.releases.findOne({
-      where: { repositoryId: repo.id, lowerTagName: tag.toLowerCase() },
-      relations: { publisher: true },
-    });
+    const release = await this.releases.findByTag(repo.id, tag.toLowerCase());
     if (!release || (release.isDraft && !mayWrite)) throw releaseNotFound();
     return release;
   }
 
   /** The newest published release that is not a pre-release. */
   async latest(repo: Repository): Promise<Release> {
-    const release = await this.releases.findOne({
-      where: { repositoryId: repo.id, isDraft: false, isPrerelease: false },
-      relations: { publisher: true },
-      order: { createdAt: 'DESC', id: 'DESC' },
-    });
+    const release = await this.releases.latest(repo.id);
     if (!release) throw releaseNotFound();
     return release;
   }
@@ -203,7 +178,7 @@ export class ReleasesService {
     if (input.tagName) this.validateTag(input.tagName);
     if (
       tagName.toLowerCase() !== release.lowerTagName &&
-      (await this.releases.existsBy({ repositoryId: repo.id, lowerTagName: tagName.toLowerCase() }))
+      (await this.releases.tagExists(repo.id, tagName.toLowerCase()))
     ) {
       throw new ConflictError(`release tag already exist [tag_name: ${tagName}]`, { code: 'RELEASE_EXISTS' });
     }
@@ -245,17 +220,14 @@ export class ReleasesService {
           actorId: actor.id,
         });
       }
-      await tx.manager.getRepository(Release).update({ id: release.id }, changes);
-      return tx.manager
-        .getRepository(Release)
-        .findOneOrFail({ where: { id: release.id }, relations: { publisher: true } });
+      return this.releases.update(tx.manager, release.id, changes);
     });
   }
 
   async delete(repo: Repository, release: Release, actor: User): Promise<void> {
     await this.transactions.run(async (tx) => {
       await this.deletionHooks.run(tx, { kind: 'release', id: release.id });
-      await tx.manager.getRepository(Release).delete({ id: release.id });
+      await this.releases.delete(tx.manager, release.id);
       tx.emit('release.deleted', {
         repositoryId: repo.id,
         releaseId: release.id,

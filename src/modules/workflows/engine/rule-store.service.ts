@@ -1,25 +1,12 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { ClusterBus } from '../../../platform/events/cluster-bus.service';
 import { EventBus, OnDomainEvent } from '../../../platform/events/event-bus.service';
+import { WorkflowRulesRepository } from '../workflow-rules.repository';
 import { WORKFLOWS_CONFIG, type WorkflowsConfig } from '../workflows.config';
 import { RuleSnapshot, type RuleCheck, type StoredRule } from './rule-snapshot';
 
 export const RULES_CHANGED_TOPIC = 'workflow.rules_changed';
-
-interface RuleRow {
-  id: number;
-  class: string;
-  name: string;
-  checks: number[];
-  operation: string;
-  entity: string;
-  events: string[];
-  description: string;
-  scope_type: number;
-  scope_value: string;
-  actor_name: string | null;
-}
 
 /**
  * The in-memory copy of every rule (two queries, no N+1), shared by the API's index and the rule
@@ -36,7 +23,7 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
   private unsubscribe: (() => void) | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly rules: WorkflowRulesRepository,
     private readonly cluster: ClusterBus,
     private readonly events: EventBus,
     @Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig,
@@ -88,7 +75,7 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
 
   private reload(): Promise<RuleSnapshot> {
     const generation = this.generation;
-    const loading = this.load(this.dataSource.manager).then(
+    const loading = this.load().then(
       (snapshot) => {
         if (this.generation === generation) {
           this.current = snapshot;
@@ -111,22 +98,12 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
     this.invalidate();
   }
 
-  private async load(manager: EntityManager): Promise<RuleSnapshot> {
-    const rows: RuleRow[] = await manager.query(
-      `SELECT o.id, o.class, o.name, o.checks, o.operation, o.entity, o.events, o.description,
-              s.type AS scope_type, s.value AS scope_value, u.name AS actor_name
-         FROM flow_operations o
-         JOIN flow_operations_scope s ON s.operation_id = o.id
-         LEFT JOIN users u ON s.type = 1 AND u.id::text = s.value
-        ORDER BY o.id`,
-    );
+  private async load(manager?: EntityManager): Promise<RuleSnapshot> {
+    const rows = await this.rules.ruleRows(manager);
     const ids = [...new Set(rows.flatMap((row) => row.checks))];
     const checks = new Map<number, RuleCheck>();
     if (ids.length > 0) {
-      const checkRows: (RuleCheck & { id: number })[] = await manager.query(
-        'SELECT id, class, operator, value FROM flow_checks WHERE id = ANY($1::int[])',
-        [ids],
-      );
+      const checkRows = await this.rules.checksByIds(ids, manager);
       for (const row of checkRows)
         checks.set(row.id, { class: row.class, operator: row.operator, value: row.value });
     }

@@ -1,0 +1,156 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+
+/** The columns of a message to queue (and, for an inbox row, its item rendered). */
+export interface QueueRowColumns {
+  id: string;
+  templateId: string;
+  userId: string;
+  method: string;
+  createdBy: string;
+  /** JSON text. */
+  payload: string;
+  /** PostgreSQL array literal of the target uuids. */
+  targets: string;
+  dedupeHash: string;
+  enabledByDefault: boolean;
+  inboxItem: { title: string; content: string; icon: string; actions: unknown[] } | null;
+}
+
+/** What became of a queued row: `sent` with `created_at` when its inbox item was written at once. */
+export interface QueuedOutcome {
+  id: string;
+  status: string;
+  created_at: Date | null;
+  unread_before: string;
+}
+
+/** A recipient row (an individual user). */
+export interface RecipientRow {
+  id: string;
+  uuid: string;
+  email: string;
+  name: string;
+  full_name: string;
+}
+
+/**
+ * Writes of `notification_messages` (the enqueuer's and the listeners' side of the queue) and the
+ * recipients: those come from identity's `users` table (reads kept here as SQL until identity
+ * offers them, issue 32 item 2).
+ */
+@Injectable()
+export class NotificationMessagesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Inserts the rows in one statement, with the inbox items of inbox rows (unless notifications are
+   * paused: `pauseKey` = `pausedValue`; then every row waits for the dispatcher). Rows are skipped
+   * when the user turned the template off (or left a default-off template off) and for a duplicate
+   * of the same day (the unique dedupe hash).
+   */
+  insertQueued(
+    manager: EntityManager | undefined,
+    rows: QueueRowColumns[],
+    pause: { key: string; pausedValue: string },
+  ): Promise<QueuedOutcome[]> {
+    const column = <T>(value: (row: QueueRowColumns) => T) => rows.map(value);
+    return (manager ?? this.dataSource.manager).query(
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
+                              $8::text[], $9::boolean[], $10::text[], $11::text[], $12::text[], $13::text[])
+           AS m(id, template_id, user_id, method, created_by, payload, targets, dedupe_hash, enabled_by_default,
+                title, content, icon, actions)
+       ), settings AS (
+         SELECT EXISTS (SELECT 1 FROM site_configs WHERE key = $14 AND value = $15) AS paused
+       ), messages AS (
+         INSERT INTO notification_messages (id, template_id, user_id, method, status, attempt_count, created_by, payload,
+                                            targets, dedupe_hash, created_at, updated_at, queued_seconds)
+         SELECT m.id, m.template_id, m.user_id, m.method, d.status, CASE WHEN d.status = 'sent' THEN 1 ELSE 0 END,
+                m.created_by, m.payload::jsonb, m.targets::uuid[], m.dedupe_hash, clock_timestamp(), clock_timestamp(),
+                CASE WHEN d.status = 'sent' THEN 0 END
+           FROM input m CROSS JOIN settings s
+           CROSS JOIN LATERAL (SELECT CASE WHEN m.title IS NOT NULL AND NOT s.paused THEN 'sent' ELSE 'pending' END AS status) d
+          WHERE NOT COALESCE(
+            (SELECT p.disabled FROM notification_preferences p WHERE p.user_id = m.user_id AND p.template_id = m.template_id),
+            NOT m.enabled_by_default)
+         ON CONFLICT (dedupe_hash) DO NOTHING RETURNING id, user_id, status
+       ), delivered AS (
+         INSERT INTO inbox_notifications (id, user_id, template_id, targets, title, content, icon, actions, created_at)
+         SELECT m.id, m.user_id, i.template_id, i.targets::uuid[], i.title, i.content, i.icon, i.actions::jsonb, now()
+           FROM messages m JOIN input i ON i.id = m.id
+          WHERE m.status = 'sent'
+         ON CONFLICT (id) DO NOTHING RETURNING id, user_id, created_at
+       ), unread AS (
+         -- The statement's snapshot: unread items before these (for the watchers' unread_count).
+         SELECT user_id, count(*) AS n FROM inbox_notifications
+          WHERE user_id IN (SELECT user_id FROM delivered) AND read_at IS NULL
+          GROUP BY user_id
+       )
+       SELECT m.id, m.status, d.created_at, COALESCE(u.n, 0) AS unread_before
+         FROM messages m LEFT JOIN delivered d ON d.id = m.id LEFT JOIN unread u ON u.user_id = d.user_id`,
+      [
+        column((row) => row.id),
+        column((row) => row.templateId),
+        column((row) => row.userId),
+        column((row) => row.method),
+        column((row) => row.createdBy),
+        column((row) => row.payload),
+        column((row) => row.targets),
+        column((row) => row.dedupeHash),
+        column((row) => row.enabledByDefault),
+        column((row) => row.inboxItem?.title ?? null),
+        column((row) => row.inboxItem?.content ?? null),
+        column((row) => row.inboxItem?.icon ?? null),
+        column((row) => (row.inboxItem ? JSON.stringify(row.inboxItem.actions) : null)),
+        pause.key,
+        pause.pausedValue,
+      ],
+    );
+  }
+
+  /** An individual user by numeric id. */
+  async findRecipient(manager: EntityManager | undefined, userId: string): Promise<RecipientRow | undefined> {
+    const rows: RecipientRow[] = await (manager ?? this.dataSource.manager).query(
+      `SELECT id, uuid, email, name, full_name FROM users WHERE id = $1 AND type = 'individual'`,
+      [userId],
+    );
+    return rows[0];
+  }
+
+  /** Active owners and user-admins (Coder notifies both roles of account events), ids ascending. */
+  async accountAdminIds(): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM users WHERE type = 'individual' AND status = 'active'
+          AND (is_admin OR 'owner' = ANY(site_roles) OR 'user-admin' = ANY(site_roles))
+        ORDER BY id`,
+    );
+    return rows.map((row) => String(row.id));
+  }
+
+  /** Drops the undelivered messages of a deleted user. */
+  async inhibitPendingOf(userId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE notification_messages SET status = 'inhibited', status_reason = 'user deleted', updated_at = now(),
+              leased_until = NULL, leased_by = NULL
+        WHERE user_id = $1 AND status IN ('pending', 'temporary_failure')`,
+      [userId],
+    );
+  }
+
+  /** Whether an active account administrator other than `exceptUserId` receives the template. */
+  async hasAdminRecipient(templateId: string, exceptUserId: string): Promise<boolean> {
+    const recipients: unknown[] = await this.dataSource.query(
+      `SELECT u.id FROM users u
+         JOIN notification_templates t ON t.id = $2
+         LEFT JOIN notification_preferences p ON p.user_id = u.id AND p.template_id = t.id
+        WHERE u.type = 'individual' AND u.status = 'active' AND u.id <> $1
+          AND (u.is_admin OR 'owner' = ANY(u.site_roles) OR 'user-admin' = ANY(u.site_roles))
+          AND NOT COALESCE(p.disabled, NOT t.enabled_by_default)
+        LIMIT 1`,
+      [exceptUserId, templateId],
+    );
+    return recipients.length > 0;
+  }
+}

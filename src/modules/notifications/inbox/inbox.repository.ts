@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { TemplateAction } from '../entities/notification-template.entity';
+import { rowsOf } from '../delivery/notification-dispatch.repository';
+import type { InboxFilters } from './inbox-query';
+
+export interface InboxRow {
+  id: string;
+  user_uuid: string;
+  template_id: string;
+  targets: string[] | null;
+  title: string;
+  content: string;
+  icon: string;
+  actions: TemplateAction[] | null;
+  read_at: Date | null;
+  created_at: Date;
+}
+
+const SELECT = `SELECT i.id, u.uuid AS user_uuid, i.template_id, i.targets, i.title, i.content, i.icon, i.actions, i.read_at, i.created_at
+                  FROM inbox_notifications i JOIN users u ON u.id = i.user_id`;
+
+/**
+ * The `inbox_notifications` table. Items carry their recipient's uuid from identity's `users` table
+ * (a join kept here as SQL until identity offers the read, issue 32 item 2).
+ */
+@Injectable()
+export class InboxRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** A page of a user's items, newest first, after the cursor item when it is theirs. */
+  async list(userId: string, filters: InboxFilters, pageSize: number): Promise<InboxRow[]> {
+    const params: unknown[] = [userId];
+    const where = ['i.user_id = $1'];
+    if (filters.targets.length > 0) {
+      params.push(filters.targets);
+      where.push(`i.targets @> $${params.length}::uuid[]`);
+    }
+    if (filters.templates.length > 0) {
+      params.push(filters.templates);
+      where.push(`i.template_id = ANY($${params.length}::uuid[])`);
+    }
+    if (filters.readStatus === 'read') where.push('i.read_at IS NOT NULL');
+    if (filters.readStatus === 'unread') where.push('i.read_at IS NULL');
+    if (filters.startingBefore) {
+      const cursor: unknown[] = await this.dataSource.query(
+        'SELECT 1 FROM inbox_notifications WHERE id = $1 AND user_id = $2',
+        [filters.startingBefore, userId],
+      );
+      if (cursor.length > 0) {
+        params.push(filters.startingBefore);
+        where.push(
+          `(i.created_at, i.id) < (SELECT c.created_at, c.id FROM inbox_notifications c WHERE c.id = $${params.length})`,
+        );
+      }
+    }
+    return this.dataSource.query(
+      `${SELECT} WHERE ${where.join(' AND ')} ORDER BY i.created_at DESC, i.id DESC LIMIT ${pageSize}`,
+      params,
+    );
+  }
+
+  async unreadCount(userId: string): Promise<number> {
+    const rows: { count: string }[] = await this.dataSource.query(
+      'SELECT count(*) AS count FROM inbox_notifications WHERE user_id = $1 AND read_at IS NULL',
+      [userId],
+    );
+    return Number(rows[0]?.count ?? 0);
+  }
+
+  /** Unread counts by user uuid; one query for a batch. */
+  async unreadCounts(userUuids: string[]): Promise<Map<string, number>> {
+    const rows: { uuid: string; count: string }[] = await this.dataSource.query(
+      `SELECT u.uuid, (SELECT count(*) FROM inbox_notifications i WHERE i.user_id = u.id AND i.read_at IS NULL) AS count
+         FROM users u WHERE u.uuid = ANY($1::uuid[])`,
+      [userUuids],
+    );
+    return new Map(rows.map((row) => [row.uuid, Number(row.count)]));
+  }
+
+  async find(id: string): Promise<InboxRow | undefined> {
+    const rows: InboxRow[] = await this.dataSource.query(`${SELECT} WHERE i.id = $1`, [id]);
+    return rows[0];
+  }
+
+  /** Sets an item of the user read or unread; false when the user has no such item. */
+  async setReadStatus(userId: string, id: string, read: boolean): Promise<boolean> {
+    const updated = rowsOf<{ id: string }>(
+      await this.dataSource.query(
+        `UPDATE inbox_notifications SET read_at = CASE WHEN $3::boolean THEN now() ELSE NULL END
+          WHERE id = $1 AND user_id = $2 RETURNING id`,
+        [id, userId, read],
+      ),
+    );
+    return updated.length > 0;
+  }
+
+  async markAllRead(userId: string): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE inbox_notifications SET read_at = now() WHERE user_id = $1 AND read_at IS NULL',
+      [userId],
+    );
+  }
+}

@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource, type EntityManager, In } from 'typeorm';
+import { User } from '../../identity/entities/user.entity';
+import { BranchProtection } from './branch-protection.entity';
+
+/**
+ * The `branch_protections` table. The names of a rule's users come from identity's `users` table (a
+ * read kept here until identity offers it, issue 32 item 2).
+ */
+@Injectable()
+export class BranchProtectionsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get rules() {
+    return this.dataSource.manager.getRepository(BranchProtection);
+  }
+
+  ofRepository(repositoryId: string): Promise<BranchProtection[]> {
+    return this.rules.findBy({ repositoryId });
+  }
+
+  findByName(repositoryId: string, ruleName: string): Promise<BranchProtection | null> {
+    return this.rules.findOneBy({ repositoryId, ruleName });
+  }
+
+  findById(id: string): Promise<BranchProtection | null> {
+    return this.rules.findOneBy({ id });
+  }
+
+  /** The highest priority of the repository's rules (0 without rules). */
+  async maxPriority(repositoryId: string): Promise<number> {
+    const row = await this.rules
+      .createQueryBuilder('rule')
+      .select('COALESCE(MAX(rule.priority), 0)', 'max')
+      .where('rule.repository_id = :id', { id: repositoryId })
+      .getRawOne<{ max: string }>();
+    return Number(row?.max ?? 0);
+  }
+
+  /** A new rule, not saved yet. */
+  build(values: Partial<BranchProtection>): BranchProtection {
+    return this.rules.create(values);
+  }
+
+  save(rule: BranchProtection): Promise<BranchProtection> {
+    return this.rules.save(rule);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.rules.delete({ id });
+  }
+
+  /** Priorities 1, 2, 3… in the given order, in one transaction; ids of other repositories are ignored. */
+  async setPriorities(repositoryId: string, ids: number[]): Promise<void> {
+    await this.dataSource.manager.transaction(async (manager) => {
+      let priority = 1;
+      for (const id of ids) {
+        const result = await manager
+          .getRepository(BranchProtection)
+          .update({ id: String(id), repositoryId }, { priority: String(priority) });
+        if (result.affected) priority++;
+      }
+    });
+  }
+
+  /** A branch rename renames the rule that names it exactly, unless a rule of the new name exists. */
+  async followBranchRename(
+    manager: EntityManager,
+    repositoryId: string,
+    ruleId: string,
+    to: string,
+  ): Promise<void> {
+    const taken = await manager.getRepository(BranchProtection).existsBy({ repositoryId, ruleName: to });
+    if (!taken) await manager.getRepository(BranchProtection).update({ id: ruleId }, { ruleName: to });
+  }
+
+  /** User names by id (accounts that no longer exist are left out). */
+  async userNames(userIds: string[]): Promise<Map<string, string>> {
+    const users = new Map<string, string>();
+    for (const user of await this.dataSource.manager.getRepository(User).findBy({ id: In(userIds) }))
+      users.set(user.id, user.name);
+    return users;
+  }
+}

@@ -1,0 +1,156 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { RuleCheck } from './engine/rule-snapshot';
+
+/** A rule row with its scope and, for a user's rule, the user's name (RuleStore's snapshot). */
+export interface RuleRow {
+  id: number;
+  class: string;
+  name: string;
+  checks: number[];
+  operation: string;
+  entity: string;
+  events: string[];
+  description: string;
+  scope_type: number;
+  scope_value: string;
+  actor_name: string | null;
+}
+
+/** The stored columns of a rule (its checks by id). */
+export interface RuleColumns {
+  class: string;
+  name: string;
+  checkIds: number[];
+  operation: string;
+  entity: string;
+  events: string[];
+  description: string;
+}
+
+/**
+ * The workflow tables: flow_operations (rules), flow_operations_scope (whose rule) and flow_checks
+ * (content-addressed checks shared between rules). The snapshot's scope actor name comes from
+ * identity's `users` table (a join kept here as SQL until identity offers the read, issue 32 item 2).
+ */
+@Injectable()
+export class WorkflowRulesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Every rule with its scope, ids ascending. */
+  ruleRows(manager: EntityManager = this.dataSource.manager): Promise<RuleRow[]> {
+    return manager.query(
+      `SELECT o.id, o.class, o.name, o.checks, o.operation, o.entity, o.events, o.description,
+              s.type AS scope_type, s.value AS scope_value, u.name AS actor_name
+         FROM flow_operations o
+         JOIN flow_operations_scope s ON s.operation_id = o.id
+         LEFT JOIN users u ON s.type = 1 AND u.id::text = s.value
+        ORDER BY o.id`,
+    );
+  }
+
+  checksByIds(
+    ids: number[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<(RuleCheck & { id: number })[]> {
+    return manager.query('SELECT id, class, operator, value FROM flow_checks WHERE id = ANY($1::int[])', [
+      ids,
+    ]);
+  }
+
+  /** Inserts a rule and its scope row; returns the rule's id. */
+  async insertRule(
+    manager: EntityManager,
+    rule: RuleColumns,
+    scope: { type: number; value: string },
+  ): Promise<number> {
+    const inserted: { id: number }[] = await manager.query(
+      `INSERT INTO flow_operations (class, name, checks, operation, entity, events, description)
+       VALUES ($1, $2, $3::jsonb, $4, $5, $6::jsonb, $7) RETURNING id`,
+      [
+        rule.class,
+        rule.name,
+        JSON.stringify(rule.checkIds),
+        rule.operation,
+        rule.entity,
+        JSON.stringify(rule.events),
+        rule.description,
+      ],
+    );
+    const ruleId = Number(inserted[0]!.id);
+    await manager.query('INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, $2, $3)', [
+      ruleId,
+      scope.type,
+      scope.value,
+    ]);
+    return ruleId;
+  }
+
+  /** Rewrites a rule (never its class). */
+  async updateRule(manager: EntityManager, ruleId: number, rule: Omit<RuleColumns, 'class'>): Promise<void> {
+    await manager.query(
+      `UPDATE flow_operations SET name = $2, checks = $3::jsonb, operation = $4, entity = $5, events = $6::jsonb,
+              description = $7, updated_at = now() WHERE id = $1`,
+      [
+        ruleId,
+        rule.name,
+        JSON.stringify(rule.checkIds),
+        rule.operation,
+        rule.entity,
+        JSON.stringify(rule.events),
+        rule.description,
+      ],
+    );
+  }
+
+  /** Deletes a rule (its check rows stay); returns its class and name when it existed. */
+  async deleteRule(
+    manager: EntityManager,
+    ruleId: number,
+  ): Promise<{ class: string; name: string } | undefined> {
+    const [rule] = (await manager.query('DELETE FROM flow_operations WHERE id = $1 RETURNING class, name', [
+      ruleId,
+    ])) as { class: string; name: string }[];
+    return rule;
+  }
+
+  /** Deletes a user's rules; returns their ids. */
+  deleteRulesOfUser(userId: string): Promise<{ id: number }[]> {
+    return this.dataSource.query(
+      `DELETE FROM flow_operations WHERE id IN (SELECT operation_id FROM flow_operations_scope WHERE type = 1 AND value = $1) RETURNING id`,
+      [userId],
+    );
+  }
+
+  /** The class of the rule when it belongs to the scope (`lock`: locks the rule row). */
+  async classInScope(
+    ruleId: number,
+    scope: { type: number; value: string },
+    lock = false,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<string | null> {
+    const rows: { class: string }[] = await manager.query(
+      `SELECT o.class FROM flow_operations o JOIN flow_operations_scope s ON s.operation_id = o.id
+        WHERE o.id = $1 AND s.type = $2 AND s.value = $3${lock ? ' FOR UPDATE OF o' : ''}`,
+      [ruleId, scope.type, scope.value],
+    );
+    return rows[0]?.class ?? null;
+  }
+
+  /** Check rows by hash (read only: referencing a committed, never-deleted check needs no lock). */
+  async checksByHash(manager: EntityManager, hashes: string[]): Promise<{ id: number; hash: string }[]> {
+    return (await manager.query(`SELECT id, hash FROM flow_checks WHERE hash = ANY($1::char(32)[])`, [
+      hashes,
+    ])) as { id: number; hash: string }[];
+  }
+
+  /** Inserts the checks, skipping hashes a concurrent transaction inserted first. */
+  async insertChecks(manager: EntityManager, checks: RuleCheck[], hashes: string[]): Promise<void> {
+    await manager.query(
+      `INSERT INTO flow_checks (class, operator, value, hash)
+       SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::text[], $4::char(32)[])
+       ON CONFLICT (hash) DO NOTHING`,
+      [checks.map((c) => c.class), checks.map((c) => c.operator), checks.map((c) => c.value), hashes],
+    );
+  }
+}
