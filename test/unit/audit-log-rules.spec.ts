@@ -39,19 +39,17 @@ describe('audit: the list filters and count cap', () => {
     expect(auditFilterClause({})).toEqual({ clause: '', params: [] });
   });
 
-  it('numbers parameters in filter order and lower-cases user names and emails', () => {
+  it('numbers parameters in filter order; each resolved user filter narrows the actors', () => {
     const { clause, params } = auditFilterClause({
       action: 'delete',
-      username: 'Alice',
-      email: 'A@Example.COM',
+      userIds: [['7', '9'], []],
       visibleOrganizations: ['o1'],
     });
     expect(clause).toBe(
       'WHERE l.action = $1 AND l.organization_id = ANY($2::uuid[])' +
-        ' AND l.user_id IN (SELECT id FROM users WHERE lower_name = $3)' +
-        ' AND l.user_id IN (SELECT id FROM users WHERE lower_email = $4)',
+        ' AND l.user_id = ANY($3::bigint[]) AND l.user_id = ANY($4::bigint[])',
     );
-    expect(params).toEqual(['delete', ['o1'], 'alice', 'a@example.com']);
+    expect(params).toEqual(['delete', ['o1'], ['7', '9'], []]);
   });
 
   it('reports the cap once the count goes past it', () => {

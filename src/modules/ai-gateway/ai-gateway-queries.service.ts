@@ -3,6 +3,7 @@ import { SearchParser, searchTerms } from '../../api/coder/coder-search-query';
 import { BadRequestError, InvalidError, NotFoundError } from '../../platform/errors/domain-error';
 import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
+import { type AccountName, IdentityDirectory } from '../identity/identity-directory.service';
 import { UsersService } from '../identity/users.service';
 import {
   AiInterceptionsRepository,
@@ -45,12 +46,14 @@ export function sumUsage(rows: Row[]): UsageSummary {
     );
 }
 
-function initiator(row: Row) {
+/** The initiator as Coder's MinimalUser (an account that no longer exists has no names). */
+function initiator(row: Row, names: Map<string, AccountName>) {
+  const account = names.get(String(row.initiator_id));
   return {
-    id: row.initiator_uuid as string,
-    username: (row.initiator_name as string) ?? '',
-    ...(row.initiator_full_name ? { name: row.initiator_full_name as string } : {}),
-    ...(row.initiator_avatar ? { avatar_url: row.initiator_avatar as string } : {}),
+    id: account?.uuid as string,
+    username: account?.name ?? '',
+    ...(account?.fullName ? { name: account.fullName } : {}),
+    ...(account?.avatarUrl ? { avatar_url: account.avatarUrl } : {}),
   };
 }
 
@@ -65,7 +68,12 @@ export class AiGatewayQueries {
     private readonly records: AiInterceptionsRepository,
     private readonly authz: AuthorizationService,
     private readonly users: UsersService,
+    private readonly directory: IdentityDirectory,
   ) {}
+
+  private initiatorNames(rows: Row[]): Promise<Map<string, AccountName>> {
+    return this.directory.namesByIds(rows.map((row) => String(row.initiator_id)));
+  }
 
   async canRead(principal: Principal): Promise<boolean> {
     return this.authz.authorize(principal, 'read', { type: 'aibridge_interception' });
@@ -130,10 +138,10 @@ export class AiGatewayQueries {
     return { limit, offset };
   }
 
-  private presentSession(row: Row) {
+  private presentSession(row: Row, names: Map<string, AccountName>) {
     return {
       id: row.session_id as string,
-      initiator: initiator(row),
+      initiator: initiator(row, names),
       providers: (row.providers as string[]).sort(),
       models: (row.models as string[]).sort(),
       client: (row.client as string | null) ?? null,
@@ -153,7 +161,8 @@ export class AiGatewayQueries {
       throw new BadRequestError(`after_session_id: session "${afterSessionId}" not found`, {
         code: 'AI_CURSOR',
       });
-    return { count: int(found.count), sessions: found.rows.map((row) => this.presentSession(row)) };
+    const names = await this.initiatorNames(found.rows);
+    return { count: int(found.count), sessions: found.rows.map((row) => this.presentSession(row, names)) };
   }
 
   /** One session: its threads (root interceptions and the interceptions that continue them). */
@@ -214,7 +223,7 @@ export class AiGatewayQueries {
     });
     const pageRows = roots.flatMap((id) => threads.get(id)!);
     return {
-      ...this.presentSession(summary),
+      ...this.presentSession(summary, await this.initiatorNames([summary])),
       page_started_at: pageRows.length ? iso(pageRows[0]!.started_at) : null,
       page_ended_at: pageRows.length ? iso(pageRows.at(-1)!.ended_at ?? pageRows.at(-1)!.started_at) : null,
       threads: threadViews,
@@ -225,12 +234,13 @@ export class AiGatewayQueries {
     const found = await this.records.interceptions(filters, page, afterId);
     if (!found)
       throw new BadRequestError(`after_id: interception "${afterId}" not found`, { code: 'AI_CURSOR' });
+    const names = await this.initiatorNames(found.rows);
     return {
       count: int(found.count),
       results: found.rows.map((row) => ({
         id: row.id as string,
         api_key_id: (row.api_key_id as string | null) ?? null,
-        initiator: initiator(row),
+        initiator: initiator(row, names),
         provider: row.provider as string,
         provider_name: row.provider_name as string,
         model: row.model as string,

@@ -2,12 +2,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { type AuditEntry, AuditLog } from '../../platform/audit/audit-log';
 import { currentRequestContext } from '../../platform/http/request-context';
+import type { AuditLogEntry } from './audit-log.entity';
 import { AUDIT_CONFIG, type AuditConfig } from './audit.config';
-import { type AuditEntryWithActor, AuditLogRepository, auditFilterClause } from './audit-log.repository';
+import type { User } from '../identity/entities/user.entity';
+import { IdentityDirectory } from '../identity/identity-directory.service';
+import { AuditLogRepository, auditFilterClause, type ResolvedAuditFilters } from './audit-log.repository';
 import { type AuditFilters, auditLogRow, cappedCount } from './audit-query';
 
 export type { AuditFilters } from './audit-query';
-export type { ActorRow } from './audit-log.repository';
+
+/** An entry with its actor's account (null when the entry has no actor or the account is gone). */
+export type AuditEntryWithActor = AuditLogEntry & { actor: User | null };
 
 export interface AuditPage {
   entries: AuditEntryWithActor[];
@@ -24,6 +29,7 @@ export class AuditLogService extends AuditLog {
 
   constructor(
     private readonly logs: AuditLogRepository,
+    private readonly directory: IdentityDirectory,
     @Inject(AUDIT_CONFIG) config: AuditConfig,
   ) {
     super();
@@ -36,9 +42,23 @@ export class AuditLogService extends AuditLog {
   }
 
   async list(filters: AuditFilters, page: { limit: number; offset: number }): Promise<AuditPage> {
-    const filter = auditFilterClause(filters);
+    const filter = auditFilterClause(await this.resolveActorFilters(filters));
     const total = await this.logs.countUpTo(filter, this.countCap + 1);
-    const entries = await this.logs.page(filter, page);
+    const rows = await this.logs.page(filter, page);
+    const actors = await this.directory.usersByIds(rows.flatMap((row) => (row.userId ? [row.userId] : [])));
+    const entries = rows.map((row) => {
+      const actor = row.userId ? actors.get(row.userId) : undefined;
+      return { ...row, actor: actor ?? null };
+    });
     return { entries, ...cappedCount(total, this.countCap) };
+  }
+
+  /** `username:` and `email:` name accounts (case-insensitively); identity resolves them to ids. */
+  private async resolveActorFilters(filters: AuditFilters): Promise<ResolvedAuditFilters> {
+    const { username, email, ...rest } = filters;
+    const userIds: string[][] = [];
+    if (username) userIds.push(await this.directory.accountIdsByName(username));
+    if (email) userIds.push(await this.directory.accountIdsByEmail(email));
+    return userIds.length ? { ...rest, userIds } : rest;
   }
 }

@@ -8,34 +8,18 @@ import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
 import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
 import { OrganizationsService } from '../identity/organizations.service';
-import { User } from '../identity/entities/user.entity';
+import type { User } from '../identity/entities/user.entity';
 import { presentCoderUser } from '../identity/presenters/coder-user.presenter';
 import { AuditLogDto, AuditLogResponseDto, AuditLogsQueryDto } from './audit.dto';
-import { type ActorRow, type AuditFilters, AuditLogService } from './audit-log.service';
+import { type AuditFilters, AuditLogService } from './audit-log.service';
 import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES, describeAuditEntry } from './audit-vocabulary';
 import { isUuid } from '../../platform/text/uuid';
 
 const DEFAULT_LIMIT = 100;
 
 /** The actor in Coder's User JSON, through the identity presenter (organization ids are not listed). */
-function presentActor(actor: ActorRow | null): AuditLogDto['user'] {
-  if (!actor) return null;
-  const user = Object.assign(new User(), {
-    uuid: actor.uuid,
-    name: actor.name,
-    fullName: actor.full_name,
-    email: actor.email,
-    avatarUrl: actor.avatar_url,
-    status: actor.status,
-    loginType: actor.login_type,
-    createdAt: new Date(actor.created_at),
-    updatedAt: new Date(actor.updated_at),
-    lastSeenAt: actor.last_seen_at ? new Date(actor.last_seen_at) : null,
-    siteRoles: actor.site_roles,
-    isAdmin: actor.is_admin,
-    isServiceAccount: actor.is_service_account,
-  });
-  return presentCoderUser(user, []);
+function presentActor(actor: User | null): AuditLogDto['user'] {
+  return actor ? presentCoderUser(actor, []) : null;
 }
 
 /** Coder's audit log (`GET /api/v2/audit`): owners and auditors read every entry, organization auditors their organizations'. */

@@ -24,7 +24,7 @@ import { ChatCostsRepository } from './repositories/chat-costs.repository';
 import { ChatFilesRepository } from './repositories/chat-files.repository';
 import { ChatMessagesRepository, type MessageRow } from './repositories/chat-messages.repository';
 import { ChatModelConfigsRepository } from './repositories/chat-model-configs.repository';
-import { ChatOwnersRepository } from './repositories/chat-owners.repository';
+import { IdentityDirectory } from '../identity/identity-directory.service';
 import { ChatPullRequestsRepository } from './repositories/chat-pull-requests.repository';
 import { ChatsRepository } from './repositories/chats.repository';
 
@@ -109,7 +109,7 @@ export class ChatsService {
     private readonly fileRows: ChatFilesRepository,
     private readonly pullRequestLinks: ChatPullRequestsRepository,
     private readonly costs: ChatCostsRepository,
-    private readonly owners: ChatOwnersRepository,
+    private readonly directory: IdentityDirectory,
     private readonly transactions: TransactionRunner,
     private readonly authz: AuthorizationService,
     private readonly organizations: OrganizationsService,
@@ -533,18 +533,42 @@ export class ChatsService {
   }
 
   /** Every user's chat cost over [start, end), for administrators, paged. */
-  costByUser(start: Date, end: Date, username: string | undefined, page: { limit: number; offset: number }) {
-    return this.costs.byUser(start, end, username, page);
+  async costByUser(
+    start: Date,
+    end: Date,
+    username: string | undefined,
+    page: { limit: number; offset: number },
+  ) {
+    let ownerUuids: string[] | undefined;
+    if (username) {
+      const ids = await this.directory.accountIdsByName(username);
+      ownerUuids = [...(await this.directory.namesByIds(ids)).values()].map((account) => account.uuid);
+    }
+    const { rows, count } = await this.costs.byOwner(start, end, ownerUuids, page);
+    const owners = await this.directory.namesByUuids(rows.map((row) => String(row.user_id)));
+    return {
+      count,
+      rows: rows.map((row): Record<string, string | number> => {
+        const owner = owners.get(String(row.user_id));
+        return {
+          ...row,
+          username: owner?.name ?? '',
+          name: owner?.fullName ?? '',
+          avatar_url: owner?.avatarUrl ?? '',
+        };
+      }),
+    };
   }
 
   /** The chat owner's name and full name (the chat's presentation), or undefined when the account is gone. */
-  ownerNames(chat: Pick<Chat, 'ownerId'>): Promise<{ name: string; full_name: string } | undefined> {
-    return this.owners.names(chat.ownerId);
+  async ownerNames(chat: Pick<Chat, 'ownerId'>): Promise<{ name: string; full_name: string } | undefined> {
+    const owner = (await this.directory.namesByUuids([chat.ownerId])).get(chat.ownerId);
+    return owner ? { name: owner.name, full_name: owner.fullName } : undefined;
   }
 
   /** The internal id of the chat's owner (chats keep the user's uuid), or null when the account is gone. */
-  ownerIdOf(chat: Pick<Chat, 'ownerId'>): Promise<string | null> {
-    return this.owners.internalId(chat.ownerId);
+  async ownerIdOf(chat: Pick<Chat, 'ownerId'>): Promise<string | null> {
+    return (await this.directory.namesByUuids([chat.ownerId])).get(chat.ownerId)?.id ?? null;
   }
 }
 

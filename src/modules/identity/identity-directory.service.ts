@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import type { User } from './entities/user.entity';
 import {
   type AccountNameRow,
@@ -24,6 +25,15 @@ function accountName(row: AccountNameRow): AccountName {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** An individual user's address and names. */
+export interface AccountContact {
+  id: string;
+  uuid: string;
+  email: string;
+  name: string;
+  fullName: string;
+}
+
 /** A member of an organization with the explicitly assigned organization roles. */
 export interface OrganizationMemberRef {
   userId: string;
@@ -42,20 +52,66 @@ export class IdentityDirectory {
     private readonly accounts: AccountsRepository,
   ) {}
 
-  /** Id → names of the accounts (users and organizations) that exist; unknown ids are absent. */
-  async namesByIds(ids: readonly string[]): Promise<Map<string, AccountName>> {
+  /**
+   * Id → names of the accounts (users and organizations) that exist; unknown ids are absent. Pass the
+   * caller's transaction when it is open (embedded PGlite has one connection).
+   */
+  async namesByIds(ids: readonly string[], manager?: EntityManager): Promise<Map<string, AccountName>> {
     const unique = [...new Set(ids)].filter((id) => /^\d+$/.test(id));
     if (unique.length === 0) return new Map();
-    const rows = await this.directory.namesByIds(unique);
+    const rows = await this.directory.namesByIds(unique, manager);
     return new Map(rows.map((row) => [row.id, accountName(row)]));
   }
 
   /** Uuid → names of the accounts that exist (Coder ids); unknown or malformed uuids are absent. */
-  async namesByUuids(uuids: readonly string[]): Promise<Map<string, AccountName>> {
+  async namesByUuids(uuids: readonly string[], manager?: EntityManager): Promise<Map<string, AccountName>> {
     const unique = [...new Set(uuids)].filter((uuid) => UUID.test(uuid));
     if (unique.length === 0) return new Map();
-    const rows = await this.directory.namesByUuids(unique);
+    const rows = await this.directory.namesByUuids(unique, manager);
     return new Map(rows.map((row) => [row.uuid, accountName(row)]));
+  }
+
+  /**
+   * An individual user's contact (notification recipients), or undefined for an organization or an
+   * unknown id. Pass the caller's transaction when the user may have been created in it.
+   */
+  async contactOf(userId: string, manager?: EntityManager): Promise<AccountContact | undefined> {
+    if (!/^\d+$/.test(userId)) return undefined;
+    const row = await this.directory.individual(userId, manager);
+    return row && { id: row.id, uuid: row.uuid, email: row.email, name: row.name, fullName: row.full_name };
+  }
+
+  /** Active owners and user-admins (Coder notifies both roles of account events), ids ascending. */
+  activeAccountAdminIds(): Promise<string[]> {
+    return this.directory.activeAccountAdminIds();
+  }
+
+  /** The uuids of the accounts `ref` names: by uuid, or by name case-insensitively (none, one or two). */
+  async accountUuidsByRef(ref: string): Promise<string[]> {
+    const byUuid = [...(await this.namesByUuids([ref])).keys()];
+    const byName = [...(await this.namesByIds(await this.accountIdsByName(ref))).values()].map((a) => a.uuid);
+    return [...new Set([...byUuid, ...byName])];
+  }
+
+  /** An organization's workspace sharing mode (`everyone`, `service_accounts`, `none`); undefined when unknown. */
+  async workspaceSharingModeOf(organizationUuid: string): Promise<string | undefined> {
+    return UUID.test(organizationUuid) ? this.directory.workspaceSharingMode(organizationUuid) : undefined;
+  }
+
+  /** Teams (Coder groups) that exist, by uuid: their names. */
+  async teamNamesByUuids(uuids: readonly string[]): Promise<{ uuid: string; name: string }[]> {
+    const unique = [...new Set(uuids)].filter((uuid) => UUID.test(uuid));
+    return unique.length === 0 ? [] : this.directory.teamNamesByUuids(unique);
+  }
+
+  /** Ids of the accounts named `name` (case-insensitive; none or one). */
+  accountIdsByName(name: string): Promise<string[]> {
+    return this.directory.idsByLowerName(name.toLowerCase());
+  }
+
+  /** Ids of the accounts whose email is `email` (case-insensitive). */
+  accountIdsByEmail(email: string): Promise<string[]> {
+    return this.directory.idsByLowerEmail(email.toLowerCase());
   }
 
   /** The uuids of the organizations the user (numeric id) is a member of. */
@@ -72,10 +128,10 @@ export class IdentityDirectory {
   }
 
   /** Uuid → account, for the uuids that exist. */
-  async usersByUuids(uuids: readonly string[]): Promise<Map<string, User>> {
-    const unique = [...new Set(uuids)];
+  async usersByUuids(uuids: readonly string[], manager?: EntityManager): Promise<Map<string, User>> {
+    const unique = [...new Set(uuids)].filter((uuid) => UUID.test(uuid));
     if (unique.length === 0) return new Map();
-    const users = await this.directory.usersByUuids(unique);
+    const users = await this.directory.usersByUuids(unique, manager);
     return new Map(users.map((user) => [user.uuid, user]));
   }
 

@@ -1,3 +1,4 @@
+import { IdentityDirectory } from '../identity/identity-directory.service';
 import { Injectable, Logger } from '@nestjs/common';
 import type { DomainEventMap } from '../../platform/events/event-map';
 import { OnDomainEvent } from '../../platform/events/event-bus.service';
@@ -20,6 +21,7 @@ export class NotificationListeners {
     private readonly preferences: NotificationPreferencesRepository,
     private readonly enqueuer: NotificationEnqueuer,
     private readonly users: UsersService,
+    private readonly directory: IdentityDirectory,
   ) {}
 
   private async enqueue(request: EnqueueRequest): Promise<void> {
@@ -35,7 +37,7 @@ export class NotificationListeners {
 
   /** Active owners and user-admins (Coder notifies both roles of account events). */
   private async accountAdmins(exceptUserId?: string): Promise<string[]> {
-    return (await this.messages.accountAdminIds()).filter((id) => id !== exceptUserId);
+    return (await this.directory.activeAccountAdminIds()).filter((id) => id !== exceptUserId);
   }
 
   private async nameOf(userId: string | null): Promise<string> {
@@ -156,7 +158,8 @@ export class NotificationListeners {
   private async keepAccountCreatedRecipient(deletedUserId: string, actorId: string | null): Promise<void> {
     if (!actorId) return;
     try {
-      if (await this.messages.hasAdminRecipient(IDS.userAccountCreated, deletedUserId)) return;
+      if (await this.messages.anyReceives(IDS.userAccountCreated, await this.accountAdmins(deletedUserId)))
+        return;
       await this.preferences.enable(actorId, IDS.userAccountCreated);
     } catch (error) {
       this.logger.warn({ err: error }, 'keeping a recipient of "User account created" failed');

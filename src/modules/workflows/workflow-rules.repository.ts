@@ -14,7 +14,6 @@ export interface RuleRow {
   description: string;
   scope_type: number;
   scope_value: string;
-  actor_name: string | null;
 }
 
 /** The stored columns of a rule (its checks by id). */
@@ -30,8 +29,8 @@ export interface RuleColumns {
 
 /**
  * The workflow tables: flow_operations (rules), flow_operations_scope (whose rule) and flow_checks
- * (content-addressed checks shared between rules). The snapshot's scope actor name comes from
- * identity's `users` table (a join kept here as SQL until identity offers the read, issue 32 item 2).
+ * (content-addressed checks shared between rules). A user scope's value is the user's numeric id; the
+ * user's name comes from identity's directory.
  */
 @Injectable()
 export class WorkflowRulesRepository {
@@ -41,10 +40,9 @@ export class WorkflowRulesRepository {
   ruleRows(manager: EntityManager = this.dataSource.manager): Promise<RuleRow[]> {
     return manager.query(
       `SELECT o.id, o.class, o.name, o.checks, o.operation, o.entity, o.events, o.description,
-              s.type AS scope_type, s.value AS scope_value, u.name AS actor_name
+              s.type AS scope_type, s.value AS scope_value
          FROM flow_operations o
          JOIN flow_operations_scope s ON s.operation_id = o.id
-         LEFT JOIN users u ON s.type = 1 AND u.id::text = s.value
         ORDER BY o.id`,
     );
   }

@@ -222,7 +222,7 @@ export function presentWorkspace(
     owner_name: owner?.name ?? '',
     owner_avatar_url: owner?.avatar_url ?? '',
     organization_id: workspace.organization_id,
-    organization_name: workspace.organization_name ?? '',
+    organization_name: users.get(workspace.organization_id)?.name ?? '',
     template_id: workspace.template_id,
     template_name: workspace.template_name,
     template_display_name: workspace.template_display_name,

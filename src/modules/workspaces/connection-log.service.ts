@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { IdentityDirectory } from '../identity/identity-directory.service';
 import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../auth/principal';
 import {
@@ -6,9 +7,14 @@ import {
   type ConnectionLogRow,
   ConnectionLogSearchRepository,
 } from './repositories/connection-log-search.repository';
-import { WorkspaceViewsRepository } from './repositories/workspace-views.repository';
+import { WorkspaceAccounts } from './workspace-accounts.service';
 import type { UserSummary } from './workspace-views';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from './workspaces.config';
+
+/** The filters of the list; `organization` names an organization by uuid or name. */
+export type ConnectionLogQuery = Omit<ConnectionLogFilters, 'organizationIds' | 'organizationUuids'> & {
+  organization?: string;
+};
 
 /** Coder's connection log: what the caller may audit, newest first, counted up to `CONNECTION_LOG_COUNT_CAP`. */
 @Injectable()
@@ -16,7 +22,8 @@ export class ConnectionLogService {
   constructor(
     private readonly authz: AuthorizationService,
     private readonly search: ConnectionLogSearchRepository,
-    private readonly views: WorkspaceViewsRepository,
+    private readonly accounts: WorkspaceAccounts,
+    private readonly directory: IdentityDirectory,
     @Inject(WORKSPACES_CONFIG) private readonly config: WorkspacesConfig,
   ) {}
 
@@ -30,18 +37,33 @@ export class ConnectionLogService {
    */
   async list(
     principal: Principal,
-    filters: Omit<ConnectionLogFilters, 'organizationIds'>,
+    query: ConnectionLogQuery,
     page: { limit: number; offset: number },
   ): Promise<{ rows: ConnectionLogRow[]; total: number; owners: Map<string, UserSummary> }> {
+    const { organization, ...filters } = query;
     let organizationIds: string[] | undefined;
     if (!(await this.authz.authorize(principal, 'read', { type: 'connection_log' }))) {
       organizationIds = [];
-      for (const uuid of await this.search.memberOrganizations(principal.user.id))
+      const memberOf = await this.directory.organizationUuidsOf(principal.user.id).catch(() => []);
+      for (const uuid of memberOf)
         if (await this.authz.authorize(principal, 'read', { type: 'connection_log', orgId: uuid }))
           organizationIds.push(uuid);
     }
-    const { rows, total } = await this.search.search({ ...filters, organizationIds }, page, this.countCap);
-    const owners = await this.views.userSummaries(rows.map((row) => row.workspace_owner_id as string));
-    return { rows, total, owners };
+    const organizationUuids = organization ? await this.directory.accountUuidsByRef(organization) : undefined;
+    const { rows, total } = await this.search.search(
+      { ...filters, organizationUuids, organizationIds },
+      page,
+      this.countCap,
+    );
+    const owners = await this.accounts.summaries(rows.map((row) => row.workspace_owner_id as string));
+    const organizations = await this.directory.namesByUuids(rows.map((row) => row.organization_id as string));
+    return {
+      rows: rows.map((row) => ({
+        ...row,
+        organization_name: organizations.get(row.organization_id as string)?.name ?? '',
+      })),
+      total,
+      owners,
+    };
   }
 }

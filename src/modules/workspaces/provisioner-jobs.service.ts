@@ -1,3 +1,4 @@
+import { IdentityDirectory } from '../identity/identity-directory.service';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
@@ -86,6 +87,7 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
     private readonly jobs: ProvisionerJobsRepository,
     private readonly agents: WorkspaceAgentsRepository,
     @Inject(WORKSPACES_CONFIG) private readonly config: WorkspacesConfig,
+    private readonly directory: IdentityDirectory,
   ) {}
 
   onModuleInit(): void {
@@ -175,10 +177,12 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
     }
     const build = await this.jobs.buildOfJob(manager, job.input.workspace_build_id!);
     if (!build) throw new NotFoundError('Workspace build not found.');
-    const ownerName = await this.ownerName(manager, build.owner_id);
+    const owner = (await this.directory.usersByUuids([build.owner_id], manager)).get(build.owner_id);
+    const ownerName = build.owner_id === PREBUILDS_USER_ID ? 'prebuilds' : (owner?.name ?? '');
     let agent: { id: string; token: string; name: string } | null = null;
     if (build.transition === 'start') agent = await this.agentFor(manager, job, build);
-    const siteOwner = await this.jobs.isSiteOwner(manager, build.owner_id);
+    // Site owner (admin or the `owner` role): without isolation the built-in provisioner builds only theirs.
+    const siteOwner = owner !== undefined && (owner.isAdmin || owner.siteRoles.includes('owner'));
     return {
       job_id: job.id,
       type: job.type,
@@ -218,11 +222,6 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
     }
     await this.jobs.insertOsIdentity(manager, workspaceId, uid);
     return uid;
-  }
-
-  private async ownerName(manager: EntityManager, ownerId: string): Promise<string> {
-    if (ownerId === PREBUILDS_USER_ID) return 'prebuilds';
-    return (await this.jobs.userName(manager, ownerId)) ?? '';
   }
 
   /**

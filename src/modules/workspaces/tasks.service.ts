@@ -1,3 +1,4 @@
+import { IdentityDirectory } from '../identity/identity-directory.service';
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ConflictError } from '../../platform/errors/domain-error';
@@ -24,6 +25,7 @@ export class TasksService {
     private readonly transactions: TransactionRunner,
     private readonly authz: AuthorizationService,
     private readonly workspaces: WorkspacesService,
+    private readonly directory: IdentityDirectory,
   ) {}
 
   /** `{task}`: the task's (workspace's) id or name, for `{user}`; 404 when not visible or not a task. */
@@ -64,7 +66,9 @@ export class TasksService {
         transition,
         reason,
       });
-      const ownerAccountId = await this.workspacesRepo.accountIdOf(tx.manager, task.owner_id);
+      const ownerAccountId = (await this.directory.namesByUuids([task.owner_id], tx.manager)).get(
+        task.owner_id,
+      )?.id;
       if (ownerAccountId)
         tx.emit('notification.requested', {
           templateId:

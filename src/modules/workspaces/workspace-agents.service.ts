@@ -1,3 +1,4 @@
+import { IdentityDirectory } from '../identity/identity-directory.service';
 import { Inject, Injectable } from '@nestjs/common';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { InvalidError, NotFoundError } from '../../platform/errors/domain-error';
@@ -57,6 +58,7 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
     private readonly secrets: UserSecretsService,
     private readonly transactions: TransactionRunner,
     @Inject(WORKSPACES_CONFIG) private readonly config: WorkspacesConfig,
+    private readonly directory: IdentityDirectory,
   ) {}
 
   async findByToken(token: string): Promise<WorkspaceAgentIdentity | null> {
@@ -68,10 +70,11 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
     const row = await this.agents.manifestRow(agent.agentId);
     if (!row) throw new NotFoundError('Agent not found.');
     const ownerId = row.owner_id as string;
+    const owner = (await this.directory.namesByUuids([ownerId])).get(ownerId);
     const environment = { ...(row.environment_variables as Record<string, string>) };
     // The owner's secrets that name an environment variable reach the agent (not a prebuild's: it has no owner yet).
-    if (ownerId !== PREBUILDS_USER_ID && row.owner_numeric_id) {
-      for (const secret of await this.secrets.forAgent(String(row.owner_numeric_id)))
+    if (ownerId !== PREBUILDS_USER_ID && owner) {
+      for (const secret of await this.secrets.forAgent(owner.id))
         if (secret.envName) environment[secret.envName] = secret.value;
     }
     return {
@@ -80,7 +83,7 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
       workspace_id: row.workspace_id as string,
       workspace_name: row.workspace_name as string,
       owner_id: ownerId,
-      owner_name: ownerId === PREBUILDS_USER_ID ? PREBUILDS_USER_NAME : ((row.owner_name as string) ?? ''),
+      owner_name: ownerId === PREBUILDS_USER_ID ? PREBUILDS_USER_NAME : (owner?.name ?? ''),
       directory: row.directory as string,
       environment_variables: environment,
       apps: row.apps as unknown[],

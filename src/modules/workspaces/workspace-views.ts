@@ -105,7 +105,6 @@ export interface WorkspaceRow {
   template_display_name: string;
   template_icon: string;
   template_active_version_id: string;
-  organization_name: string;
   task_prompt: string | null;
   task_display_name: string | null;
 }

@@ -1,3 +1,4 @@
+import { WorkspaceAccounts } from './workspace-accounts.service';
 import { Global, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { WorkspaceAgentCalls } from '../../platform/ports/workspace-agent-calls';
 import { WorkspaceLookup } from '../../platform/ports/workspace-lookup';
@@ -75,6 +76,7 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     WorkspacesRepository,
     WorkspaceViewsRepository,
     ConnectionLogSearchRepository,
+    WorkspaceAccounts,
     ConnectionLogService,
     // Services.
     ProvisionerJobsService,

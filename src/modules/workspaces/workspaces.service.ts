@@ -1,3 +1,5 @@
+import { IdentityDirectory } from '../identity/identity-directory.service';
+import { WorkspaceAccounts } from './workspace-accounts.service';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { JobQueue } from '../../platform/jobs/job-queue.service';
@@ -93,6 +95,8 @@ export class WorkspacesService {
     private readonly jobs: ProvisionerJobsService,
     private readonly queue: JobQueue,
     @Inject(WORKSPACES_CONFIG) readonly config: WorkspacesConfig,
+    private readonly accounts: WorkspaceAccounts,
+    private readonly directory: IdentityDirectory,
   ) {}
 
   // ---------------------------------------------------------------- templates and versions
@@ -576,12 +580,12 @@ export class WorkspacesService {
 
   /** Names and avatars of users by uuid (the prebuilds user included), for the presenters. */
   async userSummaries(ids: string[]): Promise<Map<string, UserSummary>> {
-    return this.views.userSummaries(ids);
+    return this.accounts.summaries(ids);
   }
 
   /** Names of groups (teams) by uuid, for a workspace's ACL. */
   async groupNames(ids: string[]): Promise<{ uuid: string; name: string }[]> {
-    return this.views.teamNames(ids);
+    return this.accounts.groupNames(ids);
   }
 
   // ---------------------------------------------------------------- sharing
@@ -592,7 +596,9 @@ export class WorkspacesService {
     input: { userRoles: Record<string, string>; groupRoles: Record<string, string> },
   ): Promise<void> {
     const workspace = await this.requireWorkspace(principal, workspaceId);
-    const mode = (await this.workspacesRepo.sharingMode(workspace.organization_id)) ?? 'everyone';
+    const mode =
+      (await this.directory.workspaceSharingModeOf(workspace.organization_id).catch(() => undefined)) ??
+      'everyone';
     if (mode === 'none')
       throw new ForbiddenError('Workspace sharing is disabled for this organization.', 'permission');
     await this.authz.require(principal, 'share', workspaceObject(workspace));
@@ -602,7 +608,7 @@ export class WorkspacesService {
     );
     if (Object.keys(input.userRoles).length) {
       const ids = Object.keys(input.userRoles);
-      if ((await this.workspacesRepo.countUsers(ids)) !== ids.length)
+      if ((await this.directory.namesByUuids(ids)).size !== new Set(ids).size)
         throw new InvalidError('Invalid request to update workspace ACL', {
           fields: [{ field: 'user_roles', detail: 'unknown user id' }],
         });
@@ -612,17 +618,30 @@ export class WorkspacesService {
 
   /** Drops shares when an organization's sharing mode no longer allows them. */
   async clearShares(organizationAccountId: string, keepServiceAccounts: boolean): Promise<void> {
-    await this.workspacesRepo.clearShares(organizationAccountId, keepServiceAccounts);
+    const organization = (await this.directory.namesByIds([organizationAccountId])).get(
+      organizationAccountId,
+    );
+    if (!organization) return;
+    let keepOwners: string[] = [];
+    if (keepServiceAccounts) {
+      const owners = await this.directory.usersByUuids(
+        await this.workspacesRepo.ownersOfSharedWorkspaces(organization.uuid),
+      );
+      keepOwners = [...owners.values()].filter((owner) => owner.isServiceAccount).map((owner) => owner.uuid);
+    }
+    await this.workspacesRepo.clearShares(organization.uuid, keepOwners);
   }
 
   /** Workspaces a user (numeric id) owns, for the account deletion rule. */
   async countOwnedBy(userId: string, manager: EntityManager): Promise<number> {
-    return this.workspacesRepo.countOwnedBy(manager, userId);
+    const owner = (await this.directory.namesByIds([userId], manager)).get(userId);
+    return owner ? this.workspacesRepo.countOwnedBy(manager, owner.uuid) : 0;
   }
 
   /** A purged account's workspaces get delete builds (their agents stop, their directories go). */
   async purgeOwnedBy(userId: string, tx: Transaction): Promise<void> {
-    const rows = await this.views.ownedByAccount(userId, tx.manager);
+    const owner = (await this.directory.namesByIds([userId], tx.manager)).get(userId);
+    const rows = owner ? await this.views.ownedBy(owner.uuid, tx.manager) : [];
     for (const workspace of rows)
       await this.buildInTransaction(tx, workspace.owner_id, workspace, { transition: 'delete' }).catch(
         async (error: unknown) => {

@@ -25,14 +25,11 @@ export type Row = Record<string, unknown>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The initiator's columns (SQL on identity's `users` table: uuid, name, full name, avatar). */
-const INITIATOR_COLUMNS = `a.uuid AS initiator_uuid, a.name AS initiator_name, a.full_name AS initiator_full_name,
-              a.avatar_url AS initiator_avatar`;
-
 /**
  * The read side of the interception records (reference D.2): sessions (interceptions grouped by
  * session id with their token usage, last prompt and activity), one session's interceptions,
- * interception pages, distinct models and clients. Rows come back as the columns the presenters read.
+ * interception pages, distinct models and clients. Rows come back as the columns the presenters read;
+ * they carry `initiator_id` only (the initiator's names come from identity's directory).
  */
 @Injectable()
 export class AiInterceptionsRepository {
@@ -115,8 +112,7 @@ export class AiInterceptionsRepository {
     )) as Row[];
     params.push(page.limit, page.offset);
     const rows = (await this.dataSource.query(
-      `${base} SELECT s.*, ${INITIATOR_COLUMNS}
-                 FROM s LEFT JOIN users a ON a.id = s.initiator_id ${cursor}
+      `${base} SELECT s.* FROM s ${cursor}
                 ORDER BY s.last_active_at DESC, s.session_id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,
     )) as Row[];
@@ -127,8 +123,7 @@ export class AiInterceptionsRepository {
   async session(sessionId: string): Promise<Row | undefined> {
     const summary = (await this.dataSource.query(
       `${this.sessionsSql('i.ended_at IS NOT NULL AND i.session_id = $1')}
-       SELECT s.*, ${INITIATOR_COLUMNS} FROM s LEFT JOIN users a ON a.id = s.initiator_id
-        ORDER BY s.last_active_at DESC LIMIT 1`,
+       SELECT s.* FROM s ORDER BY s.last_active_at DESC LIMIT 1`,
       [sessionId],
     )) as Row[];
     return summary[0];
@@ -176,11 +171,11 @@ export class AiInterceptionsRepository {
     }
     params.push(page.limit, page.offset);
     const rows = (await this.dataSource.query(
-      `SELECT i.*, ${INITIATOR_COLUMNS},
+      `SELECT i.*,
               coalesce((SELECT json_agg(t ORDER BY t.created_at) FROM ai_gateway_token_usages t WHERE t.interception_id = i.id), '[]') AS usages,
               coalesce((SELECT json_agg(t ORDER BY t.created_at) FROM ai_gateway_user_prompts t WHERE t.interception_id = i.id), '[]') AS prompts,
               coalesce((SELECT json_agg(t ORDER BY t.created_at) FROM ai_gateway_tool_usages t WHERE t.interception_id = i.id), '[]') AS tools
-         FROM ai_gateway_interceptions i LEFT JOIN users a ON a.id = i.initiator_id
+         FROM ai_gateway_interceptions i
         WHERE ${where} ORDER BY i.started_at DESC, i.id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,
     )) as Row[];

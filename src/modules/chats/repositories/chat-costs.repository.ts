@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 
 /**
  * The cost reports over `chat_messages` (assistant messages carry the usage and cost): a chat tree's
- * cost, a user's summary, every user's cost (joined with identity's `users` for names and avatars).
+ * cost, a user's summary, every owner's cost (the owners' names come from identity's directory).
  */
 @Injectable()
 export class ChatCostsRepository {
@@ -66,31 +66,34 @@ export class ChatCostsRepository {
     return { total: total!, byModel, byChat };
   }
 
-  /** Every user's chat cost over [start, end), paged (SQL on identity's `users`: names and avatars). */
-  async byUser(
+  /**
+   * Every owner's chat cost over [start, end), paged, most expensive first (ties by owner uuid);
+   * `ownerUuids` narrows the owners (the caller resolved a user name). Rows carry the owner's uuid.
+   */
+  async byOwner(
     start: Date,
     end: Date,
-    username: string | undefined,
+    ownerUuids: string[] | undefined,
     page: { limit: number; offset: number },
   ) {
     const params: unknown[] = [start, end];
     let filter = '';
-    if (username) {
-      params.push(username.toLowerCase());
-      filter = `AND u.lower_name = $${params.length}`;
+    if (ownerUuids) {
+      params.push(ownerUuids);
+      filter = `AND c.owner_id = ANY($${params.length}::uuid[])`;
     }
     const rows = (await this.dataSource.query(
-      `SELECT u.uuid AS user_id, u.name AS username, u.full_name AS name, u.avatar_url,
+      `SELECT c.owner_id::text AS user_id,
               COALESCE(sum(m.total_cost_micros), 0)::text AS total_cost_micros, count(*)::int AS message_count,
               count(DISTINCT COALESCE(c.root_chat_id, c.id))::int AS chat_count,
               COALESCE(sum(m.input_tokens), 0)::text AS total_input_tokens, COALESCE(sum(m.output_tokens), 0)::text AS total_output_tokens,
               COALESCE(sum(m.cache_read_tokens), 0)::text AS total_cache_read_tokens,
               COALESCE(sum(m.cache_write_tokens), 0)::text AS total_cache_creation_tokens,
               COALESCE(sum(m.runtime_ms), 0)::text AS total_runtime_ms, count(*) OVER ()::int AS full_count
-         FROM chat_messages m JOIN chats c ON c.id = m.chat_id JOIN users u ON u.uuid = c.owner_id
+         FROM chat_messages m JOIN chats c ON c.id = m.chat_id
         WHERE m.role = 'assistant' AND m.created_at >= $1 AND m.created_at < $2 ${filter}
-        GROUP BY u.uuid, u.name, u.full_name, u.avatar_url
-        ORDER BY sum(m.total_cost_micros) DESC NULLS LAST, u.name
+        GROUP BY c.owner_id
+        ORDER BY sum(m.total_cost_micros) DESC NULLS LAST, c.owner_id
         LIMIT ${page.limit || 10} OFFSET ${page.offset}`,
       params,
     )) as Record<string, string | number>[];

@@ -2,7 +2,6 @@ import { ChatCostsRepository } from './chat-costs.repository';
 import { ChatFilesRepository } from './chat-files.repository';
 import { ChatMessagesRepository } from './chat-messages.repository';
 import { ChatModelConfigsRepository } from './chat-model-configs.repository';
-import { ChatOwnersRepository } from './chat-owners.repository';
 import { ChatPullRequestsRepository } from './chat-pull-requests.repository';
 import { ChatsRepository } from './chats.repository';
 
@@ -14,5 +13,4 @@ export const CHATS_REPOSITORIES = [
   ChatFilesRepository,
   ChatPullRequestsRepository,
   ChatCostsRepository,
-  ChatOwnersRepository,
 ];

@@ -188,6 +188,14 @@ export class AccountsRepository {
   }
 }
 
+export interface AccountContactRow {
+  id: string;
+  uuid: string;
+  email: string;
+  name: string;
+  full_name: string;
+}
+
 /** The reads of IdentityDirectory (other modules' joins on identity's tables go through them). */
 @Injectable()
 export class DirectoryRepository {
@@ -197,22 +205,79 @@ export class DirectoryRepository {
     return this.dataSource.getRepository(User).find({ where: { id: In(ids) } });
   }
 
-  usersByUuids(uuids: string[]): Promise<User[]> {
-    return this.dataSource.getRepository(User).find({ where: { uuid: In(uuids) } });
+  usersByUuids(uuids: string[], manager: EntityManager = this.dataSource.manager): Promise<User[]> {
+    return manager.getRepository(User).find({ where: { uuid: In(uuids) } });
   }
 
-  namesByIds(ids: string[]): Promise<AccountNameRow[]> {
-    return this.dataSource.query(
+  namesByIds(ids: string[], manager: EntityManager = this.dataSource.manager): Promise<AccountNameRow[]> {
+    return manager.query(
       `SELECT id::text AS id, uuid::text AS uuid, name, full_name, avatar_url FROM users WHERE id = ANY($1::bigint[])`,
       [ids],
     );
   }
 
-  namesByUuids(uuids: string[]): Promise<AccountNameRow[]> {
-    return this.dataSource.query(
+  namesByUuids(uuids: string[], manager: EntityManager = this.dataSource.manager): Promise<AccountNameRow[]> {
+    return manager.query(
       `SELECT id::text AS id, uuid::text AS uuid, name, full_name, avatar_url FROM users WHERE uuid = ANY($1::uuid[])`,
       [uuids],
     );
+  }
+
+  /** An individual user's contact columns by numeric id, in the caller's transaction when given. */
+  async individual(
+    userId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<AccountContactRow | undefined> {
+    const rows: AccountContactRow[] = await manager.query(
+      `SELECT id::text AS id, uuid::text AS uuid, email, name, full_name FROM users WHERE id = $1 AND type = 'individual'`,
+      [userId],
+    );
+    return rows[0];
+  }
+
+  /** Active owners and user-admins, ids ascending. */
+  async activeAccountAdminIds(): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id::text AS id FROM users WHERE type = 'individual' AND status = 'active'
+          AND (is_admin OR 'owner' = ANY(site_roles) OR 'user-admin' = ANY(site_roles))
+        ORDER BY id`,
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Ids of the accounts with this lower-cased name (user or organization). */
+  async idsByLowerName(lowerName: string): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      'SELECT id::text AS id FROM users WHERE lower_name = $1',
+      [lowerName],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Ids of the accounts with this lower-cased email. */
+  async idsByLowerEmail(lowerEmail: string): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      'SELECT id::text AS id FROM users WHERE lower_email = $1',
+      [lowerEmail],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Teams (Coder groups) by uuid: uuid and name. */
+  teamNamesByUuids(uuids: string[]): Promise<{ uuid: string; name: string }[]> {
+    return this.dataSource.query('SELECT uuid::text AS uuid, name FROM teams WHERE uuid = ANY($1::uuid[])', [
+      uuids,
+    ]);
+  }
+
+  /** An organization's workspace sharing mode by the organization's uuid. */
+  async workspaceSharingMode(organizationUuid: string): Promise<string | undefined> {
+    const [row] = (await this.dataSource.query(
+      `SELECT o.workspace_sharing_mode AS mode FROM organizations o JOIN users a ON a.id = o.account_id
+        WHERE a.uuid = $1`,
+      [organizationUuid],
+    )) as { mode: string }[];
+    return row?.mode;
   }
 
   /** The uuids of the organizations the user is a member of. */

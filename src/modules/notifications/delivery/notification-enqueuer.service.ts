@@ -1,3 +1,4 @@
+import { IdentityDirectory } from '../../identity/identity-directory.service';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
@@ -87,6 +88,7 @@ export class NotificationEnqueuer {
     private readonly cluster: ClusterBus,
     private readonly inbox: InboxService,
     private readonly messages: NotificationMessagesRepository,
+    private readonly directory: IdentityDirectory,
   ) {}
 
   /** The configured default method (NOTIFICATIONS_METHOD), whether or not its transport is set. */
@@ -284,10 +286,7 @@ export class NotificationEnqueuer {
     userId: string,
     manager: EntityManager | undefined,
   ): Promise<Recipient | undefined> {
-    const row = await this.messages.findRecipient(manager, userId);
-    return (
-      row && { id: String(row.id), uuid: row.uuid, email: row.email, name: row.name, fullName: row.full_name }
-    );
+    return this.directory.contactOf(userId, manager);
   }
 }
 

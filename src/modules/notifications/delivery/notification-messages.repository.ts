@@ -27,18 +27,9 @@ export interface QueuedOutcome {
 }
 
 /** A recipient row (an individual user). */
-export interface RecipientRow {
-  id: string;
-  uuid: string;
-  email: string;
-  name: string;
-  full_name: string;
-}
-
 /**
- * Writes of `notification_messages` (the enqueuer's and the listeners' side of the queue) and the
- * recipients: those come from identity's `users` table (reads kept here as SQL until identity
- * offers them, issue 32 item 2).
+ * Writes of `notification_messages` (the enqueuer's and the listeners' side of the queue). Recipients
+ * come from identity's directory; queries here take their user ids.
  */
 @Injectable()
 export class NotificationMessagesRepository {
@@ -110,25 +101,6 @@ export class NotificationMessagesRepository {
     );
   }
 
-  /** An individual user by numeric id. */
-  async findRecipient(manager: EntityManager | undefined, userId: string): Promise<RecipientRow | undefined> {
-    const rows: RecipientRow[] = await (manager ?? this.dataSource.manager).query(
-      `SELECT id, uuid, email, name, full_name FROM users WHERE id = $1 AND type = 'individual'`,
-      [userId],
-    );
-    return rows[0];
-  }
-
-  /** Active owners and user-admins (Coder notifies both roles of account events), ids ascending. */
-  async accountAdminIds(): Promise<string[]> {
-    const rows: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM users WHERE type = 'individual' AND status = 'active'
-          AND (is_admin OR 'owner' = ANY(site_roles) OR 'user-admin' = ANY(site_roles))
-        ORDER BY id`,
-    );
-    return rows.map((row) => String(row.id));
-  }
-
   /** Drops the undelivered messages of a deleted user. */
   async inhibitPendingOf(userId: string): Promise<void> {
     await this.dataSource.query(
@@ -139,17 +111,16 @@ export class NotificationMessagesRepository {
     );
   }
 
-  /** Whether an active account administrator other than `exceptUserId` receives the template. */
-  async hasAdminRecipient(templateId: string, exceptUserId: string): Promise<boolean> {
+  /** Whether one of these users receives the template (their preference, else the template's default). */
+  async anyReceives(templateId: string, userIds: string[]): Promise<boolean> {
+    if (userIds.length === 0) return false;
     const recipients: unknown[] = await this.dataSource.query(
-      `SELECT u.id FROM users u
+      `SELECT u.id FROM unnest($1::bigint[]) AS u(id)
          JOIN notification_templates t ON t.id = $2
          LEFT JOIN notification_preferences p ON p.user_id = u.id AND p.template_id = t.id
-        WHERE u.type = 'individual' AND u.status = 'active' AND u.id <> $1
-          AND (u.is_admin OR 'owner' = ANY(u.site_roles) OR 'user-admin' = ANY(u.site_roles))
-          AND NOT COALESCE(p.disabled, NOT t.enabled_by_default)
+        WHERE NOT COALESCE(p.disabled, NOT t.enabled_by_default)
         LIMIT 1`,
-      [exceptUserId, templateId],
+      [userIds, templateId],
     );
     return recipients.length > 0;
   }

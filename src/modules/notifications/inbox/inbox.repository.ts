@@ -7,7 +7,8 @@ import type { InboxFilters } from './inbox-query';
 
 export interface InboxRow {
   id: string;
-  user_uuid: string;
+  /** The recipient's numeric account id. */
+  user_id: string;
   template_id: string;
   targets: string[] | null;
   title: string;
@@ -18,13 +19,11 @@ export interface InboxRow {
   created_at: Date;
 }
 
-const SELECT = `SELECT i.id, u.uuid AS user_uuid, i.template_id, i.targets, i.title, i.content, i.icon, i.actions, i.read_at, i.created_at
-                  FROM inbox_notifications i JOIN users u ON u.id = i.user_id`;
+const SELECT = `SELECT i.id, i.user_id::text AS user_id, i.template_id, i.targets, i.title, i.content, i.icon, i.actions,
+                         i.read_at, i.created_at
+                    FROM inbox_notifications i`;
 
-/**
- * The `inbox_notifications` table. Items carry their recipient's uuid from identity's `users` table
- * (a join kept here as SQL until identity offers the read, issue 32 item 2).
- */
+/** The `inbox_notifications` table (recipients by numeric account id; their uuids come from identity's directory). */
 @Injectable()
 export class InboxRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -69,14 +68,14 @@ export class InboxRepository {
     return Number(rows[0]?.count ?? 0);
   }
 
-  /** Unread counts by user uuid; one query for a batch. */
-  async unreadCounts(userUuids: string[]): Promise<Map<string, number>> {
-    const rows: { uuid: string; count: string }[] = await this.dataSource.query(
-      `SELECT u.uuid, (SELECT count(*) FROM inbox_notifications i WHERE i.user_id = u.id AND i.read_at IS NULL) AS count
-         FROM users u WHERE u.uuid = ANY($1::uuid[])`,
-      [userUuids],
+  /** Unread counts by numeric user id (users without unread items are absent); one query for a batch. */
+  async unreadCounts(userIds: string[]): Promise<Map<string, number>> {
+    const rows: { user_id: string; count: string }[] = await this.dataSource.query(
+      `SELECT user_id::text AS user_id, count(*) AS count FROM inbox_notifications
+        WHERE user_id = ANY($1::bigint[]) AND read_at IS NULL GROUP BY user_id`,
+      [userIds],
     );
-    return new Map(rows.map((row) => [row.uuid, Number(row.count)]));
+    return new Map(rows.map((row) => [row.user_id, Number(row.count)]));
   }
 
   async find(id: string): Promise<InboxRow | undefined> {

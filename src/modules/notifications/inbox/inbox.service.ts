@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CODER_NOT_FOUND } from '../../../api/coder/coder-error.renderer';
 import { NotFoundError } from '../../../platform/errors/domain-error';
+import { IdentityDirectory } from '../../identity/identity-directory.service';
 import { RealtimeHub } from '../../../platform/realtime/realtime-hub.service';
 import type { TemplateAction } from '../entities/notification-template.entity';
 import { fallbackIcon } from '../template-ids';
@@ -42,10 +43,10 @@ export interface InboxCreatedEvent {
 
 const MAX_INLINE_BYTES = 6000;
 
-function present(row: InboxRow): InboxNotificationView {
+function present(row: InboxRow, userUuid: string): InboxNotificationView {
   return {
     id: row.id,
-    user_id: row.user_uuid,
+    user_id: userUuid,
     template_id: row.template_id,
     targets: row.targets ?? [],
     title: row.title,
@@ -65,10 +66,21 @@ export class InboxService {
   constructor(
     private readonly rows: InboxRepository,
     private readonly hub: RealtimeHub,
+    private readonly directory: IdentityDirectory,
   ) {}
 
+  /** The items with their recipients' uuids (items of an account that is gone are dropped). */
+  private async present(rows: InboxRow[]): Promise<InboxNotificationView[]> {
+    if (rows.length === 0) return [];
+    const recipients = await this.directory.namesByIds(rows.map((row) => row.user_id));
+    return rows.flatMap((row) => {
+      const recipient = recipients.get(row.user_id);
+      return recipient ? [present(row, recipient.uuid)] : [];
+    });
+  }
+
   async list(userId: string, filters: InboxFilters): Promise<InboxNotificationView[]> {
-    return (await this.rows.list(userId, filters, INBOX_PAGE_SIZE)).map(present);
+    return this.present(await this.rows.list(userId, filters, INBOX_PAGE_SIZE));
   }
 
   unreadCount(userId: string): Promise<number> {
@@ -76,13 +88,16 @@ export class InboxService {
   }
 
   /** Unread counts by user uuid (watch fan-out knows uuids only); one query for a batch. */
-  unreadCounts(userUuids: string[]): Promise<Map<string, number>> {
-    return this.rows.unreadCounts(userUuids);
+  async unreadCounts(userUuids: string[]): Promise<Map<string, number>> {
+    const users = [...(await this.directory.namesByUuids(userUuids)).values()];
+    if (users.length === 0) return new Map();
+    const counts = await this.rows.unreadCounts(users.map((user) => user.id));
+    return new Map(users.map((user) => [user.uuid, counts.get(user.id) ?? 0]));
   }
 
   async find(id: string): Promise<InboxNotificationView | undefined> {
     const row = await this.rows.find(id);
-    return row ? present(row) : undefined;
+    return row ? (await this.present([row]))[0] : undefined;
   }
 
   async setReadStatus(userId: string, id: string, read: boolean): Promise<InboxNotificationView> {

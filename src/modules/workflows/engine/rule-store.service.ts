@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import type { EntityManager } from 'typeorm';
 import { ClusterBus } from '../../../platform/events/cluster-bus.service';
 import { EventBus, OnDomainEvent } from '../../../platform/events/event-bus.service';
+import { IdentityDirectory } from '../../identity/identity-directory.service';
 import { WorkflowRulesRepository } from '../workflow-rules.repository';
 import { WORKFLOWS_CONFIG, type WorkflowsConfig } from '../workflows.config';
 import { RuleSnapshot, type RuleCheck, type StoredRule } from './rule-snapshot';
@@ -27,6 +28,7 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
     private readonly cluster: ClusterBus,
     private readonly events: EventBus,
     @Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig,
+    private readonly directory: IdentityDirectory,
   ) {}
 
   onModuleInit(): void {
@@ -100,6 +102,8 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
 
   private async load(manager?: EntityManager): Promise<RuleSnapshot> {
     const rows = await this.rules.ruleRows(manager);
+    const userScopes = rows.filter((row) => Number(row.scope_type) === 1).map((row) => row.scope_value);
+    const actors = await this.directory.namesByIds(userScopes, manager);
     const ids = [...new Set(rows.flatMap((row) => row.checks))];
     const checks = new Map<number, RuleCheck>();
     if (ids.length > 0) {
@@ -120,7 +124,8 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
       description: row.description,
       scopeType: Number(row.scope_type),
       scopeUserId: row.scope_value,
-      scopeActorName: Number(row.scope_type) === 0 ? '' : (row.actor_name ?? row.scope_value),
+      scopeActorName:
+        Number(row.scope_type) === 0 ? '' : (actors.get(row.scope_value)?.name ?? row.scope_value),
     }));
     return new RuleSnapshot(rules);
   }

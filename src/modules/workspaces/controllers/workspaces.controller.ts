@@ -319,8 +319,10 @@ export class WorkspacesController {
 
   async presentMany(workspaces: WorkspaceRow[]): Promise<WorkspaceDto[]> {
     const latest = await this.workspaces.latestBuilds(workspaces.map((workspace) => workspace.id));
+    // Owners, initiators and organizations (organizations are accounts too).
     const users = await this.workspaces.userSummaries([
       ...workspaces.map((workspace) => workspace.owner_id),
+      ...workspaces.map((workspace) => workspace.organization_id),
       ...[...latest.values()].map((build) => build.initiator_id),
     ]);
     const out: WorkspaceDto[] = [];

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-/** A `connection_logs` row with its organization's name. */
+/** A `connection_logs` row. */
 export type ConnectionLogRow = Record<string, string | number | Date | null>;
 
 /** Filters of `GET /api/v2/connectionlog`, resolved to ids (`organizationIds`: the caller's visible organizations). */
@@ -11,30 +11,15 @@ export interface ConnectionLogFilters {
   types: string[];
   /** Only `ongoing` or only `completed` (both or none: no filter). */
   status?: 'ongoing' | 'completed';
-  /** An organization by uuid or name (identity's `users`). */
-  organization?: string;
+  /** Entries of these organizations (the `organization:` filter, resolved by identity's directory). */
+  organizationUuids?: string[];
   organizationIds?: string[];
 }
 
-/**
- * The connection log search. The organization filter and name join read identity's `users` (organizations are
- * accounts), and the organizations a member may audit read `organization_members`: they stay here until identity
- * offers them.
- */
+/** The connection log search (organizations by uuid: names and memberships come from identity's directory). */
 @Injectable()
 export class ConnectionLogSearchRepository {
   constructor(private readonly dataSource: DataSource) {}
-
-  /** The uuids of the organizations a user (numeric id) is a member of; none when the read fails. */
-  async memberOrganizations(userId: string): Promise<string[]> {
-    const visible = (await this.dataSource
-      .query(
-        `SELECT o.uuid FROM organization_members m JOIN users o ON o.id = m.organization_id WHERE m.user_id = $1`,
-        [userId],
-      )
-      .catch(() => [])) as { uuid: string }[];
-    return visible.map((row) => row.uuid);
-  }
 
   /** Matching entries, newest first, and their count up to `countCap + 1`. */
   async search(
@@ -55,12 +40,8 @@ export class ConnectionLogSearchRepository {
       where.push(
         filters.status === 'ongoing' ? 'c.disconnect_time IS NULL' : 'c.disconnect_time IS NOT NULL',
       );
-    if (filters.organization)
-      add(
-        (n) =>
-          `c.organization_id IN (SELECT uuid FROM users WHERE uuid::text = $${n} OR lower_name = lower($${n}))`,
-        filters.organization,
-      );
+    if (filters.organizationUuids)
+      add((n) => `c.organization_id = ANY($${n}::uuid[])`, filters.organizationUuids);
     if (filters.organizationIds)
       add((n) => `c.organization_id = ANY($${n}::uuid[])`, filters.organizationIds);
     const whereSql = where.join(' AND ');
@@ -69,7 +50,7 @@ export class ConnectionLogSearchRepository {
       params,
     )) as { n: number }[];
     const rows = (await this.dataSource.query(
-      `SELECT c.*, o.name AS organization_name FROM connection_logs c LEFT JOIN users o ON o.uuid = c.organization_id
+      `SELECT c.* FROM connection_logs c
         WHERE ${whereSql} ORDER BY c.connect_time DESC, c.id LIMIT ${page.limit} OFFSET ${page.offset}`,
       params,
     )) as ConnectionLogRow[];

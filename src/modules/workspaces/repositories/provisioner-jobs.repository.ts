@@ -59,8 +59,8 @@ export interface OrganizationJobRow {
 /**
  * The SQL of the provisioner job queue (`provisioner_jobs`, `provisioner_job_logs`) and of what a job
  * reads and changes (its build, the workspace's OS uid). Leases are raw SQL (`FOR UPDATE SKIP LOCKED`).
- * A method that runs inside the caller's transaction takes its EntityManager. Identity reads (`users`:
- * the owner's name and site role) stay here until identity offers them.
+ * A method that runs inside the caller's transaction takes its EntityManager. The owner's account comes from
+ * identity's directory.
  */
 @Injectable()
 export class ProvisionerJobsRepository {
@@ -144,23 +144,6 @@ export class ProvisionerJobsRepository {
       [buildId],
     )) as JobBuildRow[];
     return build;
-  }
-
-  /** A user's name (identity's `users`); undefined when unknown. */
-  async userName(manager: EntityManager, userId: string): Promise<string | undefined> {
-    const [row] = (await manager.query('SELECT name FROM users WHERE uuid = $1', [userId])) as {
-      name: string;
-    }[];
-    return row?.name;
-  }
-
-  /** Whether the user is a site owner (identity's `users`: admin or the `owner` site role). */
-  async isSiteOwner(manager: EntityManager, userId: string): Promise<boolean> {
-    const [owner] = (await manager.query(
-      `SELECT (is_admin OR 'owner' = ANY(site_roles)) AS site_owner FROM users WHERE uuid = $1`,
-      [userId],
-    )) as { site_owner: boolean }[];
-    return owner?.site_owner === true;
   }
 
   async osUidOf(manager: EntityManager, workspaceId: string): Promise<number | undefined> {

@@ -36,8 +36,7 @@ export interface ConnectionOpened {
 /**
  * The SQL of workspace agents (`workspace_agents`, their `workspace_resources`) and of what they report
  * (lifecycle, connection, app health, the connection log). A method that runs inside the caller's
- * transaction takes its EntityManager. Identity read (`users`: the owner's name for the manifest) stays
- * here until identity offers it.
+ * transaction takes its EntityManager. Owners are uuids; their accounts come from identity's directory.
  */
 @Injectable()
 export class WorkspaceAgentsRepository {
@@ -66,12 +65,11 @@ export class WorkspaceAgentsRepository {
     return row;
   }
 
-  /** The agent with its workspace's name and owner (the owner's name and numeric id from identity's `users`). */
+  /** The agent with its workspace's name and owner (uuid). */
   async manifestRow(agentId: string): Promise<Record<string, unknown> | undefined> {
     const [row] = (await this.dataSource.query(
-      `SELECT a.*, w.name AS workspace_name, w.owner_id, u.name AS owner_name, u.id AS owner_numeric_id
-         FROM workspace_agents a JOIN workspaces w ON w.id = a.workspace_id
-         LEFT JOIN users u ON u.uuid = w.owner_id WHERE a.id = $1`,
+      `SELECT a.*, w.name AS workspace_name, w.owner_id
+         FROM workspace_agents a JOIN workspaces w ON w.id = a.workspace_id WHERE a.id = $1`,
       [agentId],
     )) as Record<string, unknown>[];
     return row;

@@ -1,30 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { PREBUILDS_USER_ID, PREBUILDS_USER_NAME } from '../events';
-import type {
-  AgentRow,
-  BuildRow,
-  JobRow,
-  Queryable,
-  ResourceRow,
-  UserSummary,
-  WorkspaceRow,
-} from '../workspace-views';
-
-/** Owner and initiator names (the prebuilds system user is not a row of `users`). */
-export async function loadUsers(dataSource: Queryable, ids: string[]): Promise<Map<string, UserSummary>> {
-  const unique = [...new Set(ids.filter((id) => id && id !== PREBUILDS_USER_ID))];
-  const map = new Map<string, UserSummary>([
-    [PREBUILDS_USER_ID, { name: PREBUILDS_USER_NAME, avatar_url: '' }],
-  ]);
-  if (unique.length === 0) return map;
-  const rows = (await dataSource.query(
-    'SELECT uuid, name, avatar_url FROM users WHERE uuid = ANY($1::uuid[])',
-    [unique],
-  )) as { uuid: string; name: string; avatar_url: string | null }[];
-  for (const row of rows) map.set(row.uuid, { name: row.name, avatar_url: row.avatar_url ?? '' });
-  return map;
-}
+import type { AgentRow, BuildRow, JobRow, Queryable, ResourceRow, WorkspaceRow } from '../workspace-views';
 
 const BUILD_SELECT = `
   SELECT b.*, v.name AS version_name, w.name AS workspace_name, w.owner_id, w.template_id,
@@ -73,9 +49,8 @@ export async function loadBuilds(
 
 const WORKSPACE_SELECT = `
   SELECT w.*, t.name AS template_name, t.display_name AS template_display_name, t.icon AS template_icon,
-         t.active_version_id AS template_active_version_id, o.name AS organization_name
-    FROM workspaces w JOIN templates t ON t.id = w.template_id
-    LEFT JOIN users o ON o.uuid = w.organization_id`;
+         t.active_version_id AS template_active_version_id
+    FROM workspaces w JOIN templates t ON t.id = w.template_id`;
 
 export async function loadWorkspaces(
   dataSource: Queryable,
@@ -111,25 +86,12 @@ export interface WorkspaceSearch {
 
 /**
  * The rows the presenters need (workspaces with their template, builds with their job, resources and
- * agents, user names), for any number of workspaces in a fixed number of queries. A method that may run
- * inside a transaction takes its EntityManager last. Identity reads (`users`, `teams`) stay here until
- * identity offers them.
+ * agents), for any number of workspaces in a fixed number of queries. A method that may run inside a
+ * transaction takes its EntityManager last. Account names come from identity's directory (WorkspaceAccounts).
  */
 @Injectable()
 export class WorkspaceViewsRepository {
   constructor(private readonly dataSource: DataSource) {}
-
-  /** Owner and initiator names by user uuid (identity's `users`). */
-  async userSummaries(ids: string[]): Promise<Map<string, UserSummary>> {
-    return loadUsers(this.dataSource, ids);
-  }
-
-  /** Team (group) names by uuid (identity's `teams`); none when the read fails. */
-  async teamNames(ids: string[]): Promise<{ uuid: string; name: string }[]> {
-    return (await this.dataSource
-      .query('SELECT uuid, name FROM teams WHERE uuid = ANY($1::uuid[])', [ids])
-      .catch(() => [])) as { uuid: string; name: string }[];
-  }
 
   /** A workspace that is not deleted. */
   async liveWorkspace(
@@ -193,13 +155,9 @@ export class WorkspaceViewsRepository {
     return loadWorkspaces(this.dataSource, where.join(' AND '), params, 'ORDER BY w.created_at DESC, w.id');
   }
 
-  /** The live workspaces of an account (numeric user id), in the caller's transaction. */
-  async ownedByAccount(userId: string, manager: EntityManager): Promise<WorkspaceRow[]> {
-    return loadWorkspaces(
-      manager,
-      'w.owner_id = (SELECT uuid FROM users WHERE id = $1) AND w.deleted = false',
-      [userId],
-    );
+  /** The live workspaces of an owner (uuid), in the caller's transaction. */
+  async ownedBy(ownerUuid: string, manager: EntityManager): Promise<WorkspaceRow[]> {
+    return loadWorkspaces(manager, 'w.owner_id = $1 AND w.deleted = false', [ownerUuid]);
   }
 
   /** The latest build of each workspace. */

@@ -13,8 +13,8 @@ export interface LatestBuildState {
 
 /**
  * Workspaces and their builds: names, claims of prebuilt workspaces, builds, sharing. Methods that run in a
- * transaction take the caller's EntityManager first. The joins on identity's `users` and `organizations`
- * (sharing mode, account ids, service accounts) stay here until identity offers them.
+ * transaction take the caller's EntityManager first. Owners and organizations are account uuids; what
+ * workspaces need to know of the accounts comes from identity's directory.
  */
 @Injectable()
 export class WorkspacesRepository {
@@ -74,11 +74,11 @@ export class WorkspacesRepository {
     await manager.query('UPDATE workspaces SET deleted = true WHERE id = $1', [id]);
   }
 
-  /** Live workspaces of an account (numeric user id; identity's `users`). */
-  async countOwnedBy(manager: EntityManager, userId: string): Promise<number> {
+  /** Live workspaces of an owner (uuid). */
+  async countOwnedBy(manager: EntityManager, ownerUuid: string): Promise<number> {
     const [row] = (await manager.query(
-      `SELECT count(*)::int AS n FROM workspaces w JOIN users u ON u.uuid = w.owner_id WHERE u.id = $1 AND w.deleted = false`,
-      [userId],
+      `SELECT count(*)::int AS n FROM workspaces w WHERE w.owner_id = $1 AND w.deleted = false`,
+      [ownerUuid],
     )) as { n: number }[];
     return row?.n ?? 0;
   }
@@ -213,33 +213,6 @@ export class WorkspacesRepository {
 
   // ---------------------------------------------------------------- sharing
 
-  /** An organization's workspace sharing mode (identity's `organizations`); undefined when unknown or unreadable. */
-  async sharingMode(organizationId: string): Promise<string | undefined> {
-    const [org] = (await this.dataSource
-      .query(
-        `SELECT o.workspace_sharing_mode AS mode FROM organizations o JOIN users u ON u.id = o.account_id WHERE u.uuid = $1`,
-        [organizationId],
-      )
-      .catch(() => [])) as { mode: string }[];
-    return org?.mode;
-  }
-
-  /** How many of the user uuids exist (identity's `users`). */
-  async countUsers(ids: string[]): Promise<number> {
-    const found = (await this.dataSource.query('SELECT uuid FROM users WHERE uuid = ANY($1::uuid[])', [
-      ids,
-    ])) as unknown[];
-    return found.length;
-  }
-
-  /** The numeric account id of a user uuid (identity's `users`), in the caller's transaction. */
-  async accountIdOf(manager: EntityManager, uuid: string): Promise<string | undefined> {
-    const [owner] = (await manager.query('SELECT id FROM users WHERE uuid = $1', [uuid])) as {
-      id: string;
-    }[];
-    return owner?.id;
-  }
-
   async saveAcl(
     id: string,
     userAcl: Record<string, string[]>,
@@ -251,13 +224,23 @@ export class WorkspacesRepository {
     );
   }
 
-  /** Drops the shares of an organization's workspaces (keeping those of service accounts when asked). */
-  async clearShares(organizationAccountId: string, keepServiceAccounts: boolean): Promise<void> {
+  /** The owners (uuids) of an organization's shared workspaces. */
+  async ownersOfSharedWorkspaces(organizationUuid: string): Promise<string[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT DISTINCT owner_id::text AS owner_id FROM workspaces
+        WHERE organization_id = $1 AND (user_acl <> '{}' OR group_acl <> '{}')`,
+      [organizationUuid],
+    )) as { owner_id: string }[];
+    return rows.map((row) => row.owner_id);
+  }
+
+  /** Drops the shares of an organization's workspaces, except those of the owners in `keepOwners`. */
+  async clearShares(organizationUuid: string, keepOwners: string[]): Promise<void> {
     await this.dataSource.query(
       `UPDATE workspaces w SET user_acl = '{}', group_acl = '{}', updated_at = now()
-        WHERE w.organization_id = (SELECT uuid FROM users WHERE id = $1) AND (w.user_acl <> '{}' OR w.group_acl <> '{}')
-          AND NOT ($2 AND EXISTS (SELECT 1 FROM users u WHERE u.uuid = w.owner_id AND u.is_service_account))`,
-      [organizationAccountId, keepServiceAccounts],
+        WHERE w.organization_id = $1 AND (w.user_acl <> '{}' OR w.group_acl <> '{}')
+          AND NOT (w.owner_id = ANY($2::uuid[]))`,
+      [organizationUuid, keepOwners],
     );
   }
 }
