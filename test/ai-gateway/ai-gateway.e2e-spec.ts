@@ -47,6 +47,8 @@ describe('AI gateway', () => {
           { name: 'claude', type: 'anthropic', base_url: anthropic.url, key: CENTRAL_ANTHROPIC },
           // The OpenAI SDK's form of a base URL (issue 33.10) and a short name (issue 31.11).
           { name: 'o', type: 'openai', base_url: `${openai.url}/v1/`, key: CENTRAL_OPENAI },
+          // Anthropic configured the same way (`/v1`, no trailing slash).
+          { name: 'claude-v1', type: 'anthropic', base_url: `${anthropic.url}/v1`, key: CENTRAL_ANTHROPIC },
         ]),
         AI_GATEWAY_BYOK: 'true',
         AI_GOVERNANCE_USER_LIMIT: '10',
@@ -125,6 +127,23 @@ describe('AI gateway', () => {
     expect((await call('nope%2Fopenai-main', '/v1/chat/completions', body)).status).toBe(404);
   });
 
+  it('a base_url ending in /v1 or /v1/ gives one /v1 upstream, for OpenAI and Anthropic (issue 33.10)', async () => {
+    const openaiV1 = await call('o', '/v1/chat/completions', {
+      model: 'gpt-v1-base',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(openaiV1.status).toBe(200);
+    expect(openai.seen.at(-1)!.path).toBe('/v1/chat/completions');
+    const anthropicV1 = await call('claude-v1', '/v1/messages', {
+      model: 'claude-v1-base',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(anthropicV1.status).toBe(200);
+    expect(anthropic.seen.at(-1)!.path).toBe('/v1/messages');
+    expect(anthropic.seen.at(-1)!.headers['x-api-key']).toBe(CENTRAL_ANTHROPIC);
+  });
+
   it('proxies a non-streamed chat completion with the centralized key and records it', async () => {
     const res = await call(
       'openai-main',
@@ -158,6 +177,8 @@ describe('AI gateway', () => {
       ],
     });
     expect(record!.credential_hint).not.toContain(CENTRAL_OPENAI);
+    // Coder's AIBridgeTokenUsage carries metadata (issue 33.10).
+    expect(record!.token_usages[0]).toHaveProperty('metadata', {});
   });
 
   it('streams chat completions chunk by chunk; tool calls thread the next request', async () => {
@@ -225,6 +246,11 @@ describe('AI gateway', () => {
       credential_kind: 'centralized',
       prompt: 'Weather in Paris?',
     });
+    // AIBridgeSessionThreadsTokenUsage: metadata summed by key (issue 33.10).
+    expect(detail.body.token_usage_summary).toHaveProperty('metadata', {});
+    expect(detail.body.threads[0].token_usage).toHaveProperty('metadata', {});
+    expect(detail.body.threads[0].agentic_actions[0].token_usage).toHaveProperty('metadata', {});
+    expect(sessions.body.sessions[0].token_usage_summary).not.toHaveProperty('metadata');
     expect(detail.body.threads[0].agentic_actions).toHaveLength(2);
     expect(detail.body.threads[0].agentic_actions[0].tool_calls[0]).toMatchObject({
       id: 'call_weather_1',
@@ -352,6 +378,8 @@ describe('AI gateway', () => {
     });
     expect(openaiSdk.status).toBe(200);
     expect(openai.seen.at(-1)!.headers.authorization).toBe(`Bearer ${OWN_KEY}`);
+    // devplane's token never reaches the provider.
+    expect(JSON.stringify(openai.seen.at(-1)!.headers)).not.toContain(alice.token);
     const [record] = await interceptions('model:gpt-governed', 1);
     expect(record).toMatchObject({
       credential_kind: 'byok',
@@ -373,6 +401,63 @@ describe('AI gateway', () => {
     });
     expect(anthropicSdk.status).toBe(200);
     expect(anthropic.seen.at(-1)!.headers['x-api-key']).toBe(OWN_KEY);
+    expect(JSON.stringify(anthropic.seen.at(-1)!.headers)).not.toContain(alice.token);
+    // The Anthropic SDK with ANTHROPIC_AUTH_TOKEN sends the key as Bearer; with the /v1 base URL too.
+    const anthropicBearer = await fetch(`${base}/api/v2/aigateway/claude-v1/v1/messages`, {
+      method: 'POST',
+      headers: {
+        'X-Service-AI-Governance-Token': alice.token,
+        Authorization: `Bearer ${OWN_KEY}`,
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({
+        model: 'claude-governed',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    });
+    expect(anthropicBearer.status).toBe(200);
+    expect(anthropic.seen.at(-1)!.path).toBe('/v1/messages');
+    expect(anthropic.seen.at(-1)!.headers['x-api-key']).toBe(OWN_KEY);
+    expect(anthropic.seen.at(-1)!.headers.authorization).toBeUndefined();
+    // The alternative header with the governance header: X-AI-Gateway-Provider-Key wins.
+    const alternative = await fetch(`${base}/api/v2/aigateway/claude/v1/messages`, {
+      method: 'POST',
+      headers: {
+        'X-Service-AI-Governance-Token': alice.token,
+        'X-AI-Gateway-Provider-Key': `${OWN_KEY}-alt`,
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({
+        model: 'claude-governed',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    });
+    expect(alternative.status).toBe(200);
+    expect(anthropic.seen.at(-1)!.headers['x-api-key']).toBe(`${OWN_KEY}-alt`);
+    const governed = await interceptions('model:claude-governed', 3);
+    expect(governed.every((r) => r.credential_kind === 'byok')).toBe(true);
+    expect(JSON.stringify(governed)).not.toContain(OWN_KEY);
+    // The governance token is the caller's credential: its scopes apply.
+    const narrow = await t.factories.token(alice.user, { scopes: ['user:read'] });
+    const narrowed = await fetch(`${base}/api/v2/aigateway/openai-main/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'X-Service-AI-Governance-Token': narrow,
+        Authorization: `Bearer ${OWN_KEY}`,
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({ model: 'gpt-governed', messages: [] }),
+    });
+    expect(narrowed.status).toBe(403);
+    // Without the governance header, the token in Authorization is devplane's, as before: the centralized key.
+    const classic = await call('openai-main', '/v1/chat/completions', {
+      model: 'gpt-classic',
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    expect(classic.status).toBe(200);
+    expect(openai.seen.at(-1)!.headers.authorization).toBe(`Bearer ${CENTRAL_OPENAI}`);
     // A bad governance token is 401 whatever the provider key.
     const bad = await fetch(`${base}/api/v2/aigateway/openai-main/v1/chat/completions`, {
       method: 'POST',
@@ -380,6 +465,13 @@ describe('AI gateway', () => {
       body: '{}',
     });
     expect(bad.status).toBe(401);
+    // A wrong governance token is not rescued by a valid devplane token in Authorization.
+    const wrongWithValid = await fetch(`${base}/api/v2/aigateway/openai-main/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'X-Service-AI-Governance-Token': 'nope', Authorization: `Bearer ${alice.token}` },
+      body: '{}',
+    });
+    expect(wrongWithValid.status).toBe(401);
   });
 
   it('provider errors reach the client unchanged and are recorded', async () => {

@@ -73,7 +73,7 @@ describe('OIDC sign-in (GET /api/v2/users/oidc/callback)', () => {
   async function signIn(
     claims: Record<string, unknown>,
     options: { start?: string; jar?: Jar; tamperState?: boolean; dropStateCookie?: boolean } = {},
-  ): Promise<{ response: Response; jar: Jar }> {
+  ): Promise<{ response: Response; jar: Jar; authorize: URL }> {
     await fetch(`${issuer}/_test/next-account`, { method: 'POST', body: JSON.stringify(claims) });
     const jar = options.jar ?? new Jar();
     const start = await fetch(`${base}/api/v2/users/oidc/callback${options.start ?? ''}`, {
@@ -84,6 +84,7 @@ describe('OIDC sign-in (GET /api/v2/users/oidc/callback)', () => {
     jar.take(start);
     let location = start.headers.get('location')!;
     expect(location.startsWith(`${issuer}/`)).toBe(true);
+    const authorize = new URL(location);
     expect(new URL(location).searchParams.get('code_challenge_method')).toBe('S256');
     const providerJar = new Jar();
     for (let hops = 0; hops < 10 && location.startsWith(issuer); hops++) {
@@ -97,7 +98,7 @@ describe('OIDC sign-in (GET /api/v2/users/oidc/callback)', () => {
     if (options.dropStateCookie) jar.cookies.delete('oauth_state');
     const response = await fetch(url, { redirect: 'manual', headers: { Cookie: jar.header() } });
     jar.take(response);
-    return { response, jar };
+    return { response, jar, authorize };
   }
 
   const me = (jar: Jar) => t.http().get('/api/v2/users/me').set('Cookie', jar.header());
@@ -213,27 +214,45 @@ describe('OIDC sign-in (GET /api/v2/users/oidc/callback)', () => {
     );
   });
 
-  it('completes a pending convert-login: the password user becomes an OIDC user', async () => {
+  /** `POST /users/me/convert-login` to oidc as this password user; the convert cookie goes into the jar. */
+  async function convertLogin(who: CreatedUser, password: string, jar: Jar): Promise<string> {
+    const convert = await fetch(`${base}/api/v2/users/me/convert-login`, {
+      method: 'POST',
+      headers: { 'Service-Session-Token': who.token, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ to_type: 'oidc', password }),
+    });
+    expect(convert.status).toBe(201);
+    jar.take(convert);
+    const body = (await convert.json()) as { state_string: string; to_type: string; user_id: string };
+    expect(body).toMatchObject({ to_type: 'oidc', user_id: who.user.uuid });
+    expect(body.state_string).toMatch(/^convert-[A-Za-z0-9]{32}$/);
+    expect(jar.cookies.get('service_oauth_convert')).toBe(body.state_string);
+    return body.state_string;
+  }
+
+  const loginTypeOf = async (username: string): Promise<string> =>
+    (await t.http().get(`/api/v2/users/${username}`).set('Service-Session-Token', owner.token)).body
+      .login_type as string;
+
+  it("completes a pending convert-login: its state_string is the provider's OAuth state, the password user becomes an OIDC user (issue 33.13)", async () => {
     const dave = await t.factories.user({
       username: 'dave',
       email: 'dave@oidc.example',
       password: 'Dave-Password-Strong-1',
     });
     const jar = new Jar();
-    const convert = await fetch(`${base}/api/v2/users/me/convert-login`, {
-      method: 'POST',
-      headers: { 'Service-Session-Token': dave.token, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ to_type: 'oidc', password: 'Dave-Password-Strong-1' }),
-    });
-    expect(convert.status).toBe(201);
-    const state = ((await convert.json()) as { state_string: string }).state_string;
-    const { response } = await signIn(
+    const state = await convertLogin(dave, 'Dave-Password-Strong-1', jar);
+    const { response, authorize } = await signIn(
       { sub: 'sub-dave', email: 'dave@oidc.example', email_verified: true },
       { start: `?oidc_merge_state=${state}`, jar },
     );
+    // Coder: the client navigates to the callback with `oidc_merge_state`, which is sent as the state.
+    expect(authorize.searchParams.get('state')).toBe(state);
     expect(response.status).toBe(307);
+    expect(jar.cookies.has('service_oauth_convert')).toBe(false);
     const after = await me(jar);
     expect(after.body).toMatchObject({ id: dave.user.uuid, login_type: 'oidc' });
+    expect(await loginTypeOf('dave')).toBe('oidc');
     const login = await t
       .http()
       .post('/api/v2/users/login')
@@ -247,6 +266,69 @@ describe('OIDC sign-in (GET /api/v2/users/oidc/callback)', () => {
     expect(audit.body.audit_logs.map((e: { resource_target: string }) => e.resource_target)).toEqual([
       'dave',
     ]);
+  });
+
+  it('refuses a conversion to a provider account whose email differs: the user stays a password user (issue 33.13)', async () => {
+    const erin = await t.factories.user({
+      username: 'erin',
+      email: 'erin@oidc.example',
+      password: 'Erin-Password-Strong-1',
+    });
+    // No account has the provider's email: Coder's 400.
+    const jar = new Jar();
+    const state = await convertLogin(erin, 'Erin-Password-Strong-1', jar);
+    const { response, authorize } = await signIn(
+      { sub: 'sub-mallory', email: 'mallory@oidc.example', email_verified: true },
+      { start: `?oidc_merge_state=${state}`, jar },
+    );
+    expect(authorize.searchParams.get('state')).toBe(state);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toBe(
+      'The oidc account with the email "mallory@oidc.example" does not match the email of the account you are trying to convert. Contact your administrator to resolve this issue.',
+    );
+    expect(jar.cookies.has('service_session_token')).toBe(false);
+    // A conversion attempt uses the convert-login cookie up, as Coder does.
+    expect(jar.cookies.has('service_oauth_convert')).toBe(false);
+    expect(await loginTypeOf('erin')).toBe('password');
+    const created: unknown[] = await t.dataSource.query(
+      `SELECT 1 FROM users WHERE lower_email = 'mallory@oidc.example'`,
+    );
+    expect(created).toHaveLength(0);
+    // The provider's email is another user's (carol, a password user): Coder's 403.
+    const again = new Jar();
+    const second = await convertLogin(erin, 'Erin-Password-Strong-1', again);
+    const other = await signIn(
+      { sub: 'sub-carol-2', email: 'carol@oidc.example', email_verified: true },
+      { start: `?oidc_merge_state=${second}`, jar: again },
+    );
+    expect(other.response.status).toBe(403);
+    expect(((await other.response.json()) as { message: string }).message).toBe(
+      'Request to convert login type from password to oidc failed',
+    );
+    expect(await loginTypeOf('erin')).toBe('password');
+    expect(await loginTypeOf('carol')).toBe('password');
+    // Without the convert-login cookie that holds the state, nothing is converted.
+    const third = await convertLogin(erin, 'Erin-Password-Strong-1', new Jar());
+    const noCookie = await signIn(
+      { sub: 'sub-erin', email: 'erin@oidc.example', email_verified: true },
+      { start: `?oidc_merge_state=${third}` },
+    );
+    expect(noCookie.response.status).toBe(400);
+    expect(await loginTypeOf('erin')).toBe('password');
+    // The password still signs in.
+    const login = await t
+      .http()
+      .post('/api/v2/users/login')
+      .send({ email: 'erin@oidc.example', password: 'Erin-Password-Strong-1' });
+    expect(login.status).toBe(201);
+  });
+
+  it('a merge state without the conversion prefix is not taken as the OAuth state', async () => {
+    const { authorize } = await signIn(
+      { sub: 'sub-alice', email: 'alice@oidc.example', email_verified: true },
+      { start: '?oidc_merge_state=chosen-by-a-link' },
+    );
+    expect(authorize.searchParams.get('state')).not.toBe('chosen-by-a-link');
   });
 
   it('never redirects off-site after sign-in', async () => {

@@ -46,6 +46,31 @@ export function sumUsage(rows: Row[]): UsageSummary {
     );
 }
 
+/**
+ * Token usage metadata summed by key, as Coder aggregates it for threads and sessions: nested objects
+ * are flattened with dots (`{"cache": {"read": 1}}` is `cache.read`), numeric leaves summed, other
+ * leaves (strings, booleans, arrays, null) skipped.
+ */
+export function sumUsageMetadata(usages: Row[]): Record<string, number> {
+  const sums: Record<string, number> = {};
+  const add = (prefix: string, value: unknown): void => {
+    if (typeof value === 'number' && Number.isFinite(value)) sums[prefix] = (sums[prefix] ?? 0) + value;
+    else if (value !== null && typeof value === 'object' && !Array.isArray(value))
+      for (const [key, inner] of Object.entries(value as Record<string, unknown>))
+        add(prefix === '' ? key : `${prefix}.${key}`, inner);
+  };
+  for (const usage of usages) add('', usage.metadata);
+  return sums;
+}
+
+/**
+ * The token usage of a thread, an agentic action or a session's threads view (Coder's
+ * `AIBridgeSessionThreadsTokenUsage`): the sums and the summed metadata of every usage record.
+ */
+export function threadUsage(rows: Row[]): UsageSummary & { metadata: Record<string, number> } {
+  return { ...sumUsage(rows), metadata: sumUsageMetadata(rows.flatMap((row) => row.usages as Row[])) };
+}
+
 /** The initiator as Coder's MinimalUser (an account that no longer exists has no names). */
 function initiator(row: Row, names: Map<string, AccountName>) {
   const account = names.get(String(row.initiator_id));
@@ -199,10 +224,10 @@ export class AiGatewayQueries {
         credential_hint: root.credential_hint as string,
         started_at: iso(root.started_at),
         ...(rows.at(-1)!.ended_at ? { ended_at: iso(rows.at(-1)!.ended_at) } : {}),
-        token_usage: sumUsage(rows),
+        token_usage: threadUsage(rows),
         agentic_actions: rows.map((row) => ({
           model: row.model as string,
-          token_usage: sumUsage([row]),
+          token_usage: threadUsage([row]),
           thinking: [] as { text: string }[],
           tool_calls: (row.tools as Row[]).map((tool) => ({
             id: tool.tool_call_id as string,
@@ -222,8 +247,11 @@ export class AiGatewayQueries {
       };
     });
     const pageRows = roots.flatMap((id) => threads.get(id)!);
+    const session = this.presentSession(summary, await this.initiatorNames([summary]));
     return {
-      ...this.presentSession(summary, await this.initiatorNames([summary])),
+      ...session,
+      // Summed over the whole session, not the page (as Coder does).
+      token_usage_summary: { ...session.token_usage_summary, metadata: threadUsage(interceptions).metadata },
       page_started_at: pageRows.length ? iso(pageRows[0]!.started_at) : null,
       page_ended_at: pageRows.length ? iso(pageRows.at(-1)!.ended_at ?? pageRows.at(-1)!.started_at) : null,
       threads: threadViews,

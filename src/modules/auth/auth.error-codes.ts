@@ -6,8 +6,11 @@ declare module '../../platform/errors/domain-error' {
     OIDC_ERROR: true;
     OIDC_EXCHANGE: true;
     OIDC_LOGIN_TYPE: true;
+    OIDC_MERGE_COOKIE: true;
+    OIDC_MERGE_EMAIL: true;
     OIDC_MERGE_OTHER_USER: true;
     OIDC_MERGE_STATE: true;
+    OIDC_MERGE_STATE_MISMATCH: true;
     OIDC_NOT_CONFIGURED: true;
     OIDC_NO_EMAIL: true;
     OIDC_NO_SIGNUPS: true;

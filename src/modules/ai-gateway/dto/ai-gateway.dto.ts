@@ -81,6 +81,16 @@ export class AiTokenUsageSummaryDto {
   @ApiProperty() cache_write_input_tokens: number;
 }
 
+/** codersdk.AIBridgeSessionThreadsTokenUsage: the sums and the token usage metadata summed by key. */
+export class AiThreadTokenUsageDto extends AiTokenUsageSummaryDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description: 'numeric metadata of the usage records summed by key (nested keys joined with dots)',
+  })
+  metadata: Record<string, number>;
+}
+
 export class AiSessionDto {
   @ApiProperty() id: string;
   @ApiProperty({ type: AiInitiatorDto }) initiator: AiInitiatorDto;
@@ -115,7 +125,7 @@ export class AiToolCallDto {
 
 export class AiAgenticActionDto {
   @ApiProperty() model: string;
-  @ApiProperty({ type: AiTokenUsageSummaryDto }) token_usage: AiTokenUsageSummaryDto;
+  @ApiProperty({ type: AiThreadTokenUsageDto }) token_usage: AiThreadTokenUsageDto;
   @ApiProperty({ type: 'array', items: { type: 'object', properties: { text: { type: 'string' } } } })
   thinking: { text: string }[];
   @ApiProperty({ type: [AiToolCallDto] }) tool_calls: AiToolCallDto[];
@@ -131,14 +141,15 @@ export class AiThreadDto {
   @ApiProperty() credential_hint: string;
   @ApiProperty({ format: 'date-time' }) started_at: string;
   @ApiPropertyOptional({ format: 'date-time' }) ended_at?: string;
-  @ApiProperty({ type: AiTokenUsageSummaryDto }) token_usage: AiTokenUsageSummaryDto;
+  @ApiProperty({ type: AiThreadTokenUsageDto }) token_usage: AiThreadTokenUsageDto;
   @ApiProperty({ type: [AiAgenticActionDto] }) agentic_actions: AiAgenticActionDto[];
   @ApiPropertyOptional() error_type?: string;
   @ApiPropertyOptional() error_message?: string;
 }
 
 /** codersdk.AIBridgeSessionThreadsResponse: the session's fields, with its threads instead of their count. */
-export class AiSessionDetailDto extends OmitType(AiSessionDto, ['threads'] as const) {
+export class AiSessionDetailDto extends OmitType(AiSessionDto, ['threads', 'token_usage_summary'] as const) {
+  @ApiProperty({ type: AiThreadTokenUsageDto }) token_usage_summary: AiThreadTokenUsageDto;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) page_started_at: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) page_ended_at: string | null;
   @ApiProperty({ type: [AiThreadDto] }) threads: AiThreadDto[];

@@ -7,14 +7,13 @@ import { Public } from '../access.decorators';
 import { SESSION_COOKIE } from '../credential-resolver.service';
 import { CSRF_COOKIE, newCsrfToken } from '../csrf';
 import { OidcCallbackQueryDto } from '../dto/coder-oidc.dto';
-import { OidcSignInService } from '../oidc/oidc-sign-in.service';
+import { MERGE_STATE_PREFIX, OidcSignInService } from '../oidc/oidc-sign-in.service';
 import { CONVERT_COOKIE } from './coder-auth.controller';
 
 /** Cookies that carry the pending sign-in between the redirect and the callback (Coder's names). */
 const STATE_COOKIE = 'oauth_state';
 const VERIFIER_COOKIE = 'oauth_pkce_verifier';
 const REDIRECT_COOKIE = 'oauth_redirect';
-const MERGE_COOKIE = 'oauth_merge_state';
 const PENDING_SECONDS = 600;
 const ONE_YEAR_MS = 365 * 86_400_000;
 
@@ -47,7 +46,8 @@ export class CoderOidcController {
   @ApiQuery({
     name: 'oidc_merge_state',
     required: false,
-    description: 'the state of a pending convert-login',
+    description:
+      "a convert-login's `state_string`: sent to the provider as the OAuth `state`; the callback then converts the password account",
   })
   @ApiResponse({ status: 307, description: 'to the provider, or back to the site once signed in' })
   @ApiResponse({ status: 400, type: CoderResponseDto })
@@ -60,18 +60,20 @@ export class CoderOidcController {
   ): Promise<void> {
     const cookies = (req.cookies ?? {}) as Record<string, string | undefined>;
     if (!query.code && !query.error) {
+      // Coder: the convert-login's state string comes back as `oidc_merge_state` and is the OAuth state.
       const { url, pending } = await this.oidc.start({
         redirect: query.redirect,
-        mergeState: query.oidc_merge_state ?? cookies[CONVERT_COOKIE],
+        mergeState: query.oidc_merge_state,
       });
       const pendingOptions = this.cookieOptions(PENDING_SECONDS * 1000);
       res.cookie(STATE_COOKIE, pending.state, pendingOptions);
       res.cookie(VERIFIER_COOKIE, pending.verifier, pendingOptions);
       res.cookie(REDIRECT_COOKIE, pending.redirect, pendingOptions);
-      if (pending.mergeState) res.cookie(MERGE_COOKIE, pending.mergeState, pendingOptions);
       res.redirect(307, url);
       return;
     }
+    // A conversion attempt uses the convert-login cookie up, whether it succeeds or not (as Coder does).
+    if (cookies[STATE_COOKIE]?.startsWith(MERGE_STATE_PREFIX)) res.clearCookie(CONVERT_COOKIE, { path: '/' });
     const signedIn = await this.oidc.complete(
       {
         code: query.code,
@@ -84,12 +86,11 @@ export class CoderOidcController {
         state: cookies[STATE_COOKIE],
         verifier: cookies[VERIFIER_COOKIE],
         redirect: cookies[REDIRECT_COOKIE],
-        mergeState: cookies[MERGE_COOKIE],
+        convertState: cookies[CONVERT_COOKIE],
       },
       req.ip ?? '',
     );
-    for (const name of [STATE_COOKIE, VERIFIER_COOKIE, REDIRECT_COOKIE, MERGE_COOKIE, CONVERT_COOKIE])
-      res.clearCookie(name, { path: '/' });
+    for (const name of [STATE_COOKIE, VERIFIER_COOKIE, REDIRECT_COOKIE]) res.clearCookie(name, { path: '/' });
     res.cookie(SESSION_COOKIE, signedIn.key, this.cookieOptions(ONE_YEAR_MS));
     res.cookie(CSRF_COOKIE, newCsrfToken(), this.cookieOptions(ONE_YEAR_MS, false));
     res.redirect(307, signedIn.redirect);

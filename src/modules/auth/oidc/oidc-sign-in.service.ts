@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { type BaseClient, generators, Issuer } from 'openid-client';
+import type { EntityManager } from 'typeorm';
 import { AuditLog } from '../../../platform/audit/audit-log';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
@@ -18,12 +19,23 @@ import { UsersService } from '../../identity/users.service';
 import { AUTH_CONFIG, type AuthConfig, type OidcConfig } from '../auth.config';
 import { AuthRepository } from '../auth.repository';
 
+/**
+ * The prefix of a convert-login state string (`POST /users/{user}/convert-login`). Such a state, brought
+ * back as `?oidc_merge_state=`, is the OAuth `state` sent to the provider, and the callback knows from
+ * the prefix alone that the sign-in converts a password account (Coder's `mergeStateStringPrefix`).
+ */
+export const MERGE_STATE_PREFIX = 'convert-';
+
 /** What the browser must keep between the redirect to the provider and the callback (HttpOnly cookies). */
 export interface OidcPending {
   state: string;
   verifier: string;
   redirect: string;
-  mergeState: string;
+}
+
+/** The pending sign-in at the callback, and the convert-login cookie (its state string) when present. */
+export interface OidcReturn extends Partial<OidcPending> {
+  convertState?: string;
 }
 
 export interface OidcCallback {
@@ -111,13 +123,21 @@ export class OidcSignInService {
     }
   }
 
-  /** Step 1: where to send the browser, and what it must bring back. */
+  /**
+   * Step 1: where to send the browser, and what it must bring back. A convert-login's state string
+   * (`mergeState`) is the OAuth state itself, as in Coder; otherwise a random one. Only a value with
+   * the conversion prefix is taken: a caller-chosen plain state would let a link fix the state of
+   * someone else's sign-in, while a forged `convert-` state fails at the callback without the
+   * convert-login cookie that holds it.
+   */
   async start(query: {
     redirect?: string;
     mergeState?: string;
   }): Promise<{ url: string; pending: OidcPending }> {
     const client = await this.oidcClient();
-    const state = randomBytes(24).toString('base64url');
+    const state = query.mergeState?.startsWith(MERGE_STATE_PREFIX)
+      ? query.mergeState
+      : randomBytes(24).toString('base64url');
     const verifier = generators.codeVerifier();
     const url = client.authorizationUrl({
       scope: this.settings().scopes.join(' '),
@@ -132,17 +152,12 @@ export class OidcSignInService {
         state,
         verifier,
         redirect: safeRedirect(query.redirect),
-        mergeState: query.mergeState ?? '',
       },
     };
   }
 
   /** Step 2: the provider sent the browser back. */
-  async complete(
-    params: OidcCallback,
-    pending: Partial<OidcPending>,
-    ipAddress: string,
-  ): Promise<OidcSignedIn> {
+  async complete(params: OidcCallback, pending: OidcReturn, ipAddress: string): Promise<OidcSignedIn> {
     const settings = this.settings();
     if (params.error)
       throw new BadRequestError(`OIDC sign-in failed: ${params.error}`, {
@@ -192,25 +207,12 @@ export class OidcSignInService {
       );
     const issuer = client.issuer.metadata.issuer;
 
+    const state = pending.state;
     const result = await this.transactions.run(async (tx) => {
       let user = await this.oidcAccounts.findForSignIn(issuer, subject, email, tx.manager);
       let converted = false;
-      if (pending.mergeState) {
-        const convert = await this.authRows.findConversion(pending.mergeState, tx.manager);
-        if (!convert || convert.expiresAt.getTime() < Date.now() || convert.toLoginType !== 'oidc')
-          throw new BadRequestError('The login conversion has expired or is unknown. Start it again.', {
-            code: 'OIDC_MERGE_STATE',
-          });
-        if (user && user.id !== convert.userId)
-          throw new ForbiddenError(
-            'Using an existing account to login with a different login type is not allowed.',
-            'permission',
-            { code: 'OIDC_MERGE_OTHER_USER' },
-          );
-        user = await this.oidcAccounts.requireUser(convert.userId, tx.manager);
-        await this.authRows.deleteConversions(user.id, tx.manager);
-        await this.oidcAccounts.convertToOidc(user.id, tx.manager);
-        user.loginType = 'oidc';
+      if (state.startsWith(MERGE_STATE_PREFIX)) {
+        user = await this.convert(user, email, state, pending.convertState, tx.manager);
         converted = true;
       }
       if (user && user.loginType !== 'oidc')
@@ -302,5 +304,53 @@ export class OidcSignInService {
       return { key: session.key, user };
     });
     return { ...result, redirect: safeRedirect(pending.redirect) };
+  }
+
+  /**
+   * The conversion of a password account to `oidc` (Coder's `convertUserToOauth`): the provider's account
+   * must be the converting user's (found by link or email), the convert-login cookie must hold this
+   * state, the stored conversion must be live and match the user and both login types. Any refusal
+   * rolls the sign-in back: the user stays a password user.
+   */
+  private async convert(
+    user: User | null,
+    email: string,
+    state: string,
+    convertState: string | undefined,
+    manager: EntityManager,
+  ): Promise<User> {
+    if (!user)
+      throw new BadRequestError(
+        `The oidc account with the email ${JSON.stringify(email)} does not match the email of the account you are trying to convert. Contact your administrator to resolve this issue.`,
+        { code: 'OIDC_MERGE_EMAIL' },
+      );
+    if (!convertState)
+      throw new BadRequestError(
+        'Convert to oauth cookie not found. Missing the convert-login cookie that authorizes this action. Please try again.',
+        { code: 'OIDC_MERGE_COOKIE' },
+      );
+    if (convertState !== state)
+      throw new ForbiddenError('Request to convert login type failed. State mismatch.', 'permission', {
+        code: 'OIDC_MERGE_STATE_MISMATCH',
+      });
+    const conversion = await this.authRows.findConversion(state, manager);
+    if (!conversion || conversion.expiresAt.getTime() < Date.now())
+      throw new BadRequestError('The login conversion has expired or is unknown. Start it again.', {
+        code: 'OIDC_MERGE_STATE',
+      });
+    if (
+      user.id !== conversion.userId ||
+      user.loginType !== conversion.fromLoginType ||
+      conversion.toLoginType !== 'oidc'
+    )
+      throw new ForbiddenError(
+        `Request to convert login type from ${user.loginType} to oidc failed`,
+        'permission',
+        { code: 'OIDC_MERGE_OTHER_USER' },
+      );
+    await this.authRows.deleteConversions(user.id, manager);
+    await this.oidcAccounts.convertToOidc(user.id, manager);
+    user.loginType = 'oidc';
+    return user;
   }
 }
