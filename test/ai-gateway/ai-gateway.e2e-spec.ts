@@ -22,6 +22,7 @@ interface Interception {
     output_tokens: number;
     cache_read_input_tokens: number;
     cache_write_input_tokens: number;
+    metadata: Record<string, number>;
   }[];
   user_prompts: { prompt: string }[];
   tool_usages: { tool: string; input: string }[];
@@ -178,7 +179,7 @@ describe('AI gateway', () => {
     });
     expect(record!.credential_hint).not.toContain(CENTRAL_OPENAI);
     // Coder's AIBridgeTokenUsage carries metadata (issue 33.10).
-    expect(record!.token_usages[0]).toHaveProperty('metadata', {});
+    expect(record!.token_usages[0]).toHaveProperty('metadata', { prompt_cached: 0 });
   });
 
   it('streams chat completions chunk by chunk; tool calls thread the next request', async () => {
@@ -246,10 +247,14 @@ describe('AI gateway', () => {
       credential_kind: 'centralized',
       prompt: 'Weather in Paris?',
     });
-    // AIBridgeSessionThreadsTokenUsage: metadata summed by key (issue 33.10).
-    expect(detail.body.token_usage_summary).toHaveProperty('metadata', {});
-    expect(detail.body.threads[0].token_usage).toHaveProperty('metadata', {});
-    expect(detail.body.threads[0].agentic_actions[0].token_usage).toHaveProperty('metadata', {});
+    // AIBridgeSessionThreadsTokenUsage: the provider's other token counts (Coder's names), summed by key (issue 33.10).
+    expect(first.token_usages[0]!.metadata).toEqual({ prompt_cached: 12 });
+    const cachedInSession = records.reduce((sum, r) => sum + r.token_usages[0]!.cache_read_input_tokens, 0);
+    expect(detail.body.token_usage_summary).toHaveProperty('metadata', { prompt_cached: cachedInSession });
+    expect(detail.body.threads[0].token_usage).toHaveProperty('metadata', { prompt_cached: cachedInSession });
+    expect(detail.body.threads[0].agentic_actions[0].token_usage).toHaveProperty('metadata', {
+      prompt_cached: 12,
+    });
     expect(sessions.body.sessions[0].token_usage_summary).not.toHaveProperty('metadata');
     expect(detail.body.threads[0].agentic_actions).toHaveLength(2);
     expect(detail.body.threads[0].agentic_actions[0].tool_calls[0]).toMatchObject({

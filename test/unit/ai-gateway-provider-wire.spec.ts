@@ -118,7 +118,7 @@ describe('AI gateway provider wire: response mapping and usage accounting', () =
     expect(facts).toEqual({
       responseId: 'chatcmpl-1',
       model: 'gpt-4o',
-      usage: { input: 70, output: 20, cacheRead: 30, cacheWrite: 0 },
+      usage: { input: 70, output: 20, cacheRead: 30, cacheWrite: 0, metadata: { prompt_cached: 30 } },
       toolCalls: [{ id: 'call_1', name: 'read_file', input: '{"path":"a"}' }],
       error: null,
     });
@@ -134,7 +134,13 @@ describe('AI gateway provider wire: response mapping and usage accounting', () =
       ],
       usage: { input_tokens: 50, output_tokens: 5, input_tokens_details: { cached_tokens: 10 } },
     });
-    expect(facts.usage).toEqual({ input: 40, output: 5, cacheRead: 10, cacheWrite: 0 });
+    expect(facts.usage).toEqual({
+      input: 40,
+      output: 5,
+      cacheRead: 10,
+      cacheWrite: 0,
+      metadata: { prompt_cached: 10 },
+    });
     expect(facts.toolCalls).toEqual([{ id: 'fc_1', name: 'run', input: '{}' }]);
   });
 
@@ -151,10 +157,48 @@ describe('AI gateway provider wire: response mapping and usage accounting', () =
         output_tokens: 7,
         cache_read_input_tokens: 100,
         cache_creation_input_tokens: 40,
+        cache_creation: { ephemeral_5m_input_tokens: 30, ephemeral_1h_input_tokens: 10 },
+        server_tool_use: { web_search_requests: 2 },
       },
     });
-    expect(facts.usage).toEqual({ input: 12, output: 7, cacheRead: 100, cacheWrite: 40 });
+    expect(facts.usage).toEqual({
+      input: 12,
+      output: 7,
+      cacheRead: 100,
+      cacheWrite: 40,
+      metadata: {
+        cache_read_input: 100,
+        cache_creation_input: 40,
+        cache_ephemeral_5m_input: 30,
+        cache_ephemeral_1h_input: 10,
+        web_search_requests: 2,
+      },
+    });
     expect(facts.toolCalls).toEqual([{ id: 'toolu_1', name: 'list', input: '{"path":"."}' }]);
+  });
+
+  it('OpenAI chat completions: reasoning, audio and prediction token counts go to the metadata', () => {
+    const facts = responseFacts('chat_completions', {
+      usage: {
+        prompt_tokens: 20,
+        completion_tokens: 9,
+        prompt_tokens_details: { cached_tokens: 4, audio_tokens: 1 },
+        completion_tokens_details: {
+          reasoning_tokens: 6,
+          audio_tokens: 0,
+          accepted_prediction_tokens: 2,
+          rejected_prediction_tokens: 1,
+        },
+      },
+    });
+    expect(facts.usage?.metadata).toEqual({
+      prompt_cached: 4,
+      prompt_audio: 1,
+      completion_reasoning: 6,
+      completion_audio: 0,
+      completion_accepted_predictions: 2,
+      completion_rejected_predictions: 1,
+    });
   });
 
   it('no usage is null usage (not zeros); cached tokens never make the input negative', () => {
@@ -163,7 +207,7 @@ describe('AI gateway provider wire: response mapping and usage accounting', () =
       responseFacts('chat_completions', {
         usage: { prompt_tokens: 5, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 9 } },
       }).usage,
-    ).toEqual({ input: 0, output: 1, cacheRead: 9, cacheWrite: 0 });
+    ).toEqual({ input: 0, output: 1, cacheRead: 9, cacheWrite: 0, metadata: { prompt_cached: 9 } });
   });
 
   it('errors: the type (or the code) and the message', () => {
@@ -209,7 +253,7 @@ describe('AI gateway provider wire: streamed responses', () => {
     expect(collector.finish()).toEqual({
       responseId: 'c1',
       model: 'gpt',
-      usage: { input: 9, output: 3, cacheRead: 0, cacheWrite: 0 },
+      usage: { input: 9, output: 3, cacheRead: 0, cacheWrite: 0, metadata: {} },
       toolCalls: [{ id: 'call_1', name: 'run', input: '{"command":1}' }],
       error: null,
     });
@@ -260,7 +304,7 @@ describe('AI gateway provider wire: streamed responses', () => {
     expect(collector.finish()).toEqual({
       responseId: 'msg_1',
       model: 'claude',
-      usage: { input: 20, output: 42, cacheRead: 5, cacheWrite: 0 },
+      usage: { input: 20, output: 42, cacheRead: 5, cacheWrite: 0, metadata: { cache_read_input: 5 } },
       toolCalls: [{ id: 'toolu_1', name: 'read_file', input: '{"path":"a"}' }],
       error: null,
     });
@@ -282,14 +326,14 @@ describe('AI gateway provider wire: streamed responses', () => {
     );
     const facts = collector.finish();
     expect(facts.responseId).toBe('resp_1');
-    expect(facts.usage).toEqual({ input: 3, output: 4, cacheRead: 0, cacheWrite: 0 });
+    expect(facts.usage).toEqual({ input: 3, output: 4, cacheRead: 0, cacheWrite: 0, metadata: {} });
   });
 
   it('a JSON body is read whole; one that does not parse gives empty facts', () => {
     const json = new ResponseCollector('chat_completions', false);
     json.push(Buffer.from('{"id":"c2","usage":{"prompt_tokens":1,'));
     json.push(Buffer.from('"completion_tokens":2}}'));
-    expect(json.finish().usage).toEqual({ input: 1, output: 2, cacheRead: 0, cacheWrite: 0 });
+    expect(json.finish().usage).toEqual({ input: 1, output: 2, cacheRead: 0, cacheWrite: 0, metadata: {} });
     const broken = new ResponseCollector('messages', false);
     broken.push(Buffer.from('<html>bad gateway'));
     expect(broken.finish()).toEqual({ responseId: '', model: null, usage: null, toolCalls: [], error: null });

@@ -73,6 +73,7 @@ function recordOf(interception: AiInterception, end: InterceptionEnd): Intercept
         output_tokens: response.usage!.output,
         cache_read_input_tokens: response.usage!.cacheRead,
         cache_write_input_tokens: response.usage!.cacheWrite,
+        metadata: response.usage!.metadata,
       })),
     tools: end.responses.flatMap((response) =>
       response.toolCalls.map((call) => ({

@@ -104,6 +104,14 @@ export class IdentityDirectory {
     return unique.length === 0 ? [] : this.directory.teamNamesByUuids(unique);
   }
 
+  /** Account names by lower-cased email (emails nobody uses are absent). */
+  async namesByEmails(emails: readonly string[]): Promise<Map<string, string>> {
+    const wanted = [...new Set(emails.map((email) => email.toLowerCase()).filter(Boolean))];
+    if (wanted.length === 0) return new Map();
+    const rows = await this.directory.namesByLowerEmails(wanted);
+    return new Map(rows.map((row) => [row.lower_email, row.name]));
+  }
+
   /** Ids of the accounts named `name` (case-insensitive; none or one). */
   accountIdsByName(name: string): Promise<string[]> {
     return this.directory.idsByLowerName(name.toLowerCase());

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Brackets, type DataSource, type EntityManager, In, type SelectQueryBuilder } from 'typeorm';
-import { User } from '../identity/entities/user.entity';
+import { Brackets, type DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { RepositoryRedirect } from './entities/repository-redirect.entity';
 import { Repository } from './entities/repository.entity';
 
@@ -32,8 +31,8 @@ export interface RepositorySearch extends RepositoryPage {
 }
 
 /**
- * The `repositories` and `repository_redirects` tables. Commit authors are resolved through
- * identity's `users` table (a read kept here until identity offers it, issue 32 item 2).
+ * The `repositories` and `repository_redirects` tables. A repository's `owner` is a read-only relation to
+ * identity's account (loaded with the repository); account lookups go through identity's directory.
  */
 @Injectable()
 export class RepositoriesRepository {
@@ -111,16 +110,6 @@ export class RepositoriesRepository {
   /** An owner's repositories with the owner (`manager`: the caller's transaction). */
   ownedBy(ownerId: string, manager: EntityManager = this.dataSource.manager): Promise<Repository[]> {
     return manager.getRepository(Repository).find({ where: { ownerId }, relations: { owner: true } });
-  }
-
-  /** Account names by lower-cased e-mail address. */
-  async usernamesByEmail(lowerEmails: string[]): Promise<Map<string, string>> {
-    const found = new Map<string, string>();
-    const users = await this.dataSource.manager
-      .getRepository(User)
-      .find({ where: { lowerEmail: In(lowerEmails) }, select: { name: true, lowerEmail: true } });
-    for (const user of users) found.set(user.lowerEmail, user.name);
-    return found;
   }
 
   private base(): SelectQueryBuilder<Repository> {

@@ -1,3 +1,4 @@
+import { IdentityDirectory } from '../identity/identity-directory.service';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
@@ -79,6 +80,7 @@ export class RepositoriesService {
     private readonly transactions: TransactionRunner,
     private readonly deletionHooks: ContentDeletionHooks,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly directory: IdentityDirectory,
   ) {}
 
   gitDir(owner: User, repo: Repository): string {
@@ -459,10 +461,8 @@ export class RepositoriesService {
   }
 
   /** Account names by lower-cased e-mail address (Gitea resolves commit authors to accounts this way). */
-  async usernamesByEmail(emails: string[]): Promise<Map<string, string>> {
-    const wanted = [...new Set(emails.map((email) => email.toLowerCase()).filter(Boolean))];
-    if (wanted.length === 0) return new Map<string, string>();
-    return this.repos.usernamesByEmail(wanted);
+  usernamesByEmail(emails: string[]): Promise<Map<string, string>> {
+    return this.directory.namesByEmails(emails);
   }
 
   // ------------------------------------------------------------------------------- lists

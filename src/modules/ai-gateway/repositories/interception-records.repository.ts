@@ -84,11 +84,11 @@ export class InterceptionRecordsRepository {
            FROM x RETURNING id),
        u AS (
          INSERT INTO ai_gateway_token_usages (interception_id, provider_response_id, input_tokens, output_tokens,
-                cache_read_input_tokens, cache_write_input_tokens, created_at)
+                cache_read_input_tokens, cache_write_input_tokens, metadata, created_at)
          SELECT x.id, u.provider_response_id, u.input_tokens, u.output_tokens, u.cache_read_input_tokens,
-                u.cache_write_input_tokens, x.ended_at
+                u.cache_write_input_tokens, coalesce(u.metadata, '{}'), x.ended_at
            FROM x, jsonb_to_recordset(x.usages) AS u(provider_response_id text, input_tokens bigint,
-                output_tokens bigint, cache_read_input_tokens bigint, cache_write_input_tokens bigint)),
+                output_tokens bigint, cache_read_input_tokens bigint, cache_write_input_tokens bigint, metadata jsonb)),
        t AS (
          INSERT INTO ai_gateway_tool_usages (interception_id, provider_response_id, tool_call_id, tool, input, created_at)
          SELECT x.id, t.provider_response_id, t.tool_call_id, t.tool, t.input, x.ended_at

@@ -23,6 +23,8 @@ export interface Usage {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** The provider's other token counts, named as Coder's AI Bridge records them (`token_usage.metadata`). */
+  metadata: Record<string, number>;
 }
 
 export interface ToolCall {
@@ -110,12 +112,43 @@ function usageOf(api: WireApi, raw: unknown): Usage | null {
       output: num(usage.output_tokens),
       cacheRead: num(usage.cache_read_input_tokens),
       cacheWrite: num(usage.cache_creation_input_tokens),
+      metadata: anthropicUsageMetadata(usage),
     };
   // OpenAI counts cached tokens inside the prompt tokens; the record keeps them apart, as Anthropic does.
-  const cached = num(obj(usage.prompt_tokens_details ?? usage.input_tokens_details).cached_tokens);
+  const promptDetails = obj(usage.prompt_tokens_details ?? usage.input_tokens_details);
+  const completionDetails = obj(usage.completion_tokens_details ?? usage.output_tokens_details);
+  const cached = num(promptDetails.cached_tokens);
   const input = api === 'chat_completions' ? num(usage.prompt_tokens) : num(usage.input_tokens);
   const output = api === 'chat_completions' ? num(usage.completion_tokens) : num(usage.output_tokens);
-  return { input: Math.max(0, input - cached), output, cacheRead: cached, cacheWrite: 0 };
+  const metadata = present({
+    prompt_cached: promptDetails.cached_tokens,
+    prompt_audio: promptDetails.audio_tokens,
+    completion_reasoning: completionDetails.reasoning_tokens,
+    completion_audio: completionDetails.audio_tokens,
+    completion_accepted_predictions: completionDetails.accepted_prediction_tokens,
+    completion_rejected_predictions: completionDetails.rejected_prediction_tokens,
+  });
+  return { input: Math.max(0, input - cached), output, cacheRead: cached, cacheWrite: 0, metadata };
+}
+
+/** Anthropic's token counts beyond input and output (cache writes by lifetime, server tool requests). */
+function anthropicUsageMetadata(usage: Json): Record<string, number> {
+  const creation = obj(usage.cache_creation);
+  return present({
+    cache_read_input: usage.cache_read_input_tokens,
+    cache_creation_input: usage.cache_creation_input_tokens,
+    cache_ephemeral_5m_input: creation.ephemeral_5m_input_tokens,
+    cache_ephemeral_1h_input: creation.ephemeral_1h_input_tokens,
+    web_search_requests: obj(usage.server_tool_use).web_search_requests,
+  });
+}
+
+/** The numeric entries (what the provider sent; absent counts are left out, not recorded as 0). */
+function present(values: Record<string, unknown>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(values))
+    if (typeof value === 'number' && Number.isFinite(value)) out[key] = value;
+  return out;
 }
 
 function errorOf(body: Json): ResponseFacts['error'] {
@@ -253,6 +286,7 @@ export class ResponseCollector {
             facts.usage.cacheRead = num(usage.cache_read_input_tokens);
           if (usage.cache_creation_input_tokens !== undefined)
             facts.usage.cacheWrite = num(usage.cache_creation_input_tokens);
+          Object.assign(facts.usage.metadata, anthropicUsageMetadata(usage));
         } else facts.usage = usageOf('messages', usage);
       } else if (type === 'error') facts.error = errorOf(data);
     }

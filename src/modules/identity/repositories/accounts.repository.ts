@@ -245,6 +245,13 @@ export class DirectoryRepository {
     return rows.map((row) => row.id);
   }
 
+  /** Names of the accounts with these lower-cased emails: lower email → name. */
+  namesByLowerEmails(lowerEmails: string[]): Promise<{ lower_email: string; name: string }[]> {
+    return this.dataSource.query('SELECT lower_email, name FROM users WHERE lower_email = ANY($1::text[])', [
+      lowerEmails,
+    ]);
+  }
+
   /** Ids of the accounts with this lower-cased name (user or organization). */
   async idsByLowerName(lowerName: string): Promise<string[]> {
     const rows: { id: string }[] = await this.dataSource.query(

@@ -1,13 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, type EntityManager, In } from 'typeorm';
-import { User } from '../../identity/entities/user.entity';
+import { type DataSource, type EntityManager } from 'typeorm';
 import { BranchProtection } from './branch-protection.entity';
 
-/**
- * The `branch_protections` table. The names of a rule's users come from identity's `users` table (a
- * read kept here until identity offers it, issue 32 item 2).
- */
+/** The `branch_protections` table (a rule's users and teams by id; their names come from identity's directory). */
 @Injectable()
 export class BranchProtectionsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -73,13 +69,5 @@ export class BranchProtectionsRepository {
   ): Promise<void> {
     const taken = await manager.getRepository(BranchProtection).existsBy({ repositoryId, ruleName: to });
     if (!taken) await manager.getRepository(BranchProtection).update({ id: ruleId }, { ruleName: to });
-  }
-
-  /** User names by id (accounts that no longer exist are left out). */
-  async userNames(userIds: string[]): Promise<Map<string, string>> {
-    const users = new Map<string, string>();
-    for (const user of await this.dataSource.manager.getRepository(User).findBy({ id: In(userIds) }))
-      users.set(user.id, user.name);
-    return users;
   }
 }

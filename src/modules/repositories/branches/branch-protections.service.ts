@@ -1,3 +1,4 @@
+import { IdentityDirectory } from '../../identity/identity-directory.service';
 import { Injectable, Logger } from '@nestjs/common';
 import {
   BadRequestError,
@@ -129,6 +130,7 @@ export class BranchProtectionsService {
     private readonly organizations: OrganizationsService,
     private readonly permissions: RepositoryPermissions,
     private readonly pulls: PullsService,
+    private readonly directory: IdentityDirectory,
   ) {}
 
   async list(repo: Repository): Promise<BranchProtection[]> {
@@ -323,7 +325,8 @@ export class BranchProtectionsService {
   async names(rule: BranchProtection): Promise<{ users: Map<string, string>; teams: Map<string, string> }> {
     const userIds = [...new Set(LISTS.flatMap((list) => rule[list.userIds] as string[]))];
     const teamIds = [...new Set(LISTS.flatMap((list) => rule[list.teamIds] as string[]))];
-    const users = userIds.length ? await this.rules.userNames(userIds) : new Map<string, string>();
+    const users = new Map<string, string>();
+    for (const [id, account] of await this.directory.namesByIds(userIds)) users.set(id, account.name);
     const teams = new Map<string, string>();
     for (const id of teamIds) {
       const team = await this.organizations.findTeamById(id);
