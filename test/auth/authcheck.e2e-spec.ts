@@ -1,5 +1,5 @@
 import { AuthorizationService } from '../../src/modules/auth/authorization.service';
-import type { Principal } from '../../src/modules/auth/principal';
+import type { Principal } from '../../src/api/access/principal';
 import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 

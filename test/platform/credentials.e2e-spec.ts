@@ -1,10 +1,10 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { CoderController } from '../../src/api/coder/coder-controller.decorator';
-import { Authenticated } from '../../src/modules/auth/access.decorators';
+import { Authenticated } from '../../src/api/access/access.decorators';
 import { AuthGuard } from '../../src/modules/auth/auth.guard';
 import { CredentialVerifier } from '../../src/modules/auth/credential-verifier.service';
-import { requestAnyPrincipal, requestPrincipal } from '../../src/modules/auth/principal';
-import type { ProvisionerKeyLookup, WorkspaceAgentLookup } from '../../src/modules/auth/principal-ports';
+import { requestAnyPrincipal, requestPrincipal } from '../../src/api/access/principal';
+import type { ProvisionerKeyLookup, WorkspaceAgentLookup } from '../../src/api/access/principal-ports';
 import { UnauthenticatedError } from '../../src/platform/errors/domain-error';
 import { basic, BOOTSTRAP_ADMIN, createTestApp, type TestApp } from '../helpers/test-app';
 import type { CreatedUser } from '../helpers/factories';

@@ -1,6 +1,6 @@
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import WebSocket from 'ws';
-import { Public } from '../../src/modules/auth/access.decorators';
+import { Public } from '../../src/api/access/access.decorators';
 import { AuthGuard } from '../../src/modules/auth/auth.guard';
 import { RealtimeConnections } from '../../src/platform/realtime/realtime-connections.service';
 import { RealtimeHub } from '../../src/platform/realtime/realtime-hub.service';

@@ -2,8 +2,8 @@ import { RequestMethod } from '@nestjs/common';
 import { PATH_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { DIALECT_METADATA, type Dialect } from '../../src/api/dialect';
-import { ACCESS_METADATA, type AccessDeclaration } from '../../src/modules/auth/access.decorators';
-import { PRINCIPAL_KINDS } from '../../src/modules/auth/principal';
+import { ACCESS_METADATA, type AccessDeclaration } from '../../src/api/access/access.decorators';
+import { PRINCIPAL_KINDS } from '../../src/api/access/principal';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 
 /**

@@ -7,7 +7,7 @@ import {
   ACCESS_METADATA,
   type AccessDeclaration,
   Authenticated,
-} from '../../src/modules/auth/access.decorators';
+} from '../../src/api/access/access.decorators';
 import { AuthGuard } from '../../src/modules/auth/auth.guard';
 import { ForbiddenError } from '../../src/platform/errors/domain-error';
 import type { CreatedUser } from '../helpers/factories';

@@ -5,7 +5,7 @@ import {
   secretMatches,
 } from '../../src/modules/identity/api-token-codec';
 import { missingGiteaScope } from '../../src/modules/auth/token-scopes';
-import type { Principal } from '../../src/modules/auth/principal';
+import type { Principal } from '../../src/api/access/principal';
 
 describe('API token codec', () => {
   it('parses <10>-<22>', () => {

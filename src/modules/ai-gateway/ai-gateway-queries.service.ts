@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { SearchParser, searchTerms } from '../../api/coder/coder-search-query';
 import { BadRequestError, InvalidError, NotFoundError } from '../../platform/errors/domain-error';
 import { AuthorizationService } from '../auth/authorization.service';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../../api/access/principal';
 import { type AccountName, IdentityDirectory } from '../identity/identity-directory.service';
 import { UsersService } from '../identity/users.service';
 import {

@@ -1,11 +1,11 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { ModuleRef, Reflector } from '@nestjs/core';
 import { ForbiddenError } from '../../platform/errors/domain-error';
-import { ACCESS_METADATA, type AccessDeclaration } from './access.decorators';
+import { ACCESS_METADATA, type AccessDeclaration } from '../../api/access/access.decorators';
 import { AuthGuard } from './auth.guard';
 import type { AuthorizationService } from './authorization.service';
 import type { CredentialResolver } from './credential-resolver.service';
-import type { Principal } from './principal';
+import type { Principal } from '../../api/access/principal';
 
 /** The `rbac` option of @Authenticated routes a site-wide check through AuthorizationService. */
 describe('AuthGuard rbac option', () => {

@@ -18,10 +18,10 @@ import {
   admittedKinds,
   RESOURCE_ASSIGNMENT,
   type ResourceAssigner,
-} from './access.decorators';
+} from '../../api/access/access.decorators';
 import { AuthorizationService } from './authorization.service';
 import { CredentialResolver } from './credential-resolver.service';
-import { type AnyPrincipal, requestAnyPrincipal, setRequestPrincipal } from './principal';
+import { type AnyPrincipal, requestAnyPrincipal, setRequestPrincipal } from '../../api/access/principal';
 import { upgradeRequest } from './upgrade-request';
 import { keyGrants, missingGiteaScope } from './token-scopes';
 

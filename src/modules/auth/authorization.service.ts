@@ -10,7 +10,7 @@ import { IdentityDirectory } from '../identity/identity-directory.service';
 import { UsersService } from '../identity/users.service';
 import { AuthRepository } from './auth.repository';
 import { AUTH_CONFIG, type AuthConfig } from './auth.config';
-import type { Principal } from './principal';
+import type { Principal } from '../../api/access/principal';
 import { CompiledSubject, type RbacObject } from './rbac/rbac-evaluator';
 import { DEFAULT_ORG_MEMBER_ROLES } from './rbac/rbac-roles';
 

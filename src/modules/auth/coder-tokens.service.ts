@@ -9,7 +9,7 @@ import { ApiToken } from '../identity/entities/api-token.entity';
 import type { User } from '../identity/entities/user.entity';
 import { AUTH_CONFIG, type AuthConfig, goDuration } from './auth.config';
 import { AuthorizationService } from './authorization.service';
-import type { Principal } from './principal';
+import type { Principal } from '../../api/access/principal';
 import { canonicalExternalScope, resourceActions } from './rbac/rbac-catalogue';
 import { ALLOW_ALL, type AllowListEntry, expandScopes, isAllScope } from './rbac/rbac-scopes';
 import { AuthRepository } from './auth.repository';

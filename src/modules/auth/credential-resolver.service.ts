@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Passport, type Strategy } from 'passport';
 import { UnauthenticatedError } from '../../platform/errors/domain-error';
-import type { AnyPrincipal, UserPrincipal } from './principal';
+import type { AnyPrincipal, UserPrincipal } from '../../api/access/principal';
 import { AgentTokenStrategy } from './strategies/agent-token.strategy';
 import { AuthorizationTokenStrategy } from './strategies/authorization-token.strategy';
 import { BasicCredentialStrategy } from './strategies/basic.strategy';

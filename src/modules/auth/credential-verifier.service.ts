@@ -8,13 +8,18 @@ import { parseToken, secretMatches } from '../identity/api-token-codec';
 import { ApiTokensService } from '../identity/api-tokens.service';
 import { PasswordHasher } from '../identity/password-hasher.service';
 import { UsersService } from '../identity/users.service';
-import type { AgentPrincipal, CredentialSource, ProvisionerPrincipal, UserPrincipal } from './principal';
+import type {
+  AgentPrincipal,
+  CredentialSource,
+  ProvisionerPrincipal,
+  UserPrincipal,
+} from '../../api/access/principal';
 import {
   PROVISIONER_KEY_LOOKUP,
   type ProvisionerKeyLookup,
   WORKSPACE_AGENT_LOOKUP,
   type WorkspaceAgentLookup,
-} from './principal-ports';
+} from '../../api/access/principal-ports';
 
 const INVALID = 'invalid username, password or token';
 

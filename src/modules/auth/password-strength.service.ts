@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidError } from '../../platform/errors/domain-error';
-import { type PasswordVerdict, validatePasswordStrength } from './password-strength';
+import { type PasswordVerdict, validatePasswordStrength } from '../identity/password-strength';
 
 /** Raised when a new password fails the entropy rule (Coder: 400 `Invalid password.`). */
 export class WeakPasswordError extends InvalidError {}

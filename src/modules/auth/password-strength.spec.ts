@@ -5,7 +5,7 @@ import {
   removeMoreThanTwoRepeatingChars,
   removeSequence,
   validatePasswordStrength,
-} from './password-strength';
+} from '../identity/password-strength';
 
 const NO_UPPER_DIGIT =
   'insecure password, try including more special characters, using uppercase letters, using numbers or using a longer password';

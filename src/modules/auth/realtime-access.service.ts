@@ -16,7 +16,7 @@ import type {
 } from '../../platform/realtime/realtime-ports';
 import { IdentityDirectory } from '../identity/identity-directory.service';
 import { AuthGuard } from './auth.guard';
-import type { Principal } from './principal';
+import type { Principal } from '../../api/access/principal';
 import { upgradeRequest } from './upgrade-request';
 
 /** Close code of a socket whose upgrade carried bad or no credentials (the reason is the 401 text). */

@@ -21,7 +21,7 @@ import { UsersService } from '../identity/users.service';
 import { AuthorizationService } from './authorization.service';
 import { AuthRepository } from './auth.repository';
 import { PasswordStrengthService } from './password-strength.service';
-import type { Principal } from './principal';
+import type { Principal } from '../../api/access/principal';
 
 export const INCORRECT_LOGIN = 'Incorrect email or password.';
 export const PASSWORD_AUTH_DISABLED = 'Password authentication is disabled.';

@@ -3,7 +3,7 @@ import { NotFoundError } from '../../platform/errors/domain-error';
 import type { User } from '../identity/entities/user.entity';
 import { UserDirectory } from '../identity/user-directory.service';
 import { AuthorizationService } from './authorization.service';
-import type { Principal } from './principal';
+import type { Principal } from '../../api/access/principal';
 
 /**
  * Coder's `{user}` path parameter (id, username or `me`) for the auth routes: unknown users and

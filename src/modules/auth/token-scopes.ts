@@ -1,4 +1,4 @@
-import type { Principal } from './principal';
+import type { Principal } from '../../api/access/principal';
 import { expandScopes, isAllScope } from './rbac/rbac-scopes';
 
 /** Scopes that grant everything: Gitea's `all`, Coder's `coder:all` and its legacy alias `all`. */

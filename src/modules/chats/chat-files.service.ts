@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { BadRequestError, NotFoundError, TooLargeError } from '../../platform/errors/domain-error';
 import { BlobStore } from '../../platform/storage/blob-store';
 import { AuthorizationService } from '../auth/authorization.service';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../../api/access/principal';
 import { OrganizationsService } from '../identity/organizations.service';
 import type { ChatFile } from './entities/chat-file.entity';
 import { NOT_FOUND } from './chats.service';

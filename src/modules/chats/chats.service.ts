@@ -14,7 +14,7 @@ import { AiProviderDirectory } from '../../platform/ports/ai-provider-directory'
 import { PullRequests } from '../../platform/ports/pull-requests';
 import { WorkspaceLookup, workspaceRbacObject } from '../../platform/ports/workspace-lookup';
 import { AuthorizationService, type AuthzObject } from '../auth/authorization.service';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../../api/access/principal';
 import { OrganizationsService } from '../identity/organizations.service';
 import { costMicros, type ModelPrices, parseDollars } from './chat-cost';
 import type { Chat } from './entities/chat.entity';

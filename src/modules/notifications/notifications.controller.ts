@@ -13,8 +13,8 @@ import type { Response } from 'express';
 import { CoderController } from '../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../api/coder/coder-response.dto';
 import { BadRequestError, DomainError, ForbiddenError } from '../../platform/errors/domain-error';
-import { Authenticated, CurrentPrincipal } from '../auth/access.decorators';
-import type { Principal } from '../auth/principal';
+import { Authenticated, CurrentPrincipal } from '../../api/access/access.decorators';
+import type { Principal } from '../../api/access/principal';
 import { isOwner, isSystemUser } from './access';
 import { NotificationEnqueuer } from './delivery/notification-enqueuer.service';
 import {

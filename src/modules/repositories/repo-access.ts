@@ -20,8 +20,8 @@ import {
   type AccessDeclaration,
   RESOURCE_ASSIGNMENT,
   type ResourceAssigner,
-} from '../auth/access.decorators';
-import type { AnyPrincipal, UserPrincipal } from '../auth/principal';
+} from '../../api/access/access.decorators';
+import type { AnyPrincipal, UserPrincipal } from '../../api/access/principal';
 import { missingGiteaScope } from '../auth/token-scopes';
 import type { User } from '../identity/entities/user.entity';
 import type { Repository } from './entities/repository.entity';

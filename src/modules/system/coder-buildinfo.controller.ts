@@ -5,7 +5,7 @@ import { DEVPLANE_VERSION } from '../../platform/build-info';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { SiteConfigService } from '../../platform/site-config/site-config.service';
-import { Public } from '../auth/access.decorators';
+import { Public } from '../../api/access/access.decorators';
 
 /** codersdk.BuildInfoResponse */
 export class BuildInfoDto {

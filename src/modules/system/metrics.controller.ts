@@ -2,7 +2,7 @@ import { Controller, Get, Headers, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { MetricsService } from '../../platform/metrics/metrics.service';
-import { Public } from '../auth/access.decorators';
+import { Public } from '../../api/access/access.decorators';
 
 /** Prometheus metrics on the main port, for holders of `METRICS_TOKEN` (404 when not served here). */
 @Controller()

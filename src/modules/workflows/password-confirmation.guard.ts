@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { ForbiddenError } from '../../platform/errors/domain-error';
-import { requestPrincipal } from '../auth/principal';
+import { requestPrincipal } from '../../api/access/principal';
 
 /** How long a password confirmation of a cookie session lasts (Nextcloud: 30 minutes, plus 15 s grace). */
 export const PASSWORD_CONFIRMATION_WINDOW_MS = 30 * 60 * 1000 + 15 * 1000;

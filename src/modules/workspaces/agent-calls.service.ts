@@ -9,7 +9,7 @@ import {
   type AgentTool,
   WorkspaceAgentCalls,
 } from '../../platform/ports/workspace-agent-calls';
-import type { WorkspaceAgentIdentity } from '../auth/principal-ports';
+import type { WorkspaceAgentIdentity } from '../../api/access/principal-ports';
 
 import { agentStatus } from './coder-workspace.presenter';
 import { AgentCallsRepository } from './repositories/agent-calls.repository';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { IdentityDirectory } from '../identity/identity-directory.service';
 import { AuthorizationService } from '../auth/authorization.service';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../../api/access/principal';
 import {
   type ConnectionLogFilters,
   type ConnectionLogRow,

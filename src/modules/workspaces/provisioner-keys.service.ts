@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ConflictError, InvalidError, NotFoundError } from '../../platform/errors/domain-error';
-import type { ProvisionerKeyIdentity, ProvisionerKeyLookup } from '../auth/principal-ports';
+import type { ProvisionerKeyIdentity, ProvisionerKeyLookup } from '../../api/access/principal-ports';
 import { hashToken } from './provisioner-jobs.service';
 import {
   type ProvisionerKeyRow,

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ConflictError } from '../../platform/errors/domain-error';
 import { AuthorizationService } from '../auth/authorization.service';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../../api/access/principal';
 import type { User } from '../identity/entities/user.entity';
 import { TASK_NOTIFICATION_TEMPLATES } from './events';
 import type { WorkspaceRow } from './workspace-views';

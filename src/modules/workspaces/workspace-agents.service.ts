@@ -2,7 +2,7 @@ import { IdentityDirectory } from '../identity/identity-directory.service';
 import { Inject, Injectable } from '@nestjs/common';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { InvalidError, NotFoundError } from '../../platform/errors/domain-error';
-import type { WorkspaceAgentIdentity, WorkspaceAgentLookup } from '../auth/principal-ports';
+import type { WorkspaceAgentIdentity, WorkspaceAgentLookup } from '../../api/access/principal-ports';
 import { UserSecretsService } from '../identity/secrets/user-secrets.service';
 import { PREBUILDS_USER_ID, PREBUILDS_USER_NAME } from './events';
 import { hashToken } from './provisioner-jobs.service';

@@ -8,7 +8,7 @@ import { OwnedResourcesRegistry } from '../identity/owned-resources.registry';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
-import { PROVISIONER_KEY_LOOKUP, WORKSPACE_AGENT_LOOKUP } from '../auth/principal-ports';
+import { PROVISIONER_KEY_LOOKUP, WORKSPACE_AGENT_LOOKUP } from '../../api/access/principal-ports';
 import { AgentDesktopGateway } from './controllers/agent-desktop.gateway';
 import { BuildWatchGateway } from './controllers/build-watch.gateway';
 import { BuildLogsGateway, VersionLogsGateway } from './controllers/job-logs.gateway';

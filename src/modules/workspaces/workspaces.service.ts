@@ -14,7 +14,7 @@ import {
   NotFoundError,
 } from '../../platform/errors/domain-error';
 import { type AuthzObject, AuthorizationService } from '../auth/authorization.service';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../../api/access/principal';
 import { OrganizationsService } from '../identity/organizations.service';
 import type { User } from '../identity/entities/user.entity';
 import { workspaceStatus } from './coder-workspace.presenter';

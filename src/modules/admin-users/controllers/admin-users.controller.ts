@@ -14,8 +14,12 @@ import { GiteaErrorDto } from '../../../api/gitea/gitea-error.dto';
 import { GiteaPage } from '../../../api/gitea/gitea-page';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
-import { Authenticated, type AuthenticatedOptions, CurrentPrincipal } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import {
+  Authenticated,
+  type AuthenticatedOptions,
+  CurrentPrincipal,
+} from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { GiteaUserDto, presentGiteaUser } from '../../identity/presenters/gitea-user.presenter';
 import type { User } from '../../identity/entities/user.entity';
 import { AdminTarget, ResolvesAdminTarget } from '../admin-target.interceptor';

@@ -12,8 +12,12 @@ import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
 import { GiteaPage, giteaPaging } from '../../../api/gitea/gitea-page';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
-import { Authenticated, type AuthenticatedOptions, CurrentPrincipal } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import {
+  Authenticated,
+  type AuthenticatedOptions,
+  CurrentPrincipal,
+} from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { UserDirectory } from '../../identity/user-directory.service';
 import { CreateKeyOptionDto } from '../dto/create-key-option.dto';
 import { ListPublicKeysQueryDto } from '../dto/list-public-keys-query.dto';

@@ -3,8 +3,8 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse 
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { BadRequestError } from '../../../platform/errors/domain-error';
-import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { AiGatewayQueries } from '../ai-gateway-queries.service';
 import { AiProvidersService } from '../ai-providers.service';
 import type { AiProvider } from '../entities/ai-provider.entity';

@@ -21,7 +21,7 @@ import { APP_CONFIG } from '../../../platform/config/config.token';
 import { BadRequestError } from '../../../platform/errors/domain-error';
 import { LoginRateLimit } from '../../../platform/http/rate-limit';
 import { LOGIN_TYPES, type LoginType } from '../../identity/entities/user.entity';
-import { Authenticated, CurrentPrincipal, Public } from '../access.decorators';
+import { Authenticated, CurrentPrincipal, Public } from '../../../api/access/access.decorators';
 import { type AuthcheckCheck, AuthorizationService } from '../authorization.service';
 import { SESSION_COOKIE } from '../credential-resolver.service';
 import {
@@ -42,7 +42,7 @@ import {
 import { OneTimePasscodesService } from '../one-time-passcodes.service';
 import { PasswordLoginEnabledGuard } from '../password-login.guard';
 import { PasswordStrengthService } from '../password-strength.service';
-import type { Principal } from '../principal';
+import type { Principal } from '../../../api/access/principal';
 import { EXTERNAL_SCOPES } from '../rbac/rbac-catalogue';
 import { CONVERT_STATE_SECONDS, SessionsService } from '../sessions.service';
 import { CSRF_COOKIE, newCsrfToken } from '../csrf';

@@ -3,7 +3,7 @@ import { ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import type { CookieOptions, Request, Response } from 'express';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
-import { Public } from '../access.decorators';
+import { Public } from '../../../api/access/access.decorators';
 import { SESSION_COOKIE } from '../credential-resolver.service';
 import { CSRF_COOKIE, newCsrfToken } from '../csrf';
 import { OidcCallbackQueryDto } from '../dto/coder-oidc.dto';

@@ -14,7 +14,7 @@ import {
 } from '@nestjs/swagger';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
-import { Authenticated, CurrentPrincipal } from '../access.decorators';
+import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
 import { CoderTokensService, type TokenView } from '../coder-tokens.service';
 import {
   ApiKeyDto,
@@ -24,7 +24,7 @@ import {
   ListTokensQueryDto,
   TokenConfigDto,
 } from '../dto/coder-auth.dto';
-import type { Principal } from '../principal';
+import type { Principal } from '../../../api/access/principal';
 import type { AllowListEntry } from '../rbac/rbac-scopes';
 import { TargetUserResolver } from '../target-user.service';
 

@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { Strategy } from 'passport';
 import { CredentialVerifier } from '../credential-verifier.service';
-import type { AgentPrincipal } from '../principal';
+import type { AgentPrincipal } from '../../../api/access/principal';
 import { NO_GLOBAL_REGISTRY, presentedTo, settle } from './credential-strategy';
 
 /**

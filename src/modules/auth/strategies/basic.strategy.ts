@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { BasicStrategy as HttpBasicStrategy } from 'passport-http';
 import { CredentialVerifier } from '../credential-verifier.service';
-import type { UserPrincipal } from '../principal';
+import type { UserPrincipal } from '../../../api/access/principal';
 import {
   authorizationView,
   NO_GLOBAL_REGISTRY,

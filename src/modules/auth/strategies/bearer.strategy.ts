@@ -5,7 +5,7 @@ import { Strategy as BearerStrategy } from 'passport-http-bearer';
 import { UnauthenticatedError } from '../../../platform/errors/domain-error';
 import { parseToken } from '../../identity/api-token-codec';
 import { CredentialVerifier } from '../credential-verifier.service';
-import type { UserPrincipal } from '../principal';
+import type { UserPrincipal } from '../../../api/access/principal';
 import {
   authorizationView,
   NO_GLOBAL_REGISTRY,

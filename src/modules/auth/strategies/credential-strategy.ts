@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { PassportStatic } from 'passport';
 import { requestState } from '../../../platform/http/request-state';
-import type { AnyPrincipal } from '../principal';
+import type { AnyPrincipal } from '../../../api/access/principal';
 import { presentedCredential, type PresentedCredential, type StrategyName } from './presented-credential';
 
 /**

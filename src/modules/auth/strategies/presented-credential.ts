@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { requestState } from '../../../platform/http/request-state';
 import { parseToken } from '../../identity/api-token-codec';
-import type { CredentialSource } from '../principal';
+import type { CredentialSource } from '../../../api/access/principal';
 
 import { SESSION_COOKIE, SESSION_HEADER } from '../../../platform/http/credential-names';
 

@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { Strategy } from 'passport';
 import { CredentialVerifier } from '../credential-verifier.service';
-import type { UserPrincipal } from '../principal';
+import type { UserPrincipal } from '../../../api/access/principal';
 import { NO_GLOBAL_REGISTRY, presentedTo, settle } from './credential-strategy';
 
 /** Gitea's deprecated query forms `?access_token=` and `?token=` (the resolver adds the X-Service-Warning header). */

@@ -12,9 +12,9 @@ import { WorkspaceLookup, workspaceRbacObject } from '../../../platform/ports/wo
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
 import { isUuid } from '../../../platform/text/uuid';
-import { Authenticated } from '../../auth/access.decorators';
+import { Authenticated } from '../../../api/access/access.decorators';
 import { AuthorizationService } from '../../auth/authorization.service';
-import type { Principal } from '../../auth/principal';
+import type { Principal } from '../../../api/access/principal';
 import { AGENTS_EXPERIMENT } from '../agents-experiment.guard';
 import { ChatsService } from '../chats.service';
 

@@ -12,8 +12,8 @@ import { upgradedConnection } from '../../../platform/realtime/realtime-gateways
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
 import type { WsConnection } from '../../../platform/realtime/ws-connection';
-import { Authenticated } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { AGENTS_EXPERIMENT } from '../agents-experiment.guard';
 import { CHATS_CONFIG, type ChatsConfig } from '../chats.config';
 import { ChatsService } from '../chats.service';

@@ -7,8 +7,8 @@ import { RealtimeHub } from '../../../platform/realtime/realtime-hub.service';
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
 import type { WsConnection } from '../../../platform/realtime/ws-connection';
-import { Authenticated } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { markdownToPlaintext } from '../rendering/markdown';
 import { parseInboxQuery, type WatchFilters } from './inbox-query';
 import {

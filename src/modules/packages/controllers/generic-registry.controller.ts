@@ -17,8 +17,8 @@ import { GenericController } from '../../../api/generic/generic-controller.decor
 import { BadRequestError, NotFoundError } from '../../../platform/errors/domain-error';
 import { requestSnapshot } from '../../../platform/events/subject-events';
 import { BlobStore } from '../../../platform/storage/blob-store';
-import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal, Public } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { UsersService } from '../../identity/users.service';
 import { PackagePermissions } from '../package-permissions.service';
 import { requireRegistryAccess, resolvePackageOwner } from '../package-owner';

@@ -12,7 +12,7 @@ import { JsonBody } from '../../../api/body/body.decorators';
 import { NpmController } from '../../../api/npm/npm-controller.decorator';
 import { BadRequestError, UnauthenticatedError } from '../../../platform/errors/domain-error';
 import { LoginRateLimit } from '../../../platform/http/rate-limit';
-import { Public } from '../../auth/access.decorators';
+import { Public } from '../../../api/access/access.decorators';
 import { ApiTokensService } from '../../identity/api-tokens.service';
 import { UsersService } from '../../identity/users.service';
 

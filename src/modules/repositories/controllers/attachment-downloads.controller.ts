@@ -7,8 +7,8 @@ import { DownloadController } from '../../../api/download/download-controller.de
 import { ForbiddenError, NotFoundError } from '../../../platform/errors/domain-error';
 import { requestSnapshot } from '../../../platform/events/subject-events';
 import { BlobStore } from '../../../platform/storage/blob-store';
-import { CurrentPrincipal, Public } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { CurrentPrincipal, Public } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { missingGiteaScope } from '../../auth/token-scopes';
 import type { Attachment } from '../attachments/attachment.entity';
 import { AttachmentsService } from '../attachments/attachments.service';

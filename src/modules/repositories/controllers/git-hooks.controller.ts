@@ -4,7 +4,7 @@ import { SkipThrottle } from '@nestjs/throttler';
 import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
 import { UnauthenticatedError } from '../../../platform/errors/domain-error';
-import { Public } from '../../auth/access.decorators';
+import { Public } from '../../../api/access/access.decorators';
 import { PushSessions } from '../git/push-sessions.service';
 import { PushHooksService } from '../push-hooks.service';
 

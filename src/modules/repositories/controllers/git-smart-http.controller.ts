@@ -6,7 +6,7 @@ import { BodyStream, StreamBody } from '../../../api/body/body.decorators';
 import { GitController } from '../../../api/git/git-controller.decorator';
 import { ForbiddenError } from '../../../platform/errors/domain-error';
 import { requestSnapshot } from '../../../platform/events/subject-events';
-import { Public } from '../../auth/access.decorators';
+import { Public } from '../../../api/access/access.decorators';
 import { GitStorage } from '../git/git-storage.service';
 import { PushSessions } from '../git/push-sessions.service';
 import { type GitService, SmartHttpService } from '../git/smart-http.service';

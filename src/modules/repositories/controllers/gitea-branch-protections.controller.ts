@@ -8,7 +8,7 @@ import {
   ApiResponse,
 } from '@nestjs/swagger';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
-import { Authenticated } from '../../auth/access.decorators';
+import { Authenticated } from '../../../api/access/access.decorators';
 import type { BranchProtection } from '../branches/branch-protection.entity';
 import { BranchProtectionsService, type ProtectionInput } from '../branches/branch-protections.service';
 import { GiteaBranchProtectionDto, presentGiteaBranchProtection } from '../branches/gitea-branch.presenter';

@@ -13,8 +13,8 @@ import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
 import { requestSnapshot } from '../../../platform/events/subject-events';
-import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal, Public } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { BranchesService, type BranchView } from '../branches/branches.service';
 import {
   GiteaBranchDto,

@@ -10,8 +10,8 @@ import {
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
-import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal, Public } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import {
   CreateIssueCommentOptionDto,
   CreateIssueOptionDto,

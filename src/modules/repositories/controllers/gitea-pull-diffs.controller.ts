@@ -4,7 +4,7 @@ import { DocumentPathParams } from '../../../api/path-params.decorator';
 import { DownloadController } from '../../../api/download/download-controller.decorator';
 import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { NotFoundError } from '../../../platform/errors/domain-error';
-import { Public } from '../../auth/access.decorators';
+import { Public } from '../../../api/access/access.decorators';
 import { PullDiffQueryDto } from '../dto/pull-diffs.dto';
 import { PULL_DIFF_TYPES, PullDiffsService, type PullDiffType } from '../issues/pull-diffs.service';
 import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';

@@ -11,8 +11,8 @@ import { GiteaController } from '../../../api/gitea/gitea-controller.decorator';
 import { giteaPaging, GiteaPage } from '../../../api/gitea/gitea-page';
 import { GiteaPaged } from '../../../api/gitea/gitea-paging.interceptor';
 import { NotFoundError } from '../../../platform/errors/domain-error';
-import { Authenticated, CurrentPrincipal, Public } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal, Public } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import {
   CreatePullRequestOptionDto,
   EditPullRequestOptionDto,

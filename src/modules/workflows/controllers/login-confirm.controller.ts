@@ -2,8 +2,8 @@ import { Body, Controller, HttpCode, Post, Res, UseFilters } from '@nestjs/commo
 import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { LoginRateLimit } from '../../../platform/http/rate-limit';
-import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { ApiTokensService } from '../../identity/api-tokens.service';
 import { UsersService } from '../../identity/users.service';
 import { ConfirmPasswordResponseDto } from '../dto/confirm-password-response.dto';

@@ -2,7 +2,7 @@ import { Get } from '@nestjs/common';
 import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { ApiOcsOkResponse } from '../../../api/ocs/api-ocs-ok-response.decorator';
 import { OcsController } from '../../../api/ocs/ocs-controller.decorator';
-import { Authenticated } from '../../auth/access.decorators';
+import { Authenticated } from '../../../api/access/access.decorators';
 import { buildCatalogue, type WorkflowCatalogue } from '../workflow-catalogue';
 
 const strings = { type: 'array', items: { type: 'string' } } as const;

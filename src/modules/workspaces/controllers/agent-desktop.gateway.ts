@@ -6,8 +6,8 @@ import { DIALECT_METADATA } from '../../../api/dialect';
 import { NotFoundError } from '../../../platform/errors/domain-error';
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
-import { Authenticated } from '../../auth/access.decorators';
-import type { AnyPrincipal } from '../../auth/principal';
+import { Authenticated } from '../../../api/access/access.decorators';
+import type { AnyPrincipal } from '../../../api/access/principal';
 import { AgentCallsService } from '../agent-calls.service';
 
 export const AGENT_DESKTOP_PATH = '/api/v2/workspaceagents/me/desktop/:session';

@@ -10,9 +10,9 @@ import { RealtimeHub } from '../../../platform/realtime/realtime-hub.service';
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
 import type { WsConnection } from '../../../platform/realtime/ws-connection';
-import { Authenticated } from '../../auth/access.decorators';
+import { Authenticated } from '../../../api/access/access.decorators';
 import { AuthorizationService } from '../../auth/authorization.service';
-import type { Principal } from '../../auth/principal';
+import type { Principal } from '../../../api/access/principal';
 import { BUILD_UPDATES_SUBJECT, type BuildUpdateFrame } from '../events';
 
 export const BUILD_WATCH_PATH = '/api/experimental/watch-all-workspacebuilds';

@@ -8,8 +8,8 @@ import { upgradedConnection } from '../../../platform/realtime/realtime-gateways
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
 import { isUuid } from '../../../platform/text/uuid';
-import { Authenticated } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from '../workspaces.config';
 import { WorkspacesService } from '../workspaces.service';
 

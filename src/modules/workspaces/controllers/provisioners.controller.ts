@@ -11,9 +11,9 @@ import { IsArray, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class
 import type { Response } from 'express';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
-import { Authenticated, CurrentCaller, CurrentPrincipal } from '../../auth/access.decorators';
+import { Authenticated, CurrentCaller, CurrentPrincipal } from '../../../api/access/access.decorators';
 import { AuthorizationService } from '../../auth/authorization.service';
-import type { AnyPrincipal, Principal } from '../../auth/principal';
+import type { AnyPrincipal, Principal } from '../../../api/access/principal';
 import { CoderOrganizationsService } from '../../identity/management/coder-organizations.service';
 import { presentJob } from '../coder-workspace.presenter';
 import {

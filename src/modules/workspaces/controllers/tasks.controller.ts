@@ -13,8 +13,8 @@ import { GoStruct, GoType, GoValidate } from '../../../api/coder/coder-dto.decor
 import { InvalidError } from '../../../platform/errors/domain-error';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
-import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { UserDirectory } from '../../identity/user-directory.service';
 import { agentStatus, presentBuild, workspaceStatus } from '../coder-workspace.presenter';
 import {

@@ -3,8 +3,8 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@n
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { BadRequestError, NotFoundError } from '../../../platform/errors/domain-error';
-import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { CoderOrganizationsService } from '../../identity/management/coder-organizations.service';
 import { presentJob, presentResource } from '../coder-workspace.presenter';
 import {

@@ -3,8 +3,8 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@n
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { BadRequestError, InvalidError } from '../../../platform/errors/domain-error';
-import { Authenticated, CurrentPrincipal } from '../../auth/access.decorators';
-import type { Principal } from '../../auth/principal';
+import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
 import { UserDirectory } from '../../identity/user-directory.service';
 import { presentBuild, presentWorkspace } from '../coder-workspace.presenter';
 import {
