@@ -80,7 +80,7 @@ export function renderCoderError(
       };
     }
     case 'forbidden':
-      if (error.message === 'Forbidden.' || error.message === '') {
+      if (error.generic) {
         return { status: 403, body: body('Forbidden.', error.detail ?? CODER_FORBIDDEN_DETAIL) };
       }
       return { status: 403, body: body(error.message, error.detail, error.fields) };

@@ -43,7 +43,7 @@ export function renderGiteaError(
         body: withUrl(
           error.reason === 'missing'
             ? 'token is required'
-            : error.message === 'Authentication required.'
+            : error.generic
               ? 'invalid username, password or token'
               : error.message,
         ),

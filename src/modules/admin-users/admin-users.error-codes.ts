@@ -9,9 +9,6 @@ declare module '../../platform/errors/domain-error' {
     PASSWORD_POLICY: true;
     TARGET_IS_ORGANIZATION: true;
     USERNAME_INVALID: true;
-    USER_EMAIL_TAKEN: true;
-    USER_NAME_TAKEN: true;
-    USER_NOT_FOUND: true;
     /** Gitea's create-user password answers (the message is the code). */
     PasswordIsRequired: true;
     PasswordComplexity: true;

@@ -16,8 +16,6 @@ declare module '../../platform/errors/domain-error' {
     AI_PROVIDER_URL: true;
     AI_SESSION_ID: true;
     AI_SESSION_NOT_FOUND: true;
-    /** A `q` search query that does not parse. */
-    INVALID_QUERY: true;
   }
 }
 export {};

@@ -1,8 +1,8 @@
-/** The DomainError codes the audit module throws (issue 32 item 6). */
+/**
+ * The DomainError codes the audit module throws: only the shared `INVALID_QUERY` (declared by the API
+ * layer, src/api/api.error-codes.ts). Kept so each module declares its codes in one place (issue 32 item 6).
+ */
 declare module '../../platform/errors/domain-error' {
-  interface DomainErrorCodes {
-    /** A query parameter or search term of `GET /api/v2/audit` is not valid. */
-    INVALID_QUERY: true;
-  }
+  interface DomainErrorCodes {}
 }
 export {};

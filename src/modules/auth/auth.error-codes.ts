@@ -20,11 +20,8 @@ declare module '../../platform/errors/domain-error' {
     OIDC_UNREACHABLE: true;
     PASSWORD_GUESSES: true;
     SAME_PASSWORD: true;
-    TOKEN_NAME_TAKEN: true;
     UNDECLARED_ACCESS: true;
     USER_INACTIVE: true;
-    USER_NOT_FOUND: true;
-    WEAK_PASSWORD: true;
   }
 }
 export {};

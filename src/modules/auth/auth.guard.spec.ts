@@ -34,7 +34,7 @@ describe('AuthGuard rbac option', () => {
     const authz = {
       require: (_p: Principal, action: string, object: unknown) => {
         calls.push([action, object]);
-        return allowed ? Promise.resolve() : Promise.reject(new ForbiddenError('Forbidden.'));
+        return allowed ? Promise.resolve() : Promise.reject(new ForbiddenError());
       },
     } as unknown as AuthorizationService;
     return new AuthGuard(reflector, credentials, authz, {} as ModuleRef);

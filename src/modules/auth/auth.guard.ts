@@ -118,16 +118,16 @@ export class AuthGuard implements CanActivate {
       return true;
     }
 
-    if (!principal) throw new UnauthenticatedError('missing', 'Authentication required.');
+    if (!principal) throw new UnauthenticatedError('missing');
     if (!admittedKinds(access).includes(principal.kind)) {
-      throw new UnauthenticatedError('missing', 'Authentication required.', {
+      throw new UnauthenticatedError('missing', undefined, {
         detail: `This route does not accept ${principal.kind} credentials.`,
       });
     }
     for (const rule of rules) if (rule.stage === 'authenticated') rule.check(ruleContext);
     if (principal.kind !== 'user') {
       // Agents and provisioners carry no user rights: administrator and site-wide RBAC routes are closed to them.
-      if (access.admin || access.rbac) throw new ForbiddenError('Forbidden.', 'permission');
+      if (access.admin || access.rbac) throw new ForbiddenError();
       return true;
     }
 
@@ -138,7 +138,7 @@ export class AuthGuard implements CanActivate {
       const giteaOk = giteaScopes !== undefined && problem === null;
       const coderOk = access.tokenScope !== undefined && keyGrants(principal, access.tokenScope);
       if (!giteaOk && !coderOk) {
-        throw new ForbiddenError(problem ?? 'Forbidden.', 'scope', {
+        throw new ForbiddenError(problem ?? undefined, 'scope', {
           // Coder answers its generic 403 (the renderer's default detail); the other dialects name the scope.
           detail:
             access.tokenScope && dialect !== 'coder'

@@ -150,7 +150,7 @@ export class AuthorizationService implements AccessPolicy {
     if (await this.authorize(principal, action, object)) return;
     if (options.notFound)
       throw new NotFoundError('Resource not found or you do not have access to this resource');
-    throw new ForbiddenError('Forbidden.', 'permission');
+    throw new ForbiddenError();
   }
 
   /** Keeps the rows the caller may `action`. */

@@ -98,8 +98,7 @@ export class CredentialResolver {
   /** Resolves a user (WebSocket upgrades and other user-only callers): agents and provisioners are refused. */
   async resolve(req: Request, res: Response): Promise<UserPrincipal | undefined> {
     const principal = await this.resolveAny(req, res);
-    if (principal && principal.kind !== 'user')
-      throw new UnauthenticatedError('missing', 'Authentication required.');
+    if (principal && principal.kind !== 'user') throw new UnauthenticatedError('missing');
     return principal;
   }
 }

@@ -210,8 +210,7 @@ export class SessionsService {
       throw new NotFoundError('Resource not found or you do not have access to this resource');
     }
     const self = target.id === principal.user.id;
-    if (!self && target.isAdmin && !principal.user.isAdmin)
-      throw new ForbiddenError('Forbidden.', 'permission');
+    if (!self && target.isAdmin && !principal.user.isAdmin) throw new ForbiddenError();
     if (target.loginType !== 'password') {
       throw new BadRequestError('Users without password login type cannot change their password.');
     }

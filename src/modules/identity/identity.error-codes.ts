@@ -16,7 +16,6 @@ declare module '../../platform/errors/domain-error' {
     GROUP_EXISTS: true;
     IMPORT_PARSE: true;
     IMPORT_TOO_LARGE: true;
-    INVALID_QUERY: true;
     LAST_OWNER: true;
     NONE_NEEDS_SA: true;
     NOT_BLOCKED: true;
@@ -53,10 +52,7 @@ declare module '../../platform/errors/domain-error' {
     USER_SECRET_EMPTY_UPDATE: true;
     USER_SECRET_INVALID: true;
     USER_SECRET_NOT_FOUND: true;
-    VALIDATION: true;
     WEAK_PASSWORD: true;
-    /** The platform's PreconditionFailedError code (Coder's 417), thrown by the user delete. */
-    EXPECTATION_FAILED: true;
     /** The account still owns resources of a registered kind (OwnedResourcesRegistry): `OWNS_REPOSITORIES`, ... */
     [code: `OWNS_${string}`]: true;
   }

@@ -138,7 +138,7 @@ export class NotificationsController {
       res.status(304).end();
       return;
     }
-    if (!isOwner(principal.user)) throw new ForbiddenError('Forbidden.', 'owner_required');
+    if (!isOwner(principal.user)) throw new ForbiddenError(undefined, 'owner_required');
     await or500('Failed to update notifications settings.', () => this.settings.store(value));
     if (!value) this.enqueuer.wake();
     res.status(200).json({ notifier_paused: value });
@@ -152,7 +152,7 @@ export class NotificationsController {
   @ApiForbiddenResponse(ERROR)
   @ApiInternalServerErrorResponse(ERROR)
   async test(@CurrentPrincipal() principal: Principal): Promise<void> {
-    if (!isOwner(principal.user)) throw new ForbiddenError('Forbidden.', 'owner_required');
+    if (!isOwner(principal.user)) throw new ForbiddenError(undefined, 'owner_required');
     await or500('Failed to send test notification', () =>
       this.enqueuer.enqueue({
         templateId: NOTIFICATION_TEMPLATE_IDS.testNotification,

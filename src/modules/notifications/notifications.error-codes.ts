@@ -3,12 +3,9 @@ declare module '../../platform/errors/domain-error' {
   interface DomainErrorCodes {
     INBOX_NOTIFICATION_NOT_FOUND: true;
     INVALID_CUSTOM_NOTIFICATION: true;
-    /** A query parameter is not valid. */
-    INVALID_QUERY: true;
     INVALID_READ_STATUS: true;
     INVALID_UUID: true;
     UNKNOWN_TEMPLATE: true;
-    USER_NOT_FOUND: true;
   }
 }
 export {};

@@ -17,8 +17,6 @@ declare module '../../platform/errors/domain-error' {
     PACKAGE_LINKED: true;
     PACKAGE_NOT_LINKED: true;
     PACKAGE_OWNER_MISMATCH: true;
-    /** The repository a package is linked to does not exist. */
-    REPOSITORY_NOT_FOUND: true;
     NPM_NAME: true;
     NPM_VERSION: true;
     NPM_VERSIONS: true;

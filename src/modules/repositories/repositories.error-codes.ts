@@ -43,10 +43,7 @@ declare module '../../platform/errors/domain-error' {
     NOT_A_FORK: true;
     NOT_A_MIRROR: true;
     NOT_COLLABORATOR: true;
-    NOT_ORG_OWNER: true;
     NOT_ORG_REPO: true;
-    ORG_NOT_FOUND: true;
-    ORG_OWNER_REQUIRED: true;
     PULL_BASE_MOVED: true;
     PULL_EXISTS: true;
     PULL_HEAD_OUT_OF_DATE: true;
@@ -73,9 +70,7 @@ declare module '../../platform/errors/domain-error' {
     REPOSITORY_NOT_FOUND: true;
     REPOSITORY_NOT_IN_ORG: true;
     TAG_EXISTS: true;
-    TEAM_NOT_FOUND: true;
     USER_BLOCKED: true;
-    USER_NOT_FOUND: true;
   }
 }
 export {};

@@ -19,7 +19,6 @@ declare module '../../platform/errors/domain-error' {
     // controllers/build-watch.gateway.ts
     EXPERIMENT_DISABLED: true;
     // controllers/provisioners.controller.ts
-    INVALID_QUERY: true;
     // provisioner-jobs.service.ts
     JOB_NOT_LEASED: true;
     // prebuilds.service.ts

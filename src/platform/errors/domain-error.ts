@@ -45,7 +45,7 @@ export type DomainErrorCode = keyof DomainErrorCodes;
 
 export interface DomainErrorOptions {
   /** Stable machine code, e.g. WORKFLOW_SCOPE_MISMATCH; dialects may pick texts by it. */
-  code?: string;
+  code?: DomainErrorCode;
   /** Technical detail for clients (Coder's `detail`). */
   detail?: string;
   fields?: FieldError[];
@@ -54,7 +54,7 @@ export interface DomainErrorOptions {
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
-  readonly code: string | undefined;
+  readonly code: DomainErrorCode | undefined;
   readonly detail: string | undefined;
   readonly fields: FieldError[];
 
@@ -89,12 +89,15 @@ export type UnauthenticatedReason =
 
 export class UnauthenticatedError extends DomainError {
   readonly kind = 'unauthenticated' as const;
+  /** No message of the thrower's own: each dialect says it in its words. */
+  readonly generic: boolean;
   constructor(
     readonly reason: UnauthenticatedReason,
-    message = 'Authentication required.',
+    message?: string,
     options: DomainErrorOptions = {},
   ) {
-    super(message, options);
+    super(message || 'Authentication required.', options);
+    this.generic = !message;
   }
 }
 
@@ -109,12 +112,15 @@ export type ForbiddenReason =
 
 export class ForbiddenError extends DomainError {
   readonly kind = 'forbidden' as const;
+  /** No message of the thrower's own (a plain permission refusal): each dialect says it in its words. */
+  readonly generic: boolean;
   constructor(
-    message = 'Forbidden.',
+    message?: string,
     readonly reason: ForbiddenReason = 'permission',
     options: DomainErrorOptions = {},
   ) {
-    super(message, options);
+    super(message || 'Forbidden.', options);
+    this.generic = !message;
   }
 }
 

@@ -63,7 +63,7 @@ export class DesktopGateway implements OnGatewayConnection, UpgradePrecheck {
       !(await this.authz.authorize(principal, 'application_connect', object)) &&
       !(await this.authz.authorize(principal, 'ssh', object))
     )
-      throw new ForbiddenError('Forbidden.', 'permission');
+      throw new ForbiddenError();
     const state = (await this.agentCalls?.agentState(chat.workspaceId)) ?? null;
     if (state === null) throw new BadRequestError('No eligible agent found for chat workspace.');
     if (state !== 'connected') throw new BadRequestError(`Agent state is "${state}", must be connected.`);

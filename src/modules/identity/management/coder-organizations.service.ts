@@ -308,9 +308,9 @@ export class CoderOrganizationsService {
     const removed = member.roles.filter((role) => !wanted.includes(role));
     const object = { type: 'assign_org_role', orgId: view.account.uuid };
     if (added.length && !(await this.authz.authorize(principal, 'assign', object)))
-      throw new ForbiddenError('Forbidden.', 'permission');
+      throw new ForbiddenError();
     if (removed.length && !(await this.authz.authorize(principal, 'unassign', object)))
-      throw new ForbiddenError('Forbidden.', 'permission');
+      throw new ForbiddenError();
     await this.transactions.run(async (tx) => {
       await tx.manager
         .getRepository(OrganizationMember)
@@ -592,7 +592,7 @@ export class CoderOrganizationsService {
     if (
       !(await this.authz.authorize(principal, 'read', { type: 'group_member', orgId: view.account.uuid }))
     ) {
-      throw new ForbiddenError('Forbidden.', 'permission');
+      throw new ForbiddenError();
     }
     const query = this.accounts.createQueryBuilder('u');
     if (team) {

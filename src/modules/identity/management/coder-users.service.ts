@@ -314,7 +314,7 @@ export class CoderUsersService {
     if (target.id === principal.user.id)
       throw new ForbiddenError('You cannot delete yourself!', 'permission', { code: 'DELETE_SELF' });
     if (coderSiteRoles(target).includes('owner') && !coderSiteRoles(principal.user).includes('owner'))
-      throw new ForbiddenError('Forbidden.', 'permission');
+      throw new ForbiddenError();
     if (target.hasBootstrapGrant)
       throw new ForbiddenError('The first administrator cannot be deleted by another user.', 'permission', {
         code: 'BOOTSTRAP_ADMIN',
@@ -421,15 +421,15 @@ export class CoderUsersService {
     const added = wanted.filter((role) => !current.includes(role));
     const removed = current.filter((role) => !wanted.includes(role));
     if (added.length && !(await this.authz.authorize(principal, 'assign', { type: 'assign_role' })))
-      throw new ForbiddenError('Forbidden.', 'permission');
+      throw new ForbiddenError();
     if (removed.length && !(await this.authz.authorize(principal, 'unassign', { type: 'assign_role' })))
-      throw new ForbiddenError('Forbidden.', 'permission');
+      throw new ForbiddenError();
     // Only owners grant or take the owner role (Coder's CanAssignRole).
     if (
       (added.includes('owner') || removed.includes('owner')) &&
       !coderSiteRoles(principal.user).includes('owner')
     )
-      throw new ForbiddenError('Forbidden.', 'permission');
+      throw new ForbiddenError();
     const isAdmin = wanted.includes('owner');
     await this.transactions.run(async (tx) => {
       if (
