@@ -36,6 +36,8 @@ import { AccountsRepository, DirectoryRepository } from './repositories/accounts
 import { ActivityRepository } from './repositories/activity.repository';
 import { ApiTokenLookupRepository } from './repositories/api-token-lookup.repository';
 import { ApiTokensRepository } from './repositories/api-tokens.repository';
+import { CoderUsersRepository } from './repositories/coder-users.repository';
+import { OrganizationsRepository } from './repositories/organizations.repository';
 import { UsersRepository } from './repositories/users.repository';
 import { UserStatusChartRepository } from './repositories/user-status-chart.repository';
 import { UserSecretsRepository } from './secrets/user-secrets.repository';
@@ -68,6 +70,8 @@ import { UserSecretsRepository } from './secrets/user-secrets.repository';
     ApiTokenLookupRepository,
     UserStatusChartRepository,
     UserSecretsRepository,
+    OrganizationsRepository,
+    CoderUsersRepository,
     IdentityDirectory,
     OidcAccountsService,
     ActivityRecorder,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, In, Repository } from 'typeorm';
+import { type EntityManager, Repository } from 'typeorm';
 import { VersionedCache } from '../../platform/cache/versioned-cache';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
@@ -13,6 +13,7 @@ import { Team } from './entities/team.entity';
 import { User, type Visibility } from './entities/user.entity';
 import { OwnedResourcesRegistry } from './owned-resources.registry';
 import { AccountsRepository } from './repositories/accounts.repository';
+import { OrganizationsRepository } from './repositories/organizations.repository';
 
 export interface Membership {
   organizationId: string;
@@ -76,6 +77,7 @@ export class OrganizationsService {
     private readonly owned: OwnedResourcesRegistry,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly accountRows: AccountsRepository,
+    private readonly rows: OrganizationsRepository,
   ) {
     this.membershipCache = new VersionedCache({
       tables: ['organization_members', 'users'],
@@ -112,48 +114,43 @@ export class OrganizationsService {
     audit?: (manager: EntityManager, account: User) => Promise<void>,
   ): Promise<User> {
     return this.transactions.run(async (tx) => {
-      const accounts = tx.manager.getRepository(User);
-      if (await accounts.existsBy({ lowerName: input.name.toLowerCase() })) {
+      if (await this.rows.nameTaken(tx.manager, input.name.toLowerCase())) {
         throw new ConflictError(`organization already exists [name: ${input.name}]`, {
           code: 'ORG_NAME_TAKEN',
         });
       }
-      const account = await accounts.save(
-        accounts.create({
-          type: 'organization',
-          name: input.name,
-          lowerName: input.name.toLowerCase(),
-          fullName: input.displayName ?? '',
-          description: input.description ?? '',
-          visibility: input.visibility ?? 'public',
-          loginType: 'none',
-        }),
-      );
-      await tx.manager.getRepository(Organization).insert({
+      const account = await this.rows.insertAccount(tx.manager, {
+        type: 'organization',
+        name: input.name,
+        lowerName: input.name.toLowerCase(),
+        fullName: input.displayName ?? '',
+        description: input.description ?? '',
+        visibility: input.visibility ?? 'public',
+        loginType: 'none',
+      });
+      await this.rows.insertOrganization(tx.manager, {
         accountId: account.id,
         displayName: input.displayName ?? input.name,
         icon: input.icon ?? '',
       });
       // Gitea: every organization has an Owners team (owner permission, every repository).
-      const owners = await tx.manager.getRepository(Team).save(
-        tx.manager.getRepository(Team).create({
-          organizationId: account.id,
-          name: OWNERS_TEAM,
-          lowerName: OWNERS_TEAM.toLowerCase(),
-          permission: 'owner',
-          includesAllRepositories: true,
-          canCreateOrgRepo: true,
-          units: [...TEAM_UNITS],
-        }),
-      );
+      const owners = await this.rows.insertTeam(tx.manager, {
+        organizationId: account.id,
+        name: OWNERS_TEAM,
+        lowerName: OWNERS_TEAM.toLowerCase(),
+        permission: 'owner',
+        includesAllRepositories: true,
+        canCreateOrgRepo: true,
+        units: [...TEAM_UNITS],
+      });
       if (input.ownerId) {
-        await tx.manager.getRepository(OrganizationMember).insert({
+        await this.rows.insertMember(tx.manager, {
           organizationId: account.id,
           userId: input.ownerId,
           roles: ['organization-admin'],
           isOwner: true,
         });
-        await tx.manager.getRepository(TeamMember).insert({ teamId: owners.id, userId: input.ownerId });
+        await this.rows.insertTeamMember(tx.manager, owners.id, input.ownerId);
       }
       await audit?.(tx.manager, account);
       return account;
@@ -224,7 +221,7 @@ export class OrganizationsService {
         }
       }
       await audit?.(tx.manager);
-      await tx.manager.getRepository(User).delete({ id: organization.id, type: 'organization' });
+      await this.rows.deleteAccount(tx.manager, organization.id);
     });
   }
 
@@ -254,19 +251,16 @@ export class OrganizationsService {
     audit?: (manager: EntityManager) => Promise<void>,
   ): Promise<void> {
     await this.transactions.run(async (tx) => {
-      const members = tx.manager.getRepository(OrganizationMember);
-      const member = await members.findOneBy({ organizationId, userId });
+      const member = await this.rows.findMember(tx.manager, organizationId, userId);
       if (!member) return;
-      if (member.isOwner && (await members.countBy({ organizationId, isOwner: true })) <= 1) {
+      if (member.isOwner && (await this.rows.countOwners(tx.manager, organizationId)) <= 1) {
         throw new InvalidError(`user is the last member of owner team [uid: ${userId}]`, {
           code: 'LAST_OWNER',
         });
       }
-      const teamIds = (
-        await tx.manager.getRepository(Team).find({ where: { organizationId }, select: { id: true } })
-      ).map((team) => team.id);
-      if (teamIds.length) await tx.manager.getRepository(TeamMember).delete({ userId, teamId: In(teamIds) });
-      await members.delete({ organizationId, userId });
+      const teamIds = await this.rows.teamIdsOf(tx.manager, organizationId);
+      if (teamIds.length) await this.rows.removeMemberFromTeams(tx.manager, userId, teamIds);
+      await this.rows.deleteMember(tx.manager, organizationId, userId);
       await audit?.(tx.manager);
     });
   }
@@ -348,13 +342,18 @@ export class OrganizationsService {
   /** Adds a user to a team (and to the organization); the Owners team makes them an owner. */
   async joinTeam(team: Team, userId: string, outer?: Transaction): Promise<void> {
     const work = async (tx: Transaction) => {
-      await tx.manager.getRepository(TeamMember).upsert({ teamId: team.id, userId }, ['teamId', 'userId']);
-      const members = tx.manager.getRepository(OrganizationMember);
-      const member = await members.findOneBy({ organizationId: team.organizationId, userId });
+      await this.rows.upsertTeamMember(tx.manager, team.id, userId);
+      const member = await this.rows.findMember(tx.manager, team.organizationId, userId);
       const isOwner = team.permission === 'owner' || member?.isOwner === true;
-      if (!member) await members.insert({ organizationId: team.organizationId, userId, roles: [], isOwner });
+      if (!member)
+        await this.rows.insertMember(tx.manager, {
+          organizationId: team.organizationId,
+          userId,
+          roles: [],
+          isOwner,
+        });
       else if (isOwner !== member.isOwner)
-        await members.update({ organizationId: team.organizationId, userId }, { isOwner });
+        await this.rows.setOwner(tx.manager, team.organizationId, userId, isOwner);
     };
     await (outer ? work(outer) : this.transactions.run(work));
   }
@@ -363,18 +362,17 @@ export class OrganizationsService {
   async removeTeamMember(team: Team, userId: string, outer?: Transaction): Promise<void> {
     const work = async (tx: Transaction) => {
       if (team.permission === 'owner') {
-        const members = tx.manager.getRepository(OrganizationMember);
         if (
-          (await members.countBy({ organizationId: team.organizationId, isOwner: true })) <= 1 &&
-          (await members.existsBy({ organizationId: team.organizationId, userId, isOwner: true }))
+          (await this.rows.countOwners(tx.manager, team.organizationId)) <= 1 &&
+          (await this.rows.isOwner(tx.manager, team.organizationId, userId))
         ) {
           throw new InvalidError(`user is the last member of owner team [uid: ${userId}]`, {
             code: 'LAST_OWNER',
           });
         }
-        await members.update({ organizationId: team.organizationId, userId }, { isOwner: false });
+        await this.rows.setOwner(tx.manager, team.organizationId, userId, false);
       }
-      await tx.manager.getRepository(TeamMember).delete({ teamId: team.id, userId });
+      await this.rows.deleteTeamMember(tx.manager, team.id, userId);
     };
     await (outer ? work(outer) : this.transactions.run(work));
   }

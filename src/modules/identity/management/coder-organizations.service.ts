@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Repository, type SelectQueryBuilder } from 'typeorm';
+import { type EntityManager, Repository } from 'typeorm';
 import type { CoderPage } from '../../../api/coder/coder-search-query';
 import { SearchParser, searchTerms } from '../../../api/coder/coder-search-query';
 import { AuditLog, type AuditEntry } from '../../../platform/audit/audit-log';
@@ -16,10 +16,10 @@ import { AccessPolicy, type AuthzObject } from '../../../api/access/access-polic
 import type { Principal } from '../../../api/access/principal';
 import { OrganizationMember } from '../entities/organization-member.entity';
 import { Organization, type WorkspaceSharingMode } from '../entities/organization.entity';
-import { TeamMember } from '../entities/team-member.entity';
 import { Team } from '../entities/team.entity';
 import { LOGIN_TYPES, type LoginType, User, type UserStatus } from '../entities/user.entity';
 import { OrganizationsService, OWNERS_TEAM } from '../organizations.service';
+import { OrganizationsRepository } from '../repositories/organizations.repository';
 import { UsersService } from '../users.service';
 import type { GroupView, MemberView, OrganizationView } from './coder-presenters';
 
@@ -87,6 +87,7 @@ export class CoderOrganizationsService {
     private readonly users: UsersService,
     private readonly authz: AccessPolicy,
     private readonly transactions: TransactionRunner,
+    private readonly rows: OrganizationsRepository,
     @Optional() private readonly audit?: AuditLog,
   ) {}
 
@@ -195,9 +196,9 @@ export class CoderOrganizationsService {
         diff.icon = { old: details.icon, new: input.icon };
       }
       if (Object.keys(accountChanges).length)
-        await tx.manager.getRepository(User).update({ id: account.id }, accountChanges);
+        await this.rows.updateAccount(tx.manager, account.id, accountChanges);
       if (Object.keys(detailChanges).length)
-        await tx.manager.getRepository(Organization).update({ accountId: account.id }, detailChanges);
+        await this.rows.updateOrganization(tx.manager, account.id, detailChanges);
       await this.record(tx.manager, principal, {
         action: 'write',
         resourceType: 'organization',
@@ -256,9 +257,11 @@ export class CoderOrganizationsService {
         detail: `${user.name} is already a member of ${view.account.name}`,
       });
     await this.transactions.run(async (tx) => {
-      await tx.manager
-        .getRepository(OrganizationMember)
-        .insert({ organizationId: view.account.id, userId: user.id, roles: [] });
+      await this.rows.insertMember(tx.manager, {
+        organizationId: view.account.id,
+        userId: user.id,
+        roles: [],
+      });
       await this.record(tx.manager, principal, {
         action: 'create',
         resourceType: 'organization_member',
@@ -312,9 +315,7 @@ export class CoderOrganizationsService {
     if (removed.length && !(await this.authz.authorize(principal, 'unassign', object)))
       throw new ForbiddenError();
     await this.transactions.run(async (tx) => {
-      await tx.manager
-        .getRepository(OrganizationMember)
-        .update({ organizationId: view.account.id, userId: user.id }, { roles: wanted });
+      await this.rows.setMemberRoles(tx.manager, view.account.id, user.id, wanted);
       await this.record(tx.manager, principal, {
         action: 'write',
         resourceType: 'organization_member',
@@ -343,16 +344,12 @@ export class CoderOrganizationsService {
       !(await this.memberships.existsBy({ organizationId: view.account.id, userId: principal.user.id }))
     )
       throw new NotFoundError('Resource not found or you do not have access to this resource');
-    const query = this.memberships
-      .createQueryBuilder('m')
-      .innerJoinAndSelect('m.user', 'u')
-      .where('m.organization_id = :org', { org: view.account.id });
-    if (!everyone) query.andWhere('m.user_id = :self', { self: principal.user.id });
-    applyUserFilters(query, filters, 'm.roles');
-    query.orderBy('u.lower_name', 'ASC');
-    if (page.offset) query.skip(page.offset);
-    if (page.limit) query.take(page.limit);
-    const [rows, count] = await query.getManyAndCount();
+    const [rows, count] = await this.rows.searchMembers(
+      view.account.id,
+      filters,
+      page,
+      everyone ? undefined : principal.user.id,
+    );
     return { members: rows.map((row) => this.memberView(view, row, row.user)), count };
   }
 
@@ -444,19 +441,16 @@ export class CoderOrganizationsService {
     if (await this.organizations.findTeam(view.account.id, input.name))
       throw new ConflictError(`A group named "${input.name}" already exists.`, { code: 'GROUP_EXISTS' });
     const team = await this.transactions.run(async (tx) => {
-      const repo = tx.manager.getRepository(Team);
-      const saved = await repo.save(
-        repo.create({
-          organizationId: view.account.id,
-          name: input.name,
-          lowerName: input.name.toLowerCase(),
-          displayName: input.displayName ?? '',
-          avatarUrl: input.avatarUrl ?? '',
-          quotaAllowance: input.quotaAllowance ?? 0,
-          permission: 'read',
-          units: [],
-        }),
-      );
+      const saved = await this.rows.insertTeam(tx.manager, {
+        organizationId: view.account.id,
+        name: input.name,
+        lowerName: input.name.toLowerCase(),
+        displayName: input.displayName ?? '',
+        avatarUrl: input.avatarUrl ?? '',
+        quotaAllowance: input.quotaAllowance ?? 0,
+        permission: 'read',
+        units: [],
+      });
       await this.record(tx.manager, principal, {
         action: 'create',
         resourceType: 'group',
@@ -545,7 +539,7 @@ export class CoderOrganizationsService {
     if (adding.length) diff.members_added = { old: [], new: adding.map((user) => user.name) };
     if (removing.length) diff.members_removed = { old: removing.map((user) => user.name), new: [] };
     await this.transactions.run(async (tx) => {
-      if (Object.keys(changes).length) await tx.manager.getRepository(Team).update({ id: team.id }, changes);
+      if (Object.keys(changes).length) await this.rows.updateTeam(tx.manager, team.id, changes);
       for (const user of adding) await this.organizations.joinTeam(team, user.id, tx);
       for (const user of removing) await this.organizations.removeTeamMember(team, user.id, tx);
       await this.record(tx.manager, principal, {
@@ -571,7 +565,7 @@ export class CoderOrganizationsService {
     if (team.permission === 'owner')
       throw new BadRequestError('the Owners team cannot be deleted', { code: 'OWNERS_TEAM' });
     await this.transactions.run(async (tx) => {
-      await tx.manager.getRepository(Team).delete({ id: team.id });
+      await this.rows.deleteTeam(tx.manager, team.id);
       await this.record(tx.manager, principal, {
         action: 'delete',
         resourceType: 'group',
@@ -594,22 +588,12 @@ export class CoderOrganizationsService {
     ) {
       throw new ForbiddenError();
     }
-    const query = this.accounts.createQueryBuilder('u');
-    if (team) {
-      query.innerJoin(TeamMember, 'tm', 'tm.user_id = u.id AND tm.team_id = :team', { team: team.id });
-      query.innerJoin(OrganizationMember, 'm', 'm.user_id = u.id AND m.organization_id = :org', {
-        org: view.account.id,
-      });
-    } else {
-      query.innerJoin(OrganizationMember, 'm', 'm.user_id = u.id AND m.organization_id = :org', {
-        org: view.account.id,
-      });
-    }
-    applyUserFilters(query, filters, 'm.roles');
-    query.orderBy('u.lower_name', 'ASC');
-    if (page.offset) query.skip(page.offset);
-    if (page.limit) query.take(page.limit);
-    const [users, count] = await query.getManyAndCount();
+    const [users, count] = await this.rows.searchGroupMembers(
+      view.account.id,
+      team ? team.id : null,
+      filters,
+      page,
+    );
     return { users, count };
   }
 
@@ -640,9 +624,7 @@ export class CoderOrganizationsService {
     const from = view.details.workspaceSharingMode;
     if (mode === from) return mode;
     await this.transactions.run(async (tx) => {
-      await tx.manager
-        .getRepository(Organization)
-        .update({ accountId: view.account.id }, { workspaceSharingMode: mode });
+      await this.rows.setWorkspaceSharingMode(tx.manager, view.account.id, mode);
       await this.record(tx.manager, principal, {
         action: 'write',
         resourceType: 'workspace_sharing_settings',
@@ -656,32 +638,4 @@ export class CoderOrganizationsService {
     });
     return mode;
   }
-}
-
-/** The user filters shared by the members lists (`u` = users, `rolesColumn` = the organization roles). */
-function applyUserFilters(
-  query: SelectQueryBuilder<any>, // eslint-disable-line @typescript-eslint/no-explicit-any
-  filters: MemberSearch,
-  rolesColumn: string,
-): void {
-  if (filters.search) {
-    const like = `%${filters.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    query.andWhere('(u.lower_name LIKE :like OR u.lower_email LIKE :like OR lower(u.full_name) LIKE :like)', {
-      like,
-    });
-  }
-  if (filters.statuses.length) query.andWhere('u.status IN (:...statuses)', { statuses: filters.statuses });
-  if (filters.loginTypes.length)
-    query.andWhere('u.login_type IN (:...loginTypes)', { loginTypes: filters.loginTypes });
-  if (filters.serviceAccount !== undefined)
-    query.andWhere('u.is_service_account = :sa', { sa: filters.serviceAccount });
-  if (filters.userId) query.andWhere('u.uuid = :userId', { userId: filters.userId });
-  const roles = filters.roles.filter((role) => role !== 'organization-member' && role !== 'member');
-  if (roles.length)
-    query.andWhere(
-      `(${rolesColumn} && :roles OR u.site_roles && :roles${roles.includes('owner') ? ' OR u.is_admin' : ''})`,
-      {
-        roles,
-      },
-    );
 }

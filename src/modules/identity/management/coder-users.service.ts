@@ -1,7 +1,7 @@
 import { ActivityRecorder } from '../activity-recorder.service';
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, type EntityManager, Repository } from 'typeorm';
+import { type EntityManager, Repository } from 'typeorm';
 import type { CoderPage } from '../../../api/coder/coder-search-query';
 import { SearchParser, searchTerms } from '../../../api/coder/coder-search-query';
 import { AuditLog, type AuditEntry } from '../../../platform/audit/audit-log';
@@ -19,11 +19,13 @@ import { SignInMethods } from '../../../api/access/sign-in-methods';
 import { AccessPolicy, userObject } from '../../../api/access/access-policy';
 import { validatePasswordStrength } from '../password-strength';
 import type { Principal } from '../../../api/access/principal';
-import { OrganizationMember } from '../entities/organization-member.entity';
 import { LOGIN_TYPES, type LoginType, User, type UserStatus } from '../entities/user.entity';
 import { OrganizationsService } from '../organizations.service';
 import { OwnedResourcesRegistry } from '../owned-resources.registry';
 import { coderSiteRoles } from '../presenters/coder-user.presenter';
+import { AccountsRepository } from '../repositories/accounts.repository';
+import { CoderUsersRepository } from '../repositories/coder-users.repository';
+import { OrganizationsRepository } from '../repositories/organizations.repository';
 import { UsersService } from '../users.service';
 
 export const ASSIGNABLE_SITE_ROLES = ['owner', 'auditor', 'template-admin', 'user-admin'] as const;
@@ -98,6 +100,9 @@ export class CoderUsersService {
     private readonly transactions: TransactionRunner,
     private readonly signInMethods: SignInMethods,
     private readonly activity: ActivityRecorder,
+    private readonly rows: CoderUsersRepository,
+    private readonly accountRows: AccountsRepository,
+    private readonly organizationRows: OrganizationsRepository,
     @Optional() private readonly audit?: AuditLog,
   ) {}
 
@@ -117,45 +122,17 @@ export class CoderUsersService {
     page: CoderPage,
   ): Promise<{ users: User[]; count: number }> {
     await this.activity.flush(); // last_seen_at filters and fields see the batched activity
-    const query = this.accounts.createQueryBuilder('u').where("u.type = 'individual'");
     // Callers without site-wide `user:read` (plain members) see only themselves, as Coder's filtered query does.
-    if (!(await this.authz.authorize(principal, 'read', { type: 'user' })))
-      query.andWhere('u.id = :self', { self: principal.user.id });
-    if (filters.search) {
-      const like = `%${filters.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      query.andWhere(
-        new Brackets((where) =>
-          where.where('u.lower_name LIKE :like', { like }).orWhere('u.lower_email LIKE :like', { like }),
-        ),
-      );
-    }
-    if (filters.statuses.length) query.andWhere('u.status IN (:...statuses)', { statuses: filters.statuses });
-    if (filters.loginTypes.length)
-      query.andWhere('u.login_type IN (:...loginTypes)', { loginTypes: filters.loginTypes });
-    if (filters.serviceAccount !== undefined)
-      query.andWhere('u.is_service_account = :sa', { sa: filters.serviceAccount });
-    const roles = filters.roles.filter((role) => role !== 'member');
-    if (roles.length) {
-      query.andWhere(
-        new Brackets((where) => {
-          where.where('u.site_roles && :roles', { roles });
-          if (roles.includes('owner')) where.orWhere('u.is_admin');
-        }),
-      );
-    }
-    if (filters.createdAfter) query.andWhere('u.created_at >= :ca', { ca: filters.createdAfter });
-    if (filters.createdBefore) query.andWhere('u.created_at <= :cb', { cb: filters.createdBefore });
-    if (filters.lastSeenAfter) query.andWhere('u.last_seen_at >= :la', { la: filters.lastSeenAfter });
-    if (filters.lastSeenBefore) query.andWhere('u.last_seen_at <= :lb', { lb: filters.lastSeenBefore });
+    const selfId = (await this.authz.authorize(principal, 'read', { type: 'user' }))
+      ? undefined
+      : principal.user.id;
+    let afterName: string | undefined;
     if (page.afterId) {
       const after = await this.users.findByUuid(page.afterId);
       if (!after) return { users: [], count: 0 };
-      query.andWhere('u.lower_name > :afterName', { afterName: after.lowerName });
+      afterName = after.lowerName;
     }
-    query.orderBy('u.lower_name', 'ASC');
-    if (page.offset) query.skip(page.offset);
-    if (page.limit) query.take(page.limit);
-    const [users, count] = await query.getManyAndCount();
+    const [users, count] = await this.rows.search(filters, page, { selfId, afterName });
     return { users, count };
   }
 
@@ -255,9 +232,7 @@ export class CoderUsersService {
         tx,
       );
       for (const organizationId of organizationAccounts) {
-        await tx.manager
-          .getRepository(OrganizationMember)
-          .upsert({ organizationId, userId: user.id, roles: [] }, ['organizationId', 'userId']);
+        await this.organizationRows.addMember(tx.manager, organizationId, user.id);
       }
       await this.record(tx.manager, principal, {
         action: 'create',
@@ -294,7 +269,7 @@ export class CoderUsersService {
     if (target.status === status) return target;
     const from = target.status;
     await this.transactions.run(async (tx) => {
-      await tx.manager.getRepository(User).update({ id: target.id }, { status });
+      await this.accountRows.updateUser(target.id, { status }, tx.manager);
       await this.record(tx.manager, principal, {
         action: 'write',
         resourceType: 'user',
@@ -337,7 +312,7 @@ export class CoderUsersService {
         resourceId: target.uuid,
         resourceTarget: target.name,
       });
-      await tx.manager.getRepository(User).delete({ id: target.id, type: 'individual' });
+      await this.rows.deleteIndividual(tx.manager, target.id);
       tx.emit('user.deleted', {
         userId: target.id,
         uuid: target.uuid,
@@ -349,7 +324,7 @@ export class CoderUsersService {
   }
 
   private countActiveOwners(manager: EntityManager): Promise<number> {
-    return manager.getRepository(User).countBy({ type: 'individual', isAdmin: true, status: 'active' });
+    return this.rows.countActiveOwners(manager);
   }
 
   // ------------------------------------------------------------------------------- profile
@@ -370,12 +345,11 @@ export class CoderUsersService {
       });
     const name = input.name ?? '';
     await this.transactions.run(async (tx) => {
-      await tx.manager
-        .getRepository(User)
-        .update(
-          { id: target.id },
-          { name: input.username, lowerName: input.username.toLowerCase(), fullName: name },
-        );
+      await this.accountRows.updateUser(
+        target.id,
+        { name: input.username, lowerName: input.username.toLowerCase(), fullName: name },
+        tx.manager,
+      );
       const diff: AuditEntry['diff'] = {};
       if (input.username !== target.name) diff.username = { old: target.name, new: input.username };
       if (name !== target.fullName) diff.name = { old: target.fullName, new: name };
@@ -440,14 +414,15 @@ export class CoderUsersService {
         throw new BadRequestError('You cannot remove the owner role from the last owner.', {
           code: 'LAST_OWNER',
         });
-      await tx.manager.getRepository(User).update(
-        { id: target.id },
+      await this.accountRows.updateUser(
+        target.id,
         {
           siteRoles: wanted.filter((role) => role !== 'owner'),
           isAdmin,
           ...(added.includes('owner') ? { adminGrantedBy: principal.user.id } : {}),
           ...(removed.includes('owner') ? { adminGrantedBy: null, isSuperAdmin: false } : {}),
         },
+        tx.manager,
       );
       await this.record(tx.manager, principal, {
         action: 'write',
