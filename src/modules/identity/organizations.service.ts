@@ -1,14 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { VersionedCache } from '../../platform/cache/versioned-cache';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { type Transaction, TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ConflictError, InvalidError } from '../../platform/errors/domain-error';
-import { OrganizationMember } from './entities/organization-member.entity';
 import { Organization } from './entities/organization.entity';
-import { TeamMember } from './entities/team-member.entity';
 import { Team } from './entities/team.entity';
 import { User, type Visibility } from './entities/user.entity';
 import { OwnedResourcesRegistry } from './owned-resources.registry';
@@ -68,11 +65,6 @@ export interface CreateOrganizationInput {
 @Injectable()
 export class OrganizationsService {
   constructor(
-    @InjectRepository(User) private readonly accounts: Repository<User>,
-    @InjectRepository(Organization) private readonly organizations: Repository<Organization>,
-    @InjectRepository(OrganizationMember) private readonly members_: Repository<OrganizationMember>,
-    @InjectRepository(Team) private readonly teams: Repository<Team>,
-    @InjectRepository(TeamMember) private readonly teamMembers_: Repository<TeamMember>,
     private readonly transactions: TransactionRunner,
     private readonly owned: OwnedResourcesRegistry,
     @Inject(APP_CONFIG) config: AppConfig,
@@ -95,17 +87,17 @@ export class OrganizationsService {
   private readonly groupsCache: VersionedCache<string, string[]>;
 
   findByName(name: string): Promise<User | null> {
-    return this.accounts.findOneBy({ lowerName: name.toLowerCase(), type: 'organization' });
+    return this.rows.findOrganizationAccount({ lowerName: name.toLowerCase() });
   }
 
   findByUuid(uuid: string): Promise<User | null> {
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid))
       return Promise.resolve(null);
-    return this.accounts.findOneBy({ uuid: uuid.toLowerCase(), type: 'organization' });
+    return this.rows.findOrganizationAccount({ uuid: uuid.toLowerCase() });
   }
 
   getDefault(): Promise<Organization | null> {
-    return this.organizations.findOne({ where: { isDefault: true }, relations: { account: true } });
+    return this.rows.findDefaultOrganization();
   }
 
   /** Creates the organization account and its details row; the owner becomes an owner member. */
@@ -163,13 +155,13 @@ export class OrganizationsService {
     roles: string[] = [],
     isOwner = false,
   ): Promise<void> {
-    await this.members_.upsert({ organizationId, userId, roles, isOwner }, ['organizationId', 'userId']);
+    await this.rows.upsertMember({ organizationId, userId, roles, isOwner });
   }
 
   /** The user's organizations with their roles, in one query. */
   async membershipsOf(userId: string): Promise<Membership[]> {
     const memberships = await this.membershipCache.get(userId, async () => {
-      const rows = await this.members_.find({ where: { userId }, relations: { organization: true } });
+      const rows = await this.rows.membershipsWithOrganizations(userId);
       return rows.map((row) => ({
         organizationId: row.organizationId,
         organizationUuid: row.organization.uuid,
@@ -186,13 +178,13 @@ export class OrganizationsService {
     name: string,
     permission: Team['permission'] = 'read',
   ): Promise<Team> {
-    return this.teams.save(
-      this.teams.create({ organizationId, name, lowerName: name.toLowerCase(), permission }),
+    return this.rows.saveTeam(
+      this.rows.newTeam({ organizationId, name, lowerName: name.toLowerCase(), permission }),
     );
   }
 
   async addTeamMember(teamId: string, userId: string): Promise<void> {
-    await this.teamMembers_.upsert({ teamId, userId }, ['teamId', 'userId']);
+    await this.rows.upsertTeamMembership(teamId, userId);
   }
 
   /** Gitea's EditOrg: the organization account's public fields. */
@@ -203,8 +195,8 @@ export class OrganizationsService {
     if (input.website !== undefined) changes.website = input.website;
     if (input.location !== undefined) changes.location = input.location;
     if (input.visibility !== undefined) changes.visibility = input.visibility;
-    if (Object.keys(changes).length > 0) await this.accounts.update({ id: organization.id }, changes);
-    return this.accounts.findOneByOrFail({ id: organization.id });
+    if (Object.keys(changes).length > 0) await this.rows.updateAccountFields(organization.id, changes);
+    return this.rows.findAccountOrFail(organization.id);
   }
 
   /**
@@ -230,18 +222,12 @@ export class OrganizationsService {
     organizationId: string,
     page: { offset: number; limit: number },
   ): Promise<{ items: User[]; total: number }> {
-    const [rows, total] = await this.members_.findAndCount({
-      where: { organizationId },
-      relations: { user: true },
-      order: { userId: 'ASC' },
-      skip: page.offset,
-      take: page.limit,
-    });
+    const [rows, total] = await this.rows.pageMembers(organizationId, page);
     return { items: rows.map((row) => row.user), total };
   }
 
   async isMember(organizationId: string, userId: string): Promise<boolean> {
-    return this.members_.existsBy({ organizationId, userId });
+    return this.rows.isMember(organizationId, userId);
   }
 
   /** Removes a member and their team memberships; the last owner cannot leave. */
@@ -270,13 +256,7 @@ export class OrganizationsService {
     userId: string,
     page: { offset: number; limit: number },
   ): Promise<{ items: User[]; total: number }> {
-    const [rows, total] = await this.members_.findAndCount({
-      where: { userId, organization: { type: 'organization' } },
-      relations: { organization: true },
-      order: { organizationId: 'ASC' },
-      skip: page.offset,
-      take: page.limit,
-    });
+    const [rows, total] = await this.rows.pageMembershipsOf(userId, page);
     return { items: rows.map((row) => row.organization), total };
   }
 
@@ -284,19 +264,12 @@ export class OrganizationsService {
     organizationId: string,
     page: { offset: number; limit: number },
   ): Promise<{ items: Team[]; total: number }> {
-    const [items, total] = await this.teams.findAndCount({
-      where: { organizationId },
-      order: { id: 'ASC' },
-      skip: page.offset,
-      take: page.limit,
-    });
+    const [items, total] = await this.rows.pageTeams(organizationId, page);
     return { items, total };
   }
 
   findTeamById(id: string): Promise<Team | null> {
-    return /^\d{1,18}$/.test(id)
-      ? this.teams.findOne({ where: { id }, relations: { organization: true } })
-      : Promise.resolve(null);
+    return /^\d{1,18}$/.test(id) ? this.rows.findTeamWithOrganization(id) : Promise.resolve(null);
   }
 
   /** Gitea's CreateTeam / EditTeam. Names are unique per organization (422 otherwise). */
@@ -306,12 +279,12 @@ export class OrganizationsService {
     if (existing?.lowerName === OWNERS_TEAM.toLowerCase() && name.toLowerCase() !== existing.lowerName) {
       throw new InvalidError('the Owners team cannot be renamed', { code: 'OWNERS_TEAM' });
     }
-    const clash = await this.teams.findOneBy({ organizationId, lowerName: name.toLowerCase() });
+    const clash = await this.rows.findTeamBy({ organizationId, lowerName: name.toLowerCase() });
     if (clash && clash.id !== existing?.id)
       throw new InvalidError(`team already exists [org_id: ${organizationId}, name: ${name}]`, {
         code: 'TEAM_EXISTS',
       });
-    const team = existing ?? this.teams.create({ organizationId });
+    const team = existing ?? this.rows.newTeam({ organizationId });
     team.name = name;
     team.lowerName = name.toLowerCase();
     if (input.description !== undefined) team.description = input.description;
@@ -324,19 +297,17 @@ export class OrganizationsService {
     team.permission ??= 'read';
     team.units ??= [];
     if (input.canCreateOrgRepo !== undefined) team.canCreateOrgRepo = input.canCreateOrgRepo;
-    return this.teams.save(team);
+    return this.rows.saveTeam(team);
   }
 
   async deleteTeam(team: Team): Promise<void> {
     if (team.permission === 'owner')
       throw new InvalidError('the Owners team cannot be deleted', { code: 'OWNERS_TEAM' });
-    await this.teams.delete({ id: team.id });
+    await this.rows.deleteTeamById(team.id);
   }
 
   async teamMembers(teamId: string): Promise<User[]> {
-    return (
-      await this.teamMembers_.find({ where: { teamId }, relations: { user: true }, order: { userId: 'ASC' } })
-    ).map((row) => row.user);
+    return this.rows.teamMemberAccounts(teamId);
   }
 
   /** Adds a user to a team (and to the organization); the Owners team makes them an owner. */
@@ -379,30 +350,23 @@ export class OrganizationsService {
 
   /** The teams the user belongs to, in organization `organizationId` (repository permissions). */
   async teamsOf(userId: string, organizationId: string): Promise<Team[]> {
-    const rows = await this.teamMembers_.find({
-      where: { userId, team: { organizationId } },
-      relations: { team: true },
-    });
+    const rows = await this.rows.teamMembershipsOf(userId, organizationId);
     return rows.map((row) => row.team);
   }
 
   /** Numeric ids of an organization's owners (members of its Owners team). */
   async ownerIdsOf(organizationId: string): Promise<string[]> {
-    return (
-      await this.members_.find({ where: { organizationId, isOwner: true }, select: { userId: true } })
-    ).map((row) => row.userId);
+    return this.rows.ownerIds(organizationId);
   }
 
   /** Every team the user belongs to, in any organization (repository visibility). */
   async allTeamsOf(userId: string): Promise<Team[]> {
-    return (await this.teamMembers_.find({ where: { userId }, relations: { team: true } })).map(
-      (row) => row.team,
-    );
+    return (await this.rows.teamMembershipsOf(userId)).map((row) => row.team);
   }
 
   /** An organization's team by name (case-insensitive). */
   findTeam(organizationId: string, name: string): Promise<Team | null> {
-    return this.teams.findOneBy({ organizationId, lowerName: name.toLowerCase() });
+    return this.rows.findTeamBy({ organizationId, lowerName: name.toLowerCase() });
   }
 
   /**
@@ -415,7 +379,7 @@ export class OrganizationsService {
     if (!/^\d{1,18}$/.test(userId)) return new Set();
     // Inside a transaction the caller may see its own uncommitted writes: read, do not cache.
     if (manager) return new Set(await this.loadGroups(userId, manager));
-    return new Set(await this.groupsCache.get(userId, () => this.loadGroups(userId, this.accounts.manager)));
+    return new Set(await this.groupsCache.get(userId, () => this.accountRows.groupNames(userId)));
   }
 
   private loadGroups(userId: string, manager: EntityManager): Promise<string[]> {
@@ -427,23 +391,14 @@ export class OrganizationsService {
     const lowered = group.toLowerCase();
     if (lowered === 'admin') return true;
     const slash = lowered.indexOf('/');
-    if (slash < 0) return this.accounts.existsBy({ lowerName: lowered, type: 'organization' });
-    const organization = await this.accounts.findOneBy({
-      lowerName: lowered.slice(0, slash),
-      type: 'organization',
-    });
-    return (
-      organization !== null &&
-      (await this.teams.existsBy({ organizationId: organization.id, lowerName: lowered.slice(slash + 1) }))
-    );
+    if (slash < 0) return this.rows.organizationAccountExists(lowered);
+    const organization = await this.rows.findOrganizationAccount({ lowerName: lowered.slice(0, slash) });
+    return organization !== null && (await this.rows.teamExists(organization.id, lowered.slice(slash + 1)));
   }
 
   /** Names of the teams the user belongs to, as `org/team`. */
   async teamNamesOf(userId: string): Promise<string[]> {
-    const rows = await this.teamMembers_.find({
-      where: { userId },
-      relations: { team: { organization: true } },
-    });
+    const rows = await this.rows.teamMembershipsWithOrganizations(userId);
     return rows.map((row) => `${row.team.organization.name}/${row.team.name}`);
   }
 }

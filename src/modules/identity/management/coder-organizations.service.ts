@@ -1,6 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { CoderPage } from '../../../api/coder/coder-search-query';
 import { SearchParser, searchTerms } from '../../../api/coder/coder-search-query';
 import { AuditLog, type AuditEntry } from '../../../platform/audit/audit-log';
@@ -79,10 +78,6 @@ export function parseMemberSearch(q: string): MemberSearch {
 @Injectable()
 export class CoderOrganizationsService {
   constructor(
-    @InjectRepository(User) private readonly accounts: Repository<User>,
-    @InjectRepository(Organization) private readonly details: Repository<Organization>,
-    @InjectRepository(OrganizationMember) private readonly memberships: Repository<OrganizationMember>,
-    @InjectRepository(Team) private readonly teams: Repository<Team>,
     private readonly organizations: OrganizationsService,
     private readonly users: UsersService,
     private readonly authz: AccessPolicy,
@@ -100,14 +95,14 @@ export class CoderOrganizationsService {
   }
 
   private async view(account: User): Promise<OrganizationView> {
-    const details = await this.details.findOneByOrFail({ accountId: account.id });
+    const details = await this.rows.findDetailsOrFail(account.id);
     return { account, details };
   }
 
   // ------------------------------------------------------------------------------- organizations
 
   async list(principal: Principal): Promise<OrganizationView[]> {
-    const rows = await this.details.find({ relations: { account: true }, order: { createdAt: 'ASC' } });
+    const rows = await this.rows.listOrganizations();
     const views = rows.map((details) => ({ account: details.account, details }));
     return this.authz.filter(principal, 'read', views, (view) => CoderOrganizationsService.orgObject(view));
   }
@@ -154,7 +149,7 @@ export class CoderOrganizationsService {
           statusCode: 201,
         }),
     );
-    return this.view(await this.accounts.findOneByOrFail({ id: account.id }));
+    return this.view(await this.rows.findAccountOrFail(account.id));
   }
 
   async update(
@@ -209,7 +204,7 @@ export class CoderOrganizationsService {
       });
       if (diff.name) tx.emit('user.renamed', { userId: account.id, from: account.name, to: input.name! });
     });
-    return this.view(await this.accounts.findOneByOrFail({ id: account.id }));
+    return this.view(await this.rows.findAccountOrFail(account.id));
   }
 
   async delete(principal: Principal, view: OrganizationView): Promise<void> {
@@ -230,7 +225,7 @@ export class CoderOrganizationsService {
   // ------------------------------------------------------------------------------- members
 
   private async requireMember(view: OrganizationView, user: User): Promise<OrganizationMember> {
-    const member = await this.memberships.findOneBy({ organizationId: view.account.id, userId: user.id });
+    const member = await this.rows.findMembership(view.account.id, user.id);
     if (!member) throw new NotFoundError('Resource not found or you do not have access to this resource');
     return member;
   }
@@ -251,7 +246,7 @@ export class CoderOrganizationsService {
       orgId: view.account.uuid,
       ownerId: user.uuid,
     });
-    if (await this.memberships.existsBy({ organizationId: view.account.id, userId: user.id }))
+    if (await this.rows.isMember(view.account.id, user.id))
       throw new BadRequestError('User is already an organization member', {
         code: 'ALREADY_MEMBER',
         detail: `${user.name} is already a member of ${view.account.name}`,
@@ -339,10 +334,7 @@ export class CoderOrganizationsService {
       type: 'organization_member',
       orgId: view.account.uuid,
     });
-    if (
-      !everyone &&
-      !(await this.memberships.existsBy({ organizationId: view.account.id, userId: principal.user.id }))
-    )
+    if (!everyone && !(await this.rows.isMember(view.account.id, principal.user.id)))
       throw new NotFoundError('Resource not found or you do not have access to this resource');
     const [rows, count] = await this.rows.searchMembers(
       view.account.id,
@@ -380,22 +372,13 @@ export class CoderOrganizationsService {
   }
 
   private async allMembers(view: OrganizationView): Promise<User[]> {
-    return (
-      await this.memberships.find({
-        where: { organizationId: view.account.id },
-        relations: { user: true },
-        order: { userId: 'ASC' },
-      })
-    ).map((row) => row.user);
+    return this.rows.memberAccounts(view.account.id);
   }
 
   async groups(principal: Principal, view: OrganizationView): Promise<GroupView[]> {
     if (!(await this.authz.authorize(principal, 'read', { type: 'group', orgId: view.account.uuid })))
       return [];
-    const teams = await this.teams.find({
-      where: { organizationId: view.account.id },
-      order: { lowerName: 'ASC' },
-    });
+    const teams = await this.rows.teamsByName(view.account.id);
     const groups = [this.everyoneGroup(view, await this.allMembers(view))];
     for (const team of teams) groups.push(await this.teamGroup(view, team));
     return groups;
@@ -408,9 +391,9 @@ export class CoderOrganizationsService {
   ): Promise<{ view: OrganizationView; team: Team | null }> {
     const notFound = () => new NotFoundError('Resource not found or you do not have access to this resource');
     if (!UUID.test(id)) throw notFound();
-    const team = await this.teams.findOneBy({ uuid: id.toLowerCase() });
+    const team = await this.rows.findTeamBy({ uuid: id.toLowerCase() });
     const account = team
-      ? await this.accounts.findOneBy({ id: team.organizationId })
+      ? await this.rows.findAccount(team.organizationId)
       : await this.organizations.findByUuid(id);
     if (!account) throw notFound();
     const view = await this.view(account);
@@ -507,7 +490,7 @@ export class CoderOrganizationsService {
       for (const id of ids) {
         const user = UUID.test(id) ? await this.users.findByUuid(id) : null;
         if (!user) throw new BadRequestError(`Invalid user ID: ${id}`, { code: 'BAD_USER_ID' });
-        if (!(await this.memberships.existsBy({ organizationId: view.account.id, userId: user.id })))
+        if (!(await this.rows.isMember(view.account.id, user.id)))
           throw new BadRequestError(`User must be a member of organization "${view.account.name}"`, {
             code: 'NOT_ORG_MEMBER',
           });
@@ -551,7 +534,7 @@ export class CoderOrganizationsService {
         diff,
       });
     });
-    return this.teamGroup(view, await this.teams.findOneByOrFail({ id: team.id }));
+    return this.teamGroup(view, await this.rows.findTeamOrFail(team.id));
   }
 
   async deleteGroup(principal: Principal, view: OrganizationView, team: Team | null): Promise<void> {

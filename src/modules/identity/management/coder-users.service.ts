@@ -1,7 +1,6 @@
 import { ActivityRecorder } from '../activity-recorder.service';
 import { Injectable, Optional } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { CoderPage } from '../../../api/coder/coder-search-query';
 import { SearchParser, searchTerms } from '../../../api/coder/coder-search-query';
 import { AuditLog, type AuditEntry } from '../../../platform/audit/audit-log';
@@ -92,7 +91,6 @@ export function parseUserSearch(q: string): UserSearch {
 @Injectable()
 export class CoderUsersService {
   constructor(
-    @InjectRepository(User) private readonly accounts: Repository<User>,
     private readonly users: UsersService,
     private readonly organizations: OrganizationsService,
     private readonly authz: AccessPolicy,
@@ -279,7 +277,7 @@ export class CoderUsersService {
       });
       tx.emit('user.status_changed', { userId: target.id, from, to: status, actorId: principal.user.id });
     });
-    return this.accounts.findOneByOrFail({ id: target.id });
+    return this.rows.findOrFail(target.id);
   }
 
   // ------------------------------------------------------------------------------- delete
@@ -364,7 +362,7 @@ export class CoderUsersService {
         tx.emit('user.renamed', { userId: target.id, from: target.name, to: input.username });
       tx.emit('user.updated', { userId: target.id, changed: Object.keys(diff) });
     });
-    return this.accounts.findOneByOrFail({ id: target.id });
+    return this.rows.findOrFail(target.id);
   }
 
   // ------------------------------------------------------------------------------- roles
@@ -433,6 +431,6 @@ export class CoderUsersService {
       });
       tx.emit('user.updated', { userId: target.id, changed: ['roles'] });
     });
-    return this.accounts.findOneByOrFail({ id: target.id });
+    return this.rows.findOrFail(target.id);
   }
 }

@@ -54,6 +54,10 @@ export class CoderUsersRepository {
     return query.getManyAndCount();
   }
 
+  findOrFail(id: string): Promise<User> {
+    return this.dataSource.getRepository(User).findOneByOrFail({ id });
+  }
+
   /** Active site administrators (Coder owners). */
   countActiveOwners(manager: EntityManager): Promise<number> {
     return manager.getRepository(User).countBy({ type: 'individual', isAdmin: true, status: 'active' });

@@ -17,6 +17,196 @@ import { User } from '../entities/user.entity';
 export class OrganizationsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  private get accounts() {
+    return this.dataSource.getRepository(User);
+  }
+
+  private get details() {
+    return this.dataSource.getRepository(Organization);
+  }
+
+  private get members() {
+    return this.dataSource.getRepository(OrganizationMember);
+  }
+
+  private get teams() {
+    return this.dataSource.getRepository(Team);
+  }
+
+  private get teamMembers() {
+    return this.dataSource.getRepository(TeamMember);
+  }
+
+  // ------------------------------------------------------------------------------- reads and single writes
+
+  findOrganizationAccount(where: { lowerName: string } | { uuid: string }): Promise<User | null> {
+    return this.accounts.findOneBy({ ...where, type: 'organization' });
+  }
+
+  organizationAccountExists(lowerName: string): Promise<boolean> {
+    return this.accounts.existsBy({ lowerName, type: 'organization' });
+  }
+
+  findAccountOrFail(id: string): Promise<User> {
+    return this.accounts.findOneByOrFail({ id });
+  }
+
+  findAccount(id: string): Promise<User | null> {
+    return this.accounts.findOneBy({ id });
+  }
+
+  async updateAccountFields(id: string, changes: Partial<User>): Promise<void> {
+    await this.accounts.update({ id }, changes);
+  }
+
+  findDefaultOrganization(): Promise<Organization | null> {
+    return this.details.findOne({ where: { isDefault: true }, relations: { account: true } });
+  }
+
+  findDetailsOrFail(accountId: string): Promise<Organization> {
+    return this.details.findOneByOrFail({ accountId });
+  }
+
+  /** Every organization's details with its account, oldest first. */
+  listOrganizations(): Promise<Organization[]> {
+    return this.details.find({ relations: { account: true }, order: { createdAt: 'ASC' } });
+  }
+
+  async upsertMember(row: {
+    organizationId: string;
+    userId: string;
+    roles: string[];
+    isOwner: boolean;
+  }): Promise<void> {
+    await this.members.upsert(row, ['organizationId', 'userId']);
+  }
+
+  /** The user's memberships, each with its organization account. */
+  membershipsWithOrganizations(userId: string): Promise<OrganizationMember[]> {
+    return this.members.find({ where: { userId }, relations: { organization: true } });
+  }
+
+  findMembership(organizationId: string, userId: string): Promise<OrganizationMember | null> {
+    return this.members.findOneBy({ organizationId, userId });
+  }
+
+  isMember(organizationId: string, userId: string): Promise<boolean> {
+    return this.members.existsBy({ organizationId, userId });
+  }
+
+  /** Members of an organization, each with its account, by user id, one page. */
+  pageMembers(
+    organizationId: string,
+    page: { offset: number; limit: number },
+  ): Promise<[OrganizationMember[], number]> {
+    return this.members.findAndCount({
+      where: { organizationId },
+      relations: { user: true },
+      order: { userId: 'ASC' },
+      skip: page.offset,
+      take: page.limit,
+    });
+  }
+
+  /** A user's memberships of organization accounts, each with the organization, by organization id, one page. */
+  pageMembershipsOf(
+    userId: string,
+    page: { offset: number; limit: number },
+  ): Promise<[OrganizationMember[], number]> {
+    return this.members.findAndCount({
+      where: { userId, organization: { type: 'organization' } },
+      relations: { organization: true },
+      order: { organizationId: 'ASC' },
+      skip: page.offset,
+      take: page.limit,
+    });
+  }
+
+  /** Numeric ids of an organization's owners. */
+  async ownerIds(organizationId: string): Promise<string[]> {
+    return (
+      await this.members.find({ where: { organizationId, isOwner: true }, select: { userId: true } })
+    ).map((row) => row.userId);
+  }
+
+  /** An organization's members' accounts, by user id. */
+  async memberAccounts(organizationId: string): Promise<User[]> {
+    return (
+      await this.members.find({
+        where: { organizationId },
+        relations: { user: true },
+        order: { userId: 'ASC' },
+      })
+    ).map((row) => row.user);
+  }
+
+  /** An organization's teams, by lower-cased name. */
+  teamsByName(organizationId: string): Promise<Team[]> {
+    return this.teams.find({ where: { organizationId }, order: { lowerName: 'ASC' } });
+  }
+
+  /** A new, unsaved team entity. */
+  newTeam(fields: DeepPartial<Team>): Team {
+    return this.teams.create(fields);
+  }
+
+  saveTeam(team: Team): Promise<Team> {
+    return this.teams.save(team);
+  }
+
+  async deleteTeamById(id: string): Promise<void> {
+    await this.teams.delete({ id });
+  }
+
+  async upsertTeamMembership(teamId: string, userId: string): Promise<void> {
+    await this.teamMembers.upsert({ teamId, userId }, ['teamId', 'userId']);
+  }
+
+  /** An organization's teams by id, one page. */
+  pageTeams(organizationId: string, page: { offset: number; limit: number }): Promise<[Team[], number]> {
+    return this.teams.findAndCount({
+      where: { organizationId },
+      order: { id: 'ASC' },
+      skip: page.offset,
+      take: page.limit,
+    });
+  }
+
+  findTeamWithOrganization(id: string): Promise<Team | null> {
+    return this.teams.findOne({ where: { id }, relations: { organization: true } });
+  }
+
+  findTeamBy(where: { organizationId: string; lowerName: string } | { uuid: string }): Promise<Team | null> {
+    return this.teams.findOneBy(where);
+  }
+
+  findTeamOrFail(id: string): Promise<Team> {
+    return this.teams.findOneByOrFail({ id });
+  }
+
+  teamExists(organizationId: string, lowerName: string): Promise<boolean> {
+    return this.teams.existsBy({ organizationId, lowerName });
+  }
+
+  /** A team's members' accounts, by user id. */
+  async teamMemberAccounts(teamId: string): Promise<User[]> {
+    return (
+      await this.teamMembers.find({ where: { teamId }, relations: { user: true }, order: { userId: 'ASC' } })
+    ).map((row) => row.user);
+  }
+
+  /** The user's team memberships, each with its team (in organization `organizationId` when given). */
+  teamMembershipsOf(userId: string, organizationId?: string): Promise<TeamMember[]> {
+    return organizationId === undefined
+      ? this.teamMembers.find({ where: { userId }, relations: { team: true } })
+      : this.teamMembers.find({ where: { userId, team: { organizationId } }, relations: { team: true } });
+  }
+
+  /** The user's team memberships, each with its team and the team's organization. */
+  teamMembershipsWithOrganizations(userId: string): Promise<TeamMember[]> {
+    return this.teamMembers.find({ where: { userId }, relations: { team: { organization: true } } });
+  }
+
   // ------------------------------------------------------------------------------- accounts
 
   /** Whether any account (individual or organization) has this lower-cased name. */
