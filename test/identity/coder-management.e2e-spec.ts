@@ -719,4 +719,89 @@ describe('Coder user and organization management', () => {
       expect((await t.http()[method](path)).status).toBe(401);
     }
   });
+  describe("assignable roles (Coder's getRoles and getOrganizationRoles, issue 33 item 11)", () => {
+    type Role = {
+      name: string;
+      display_name: string;
+      organization_id?: string;
+      assignable: boolean;
+      built_in: boolean;
+      site_permissions: { negate: boolean; resource_type: string; action: string }[];
+      organization_permissions: unknown[];
+      user_permissions: unknown[];
+      organization_member_permissions: unknown[];
+    };
+    const byName = (roles: Role[]) => Object.fromEntries(roles.map((role) => [role.name, role]));
+
+    it('GET /users/roles: the site roles with permissions; owners may assign all, user-admins all but owner', async () => {
+      const res = await t.http().get('/api/v2/users/roles').set(as(owner));
+      expect(res.status).toBe(200);
+      const roles = res.body as Role[];
+      expect(roles.map((role) => role.name)).toEqual(['owner', 'auditor', 'template-admin', 'user-admin']);
+      expect(byName(roles).owner).toMatchObject({ display_name: 'Owner', assignable: true, built_in: true });
+      expect(byName(roles)['template-admin']!.display_name).toBe('Template Admin');
+      expect(roles.every((role) => role.organization_id === undefined)).toBe(true);
+      expect(byName(roles).auditor!.site_permissions).toContainEqual({
+        negate: false,
+        resource_type: 'audit_log',
+        action: 'read',
+      });
+      for (const role of roles)
+        for (const list of [
+          'organization_permissions',
+          'user_permissions',
+          'organization_member_permissions',
+        ])
+          expect(Array.isArray(role[list as keyof Role])).toBe(true);
+
+      const asUserAdmin = byName(
+        (await t.http().get('/api/v2/users/roles').set(as(userAdmin))).body as Role[],
+      );
+      expect(asUserAdmin.owner!.assignable).toBe(false);
+      expect(asUserAdmin['template-admin']!.assignable).toBe(true);
+    });
+
+    it('GET /users/roles: members read them (nothing assignable); narrow tokens 403; anonymous 401', async () => {
+      const res = await t.http().get('/api/v2/users/roles').set(as(member));
+      expect(res.status).toBe(200);
+      expect((res.body as Role[]).some((role) => role.assignable)).toBe(false);
+      const narrow = await t.factories.token(owner.user, { scopes: ['user:read'] });
+      expect((await t.http().get('/api/v2/users/roles').set(as(narrow))).status).toBe(403);
+      expect((await t.http().get('/api/v2/users/roles')).status).toBe(401);
+      expect((await t.http().get('/api/v2/users/roles').set(as('bogus-token'))).status).toBe(401);
+    });
+
+    it('GET /organizations/{org}/members/roles: organization roles of that organization', async () => {
+      const res = await t.http().get(`/api/v2/organizations/${defaultOrg}/members/roles`).set(as(owner));
+      expect(res.status).toBe(200);
+      const roles = res.body as Role[];
+      expect(roles.map((role) => role.name)).toEqual([
+        'organization-admin',
+        'organization-user-admin',
+        'organization-template-admin',
+        'organization-auditor',
+        'organization-workspace-creation-ban',
+      ]);
+      expect(roles.every((role) => role.organization_id === defaultOrg && role.assignable)).toBe(true);
+      expect(byName(roles)['organization-admin']).toMatchObject({ display_name: 'Organization Admin' });
+      expect(byName(roles)['organization-admin']!.organization_permissions.length).toBeGreaterThan(0);
+
+      const asMember = await t
+        .http()
+        .get(`/api/v2/organizations/${defaultOrg}/members/roles`)
+        .set(as(member));
+      expect(asMember.status).toBe(200);
+      expect((asMember.body as Role[]).some((role) => role.assignable)).toBe(false);
+      const unknown = await t
+        .http()
+        .get('/api/v2/organizations/00000000-0000-4000-8000-000000000001/members/roles')
+        .set(as(owner));
+      expect(unknown.status).toBe(404);
+      const narrow = await t.factories.token(owner.user, { scopes: ['user:read'] });
+      expect(
+        (await t.http().get(`/api/v2/organizations/${defaultOrg}/members/roles`).set(as(narrow))).status,
+      ).toBe(403);
+      expect((await t.http().get(`/api/v2/organizations/${defaultOrg}/members/roles`)).status).toBe(401);
+    });
+  });
 });

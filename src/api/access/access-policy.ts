@@ -14,6 +14,25 @@ export interface AuthzObject {
   aclGroupList?: Record<string, string[]>;
 }
 
+/** One permission of a role (Coder's `codersdk.Permission` before rendering). */
+export interface RolePermission {
+  type: string;
+  action: string;
+  negate?: boolean;
+}
+
+/** A built-in role's permissions at each level (Coder's `rbac.Role`). */
+export interface RolePermissionSets {
+  site: RolePermission[];
+  org: RolePermission[];
+  member: RolePermission[];
+  user: RolePermission[];
+}
+
+/** Which built-in role: a site role, or an organization role in an organization with this workspace sharing mode. */
+export type RoleRef =
+  { site: string } | { organizationRole: string; sharingMode: 'none' | 'everyone' | 'service_accounts' };
+
 /**
  * The RBAC checks identity's routes and services need, as a port: auth's AuthorizationService
  * implements it and provides it globally (`{ provide: AccessPolicy, useExisting: AuthorizationService }`),
@@ -30,6 +49,9 @@ export abstract class AccessPolicy {
     object: AuthzObject,
     options?: { notFound?: boolean },
   ): Promise<void>;
+
+  /** A built-in role's permissions (the roles lists show them), or undefined for an unknown role. */
+  abstract rolePermissions(role: RoleRef): RolePermissionSets | undefined;
 
   /** Keeps the rows the caller may `action`. */
   abstract filter<T>(

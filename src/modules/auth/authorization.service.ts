@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { AccessPolicy, AuthzObject } from '../../api/access/access-policy';
+import type { AccessPolicy, AuthzObject, RoleRef, RolePermissionSets } from '../../api/access/access-policy';
 import { VersionedCache } from '../../platform/cache/versioned-cache';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
@@ -12,7 +12,7 @@ import { AuthRepository } from './auth.repository';
 import { AUTH_CONFIG, type AuthConfig } from './auth.config';
 import type { Principal } from '../../api/access/principal';
 import { CompiledSubject, type RbacObject } from './rbac/rbac-evaluator';
-import { DEFAULT_ORG_MEMBER_ROLES } from './rbac/rbac-roles';
+import { DEFAULT_ORG_MEMBER_ROLES, orgRole, siteRole } from './rbac/rbac-roles';
 
 export type { AuthzObject };
 
@@ -151,6 +151,13 @@ export class AuthorizationService implements AccessPolicy {
     if (options.notFound)
       throw new NotFoundError('Resource not found or you do not have access to this resource');
     throw new ForbiddenError();
+  }
+
+  /** A built-in role's permissions (the roles lists show them), or undefined for an unknown role. */
+  rolePermissions(role: RoleRef): RolePermissionSets | undefined {
+    return 'site' in role
+      ? siteRole(role.site, { ownerWorkspaceExec: this.config.ownerWorkspaceExec })
+      : orgRole(role.organizationRole, role.sharingMode);
   }
 
   /** Keeps the rows the caller may `action`. */

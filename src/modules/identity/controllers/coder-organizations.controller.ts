@@ -11,6 +11,7 @@ import type { Principal } from '../../../api/access/principal';
 import type { User } from '../entities/user.entity';
 import {
   CoderGroupDto,
+  CoderAssignableRoleDto,
   CoderOrganizationDto,
   CoderOrganizationMemberDto,
   CoderOrganizationMemberWithUserDto,
@@ -165,6 +166,23 @@ export class CoderOrganizationsController {
   }
 
   // ------------------------------------------------------------------------------- members
+
+  @Get(':organization/members/roles')
+  @Authenticated({ tokenScope: { type: 'assign_org_role', action: 'read' } })
+  @ApiOperation({
+    summary:
+      "The organization roles with their permissions here (Coder's getOrganizationRoles / assignableOrgRoles)",
+  })
+  @ApiParam(ORG_PARAM)
+  @ApiOkResponse({ type: [CoderAssignableRoleDto] })
+  @ApiResponse({ status: 403, ...ERROR })
+  @ApiResponse({ status: 404, ...ERROR })
+  async assignableRoles(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization') ref: string,
+  ): Promise<CoderAssignableRoleDto[]> {
+    return this.service.assignableRoles(principal, await this.service.resolve(principal, ref));
+  }
 
   @Get(':organization/members')
   @Authenticated({ tokenScope: { type: 'organization_member', action: 'read' } })

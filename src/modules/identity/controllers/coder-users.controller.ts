@@ -18,7 +18,7 @@ import {
   UpdateUserProfileRequestDto,
   UserRolesDto,
 } from '../management/coder-management.dto';
-import { CoderOrganizationDto } from '../management/coder-management.dto';
+import { CoderAssignableRoleDto, CoderOrganizationDto } from '../management/coder-management.dto';
 import { CoderOrganizationsService } from '../management/coder-organizations.service';
 import { presentOrganization } from '../management/coder-presenters';
 import { CoderUsersService, parseUserSearch } from '../management/coder-users.service';
@@ -42,6 +42,18 @@ export class CoderUsersController {
     private readonly coderOrganizations: CoderOrganizationsService,
     @Optional() private readonly seats?: AiSeats,
   ) {}
+
+  // Before `:user`: `roles` is not a user name here (Coder's route order).
+  @Get('roles')
+  @Authenticated({ tokenScope: { type: 'assign_role', action: 'read' } })
+  @ApiOperation({
+    summary: "The site roles an administrator can assign (Coder's getRoles / AssignableSiteRoles)",
+  })
+  @ApiOkResponse({ type: [CoderAssignableRoleDto] })
+  @ApiResponse({ status: 403, type: CoderResponseDto })
+  assignableRoles(@CurrentPrincipal() principal: Principal): Promise<CoderAssignableRoleDto[]> {
+    return this.management.assignableSiteRoles(principal);
+  }
 
   @Get(':user/organizations')
   @Authenticated({ tokenScope: { type: 'organization', action: 'read' } })

@@ -139,6 +139,26 @@ export class CoderOrganizationMemberDto {
   @ApiProperty({ type: [CoderSlimRoleDto] }) roles: CoderSlimRoleDto[];
 }
 
+/** codersdk.Permission */
+export class CoderPermissionDto {
+  @ApiProperty() negate: boolean;
+  @ApiProperty({ description: 'RBAC resource type, or `*`' }) resource_type: string;
+  @ApiProperty({ description: 'RBAC action, or `*`' }) action: string;
+}
+
+/** codersdk.AssignableRoles (a codersdk.Role with whether the caller may assign it) */
+export class CoderAssignableRoleDto {
+  @ApiProperty() name: string;
+  @ApiPropertyOptional({ format: 'uuid' }) organization_id?: string;
+  @ApiProperty() display_name: string;
+  @ApiProperty({ type: [CoderPermissionDto] }) site_permissions: CoderPermissionDto[];
+  @ApiProperty({ type: [CoderPermissionDto] }) organization_permissions: CoderPermissionDto[];
+  @ApiProperty({ type: [CoderPermissionDto] }) user_permissions: CoderPermissionDto[];
+  @ApiProperty({ type: [CoderPermissionDto] }) organization_member_permissions: CoderPermissionDto[];
+  @ApiProperty() assignable: boolean;
+  @ApiProperty() built_in: boolean;
+}
+
 /** codersdk.OrganizationMemberWithUserData */
 export class CoderOrganizationMemberWithUserDto extends CoderOrganizationMemberDto {
   @ApiProperty() username: string;

@@ -20,7 +20,13 @@ import { LOGIN_TYPES, type LoginType, User, type UserStatus } from '../entities/
 import { OrganizationsService, OWNERS_TEAM } from '../organizations.service';
 import { OrganizationsRepository } from '../repositories/organizations.repository';
 import { UsersService } from '../users.service';
-import type { GroupView, MemberView, OrganizationView } from './coder-presenters';
+import type { CoderAssignableRoleDto } from './coder-management.dto';
+import {
+  type GroupView,
+  type MemberView,
+  type OrganizationView,
+  presentAssignableRole,
+} from './coder-presenters';
 
 /** Coder's organization roles that can be assigned (the member and service-account roles are implicit). */
 export const ASSIGNABLE_ORG_ROLES = [
@@ -286,6 +292,24 @@ export class CoderOrganizationsService {
         organizationId: view.account.uuid,
       }),
     );
+  }
+
+  /**
+   * `GET /organizations/{organization}/members/roles` (Coder's assignableOrgRoles): the organization roles
+   * with their permissions in this organization and whether the caller may assign them. Needs
+   * `assign_org_role:read` in the organization.
+   */
+  async assignableRoles(principal: Principal, view: OrganizationView): Promise<CoderAssignableRoleDto[]> {
+    const object = { type: 'assign_org_role', orgId: view.account.uuid };
+    await this.authz.require(principal, 'read', object);
+    const mayAssign = await this.authz.authorize(principal, 'assign', object);
+    return ASSIGNABLE_ORG_ROLES.flatMap((role) => {
+      const permissions = this.authz.rolePermissions({
+        organizationRole: role,
+        sharingMode: view.details.workspaceSharingMode,
+      });
+      return permissions ? [presentAssignableRole(role, permissions, mayAssign, view.account.uuid)] : [];
+    });
   }
 
   async setMemberRoles(

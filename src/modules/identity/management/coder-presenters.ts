@@ -1,12 +1,15 @@
 import type { Organization } from '../entities/organization.entity';
 import type { User } from '../entities/user.entity';
 import { coderSiteRoles } from '../presenters/coder-user.presenter';
+import type { RolePermission, RolePermissionSets } from '../../../api/access/access-policy';
 import type {
+  CoderAssignableRoleDto,
   CoderGroupDto,
   CoderGroupMemberDto,
   CoderOrganizationDto,
   CoderOrganizationMemberDto,
   CoderOrganizationMemberWithUserDto,
+  CoderPermissionDto,
 } from './coder-management.dto';
 
 const ORG_ROLE_DISPLAY: Record<string, string> = {
@@ -24,6 +27,37 @@ const SITE_ROLE_DISPLAY: Record<string, string> = {
   'template-admin': 'Template Admin',
   'user-admin': 'User Admin',
 };
+
+/** Display names of the roles the roles lists show (Coder leaves out the implied member roles). */
+export function roleDisplayName(name: string): string {
+  return SITE_ROLE_DISPLAY[name] ?? ORG_ROLE_DISPLAY[name] ?? '';
+}
+
+/** Coder's AssignableRoles JSON of a built-in role. */
+export function presentAssignableRole(
+  name: string,
+  permissions: RolePermissionSets,
+  assignable: boolean,
+  organizationId?: string,
+): CoderAssignableRoleDto {
+  const wire = (list: RolePermission[]): CoderPermissionDto[] =>
+    list.map((permission) => ({
+      negate: permission.negate === true,
+      resource_type: permission.type,
+      action: permission.action,
+    }));
+  return {
+    name,
+    ...(organizationId ? { organization_id: organizationId } : {}),
+    display_name: roleDisplayName(name),
+    site_permissions: wire(permissions.site),
+    organization_permissions: wire(permissions.org),
+    user_permissions: wire(permissions.user),
+    organization_member_permissions: wire(permissions.member),
+    assignable,
+    built_in: true,
+  };
+}
 
 export interface OrganizationView {
   account: User;

@@ -26,6 +26,8 @@ import { AccountsRepository } from '../repositories/accounts.repository';
 import { CoderUsersRepository } from '../repositories/coder-users.repository';
 import { OrganizationsRepository } from '../repositories/organizations.repository';
 import { UsersService } from '../users.service';
+import type { CoderAssignableRoleDto } from './coder-management.dto';
+import { presentAssignableRole } from './coder-presenters';
 
 export const ASSIGNABLE_SITE_ROLES = ['owner', 'auditor', 'template-admin', 'user-admin'] as const;
 const USER_STATUSES: readonly UserStatus[] = ['active', 'dormant', 'suspended'];
@@ -379,6 +381,23 @@ export class CoderUsersService {
       roles: coderSiteRoles(target),
       organization_roles: Object.fromEntries(memberships.map((m) => [m.organizationUuid, m.roles])),
     };
+  }
+
+  /**
+   * `GET /users/roles` (Coder's AssignableSiteRoles): the site roles an administrator can hand out, with
+   * their permissions and whether the caller may assign each (only owners assign `owner`). Needs
+   * `assign_role:read`.
+   */
+  async assignableSiteRoles(principal: Principal): Promise<CoderAssignableRoleDto[]> {
+    await this.authz.require(principal, 'read', { type: 'assign_role' });
+    const mayAssign = await this.authz.authorize(principal, 'assign', { type: 'assign_role' });
+    const isOwner = coderSiteRoles(principal.user).includes('owner');
+    return ASSIGNABLE_SITE_ROLES.flatMap((role) => {
+      const permissions = this.authz.rolePermissions({ site: role });
+      return permissions
+        ? [presentAssignableRole(role, permissions, mayAssign && (role !== 'owner' || isOwner))]
+        : [];
+    });
   }
 
   async setRoles(principal: Principal, target: User, requested: string[]): Promise<User> {
