@@ -233,7 +233,7 @@ describe('chat tools in a workspace', () => {
     watcher.close();
   });
 
-  it('git watch: a chat without a workspace is 400 before the upgrade; another user is 404', async () => {
+  it('git watch: a chat without a workspace is 400 before the upgrade; another user is 404; no credential 401', async () => {
     const plain = await client.json(
       await client.api(alice.token, 'POST', '/api/experimental/chats', {
         model_config_id: configId,
@@ -266,6 +266,18 @@ describe('chat tools in a workspace', () => {
     );
     await expect(stranger.opened).rejects.toThrow();
     expect(stranger.unexpected?.status).toBe(404);
+    // No or a bad credential: Coder's 401 before the upgrade (not devplane's upgrade-then-close 4401), on both
+    // paths of the git watch and of the desktop.
+    for (const path of ['git/watch', 'stream/git', 'desktop', 'stream/desktop'])
+      for (const headers of [{}, { 'Service-Session-Token': 'bogus-token' }] as Record<string, string>[]) {
+        const anonymous = new WatchClient(
+          `${t.url!.replace('http', 'ws')}/api/experimental/chats/${plain.id}/${path}`,
+          headers,
+        );
+        await expect(anonymous.opened).rejects.toThrow();
+        expect([path, anonymous.unexpected?.status]).toEqual([path, 401]);
+        expect(typeof JSON.parse(anonymous.unexpected!.body).message).toBe('string');
+      }
   });
 
   it('commits in the workspace, pushes to a devplane repository and opens a real pull request linked to the chat', async () => {

@@ -8,11 +8,12 @@ import { APP_CONFIG } from '../../platform/config/config.token';
 import { DomainError, UnauthenticatedError } from '../../platform/errors/domain-error';
 import { RealtimeConnections } from '../../platform/realtime/realtime-connections.service';
 import { RealtimeGateways } from '../../platform/realtime/realtime-gateways.service';
-import type {
-  RealtimeCredentialChecker,
-  RealtimeIdentity,
-  UpgradeAuthorizer,
-  UpgradeDecision,
+import {
+  type RealtimeCredentialChecker,
+  type RealtimeIdentity,
+  UNAUTHENTICATED_BEFORE_UPGRADE,
+  type UpgradeAuthorizer,
+  type UpgradeDecision,
 } from '../../platform/realtime/realtime-ports';
 import { IdentityDirectory } from '../identity/identity-directory.service';
 import { AuthGuard } from './auth.guard';
@@ -69,7 +70,10 @@ export class RealtimeAccessService implements UpgradeAuthorizer, RealtimeCredent
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const refusal = this.renderRefusal(gateway, req, error);
-      if (error instanceof UnauthenticatedError) {
+      if (
+        error instanceof UnauthenticatedError &&
+        !Reflect.getMetadata(UNAUTHENTICATED_BEFORE_UPGRADE, gateway)
+      ) {
         // devplane's socket convention: upgrade, then close 4401 with the 401 text as reason.
         return { kind: 'close', code: UNAUTHENTICATED_CLOSE_CODE, reason: reasonOf(refusal.body) };
       }

@@ -12,6 +12,17 @@ export interface RealtimeIdentity {
 }
 
 /** What the upgrade authorizer decided for one WebSocket upgrade. */
+/**
+ * Gateway class metadata: a missing or bad credential is an HTTP 401 before the upgrade (Coder's wire
+ * for its chat sockets), instead of devplane's default upgrade-then-close 4401.
+ */
+export const UNAUTHENTICATED_BEFORE_UPGRADE = 'devplane:realtime:unauthenticated-before-upgrade';
+
+/** Marks a gateway whose unauthenticated upgrades are refused with the dialect's 401 before the upgrade. */
+export function RefuseUnauthenticatedBeforeUpgrade(): ClassDecorator {
+  return (target) => Reflect.defineMetadata(UNAUTHENTICATED_BEFORE_UPGRADE, true, target);
+}
+
 export type UpgradeDecision =
   /** Upgrade; `context` is whatever the authorizer wants the gateway to see (the principal). */
   | { kind: 'accept'; identity: RealtimeIdentity | undefined; context: unknown }

@@ -3,6 +3,7 @@ import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
+import { RefuseUnauthenticatedBeforeUpgrade } from '../../../platform/realtime/realtime-ports';
 import { DIALECT_METADATA } from '../../../api/dialect';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
@@ -36,6 +37,7 @@ const CLAIM_MS = 10_000;
  */
 @WebSocketGateway({ path: DESKTOP_PATH })
 @SetMetadata(DIALECT_METADATA, 'coder')
+@RefuseUnauthenticatedBeforeUpgrade()
 @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
 export class DesktopGateway implements OnGatewayConnection, UpgradePrecheck {
   private readonly logger = new Logger(DesktopGateway.name);
@@ -113,5 +115,6 @@ export class DesktopGateway implements OnGatewayConnection, UpgradePrecheck {
 /** The same stream at Coder's path (`/chats/{chat}/stream/desktop`). */
 @WebSocketGateway({ path: DESKTOP_STREAM_PATH })
 @SetMetadata(DIALECT_METADATA, 'coder')
+@RefuseUnauthenticatedBeforeUpgrade()
 @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
 export class DesktopStreamGateway extends DesktopGateway {}

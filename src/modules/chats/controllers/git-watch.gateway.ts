@@ -2,6 +2,7 @@ import { Inject, Logger, Optional, SetMetadata, type OnModuleDestroy } from '@ne
 import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
+import { RefuseUnauthenticatedBeforeUpgrade } from '../../../platform/realtime/realtime-ports';
 import { DIALECT_METADATA } from '../../../api/dialect';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
@@ -54,6 +55,7 @@ interface Watcher {
  */
 @WebSocketGateway({ path: GIT_WATCH_PATH })
 @SetMetadata(DIALECT_METADATA, 'coder')
+@RefuseUnauthenticatedBeforeUpgrade()
 @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
 export class GitWatchGateway implements OnGatewayConnection, OnModuleDestroy, UpgradePrecheck {
   private readonly logger = new Logger(GitWatchGateway.name);
@@ -197,5 +199,6 @@ export class GitWatchGateway implements OnGatewayConnection, OnModuleDestroy, Up
 /** The same watch at Coder's path (`/chats/{chat}/stream/git`). */
 @WebSocketGateway({ path: GIT_STREAM_PATH })
 @SetMetadata(DIALECT_METADATA, 'coder')
+@RefuseUnauthenticatedBeforeUpgrade()
 @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
 export class GitStreamGateway extends GitWatchGateway {}
