@@ -14,6 +14,8 @@ export interface ChatsConfig {
   retentionDays: number;
   /** `CHAT_GIT_WATCH_POLL_MS`: the git watch's periodic scan. */
   gitWatchPollMs: number;
+  /** `CHAT_WATCH_POLL_MS`: how often the chats watch (`/chats/watch`) compares a user's chats; default 1000. */
+  watchPollMs: number;
 }
 
 export const CHATS_CONFIG = Symbol('CHATS_CONFIG');
@@ -38,5 +40,6 @@ export function loadChatsConfig(env: Env): ChatsConfig {
     runnerEnabled: env.CHAT_RUNNER_ENABLED !== 'false',
     retentionDays: int(env, 'CHAT_RETENTION_DAYS', 60, 0, 36_500),
     gitWatchPollMs: int(env, 'CHAT_GIT_WATCH_POLL_MS', 30_000, 100, 3_600_000),
+    watchPollMs: int(env, 'CHAT_WATCH_POLL_MS', 1_000, 50, 60_000),
   };
 }

@@ -12,6 +12,7 @@ import './chats.error-codes';
 import { ChatsService } from './chats.service';
 import { ChatsController } from './controllers/chats.controller';
 import { DesktopGateway, DesktopStreamGateway } from './controllers/desktop.gateway';
+import { ChatsWatchGateway } from './controllers/chats-watch.gateway';
 import { GitStreamGateway, GitWatchGateway } from './controllers/git-watch.gateway';
 import { CHATS_ENTITIES } from './entities';
 import { CHATS_REPOSITORIES } from './repositories';
@@ -34,6 +35,7 @@ import { CHATS_REPOSITORIES } from './repositories';
     ChatRunnerService,
     AgentsExperimentGuard,
     GitWatchGateway,
+    ChatsWatchGateway,
     GitStreamGateway,
     DesktopGateway,
     DesktopStreamGateway,

@@ -560,6 +560,11 @@ export class ChatsService {
     };
   }
 
+  /** Every chat of the owner (uuid), archived included (the chats watch). */
+  chatsOfOwner(ownerUuid: string): Promise<Chat[]> {
+    return this.chats.ofOwner(ownerUuid);
+  }
+
   /** The chat owner's name and full name (the chat's presentation), or undefined when the account is gone. */
   async ownerNames(chat: Pick<Chat, 'ownerId'>): Promise<{ name: string; full_name: string } | undefined> {
     const owner = (await this.directory.namesByUuids([chat.ownerId])).get(chat.ownerId);

@@ -71,6 +71,14 @@ export class ChatsRepository {
     return row ? chatFromRow(row) : null;
   }
 
+  /** Every chat of an owner (uuid), archived ones included: the chats watch compares these. */
+  async ofOwner(ownerUuid: string): Promise<Chat[]> {
+    const rows = (await this.dataSource.query('SELECT * FROM chats WHERE owner_id = $1', [
+      ownerUuid,
+    ])) as Record<string, unknown>[];
+    return rows.map(chatFromRow);
+  }
+
   async insert(chat: NewChat, manager: EntityManager): Promise<Chat> {
     const [row] = (await manager.query(
       `INSERT INTO chats (organization_id, owner_id, workspace_id, parent_chat_id, root_chat_id, last_model_config_id, title,

@@ -1,0 +1,157 @@
+import { Inject, Logger, SetMetadata, type OnModuleDestroy } from '@nestjs/common';
+import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import type { IncomingMessage } from 'node:http';
+import { DIALECT_METADATA } from '../../../api/dialect';
+import { Authenticated } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
+import type { AppConfig } from '../../../platform/config/app-config';
+import { APP_CONFIG } from '../../../platform/config/config.token';
+import { NotFoundError } from '../../../platform/errors/domain-error';
+import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
+import {
+  RefuseUnauthenticatedBeforeUpgrade,
+  type UpgradePrecheck,
+} from '../../../platform/realtime/realtime-ports';
+import type { WsConnection } from '../../../platform/realtime/ws-connection';
+import { AGENTS_EXPERIMENT } from '../agents-experiment.guard';
+import { CHATS_CONFIG, type ChatsConfig } from '../chats.config';
+import { presentChat } from '../chats.presenter';
+import { ChatsService } from '../chats.service';
+import type { Chat } from '../entities/chat.entity';
+
+export const CHATS_WATCH_PATH = '/api/experimental/chats/watch';
+
+/** Coder's ChatWatchEventKind values devplane sends. */
+export type ChatWatchKind = 'created' | 'deleted' | 'status_change' | 'title_change';
+
+/** What the watch remembers of a chat between two comparisons. */
+interface Seen {
+  status: string;
+  title: string;
+  archived: boolean;
+}
+
+/**
+ * The kinds of change between two snapshots of a user's chats (Coder's ChatWatchEvent kinds): a new
+ * or unarchived chat is `created`, a gone or archived one `deleted`, else `status_change` and
+ * `title_change` as they happen. Pure: unit-tested.
+ */
+export function chatWatchChanges(
+  before: ReadonlyMap<string, Seen>,
+  after: ReadonlyMap<string, Seen>,
+): { id: string; kind: ChatWatchKind }[] {
+  const changes: { id: string; kind: ChatWatchKind }[] = [];
+  for (const [id, now] of after) {
+    const was = before.get(id);
+    if (now.archived) {
+      if (was && !was.archived) changes.push({ id, kind: 'deleted' });
+      continue;
+    }
+    if (!was || was.archived) {
+      changes.push({ id, kind: 'created' });
+      continue;
+    }
+    if (was.status !== now.status) changes.push({ id, kind: 'status_change' });
+    if (was.title !== now.title) changes.push({ id, kind: 'title_change' });
+  }
+  for (const [id, was] of before) if (!after.has(id) && !was.archived) changes.push({ id, kind: 'deleted' });
+  return changes;
+}
+
+interface Watcher {
+  ownerUuid: string;
+  owner: { name: string; full_name: string };
+  connection: WsConnection;
+  seen: Map<string, Seen> | undefined;
+  timer: NodeJS.Timeout | undefined;
+  closed: boolean;
+}
+
+/**
+ * `GET /api/experimental/chats/watch` over WebSocket (Coder's `watchChats`, reference D.4): a best-effort
+ * stream of hints about the caller's own chats, `{"type":"data","data":{"kind":…,"chat":Chat}}` text frames
+ * (Coder's one-way socket envelope), no initial snapshot and no replay: clients refetch the list over REST
+ * for correctness. Decision: the watch compares the caller's chats every CHAT_WATCH_POLL_MS (default 1 s)
+ * instead of listening to every writer, so a change on any instance (runner, API, retention) shows up
+ * without each of them announcing it. A chat that is gone is sent as `{id}` only.
+ */
+@WebSocketGateway({ path: CHATS_WATCH_PATH })
+@SetMetadata(DIALECT_METADATA, 'coder')
+@RefuseUnauthenticatedBeforeUpgrade()
+@Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+export class ChatsWatchGateway implements OnGatewayConnection, OnModuleDestroy, UpgradePrecheck {
+  private readonly logger = new Logger(ChatsWatchGateway.name);
+  private readonly watchers = new Set<Watcher>();
+  private readonly pollMs: number;
+
+  constructor(
+    private readonly chats: ChatsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CHATS_CONFIG) chatsConfig: ChatsConfig,
+  ) {
+    this.pollMs = chatsConfig.watchPollMs;
+  }
+
+  onModuleDestroy(): void {
+    for (const watcher of this.watchers) this.stop(watcher);
+  }
+
+  precheckUpgrade(_req: IncomingMessage, _url: URL, context?: unknown): Promise<void> {
+    if (!this.config.experiments.includes(AGENTS_EXPERIMENT))
+      return Promise.reject(new NotFoundError('Route not found.'));
+    const principal = context as Principal | undefined;
+    if (!principal?.user) return Promise.reject(new NotFoundError('Route not found.'));
+    return Promise.resolve();
+  }
+
+  handleConnection(_socket: unknown, req: IncomingMessage): void {
+    const connection = upgradedConnection(req);
+    const principal = connection?.context as Principal | undefined;
+    if (!connection || !principal?.user) return;
+    const watcher: Watcher = {
+      ownerUuid: principal.user.uuid,
+      owner: { name: principal.user.name, full_name: principal.user.fullName },
+      connection,
+      seen: undefined,
+      timer: undefined,
+      closed: false,
+    };
+    this.watchers.add(watcher);
+    connection.onClose(() => this.stop(watcher));
+    void this.compare(watcher);
+  }
+
+  private stop(watcher: Watcher): void {
+    watcher.closed = true;
+    if (watcher.timer) clearTimeout(watcher.timer);
+    this.watchers.delete(watcher);
+  }
+
+  private async compare(watcher: Watcher): Promise<void> {
+    if (watcher.closed) return;
+    try {
+      const chats = await this.chats.chatsOfOwner(watcher.ownerUuid);
+      const now = new Map(
+        chats.map((chat) => [chat.id, { status: chat.status, title: chat.title, archived: chat.archived }]),
+      );
+      if (watcher.seen) {
+        const byId = new Map(chats.map((chat) => [chat.id, chat]));
+        for (const change of chatWatchChanges(watcher.seen, now))
+          this.send(watcher, change.kind, byId.get(change.id), change.id);
+      }
+      watcher.seen = now;
+    } catch (error) {
+      // Best effort: a failed comparison is tried again at the next tick.
+      this.logger.warn({ err: error }, 'chats watch comparison failed');
+    }
+    if (!watcher.closed) {
+      watcher.timer = setTimeout(() => void this.compare(watcher), this.pollMs);
+      watcher.timer.unref();
+    }
+  }
+
+  private send(watcher: Watcher, kind: ChatWatchKind, chat: Chat | undefined, id: string): void {
+    const payload = chat ? presentChat(chat, watcher.owner) : { id };
+    watcher.connection.send(JSON.stringify({ type: 'data', data: { kind, chat: payload } }));
+  }
+}
