@@ -3,7 +3,7 @@ import { waitFor } from '../helpers/provisioner-process';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { WatchClient } from '../notifications/helpers';
 import { loadResponseSchemas, ResponseRecorder } from '../coder-client/response-schemas';
-import { coderClient, EMBEDDED, type Json } from './helpers';
+import { coderClient, EMBEDDED, type Json, readStream } from './helpers';
 
 const NOT_FOUND = 'Resource not found or you do not have access to this resource';
 const MISSING = '00000000-0000-4000-8000-000000000001';
@@ -46,6 +46,7 @@ describe('workspaces API: statuses, auth, the daemon protocol and the build watc
   beforeAll(async () => {
     const env = {
       PROVISIONER_LEASE_MS: '1000',
+      WORKSPACE_WATCH_POLL_MS: '100',
       PROVISIONER_MAX_ATTEMPTS: '2',
       EXPERIMENTS: 'workspace-build-updates',
     };
@@ -543,6 +544,57 @@ describe('workspaces API: statuses, auth, the daemon protocol and the build watc
       watcher.close();
     });
   });
+  describe("the workspace watch (Coder's watchWorkspace: watch-ws and SSE, issue 33 item 11)", () => {
+    it('sends the Workspace at once and again when its build moves; others 404; no credential 401', async () => {
+      const created = await json(
+        await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
+          name: 'watchme',
+          template_id: templateId,
+        }),
+        201,
+      );
+      const wsUrl = `${t.url!.replace('http', 'ws')}/api/v2/workspaces/${created.id}/watch-ws`;
+      const watcher = new WatchClient(wsUrl, { 'Service-Session-Token': alice.token });
+      await watcher.opened;
+      await waitFor(() => watcher.frames.length >= 1, 10_000, 'the first frame');
+      expect(watcher.frames[0]).toMatchObject({
+        type: 'data',
+        data: { id: created.id, name: 'watchme', latest_build: { status: 'pending' } },
+      });
+      const events = await fetch(`${t.url}/api/v2/workspaces/${created.id}/watch`, {
+        headers: { 'Service-Session-Token': alice.token },
+      });
+      expect(events.status).toBe(200);
+      expect(events.headers.get('content-type')).toContain('text/event-stream');
+      await finishAll();
+      await waitFor(
+        () => watcher.frames.some((frame) => (frame.data as Json)?.latest_build?.status === 'running'),
+        10_000,
+        'a frame with the finished build',
+      );
+      const { text } = await readStream(events, 1500);
+      expect(text).toContain('event: data');
+      const first = JSON.parse(/data: (.*)/.exec(text)![1]!) as Json;
+      expect(first).toMatchObject({ id: created.id, name: 'watchme' });
+      watcher.close();
+
+      const stranger = new WatchClient(wsUrl, { 'Service-Session-Token': bob.token });
+      await expect(stranger.opened).rejects.toThrow();
+      expect(stranger.unexpected?.status).toBe(404);
+      expect(
+        (
+          await fetch(`${t.url}/api/v2/workspaces/${created.id}/watch`, {
+            headers: { 'Service-Session-Token': bob.token },
+          })
+        ).status,
+      ).toBe(404);
+      const anonymous = new WatchClient(wsUrl);
+      await expect(anonymous.opened).rejects.toThrow();
+      expect(anonymous.unexpected?.status).toBe(401);
+      expect((await fetch(`${t.url}/api/v2/workspaces/${created.id}/watch`)).status).toBe(401);
+    });
+  });
+
   // Last: the Coder JSON answers above against the OpenAPI response schemas (issue 33 acceptance).
   it('every recorded Coder response satisfies its OpenAPI response schema', async () => {
     const { failures, checked } = (await loadResponseSchemas(t.url!)).check(recorder.responses);

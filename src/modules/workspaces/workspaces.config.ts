@@ -22,6 +22,8 @@ export interface WorkspacesConfig {
   connectionLogCountCap: number;
   /** `CODER_LOG_FOLLOW_POLL_MS`: how often a followed job's logs are read (the logs WebSockets). */
   logFollowPollMs: number;
+  /** `WORKSPACE_WATCH_POLL_MS`: how often a workspace watch (`/watch`, `/watch-ws`) compares the workspace. */
+  watchPollMs: number;
 }
 
 /** `WORKSPACE_UID_RANGE` (`FIRST-LAST`, default 200000-265535). */
@@ -74,5 +76,6 @@ export function loadWorkspacesConfig(env: Env): WorkspacesConfig {
     uidRange: uidRangeFrom(env),
     connectionLogCountCap: int(env, 'CONNECTION_LOG_COUNT_CAP', 2000, 1, 100_000_000),
     logFollowPollMs: int(env, 'CODER_LOG_FOLLOW_POLL_MS', 500, 20, 60_000),
+    watchPollMs: int(env, 'WORKSPACE_WATCH_POLL_MS', 1_000, 20, 60_000),
   };
 }

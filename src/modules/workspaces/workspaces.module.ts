@@ -1,4 +1,6 @@
 import { WorkspaceAccounts } from './workspace-accounts.service';
+import { CoderWorkspacePresenter } from './controllers/coder-workspace-presenter.service';
+import { WorkspaceWatches, WorkspaceWatchGateway } from './controllers/workspace-watch';
 import { Global, Module, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { WorkspaceAgentCalls } from '../../platform/ports/workspace-agent-calls';
 import { WorkspaceLookup } from '../../platform/ports/workspace-lookup';
@@ -77,6 +79,9 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     WorkspaceViewsRepository,
     ConnectionLogSearchRepository,
     WorkspaceAccounts,
+    CoderWorkspacePresenter,
+    WorkspaceWatches,
+    WorkspaceWatchGateway,
     ConnectionLogService,
     // Services.
     ProvisionerJobsService,

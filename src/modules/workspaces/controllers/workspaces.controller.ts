@@ -1,4 +1,8 @@
-import { Body, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { SseStreams } from '../../../platform/realtime/sse-streams.service';
+import { realtimeIdentity } from '../../auth/realtime-access.service';
+import { WorkspaceWatches } from './workspace-watch';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
@@ -6,7 +10,8 @@ import { BadRequestError, InvalidError } from '../../../platform/errors/domain-e
 import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
 import type { Principal } from '../../../api/access/principal';
 import { UserDirectory } from '../../identity/user-directory.service';
-import { presentBuild, presentWorkspace } from '../coder-workspace.presenter';
+import { presentBuild } from '../coder-workspace.presenter';
+import { CoderWorkspacePresenter } from './coder-workspace-presenter.service';
 import {
   BuildLogsQueryDto,
   CoderListQueryDto,
@@ -35,6 +40,9 @@ export class WorkspacesController {
   constructor(
     private readonly workspaces: WorkspacesService,
     private readonly users: UserDirectory,
+    private readonly presenter: CoderWorkspacePresenter,
+    private readonly watches: WorkspaceWatches,
+    private readonly sse: SseStreams,
   ) {}
 
   @Post('users/:user/workspaces')
@@ -103,6 +111,25 @@ export class WorkspacesController {
     @Param('workspace', UUID_PIPE) id: string,
   ): Promise<WorkspaceDto> {
     return this.present(principal, await this.workspaces.requireWorkspace(principal, id));
+  }
+
+  @Get('workspaces/:workspace/watch')
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+  @ApiOperation({
+    summary:
+      "Watch a workspace (Coder's watchWorkspace over server-sent events): `event: data` with the Workspace JSON at once and after each change",
+  })
+  @ApiOkResponse({ description: 'text/event-stream: `event: data` frames carrying Workspace JSON' })
+  @ApiResponse({ status: 404, ...ERROR })
+  async watch(
+    @CurrentPrincipal() principal: Principal,
+    @Param('workspace', UUID_PIPE) id: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    await this.watches.check(principal, id);
+    const connection = this.sse.open(req, res, realtimeIdentity(principal));
+    this.watches.watch(principal, id, connection, (json) => connection.send({ event: 'data', data: json }));
   }
 
   @Get('users/:user/workspace/:workspacename')
@@ -317,27 +344,7 @@ export class WorkspacesController {
     return dto;
   }
 
-  async presentMany(workspaces: WorkspaceRow[]): Promise<WorkspaceDto[]> {
-    const latest = await this.workspaces.latestBuilds(workspaces.map((workspace) => workspace.id));
-    // Owners, initiators and organizations (organizations are accounts too).
-    const users = await this.workspaces.userSummaries([
-      ...workspaces.map((workspace) => workspace.owner_id),
-      ...workspaces.map((workspace) => workspace.organization_id),
-      ...[...latest.values()].map((build) => build.initiator_id),
-    ]);
-    const out: WorkspaceDto[] = [];
-    for (const workspace of workspaces) {
-      const build = latest.get(workspace.id);
-      if (build)
-        out.push(
-          presentWorkspace(
-            workspace,
-            build,
-            users,
-            this.workspaces.config.agentDisconnectMs,
-          ) as unknown as WorkspaceDto,
-        );
-    }
-    return out;
+  presentMany(workspaces: WorkspaceRow[]): Promise<WorkspaceDto[]> {
+    return this.presenter.presentMany(workspaces);
   }
 }

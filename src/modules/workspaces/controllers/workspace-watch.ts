@@ -1,0 +1,115 @@
+import { Inject, Injectable, Logger, SetMetadata, type OnModuleDestroy } from '@nestjs/common';
+import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import type { IncomingMessage } from 'node:http';
+import { Authenticated } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
+import { DIALECT_METADATA } from '../../../api/dialect';
+import { BadRequestError } from '../../../platform/errors/domain-error';
+import type { RealtimeConnection } from '../../../platform/realtime/realtime-connection';
+import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
+import {
+  RefuseUnauthenticatedBeforeUpgrade,
+  type UpgradePrecheck,
+} from '../../../platform/realtime/realtime-ports';
+import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
+import { isUuid } from '../../../platform/text/uuid';
+import { WORKSPACES_CONFIG, type WorkspacesConfig } from '../workspaces.config';
+import { WorkspacesService } from '../workspaces.service';
+import { CoderWorkspacePresenter } from './coder-workspace-presenter.service';
+
+export const WORKSPACE_WATCH_WS_PATH = '/api/v2/workspaces/:workspace/watch-ws';
+
+/**
+ * Coder's workspace watch (`watchWorkspace`): the Workspace JSON at once, then again whenever it
+ * changed (build state, agents, name, ...), until the caller disconnects or loses read access. One
+ * loop per watcher compares the presented JSON every WORKSPACE_WATCH_POLL_MS, so a change made on any
+ * instance (provisioner, agent, API) shows up without each writer announcing it. `send` frames it for
+ * the transport: `{type:"data",data}` on the WebSocket, `event: data` on the event stream.
+ */
+@Injectable()
+export class WorkspaceWatches implements OnModuleDestroy {
+  private readonly logger = new Logger(WorkspaceWatches.name);
+  private readonly stops = new Set<() => void>();
+
+  constructor(
+    private readonly workspaces: WorkspacesService,
+    private readonly presenter: CoderWorkspacePresenter,
+    @Inject(WORKSPACES_CONFIG) private readonly config: WorkspacesConfig,
+  ) {}
+
+  onModuleDestroy(): void {
+    for (const stop of this.stops) stop();
+  }
+
+  /** Checks read access (404 as for `GET /workspaces/{id}`) before a stream starts. */
+  async check(principal: Principal, id: string): Promise<void> {
+    if (!isUuid(id)) throw new BadRequestError('Invalid UUID.');
+    await this.workspaces.requireWorkspace(principal, id);
+  }
+
+  watch(
+    principal: Principal,
+    id: string,
+    connection: RealtimeConnection,
+    send: (json: string) => void,
+  ): void {
+    let last = '';
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const stop = (): void => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      this.stops.delete(stop);
+    };
+    this.stops.add(stop);
+    connection.onClose(stop);
+    const tick = async (): Promise<void> => {
+      if (stopped) return;
+      try {
+        const workspace = await this.workspaces.requireWorkspace(principal, id).catch(() => undefined);
+        if (!workspace) {
+          // Deleted, or no longer readable: the stream ends.
+          stop();
+          connection.close(1000, 'workspace gone');
+          return;
+        }
+        const [dto] = await this.presenter.presentMany([workspace]);
+        const json = dto ? JSON.stringify(dto) : '';
+        if (json && json !== last) {
+          last = json;
+          send(json);
+        }
+      } catch (error) {
+        this.logger.warn({ err: error, workspace: id }, 'workspace watch comparison failed');
+      }
+      if (!stopped) {
+        timer = setTimeout(() => void tick(), this.config.watchPollMs);
+        timer.unref();
+      }
+    };
+    void tick();
+  }
+}
+
+/** `GET /api/v2/workspaces/{id}/watch-ws` (Coder's one-way WebSocket: `{"type":"data","data":Workspace}` frames). */
+@WebSocketGateway({ path: WORKSPACE_WATCH_WS_PATH })
+@SetMetadata(DIALECT_METADATA, 'coder')
+@RefuseUnauthenticatedBeforeUpgrade()
+@Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+export class WorkspaceWatchGateway implements OnGatewayConnection, UpgradePrecheck {
+  constructor(private readonly watches: WorkspaceWatches) {}
+
+  async precheckUpgrade(req: IncomingMessage, _url: URL, context?: unknown): Promise<void> {
+    await this.watches.check(context as Principal, upgradePathParams(req).workspace ?? '');
+  }
+
+  handleConnection(_socket: unknown, req: IncomingMessage): void {
+    const connection = upgradedConnection(req);
+    const principal = connection?.context as Principal | undefined;
+    const id = upgradePathParams(req).workspace ?? '';
+    if (!connection || !principal) return;
+    this.watches.watch(principal, id, connection, (json) =>
+      connection.send(`{"type":"data","data":${json}}`),
+    );
+  }
+}
