@@ -250,7 +250,9 @@ describe('durable jobs', () => {
     await qb.enqueue(b.dataSource.manager, 'test.slow', { n: 1 });
     await within(running, 10_000, 'the slow job start');
     const closing = b.close();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Nest destroys the feature modules first: wait until b's queue has stopped leasing (a fixed pause raced it).
+    for (let i = 0; i < 400 && qb.leasing; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(qb.leasing).toBe(false);
     await qa.enqueue(a.dataSource.manager, 'test.slow', { n: 2 }); // nobody may lease it now
     release();
     await closing;

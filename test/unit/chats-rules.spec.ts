@@ -61,6 +61,7 @@ describe('chats: settings', () => {
       runnerEnabled: true,
       retentionDays: 60,
       gitWatchPollMs: 30_000,
+      watchPollMs: 1_000,
     });
     expect(loadChatsConfig({ CHAT_RUNNER_ENABLED: 'false' }).runnerEnabled).toBe(false);
     expect(loadChatsConfig({ CHAT_RUNNER_ENABLED: '0' }).runnerEnabled).toBe(true);

@@ -153,6 +153,14 @@ export class JobQueue
     this.kick();
   }
 
+  /**
+   * Whether this instance still leases jobs: false once shutdown began. Nest destroys the feature modules
+   * before the platform's, so leasing stops some time after `app.close()` is called, not at once.
+   */
+  get leasing(): boolean {
+    return !this.stopped;
+  }
+
   /** Stops leasing, then waits for the running jobs (up to JOBS_SHUTDOWN_GRACE_MS; the rest are left to lease expiry). */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
