@@ -1,3 +1,4 @@
+import { resultRows } from '../database/result-rows';
 import {
   Inject,
   Injectable,
@@ -86,18 +87,6 @@ const ENQUEUED_TOPIC = 'jobs.enqueued';
 /** Marks a transaction's QueryRunner that enqueued jobs: the workers are woken after its commit. */
 const ENQUEUED_FLAG = 'devplaneJobsEnqueued';
 const ERROR_TEXT_LIMIT = 2_000;
-
-/** Rows of a raw query: TypeORM returns `[rows, count]` for UPDATE/DELETE. */
-function rowsOf<T>(result: unknown): T[] {
-  if (
-    Array.isArray(result) &&
-    result.length === 2 &&
-    Array.isArray(result[0]) &&
-    typeof result[1] === 'number'
-  )
-    return result[0] as T[];
-  return result as T[];
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -221,7 +210,7 @@ export class JobQueue
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
       throw new Error('maxAttempts must be a positive integer');
     const delayMs = options.runAt ? options.runAt.getTime() - Date.now() : (options.delayMs ?? 0);
-    const rows = rowsOf<{ id: string }>(
+    const rows = resultRows<{ id: string }>(
       await manager.query(
         `INSERT INTO jobs (type, payload, max_attempts, run_at, dedupe_key)
          VALUES ($1, $2::jsonb, $3, now() + make_interval(secs => $4), $5)
@@ -282,7 +271,7 @@ export class JobQueue
   private async lease(limit: number): Promise<LeasedJob[]> {
     const leases: Record<string, number> = {};
     for (const [type, registered] of this.types) leases[type] = registered.leaseMs / 1000;
-    return rowsOf<LeasedJob>(
+    return resultRows<LeasedJob>(
       await this.dataSource.query(
         `UPDATE jobs j
             SET status = 'running', leased_by = $1, attempts = j.attempts + 1, updated_at = now(),

@@ -1,3 +1,4 @@
+import { resultRows } from '../../../platform/database/result-rows';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { MessageStatus } from '../entities/notification-message.entity';
 import type { MessagePayload } from './payload';
@@ -25,19 +26,6 @@ export interface InboxItemInput {
   content: string;
   icon: string;
   actions: unknown[];
-}
-
-/** Rows of a raw query: TypeORM returns `[rows, count]` for UPDATE/DELETE. */
-export function rowsOf<T>(result: unknown): T[] {
-  if (
-    Array.isArray(result) &&
-    result.length === 2 &&
-    Array.isArray(result[0]) &&
-    typeof result[1] === 'number'
-  ) {
-    return result[0] as T[];
-  }
-  return result as T[];
 }
 
 /**
@@ -99,7 +87,7 @@ export class NotificationDispatchRepository {
       pausedValue: string;
     },
   ): Promise<LeasedRow[]> {
-    return rowsOf<LeasedRow>(
+    return resultRows<LeasedRow>(
       await this.query(
         `UPDATE notification_messages m
             SET status = 'leased', leased_by = $1, updated_at = now(),

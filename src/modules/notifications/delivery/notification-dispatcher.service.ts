@@ -33,8 +33,6 @@ interface InboxDelivery {
   message: RenderedMessage;
 }
 
-export { rowsOf } from './notification-dispatch.repository';
-
 /**
  * The delivery loop of one instance. Woken by enqueues (in-process and over the cluster bus) and
  * by a fallback timer; leases batches with FOR UPDATE SKIP LOCKED in one autocommit statement, so

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { TemplateAction } from '../entities/notification-template.entity';
-import { rowsOf } from '../delivery/notification-dispatch.repository';
+import { resultRows } from '../../../platform/database/result-rows';
 import type { InboxFilters } from './inbox-query';
 
 export interface InboxRow {
@@ -85,7 +85,7 @@ export class InboxRepository {
 
   /** Sets an item of the user read or unread; false when the user has no such item. */
   async setReadStatus(userId: string, id: string, read: boolean): Promise<boolean> {
-    const updated = rowsOf<{ id: string }>(
+    const updated = resultRows<{ id: string }>(
       await this.dataSource.query(
         `UPDATE inbox_notifications SET read_at = CASE WHEN $3::boolean THEN now() ELSE NULL END
           WHERE id = $1 AND user_id = $2 RETURNING id`,
