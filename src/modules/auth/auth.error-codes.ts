@@ -1,6 +1,7 @@
 /** Every code the auth module passes to a DomainError (issue 32 item 6), by declaration merging. */
 declare module '../../platform/errors/domain-error' {
   interface DomainErrorCodes {
+    BASIC_AUTH_REQUIRED: true;
     INCORRECT_PASSCODE: true;
     OIDC_EMAIL_UNVERIFIED: true;
     OIDC_ERROR: true;
@@ -20,6 +21,10 @@ declare module '../../platform/errors/domain-error' {
     OIDC_UNREACHABLE: true;
     PASSWORD_GUESSES: true;
     SAME_PASSWORD: true;
+    TOKEN_NAME_AMBIGUOUS: true;
+    TOKEN_NOT_FOUND: true;
+    TOKEN_OWNER_REQUIRED: true;
+    TOKEN_SCOPE_INVALID: true;
     UNDECLARED_ACCESS: true;
     USER_INACTIVE: true;
   }

@@ -12,6 +12,8 @@ import { CoderTokensService } from './coder-tokens.service';
 import { CoderAuthController } from './controllers/coder-auth.controller';
 import { CoderOidcController } from './controllers/coder-oidc.controller';
 import { CoderTokensController } from './controllers/coder-tokens.controller';
+import { GiteaTokensController } from './controllers/gitea-tokens.controller';
+import { GiteaTokensService } from './gitea-tokens.service';
 import { OidcSignInService } from './oidc/oidc-sign-in.service';
 import { PasswordGuessLimiter } from '../../platform/http/password-guess-limiter';
 import { CredentialResolver } from './credential-resolver.service';
@@ -35,7 +37,7 @@ import './auth.error-codes';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature(AUTH_ENTITIES)],
-  controllers: [CoderAuthController, CoderTokensController, CoderOidcController],
+  controllers: [CoderAuthController, CoderTokensController, CoderOidcController, GiteaTokensController],
   providers: [
     {
       provide: AUTH_CONFIG,
@@ -64,6 +66,7 @@ import './auth.error-codes';
     PasswordLoginEnabledGuard,
     OneTimePasscodesService,
     CoderTokensService,
+    GiteaTokensService,
     TargetUserResolver,
     RealtimeAccessService,
     RealtimeRevocationListener,

@@ -2,6 +2,7 @@ import {
   Column,
   CreateDateColumn,
   Entity,
+  Generated,
   Index,
   JoinColumn,
   ManyToOne,
@@ -21,6 +22,14 @@ import { User } from './user.entity';
 export class ApiToken {
   @PrimaryColumn({ type: 'varchar', length: 10 })
   id: string;
+
+  /**
+   * Gitea's AccessToken id is an int64 (`/api/v1/users/{name}/tokens`): a serial number beside the
+   * 10-character key id the secret is looked up by.
+   */
+  @Column({ name: 'numeric_id', type: 'bigint', unique: true })
+  @Generated('increment')
+  numericId: string;
 
   @Column({ name: 'hashed_secret', type: 'bytea' })
   hashedSecret: Buffer;

@@ -3,6 +3,7 @@ import { TeamUnits1795475321430 } from './1795475321430-TeamUnits';
 import { UserSecrets1795734426768 } from './1795734426768-UserSecrets';
 import { CoderManagement1795738902108 } from './1795738902108-CoderManagement';
 import { UserBlocks1795743029951 } from './1795743029951-UserBlocks';
+import { GiteaTokenIds1795935322685 } from './1795935322685-GiteaTokenIds';
 
 export const IDENTITY_MIGRATIONS: Function[] = [
   Initial1795267388733,
@@ -10,4 +11,5 @@ export const IDENTITY_MIGRATIONS: Function[] = [
   UserSecrets1795734426768,
   CoderManagement1795738902108,
   UserBlocks1795743029951,
+  GiteaTokenIds1795935322685,
 ];
