@@ -21,6 +21,7 @@ import { SiteConfigModule } from './platform/site-config/site-config.module';
 import { StorageModule } from './platform/storage/storage.module';
 import { SecretsModule } from './platform/crypto/secrets.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
+import { ShutdownDrainModule } from './platform/lifecycle/shutdown-drain';
 
 /** Composes the platform and the modules; the modules come from the composition root (src/app.modules.ts). */
 @Module({})
@@ -40,6 +41,7 @@ export class AppModule {
         StorageModule,
         SecretsModule,
         MetricsModule,
+        ShutdownDrainModule,
         ThrottlerModule.forRootAsync({
           inject: [APP_CONFIG],
           useFactory: (config: AppConfig) => throttlerOptions(config),

@@ -18,6 +18,7 @@ async function probeDatabase(url: string): Promise<void> {
 import { BootstrapAdminService } from './modules/identity/bootstrap-admin.service';
 import { startEmbeddedProvisioners } from './embedded-provisioners';
 import { installProcessSafetyNet } from './platform/logging/process-safety-net';
+import { ShutdownDrain } from './platform/lifecycle/shutdown-drain';
 
 /** Refused, unresolvable or timed-out database connections (the driver's and the OS's codes). */
 function isConnectionFailure(error: unknown): boolean {
@@ -59,6 +60,8 @@ async function main(): Promise<void> {
     const timer = setTimeout(() => process.exit(1), 30_000);
     timer.unref();
     stopProvisioners()
+      // Pushes first: their hooks call back into this listener, so it stays open until they ended.
+      .then(() => app.get(ShutdownDrain).drain(20_000))
       .then(() => app.close())
       .then(() => database.close())
       .then(() => process.exit(0))

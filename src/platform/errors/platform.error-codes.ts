@@ -11,6 +11,8 @@ declare module './domain-error' {
     EXPECTATION_FAILED: true;
     /** A browser WebSocket or event stream from an origin the server does not serve. */
     ORIGIN_NOT_ALLOWED: true;
+    /** A request the server refuses while it drains for shutdown (platform/lifecycle/shutdown-drain.ts). */
+    SHUTTING_DOWN: true;
   }
 }
 export {};

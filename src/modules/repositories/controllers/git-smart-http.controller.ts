@@ -1,3 +1,4 @@
+import { FinishBeforeShutdown } from '../../../platform/lifecycle/shutdown-drain';
 import { Get, Post, Query, Req, Res } from '@nestjs/common';
 import { DocumentPathParams } from '../../../api/path-params.decorator';
 import type { Request, Response } from 'express';
@@ -94,6 +95,8 @@ export class GitSmartHttpController {
   @Public({ scopes: ['repository'], scopeCheck: 'resource' })
   @RepoAccess('write', { protocol: 'git' })
   @StreamBody()
+  // The hooks call back on a new connection: the listener stays open until the push ended (issue 36.8).
+  @FinishBeforeShutdown()
   async receivePack(
     @Repo() { repo, owner, viewer }: RepositoryContext,
     @BodyStream() body: Readable,
