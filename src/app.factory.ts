@@ -2,7 +2,7 @@ import { requestContextMiddleware } from './platform/http/request-context';
 import { MetricsService } from './platform/metrics/metrics.service';
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
 import express from 'express';
 import helmet from 'helmet';
@@ -16,7 +16,7 @@ import { APP_CONFIG } from './platform/config/config.token';
 import { RealtimeWsAdapter } from './platform/realtime/realtime-ws.adapter';
 import type { DatabaseRuntime } from './platform/database/database-runtime';
 import { trustProxySetting } from './platform/http/trusted-proxies';
-import { indexRoutes } from './platform/http/route-index';
+import { IndexedExpressAdapter } from './platform/http/route-index';
 import { apiSwaggerRedirect, changePasswordPage, landingPage } from './platform/http/landing-page';
 import { AppLogger } from './platform/logging/app-logger';
 import { HttpRequestLogger } from './platform/logging/logging.module';
@@ -43,20 +43,18 @@ export async function createApp(
   server.set('case sensitive routing', true);
   const root = AppModule.forRoot(config, runtime);
   if (options.modules?.length) root.imports = [...(root.imports ?? []), ...options.modules];
-  const app = await NestFactory.create<NestExpressApplication>(root, new ExpressAdapter(server), {
+  // Routes are grouped by their first two path segments as Nest registers them (route-index.ts).
+  const adapter = new IndexedExpressAdapter(server);
+  const app = await NestFactory.create<NestExpressApplication>(root, adapter, {
     bufferLogs: options.bufferLogs ?? true,
     bodyParser: false,
   });
-  const docsBehindApi = configureApp(app);
+  configureApp(app, adapter);
   await app.init();
-  docsBehindApi();
-  // Last: the documentation's routes are in their final place, and Nest registered every route at init.
-  indexRoutes(server.router as unknown as Parameters<typeof indexRoutes>[0]);
   return app;
 }
 
-/** Returns what must run once the app is initialised. */
-function configureApp(app: NestExpressApplication): () => void {
+function configureApp(app: NestExpressApplication, adapter: IndexedExpressAdapter): void {
   app.useLogger(app.get(AppLogger));
   app.set('trust proxy', trustProxySetting(app.get<AppConfig>(APP_CONFIG).trustedProxies));
   app.disable('x-powered-by');
@@ -78,10 +76,10 @@ function configureApp(app: NestExpressApplication): () => void {
   app.use(rejectNulBytes((error, req, res) => sendError(dialectOfPath(req.path), error, req, res, config)));
   app.use(app.get(HttpRequestLogger).middleware);
   // The landing page the banner points at, and the docs link of Gitea error bodies (issue 36.2).
-  const http = app.getHttpAdapter().getInstance() as express.Express;
-  http.get('/', landingPage(config.publicUrl));
-  http.get('/api/swagger', apiSwaggerRedirect(config.publicUrl));
-  http.get('/user/change_password', changePasswordPage(config.publicUrl));
+  adapter.get('/', landingPage(config.publicUrl));
+  adapter.get('/api/swagger', apiSwaggerRedirect(config.publicUrl));
+  adapter.get('/user/change_password', changePasswordPage(config.publicUrl));
   app.useWebSocketAdapter(new RealtimeWsAdapter(app));
-  return setupOpenApi(app as INestApplication);
+  // Swagger UI behind every API route: API requests never try the documentation's paths (issue 10 item 14).
+  adapter.deferUntilRoutes(() => setupOpenApi(app as INestApplication));
 }

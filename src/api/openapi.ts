@@ -66,35 +66,13 @@ function buildFullDocument(app: INestApplication): OpenAPIObject {
   return document;
 }
 
-/** The layers of an Express router, as far as this file needs them. */
-interface RouterLayer {
-  route?: unknown;
-}
-
-function routerStack(app: INestApplication): RouterLayer[] {
-  const express = app.getHttpAdapter().getInstance() as { router: { stack: RouterLayer[] } };
-  return express.router.stack;
-}
-
 /**
  * Swagger UI at /docs, the document at /docs-json; the experimental ones at /docs-experimental(-json).
- * Returns a function to call once the app is initialised: it moves these routes behind the API's.
+ * The caller registers them behind the API's routes (IndexedExpressAdapter.deferUntilRoutes).
  */
-export function setupOpenApi(app: INestApplication): () => void {
-  const before = routerStack(app).length;
+export function setupOpenApi(app: INestApplication): void {
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
   SwaggerModule.setup('docs-experimental', app, () => buildExperimentalOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-experimental-json',
   });
-  const count = routerStack(app).length - before;
-  return () => {
-    // Express tries a request against each layer in order, and Nest registers the API's routes at
-    // init, after these: every API request tested the documentation's paths first (issue 10
-    // item 14). They go after the last route, before Nest's not-found and error handlers.
-    const stack = routerStack(app);
-    const docs = stack.splice(before, count);
-    let end = stack.length;
-    while (end > 0 && !stack[end - 1]!.route) end--;
-    stack.splice(end, 0, ...docs);
-  };
 }

@@ -1,44 +1,49 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import request from 'supertest';
-import { indexRoutes, pathKey } from '../../src/platform/http/route-index';
+import { IndexedExpressAdapter, pathKey } from '../../src/platform/http/route-index';
 
 interface Stack {
   stack: { name?: string; route?: unknown }[];
 }
 
-/** One application, built twice: routing must not change when its routes are indexed. */
+type Register = Pick<express.Express, 'use' | 'get' | 'post' | 'all'>;
+
+/**
+ * One application, built twice: registered through IndexedExpressAdapter (as Nest registers routes)
+ * and directly on Express. Routing must not change when its routes are indexed.
+ */
 function buildApp(indexed: boolean): express.Express {
   const app = express();
   app.set('case sensitive routing', true);
-  app.use((req, res, next) => {
+  const on: Register = indexed ? (new IndexedExpressAdapter(app) as unknown as Register) : app;
+  on.use((req, res, next) => {
     res.setHeader('X-Middleware', 'seen');
     next();
   });
   const reply = (label: string) => (req: Request, res: Response) =>
     res.json({ label, params: req.params, route: (req.route as { path: string }).path });
-  app.get('/api/v1/repos/search', reply('search'));
-  app.get('/api/v1/repos/:owner/:repo', reply('repo'));
-  app.get('/api/v1/user', reply('get user'));
-  app.post('/api/v1/user', reply('post user'));
-  app.get('/api/v2/users/:user', (req, res, next) =>
+  on.get('/api/v1/repos/search', reply('search'));
+  on.get('/api/v1/repos/:owner/:repo', reply('repo'));
+  on.get('/api/v1/user', reply('get user'));
+  on.post('/api/v1/user', reply('post user'));
+  on.get('/api/v2/users/:user', (req, res, next) =>
     req.params.user === 'skip' ? next() : reply('user')(req, res),
   );
-  app.get('/api/v2/users/:user', reply('user after skip'));
-  app.get('/api/v2/fail', () => {
+  on.get('/api/v2/users/:user', reply('user after skip'));
+  on.get('/api/v2/fail', () => {
     throw new Error('boom');
   });
-  app.get('/healthz', reply('health'));
-  app.get('/metrics/:id', reply('metric'));
+  on.get('/healthz', reply('health'));
+  on.get('/metrics/:id', reply('metric'));
   // Routes that could match paths of any first segment stay in place; later routes stay after them.
-  app.get('/:owner/:repo/info/refs', reply('git refs'));
-  app.all('/api/v2/all', reply('all methods'));
-  app.get('/api/v1/user/late', reply('late'));
-  app.get('/api/v1/:anything', reply('param after barrier'));
-  app.use((req: Request, res: Response) => res.status(404).json({ label: `not found ${req.method}` }));
-  app.use((error: Error, req: Request, res: Response, _next: NextFunction) =>
+  on.get('/:owner/:repo/info/refs', reply('git refs'));
+  on.all('/api/v2/all', reply('all methods'));
+  on.get('/api/v1/user/late', reply('late'));
+  on.get('/api/v1/:anything', reply('param after barrier'));
+  on.use((req: Request, res: Response) => res.status(404).json({ label: `not found ${req.method}` }));
+  on.use((error: Error, req: Request, res: Response, _next: NextFunction) =>
     res.status(500).json({ label: `error ${error.message}` }),
   );
-  if (indexed) indexRoutes(app.router as unknown as Parameters<typeof indexRoutes>[0]);
   return app;
 }
 
@@ -67,7 +72,7 @@ const requests: [string, string][] = [
   ['GET', '/'],
 ];
 
-describe('indexRoutes', () => {
+describe('IndexedExpressAdapter', () => {
   it('groups the routes behind one layer per section between layers that stay in place', () => {
     const app = buildApp(true);
     const stack = (app.router as unknown as Stack).stack;
@@ -100,11 +105,27 @@ describe('indexRoutes', () => {
     expect(pathKey('/')).toBe('/');
   });
 
-  it('leaves a case-insensitive router as it is', () => {
+  it('registers routes as they come on a case-insensitive router', () => {
     const app = express();
-    app.get('/api/v1/user', (req, res) => res.end());
-    const before = (app.router as unknown as Stack).stack.length;
-    indexRoutes(app.router as unknown as Parameters<typeof indexRoutes>[0]);
-    expect((app.router as unknown as Stack).stack).toHaveLength(before);
+    const adapter = new IndexedExpressAdapter(app);
+    adapter.get('/api/v1/user', (req: Request, res: Response) => res.end());
+    expect(
+      (app.router as unknown as Stack).stack.filter((layer) => layer.name === 'routeIndex'),
+    ).toHaveLength(0);
+    expect(adapter.groups()).toEqual([]);
+  });
+
+  it('holds deferred registrations until the not-found handler, behind every route', async () => {
+    const app = express();
+    app.set('case sensitive routing', true);
+    const adapter = new IndexedExpressAdapter(app);
+    adapter.deferUntilRoutes(() =>
+      adapter.get('/api/v1/:any', (req: Request, res: Response) => res.json('docs')),
+    );
+    adapter.get('/api/v1/user', (req: Request, res: Response) => res.json('user'));
+    adapter.setNotFoundHandler((req: Request, res: Response) => res.status(404).json('none'));
+    expect((await request(app).get('/api/v1/user')).body).toBe('user');
+    expect((await request(app).get('/api/v1/other')).body).toBe('docs');
+    expect((await request(app).get('/other')).status).toBe(404);
   });
 });

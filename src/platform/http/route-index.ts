@@ -1,17 +1,6 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import parseUrl from 'parseurl';
-
-/** The parts of an Express (router 2) layer this file reads. */
-interface RouteLayer {
-  route?: { path?: unknown; methods?: Record<string, boolean> };
-  handle?: unknown;
-}
-
-interface IndexableRouter {
-  stack: RouteLayer[];
-  caseSensitive?: boolean;
-  strict?: boolean;
-}
 
 /** A segment of a route path with nothing path-to-regexp reads as syntax (parameters, wildcards, groups). */
 const LITERAL_SEGMENT = /^[^:*{}()[\]?+!\\]+$/;
@@ -27,15 +16,12 @@ export function pathKey(pathname: string): string {
 }
 
 /**
- * The key every path a route matches has, or undefined when the route could match paths of
- * several keys (a parameter or wildcard in its first two segments, a path that is not a string)
- * or answers OPTIONS itself.
+ * The key every path a route path matches has, or undefined when the route could match paths of
+ * several keys (a parameter or wildcard in its first two segments, a path that is not a string).
  */
-function routeKey(layer: RouteLayer): string | undefined {
-  const route = layer.route;
-  if (!route || typeof route.path !== 'string' || !route.path.startsWith('/')) return undefined;
-  if (route.methods?.options || route.methods?._all) return undefined;
-  const segments = route.path.slice(1).split('/');
+export function routePathKey(path: unknown): string | undefined {
+  if (typeof path !== 'string' || !path.startsWith('/')) return undefined;
+  const segments = path.slice(1).split('/');
   // `/healthz` and `/healthz/` have one segment; `/api/v1/...` is keyed by its first two.
   const single = segments.slice(1).every((segment) => segment === '');
   const head = single ? segments.slice(0, 1) : segments.slice(0, 2);
@@ -43,75 +29,114 @@ function routeKey(layer: RouteLayer): string | undefined {
   return `/${head.join('/')}`;
 }
 
+/** The HTTP-verb registrations the index may group (OPTIONS and `all` stay in place: they answer OPTIONS). */
+const GROUPED_METHODS = ['get', 'post', 'put', 'delete', 'patch', 'head', 'search'] as const;
+type GroupedMethod = (typeof GROUPED_METHODS)[number];
+type Registration = { method: 'use' | GroupedMethod | 'options' | 'all'; args: unknown[] };
+
 /**
- * Express tries a request against every layer of its router in order: with ~300 routes, a request
- * to a route registered late (the npm registry, most of `/api/v2`) ran ~230 regular expressions
- * before its own (issue 15 item 7). This groups the routes by the first two segments of their path
- * (`/api/v1`, `/api/packages`, `/ocs/v2.php`) into one sub-router per group, behind one layer that
- * picks the group by the request's path, so a request tries only its group's routes.
+ * Nest's Express adapter, with the routes grouped as they are registered (issue 15 item 7, issue 36
+ * item 12). Express tries a request against every layer of its router in order: with ~300 routes, a
+ * request to a route registered late (the npm registry, most of `/api/v2`) ran ~230 regular
+ * expressions before its own. Here consecutive routes are put into one `express.Router()` per key
+ * (the first two path segments: `/api/v1`, `/api/packages`, `/ocs/v2.php`), behind one middleware
+ * that picks the router by the request's path, so a request tries only its group's routes.
  *
- * Routing is unchanged: routes whose paths share no key can never match the same request, so their
- * relative order does not matter; within a group the order is kept; layers that could match paths of
- * several keys (middleware, `/:owner/:repo/...`, `/*splat`) stay where they are, and no route moves
- * across one. A grouped route never answers OPTIONS (such routes are not grouped), so OPTIONS requests
- * skip the groups and reach, as before, the application's not-found handler. Call once the
- * application is initialised (Nest registers its routes at init); routes added later are not grouped.
+ * Only public interfaces: Nest registers every route and middleware through the adapter's verb
+ * methods and `use()` (a documented extension point: custom HTTP adapters), and the groups are plain
+ * `express.Router()`s. Routing is unchanged: routes whose paths share no key can never match the same
+ * request, so their relative order does not matter; within a group the order is kept; a middleware,
+ * an OPTIONS or `all` route, or a route that could match paths of several keys (`/:owner/:repo/...`)
+ * ends the current section, and no route moves across it. Grouping needs a case-sensitive router
+ * (keys are compared as strings); on another, routes are registered as they come.
+ *
+ * `deferUntilRoutes()` holds registrations (the API documentation's) until Nest registers its
+ * not-found handler, i.e. behind every API route (issue 10 item 14).
  */
-export function indexRoutes(router: IndexableRouter): void {
-  // Keys are compared as strings: a case-insensitive router would need them folded.
-  if (!router.caseSensitive) return;
-  const indexed: RouteLayer[] = [];
-  let groups = new Map<string, RouteLayer[]>();
-  const closeSection = () => {
-    if (groups.size === 0) return;
-    indexed.push(dispatchLayer(groups, router.strict ?? false));
-    groups = new Map();
-  };
-  for (const layer of router.stack) {
-    const key = routeKey(layer);
-    if (key === undefined) {
-      closeSection();
-      indexed.push(layer);
-      continue;
+export class IndexedExpressAdapter extends ExpressAdapter {
+  private section: Map<string, express.Router> | undefined;
+  private deferring = false;
+  private readonly deferred: Registration[] = [];
+  private readonly sections: Map<string, unknown[]>[] = [];
+
+  constructor(private readonly app: express.Express) {
+    super(app);
+    for (const method of GROUPED_METHODS) {
+      (this as unknown as Record<string, (...args: unknown[]) => unknown>)[method] = (...args: unknown[]) =>
+        this.register({ method, args });
     }
-    const group = groups.get(key);
-    if (group) group.push(layer);
-    else groups.set(key, [layer]);
   }
-  closeSection();
-  router.stack.splice(0, router.stack.length, ...indexed);
-}
 
-/** The route paths of each index layer's groups, by key (diagnostics and tests). */
-const groupPaths = new WeakMap<object, Map<string, unknown[]>>();
-
-/** For each index layer of a router, in order: its groups' route paths by key. */
-export function indexedGroups(router: IndexableRouter): Map<string, unknown[]>[] {
-  return router.stack.flatMap((layer) => {
-    const groups = typeof layer.handle === 'function' ? groupPaths.get(layer.handle) : undefined;
-    return groups ? [groups] : [];
-  });
-}
-
-function dispatchLayer(groups: Map<string, RouteLayer[]>, strict: boolean): RouteLayer {
-  const routers = new Map<string, express.Router>();
-  for (const [key, layers] of groups) {
-    const sub = express.Router({ caseSensitive: true, strict, mergeParams: false });
-    (sub as unknown as IndexableRouter).stack.push(...layers);
-    routers.set(key, sub);
+  override use(...args: unknown[]): unknown {
+    return this.register({ method: 'use', args });
   }
-  const holder = express.Router();
-  holder.use(function routeIndex(req: Request, res: Response, next: NextFunction) {
-    if (req.method === 'OPTIONS') return next();
-    const pathname = parseUrl(req)?.pathname;
-    const sub = pathname ? routers.get(pathKey(pathname)) : undefined;
-    if (!sub) return next();
-    sub(req, res, next);
-  });
-  const layer = (holder as unknown as IndexableRouter).stack[0]!;
-  groupPaths.set(
-    layer.handle as object,
-    new Map([...groups].map(([key, layers]) => [key, layers.map((l) => l.route?.path)])),
-  );
-  return layer;
+
+  override options(...args: unknown[]): unknown {
+    return this.register({ method: 'options', args });
+  }
+
+  override all(...args: unknown[]): unknown {
+    return this.register({ method: 'all', args });
+  }
+
+  /** Runs `register` with every registration it makes held back until the routes are registered. */
+  deferUntilRoutes(register: () => void): void {
+    this.deferring = true;
+    try {
+      register();
+    } finally {
+      this.deferring = false;
+    }
+  }
+
+  override setNotFoundHandler(...args: Parameters<ExpressAdapter['setNotFoundHandler']>): unknown {
+    for (const registration of this.deferred.splice(0)) this.register(registration);
+    return super.setNotFoundHandler(...args);
+  }
+
+  /** The route paths of each section's groups, by key, in order (diagnostics and tests). */
+  groups(): Map<string, unknown[]>[] {
+    return this.sections;
+  }
+
+  private register(registration: Registration): unknown {
+    if (this.deferring) {
+      this.deferred.push(registration);
+      return this;
+    }
+    const { method, args } = registration;
+    const key =
+      method !== 'use' && method !== 'options' && method !== 'all' && args.length >= 2
+        ? routePathKey(args[0])
+        : undefined;
+    const strict = Boolean(this.app.get('strict routing'));
+    if (key === undefined || !this.app.get('case sensitive routing')) {
+      this.section = undefined;
+      return (this.app[method] as (...a: unknown[]) => unknown).apply(this.app, args);
+    }
+    if (!this.section) this.openSection();
+    let router = this.section!.get(key);
+    if (!router) {
+      router = express.Router({ caseSensitive: true, strict, mergeParams: false });
+      this.section!.set(key, router);
+    }
+    (router[method as GroupedMethod] as (...a: unknown[]) => unknown).apply(router, args);
+    const paths = this.sections[this.sections.length - 1]!;
+    paths.set(key, [...(paths.get(key) ?? []), args[0]]);
+    return this;
+  }
+
+  private openSection(): void {
+    const routers = new Map<string, express.Router>();
+    this.section = routers;
+    this.sections.push(new Map());
+    const dispatch: RequestHandler = function routeIndex(req: Request, res: Response, next: NextFunction) {
+      if (req.method === 'OPTIONS') return next();
+      const pathname = parseUrl(req)?.pathname;
+      const router = pathname ? routers.get(pathKey(pathname)) : undefined;
+      if (!router) return next();
+      router(req, res, next);
+    };
+    this.app.use(dispatch);
+  }
 }
