@@ -1,4 +1,5 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { JobQueue } from '../../src/platform/jobs/job-queue.service';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -48,6 +49,7 @@ describe('git smart HTTP with the real git client', () => {
       emitter.on(name, (payload: Record<string, unknown>) => events.push({ name, payload }));
     }
   });
+  const drain = () => t.app.get(JobQueue).drain();
   afterAll(async () => {
     await t.close();
   });
@@ -83,6 +85,7 @@ describe('git smart HTTP with the real git client', () => {
       .set('Authorization', `token ${alice.token}`);
     expect(repo.body).toMatchObject({ empty: false, default_branch: 'trunk' });
     const head = (await git(['rev-parse', 'HEAD'], wc)).stdout.trim();
+    await drain(); // the reactions run from the push's durable job
     expect(events.map((e) => e.name).sort()).toEqual(['branch.created', 'repository.pushed']);
     expect(events.find((e) => e.name === 'branch.created')!.payload).toMatchObject({
       branch: 'trunk',
@@ -105,6 +108,7 @@ describe('git smart HTTP with the real git client', () => {
     await git(['tag', 'v1'], wc);
     await git(['branch', 'feature'], wc);
     expect((await git(['push', 'origin', 'main', 'feature', 'v1'], wc)).code).toBe(0);
+    await drain(); // the reactions run from the push's durable job
     expect(events.map((e) => e.name).sort()).toEqual([
       'branch.created',
       'branch.updated',
@@ -123,6 +127,7 @@ describe('git smart HTTP with the real git client', () => {
     await git(['commit', '--quiet', '-m', 'rewrite'], wc);
     expect((await git(['push', 'origin', 'main'], wc)).code).toBe(1); // non-fast-forward without --force
     expect((await git(['push', '--force', 'origin', 'main', ':feature', ':refs/tags/v1'], wc)).code).toBe(0);
+    await drain(); // the reactions run from the push's durable job
     expect(events.map((e) => e.name).sort()).toEqual([
       'branch.deleted',
       'branch.updated',

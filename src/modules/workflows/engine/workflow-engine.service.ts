@@ -135,12 +135,17 @@ export class WorkflowEngine {
     return this.handle({ name: 'user.deleted', payload: p });
   }
 
-  /** Never throws: a failing rule must not break the emitter's work. */
+  /**
+   * Never throws for an event without an idempotency key: a failing rule must not break the emitter's
+   * work. A keyed event comes from a durable job that runs again: its failure is thrown, so the job
+   * is retried (and the key makes the retry act once).
+   */
   async handle(input: EngineEventInput): Promise<void> {
     try {
       await this.run(input);
     } catch (error) {
       this.logger.error({ err: error, event: input.name }, 'workflow rules failed for an event');
+      if (idempotencyKeyOf(input)) throw error;
     }
   }
 
@@ -223,6 +228,7 @@ export class WorkflowEngine {
         { err: error, ruleIds: deliveries.map((d) => d.ruleId) },
         'workflow webhook deliveries could not be queued',
       );
+      if (key) throw error;
     }
   }
 
