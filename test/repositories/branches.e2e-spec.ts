@@ -1,3 +1,4 @@
+import { JobQueue } from '../../src/platform/jobs/job-queue.service';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -151,6 +152,7 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       expect(created.body.commit.url).toBe(
         `${t.config.publicUrl}alice/proj/commit/${created.body.commit.id}`,
       );
+      await t.app.get(JobQueue).drain(); // the reactions run from the durable push job
       expect(events.map((e) => e.name)).toEqual(['branch.created']);
       expect(events[0]!.payload).toMatchObject({ branch: 'feature/one', actorUserId: bob.user.id });
 
@@ -302,6 +304,7 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       events.length = 0;
       expect((await del('doomed')).status).toBe(204);
       expect(await tipOf('doomed')).toBeUndefined();
+      await t.app.get(JobQueue).drain(); // the reactions run from the durable push job
       expect(events.map((e) => e.name)).toEqual(['branch.deleted']);
       await unprotect('guarded');
     });
@@ -795,6 +798,7 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       events.length = 0;
       expect((await merge({ branch: 'main' })).body).toEqual({ merge_type: 'fast-forward' });
       expect(await forkTip()).toBe(moved);
+      await t.app.get(JobQueue).drain(); // the reactions run from the durable push job
       expect(events.map((e) => e.name)).toEqual(['branch.updated']);
     });
 

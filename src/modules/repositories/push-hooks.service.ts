@@ -39,11 +39,17 @@ export class PushHooksService {
     if (repo.isMirror) return { ok: false, message: 'devplane: mirror repository is read-only' };
     const bad = refs.find((ref) => !ref.ref.startsWith('refs/heads/') && !ref.ref.startsWith('refs/tags/'));
     if (bad) return { ok: false, message: `devplane: only branches and tags can be pushed (${bad.ref})` };
-    const refusal = await this.refChecks.refusal(repo, session.pusher, refs, {
-      gitDir: this.repositories.gitDir(repo.owner, repo),
-      objectDirectory: quarantine.objectDirectory,
-      alternateObjectDirectories: quarantine.alternateObjectDirectories,
-    }, session.mode);
+    const refusal = await this.refChecks.refusal(
+      repo,
+      session.pusher,
+      refs,
+      {
+        gitDir: this.repositories.gitDir(repo.owner, repo),
+        objectDirectory: quarantine.objectDirectory,
+        alternateObjectDirectories: quarantine.alternateObjectDirectories,
+      },
+      session.mode,
+    );
     if (refusal) return { ok: false, message: refusal };
     return { ok: true };
   }

@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { EventBus } from '../../platform/events/event-bus.service';
 import type { BranchEventPayload } from '../../platform/events/subject-events';
 import { type JobContext, JobQueue } from '../../platform/jobs/job-queue.service';
@@ -6,6 +6,7 @@ import { OrganizationsService } from '../identity/organizations.service';
 import { isZeroId } from './branches/branch-git';
 import { PullsService } from './issues/pulls.service';
 import { PUSH_JOB, type PushJobPayload } from './ref-changes.service';
+import { REPOSITORIES_CONFIG, type RepositoriesConfig } from './repositories.config';
 import { RepositoriesService } from './repositories.service';
 
 /**
@@ -28,6 +29,7 @@ export class PushReactionsService implements OnModuleInit {
     private readonly organizations: OrganizationsService,
     private readonly events: EventBus,
     private readonly pulls: PullsService,
+    @Inject(REPOSITORIES_CONFIG) private readonly config: RepositoriesConfig,
   ) {}
 
   onModuleInit(): void {
@@ -35,7 +37,7 @@ export class PushReactionsService implements OnModuleInit {
       maxAttempts: 10,
       backoffMs: 1_000,
       maxBackoffMs: 600_000,
-      leaseMs: 5 * 60_000,
+      leaseMs: this.config.pushReactionsLeaseMs,
     });
   }
 

@@ -470,7 +470,8 @@ export class PullsService {
       const refs: PushedRef[] = [
         { ref: `refs/heads/${pull.baseBranch}`, oldId: pull.baseCommitId, newId: mergedCommitId },
       ];
-      if (deletedHead) refs.push({ ref: `refs/heads/${pull.headBranch}`, oldId: deletedHead, newId: ZERO_ID });
+      if (deletedHead)
+        refs.push({ ref: `refs/heads/${pull.headBranch}`, oldId: deletedHead, newId: ZERO_ID });
       await this.refChanges.record({ repo, actor, source: 'merge', request: null, refs }, tx);
     });
     const merged = await this.require(repo, issue.index);
