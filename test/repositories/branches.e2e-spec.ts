@@ -152,6 +152,18 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       expect(created.body.commit.url).toBe(
         `${t.config.publicUrl}alice/proj/commit/${created.body.commit.id}`,
       );
+      // The API write recorded its ref change as a push does: one repositories.push job (source api).
+      const recorded: { payload: { source: string; pusherId: string; refs: { ref: string }[] } }[] =
+        await t.dataSource.query(
+          `SELECT payload FROM jobs WHERE type = 'repositories.push' AND payload::text LIKE '%refs/heads/feature/one%'`,
+        );
+      expect(recorded.map((row) => row.payload)).toEqual([
+        expect.objectContaining({
+          source: 'api',
+          pusherId: bob.user.id,
+          refs: [expect.objectContaining({ ref: 'refs/heads/feature/one', forced: false })],
+        }),
+      ]);
       await t.app.get(JobQueue).drain(); // the reactions run from the durable push job
       expect(events.map((e) => e.name)).toEqual(['branch.created']);
       expect(events[0]!.payload).toMatchObject({ branch: 'feature/one', actorUserId: bob.user.id });
