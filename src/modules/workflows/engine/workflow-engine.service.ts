@@ -214,7 +214,8 @@ export class WorkflowEngine {
    * The event's webhook deliveries as durable jobs, all in one transaction. Subject events are
    * emitted after the causing write committed (house rule 5) and the emitter awaits this listener,
    * so the jobs are committed before the causing request answers; from then on a crash cannot
-   * lose them (the job queue retries them after a restart).
+   * lose them (the job queue retries them after a restart). A keyed event (emitted by a durable job
+   * that may run again) claims its key in the same transaction: claimed before, nothing is queued.
    */
   private async enqueueDeliveries(deliveries: WebhookDelivery[], key: string | undefined): Promise<void> {
     try {
