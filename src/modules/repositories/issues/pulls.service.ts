@@ -13,7 +13,6 @@ import {
   NotFoundError,
 } from '../../../platform/errors/domain-error';
 import type { User } from '../../identity/entities/user.entity';
-import { OrganizationsService } from '../../identity/organizations.service';
 import { UsersService } from '../../identity/users.service';
 import type { Repository } from '../entities/repository.entity';
 import { GitStorage } from '../git/git-storage.service';
@@ -86,7 +85,6 @@ export class PullsService {
     private readonly issuesService: IssuesService,
     private readonly repositories: RepositoriesService,
     private readonly permissions: RepositoryPermissions,
-    private readonly organizations: OrganizationsService,
     private readonly users: UsersService,
     private readonly storage: GitStorage,
     private readonly transactions: TransactionRunner,
