@@ -129,6 +129,7 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
     });
 
     it('creates branches (201) from the default branch, a branch or any ref, and lists them newest first with paging', async () => {
+      await t.app.get(JobQueue).drain(); // earlier pushes' reactions first
       events.length = 0;
       const created = await t
         .http()
@@ -313,6 +314,7 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       expect(guarded.body.message).toBe('branch protected');
       expect((await del('missing')).status).toBe(404);
       expect((await del('doomed', carol)).status).toBe(403);
+      await t.app.get(JobQueue).drain(); // earlier pushes' reactions first
       events.length = 0;
       expect((await del('doomed')).status).toBe(204);
       expect(await tipOf('doomed')).toBeUndefined();
@@ -807,6 +809,7 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       const wc = await clone(alice, 'upstream');
       const moved = await commitFile(wc, 'base.txt', 'base\n');
       await git(['push', '--quiet', 'origin', 'main'], wc);
+      await t.app.get(JobQueue).drain(); // earlier pushes' reactions first
       events.length = 0;
       expect((await merge({ branch: 'main' })).body).toEqual({ merge_type: 'fast-forward' });
       expect(await forkTip()).toBe(moved);

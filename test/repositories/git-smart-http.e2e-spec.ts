@@ -78,6 +78,7 @@ describe('git smart HTTP with the real git client', () => {
     expect(clone.code).toBe(0);
     expect(clone.stderr).toContain('cloned an empty repository');
 
+    await drain(); // earlier pushes' reactions first
     events.length = 0;
     const wc = await workingCopy(cloneUrl(base, 'alice', 'empty-one', auth(alice)), 'trunk');
     const push = await git(['push', 'origin', 'trunk'], wc);
@@ -104,6 +105,7 @@ describe('git smart HTTP with the real git client', () => {
     const wc = await workingCopy(url);
     expect((await git(['push', 'origin', 'main'], wc)).code).toBe(0);
 
+    await drain(); // earlier pushes' reactions first
     events.length = 0;
     await writeFile(path.join(wc, 'hello.txt'), 'second\n');
     await git(['commit', '--quiet', '-am', 'second'], wc);
@@ -122,6 +124,7 @@ describe('git smart HTTP with the real git client', () => {
       forced: false,
     });
 
+    await drain(); // earlier pushes' reactions first
     events.length = 0;
     await git(['reset', '--quiet', '--hard', 'HEAD~1'], wc);
     await writeFile(path.join(wc, 'other.txt'), 'rewritten\n');
