@@ -1,3 +1,4 @@
+import { JobQueue } from '../../src/platform/jobs/job-queue.service';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -128,6 +129,7 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
     });
 
     it('creates branches (201) from the default branch, a branch or any ref, and lists them newest first with paging', async () => {
+      await t.app.get(JobQueue).drain(); // earlier pushes' reactions first
       events.length = 0;
       const created = await t
         .http()
@@ -151,6 +153,19 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       expect(created.body.commit.url).toBe(
         `${t.config.publicUrl}alice/proj/commit/${created.body.commit.id}`,
       );
+      // The API write recorded its ref change as a push does: one repositories.push job (source api).
+      const recorded: { payload: { source: string; pusherId: string; refs: { ref: string }[] } }[] =
+        await t.dataSource.query(
+          `SELECT payload FROM jobs WHERE type = 'repositories.push' AND payload::text LIKE '%refs/heads/feature/one%'`,
+        );
+      expect(recorded.map((row) => row.payload)).toEqual([
+        expect.objectContaining({
+          source: 'api',
+          pusherId: bob.user.id,
+          refs: [expect.objectContaining({ ref: 'refs/heads/feature/one', forced: false })],
+        }),
+      ]);
+      await t.app.get(JobQueue).drain(); // the reactions run from the durable push job
       expect(events.map((e) => e.name)).toEqual(['branch.created']);
       expect(events[0]!.payload).toMatchObject({ branch: 'feature/one', actorUserId: bob.user.id });
 
@@ -299,9 +314,11 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       expect(guarded.body.message).toBe('branch protected');
       expect((await del('missing')).status).toBe(404);
       expect((await del('doomed', carol)).status).toBe(403);
+      await t.app.get(JobQueue).drain(); // earlier pushes' reactions first
       events.length = 0;
       expect((await del('doomed')).status).toBe(204);
       expect(await tipOf('doomed')).toBeUndefined();
+      await t.app.get(JobQueue).drain(); // the reactions run from the durable push job
       expect(events.map((e) => e.name)).toEqual(['branch.deleted']);
       await unprotect('guarded');
     });
@@ -792,9 +809,11 @@ describe('branches, branch protection and merge upstream (Gitea routes, the real
       const wc = await clone(alice, 'upstream');
       const moved = await commitFile(wc, 'base.txt', 'base\n');
       await git(['push', '--quiet', 'origin', 'main'], wc);
+      await t.app.get(JobQueue).drain(); // earlier pushes' reactions first
       events.length = 0;
       expect((await merge({ branch: 'main' })).body).toEqual({ merge_type: 'fast-forward' });
       expect(await forkTip()).toBe(moved);
+      await t.app.get(JobQueue).drain(); // the reactions run from the durable push job
       expect(events.map((e) => e.name)).toEqual(['branch.updated']);
     });
 

@@ -1,8 +1,11 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { JobQueue } from '../../src/platform/jobs/job-queue.service';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GitStorage } from '../../src/modules/repositories/git/git-storage.service';
+import { RepositoriesRepository } from '../../src/modules/repositories/repositories.repository';
+import { RepositoryPermissions } from '../../src/modules/repositories/repository-permissions.service';
 import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { cloneUrl, credentialHelper, git, tempDir, workingCopy } from './git-client';
@@ -48,6 +51,7 @@ describe('git smart HTTP with the real git client', () => {
       emitter.on(name, (payload: Record<string, unknown>) => events.push({ name, payload }));
     }
   });
+  const drain = () => t.app.get(JobQueue).drain();
   afterAll(async () => {
     await t.close();
   });
@@ -74,6 +78,7 @@ describe('git smart HTTP with the real git client', () => {
     expect(clone.code).toBe(0);
     expect(clone.stderr).toContain('cloned an empty repository');
 
+    await drain(); // earlier pushes' reactions first
     events.length = 0;
     const wc = await workingCopy(cloneUrl(base, 'alice', 'empty-one', auth(alice)), 'trunk');
     const push = await git(['push', 'origin', 'trunk'], wc);
@@ -83,6 +88,7 @@ describe('git smart HTTP with the real git client', () => {
       .set('Authorization', `token ${alice.token}`);
     expect(repo.body).toMatchObject({ empty: false, default_branch: 'trunk' });
     const head = (await git(['rev-parse', 'HEAD'], wc)).stdout.trim();
+    await drain(); // the reactions run from the push's durable job
     expect(events.map((e) => e.name).sort()).toEqual(['branch.created', 'repository.pushed']);
     expect(events.find((e) => e.name === 'branch.created')!.payload).toMatchObject({
       branch: 'trunk',
@@ -99,12 +105,14 @@ describe('git smart HTTP with the real git client', () => {
     const wc = await workingCopy(url);
     expect((await git(['push', 'origin', 'main'], wc)).code).toBe(0);
 
+    await drain(); // earlier pushes' reactions first
     events.length = 0;
     await writeFile(path.join(wc, 'hello.txt'), 'second\n');
     await git(['commit', '--quiet', '-am', 'second'], wc);
     await git(['tag', 'v1'], wc);
     await git(['branch', 'feature'], wc);
     expect((await git(['push', 'origin', 'main', 'feature', 'v1'], wc)).code).toBe(0);
+    await drain(); // the reactions run from the push's durable job
     expect(events.map((e) => e.name).sort()).toEqual([
       'branch.created',
       'branch.updated',
@@ -116,6 +124,7 @@ describe('git smart HTTP with the real git client', () => {
       forced: false,
     });
 
+    await drain(); // earlier pushes' reactions first
     events.length = 0;
     await git(['reset', '--quiet', '--hard', 'HEAD~1'], wc);
     await writeFile(path.join(wc, 'other.txt'), 'rewritten\n');
@@ -123,6 +132,7 @@ describe('git smart HTTP with the real git client', () => {
     await git(['commit', '--quiet', '-m', 'rewrite'], wc);
     expect((await git(['push', 'origin', 'main'], wc)).code).toBe(1); // non-fast-forward without --force
     expect((await git(['push', '--force', 'origin', 'main', ':feature', ':refs/tags/v1'], wc)).code).toBe(0);
+    await drain(); // the reactions run from the push's durable job
     expect(events.map((e) => e.name).sort()).toEqual([
       'branch.deleted',
       'branch.updated',
@@ -354,5 +364,91 @@ describe('forks', () => {
           .send({ organization: 'none' })
       ).status,
     ).toBe(404);
+  });
+});
+
+/**
+ * Issue 34 item 1: the push path authorizes once. A `git push` is two HTTP requests (info/refs and
+ * receive-pack), each authorized by @RepoAccess (one repository read, one permission computation);
+ * the pre-receive and post-receive hook calls act on what receive-pack decided (the one-push session),
+ * so they add neither, also when branch protection has to judge the pusher. The hook calls are not
+ * counted by the rate limiter (the one-push token guards them).
+ */
+describe('one push, one authorization', () => {
+  let t: TestApp;
+  let base: string;
+  let alice: CreatedUser;
+
+  beforeAll(async () => {
+    // No job runs here (JOBS_CONCURRENCY=0): the push's reactions (which read the repository in their
+    // job, after the push) stay queued, so only the push path is counted.
+    t = await createTestApp({
+      env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_API_PER_MINUTE: '12', JOBS_CONCURRENCY: '0' },
+    });
+    base = await t.listen();
+    alice = await t.factories.user({ username: 'alice' });
+  });
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await t.close();
+  });
+
+  it('reads and authorizes once per request of the push; hooks neither read, authorize nor count against the rate limit', async () => {
+    const auth = { user: alice.user.name, secret: alice.token };
+    await t
+      .http()
+      .post('/api/v1/user/repos')
+      .set('Authorization', `token ${alice.token}`)
+      .send({ name: 'counted', auto_init: true })
+      .expect(201);
+    // A protection rule that lets alice push: the pre-receive hook judges her against it.
+    await t
+      .http()
+      .post('/api/v1/repos/alice/counted/branch_protections')
+      .set('Authorization', `token ${alice.token}`)
+      .send({ rule_name: 'main', enable_push: true })
+      .expect(201);
+    // Hook calls with a bad token are refused by the token, never by the limiter (more than the limit).
+    for (let i = 0; i < 15; i++) {
+      const res = await t
+        .http()
+        .post('/api/internal/git-hooks/pre-receive')
+        .set('X-Devplane-Hook-Token', 'not-a-session')
+        .send({ hook: 'pre-receive', refs: [] });
+      expect(res.status).toBe(401);
+    }
+
+    const dir = await tempDir();
+    expect((await git(['clone', '--quiet', cloneUrl(base, 'alice', 'counted', auth), 'wc'], dir)).code).toBe(
+      0,
+    );
+    const wc = path.join(dir, 'wc');
+    await writeFile(path.join(wc, 'counted.txt'), 'one\n');
+    await git(['add', 'counted.txt'], wc);
+    await git(['commit', '--quiet', '-m', 'one'], wc);
+
+    const permissions = t.app.get(RepositoryPermissions);
+    const rows = t.app.get(RepositoriesRepository);
+    const modeOf = jest.spyOn(permissions, 'modeOf');
+    const findByName = jest.spyOn(rows, 'findByName');
+    const findById = jest.spyOn(rows, 'findById');
+    const push = await git(['push', 'origin', 'main'], wc);
+    expect(push).toMatchObject({ code: 0 });
+    // git asks info/refs anonymously first (the 401 challenge), then with credentials, then posts
+    // receive-pack: one read and one permission computation per request; the hooks add none.
+    expect(findByName.mock.calls.length).toBe(3);
+    expect(modeOf.mock.calls.map((call) => call[0]?.id ?? null)).toEqual([
+      null,
+      alice.user.id,
+      alice.user.id,
+    ]);
+    expect(findById).not.toHaveBeenCalled();
+    modeOf.mockRestore();
+    findByName.mockRestore();
+    findById.mockRestore();
+    const jobs: { n: string }[] = await t.dataSource.query(
+      `SELECT count(*)::text AS n FROM jobs WHERE type = 'repositories.push' AND status = 'pending'`,
+    );
+    expect(jobs[0]!.n).toBe('1');
   });
 });

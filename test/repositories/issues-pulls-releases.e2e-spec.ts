@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { JobQueue } from '../../src/platform/jobs/job-queue.service';
 import path from 'node:path';
 import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -571,6 +572,14 @@ describe('Gitea issues, comments, releases and pull requests', () => {
         (p: { title: string }) => p.title === 'Conflicting',
       );
       expect((await git(['push', '--quiet', 'origin', 'left'], work)).code).toBe(0);
+      // The push's durable job brought the stored row up to date, before any read of the pull request.
+      await t.app.get(JobQueue).drain();
+      const newHead = (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
+      const [row]: { head_commit_id: string; status: string }[] = await t.dataSource.query(
+        `SELECT p.head_commit_id, p.status FROM pull_requests p JOIN issues i ON i.id = p.issue_id
+         WHERE i.title = 'Conflicting'`,
+      );
+      expect(row).toEqual({ head_commit_id: newHead, status: 'mergeable' });
       const fresh = await t.http().get(`${repoPath}/pulls/${stale.number}`);
       expect(fresh.body.mergeable).toBe(true);
       expect(fresh.body.head.sha).not.toBe(stale.head.sha);

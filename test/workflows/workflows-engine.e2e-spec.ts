@@ -363,6 +363,26 @@ describe('workflow engine', () => {
       expect(receiver.received.filter((r) => r.path === '/hook')).toHaveLength(before);
     });
 
+    it('an event emitted again with the same idempotency key (a retried push job) is delivered once', async () => {
+      await ocs(t, 'post', `${WF}/global`, bearer(admin.token), {
+        ...notifyRule({ name: 'keyed', checks: [check('FileName', 'is', 'keyed.txt')] }),
+        class: WEBHOOK,
+        operation: JSON.stringify({ url: `${receiver.url}/keyed` }),
+      });
+      const keyed = fileEvent({ name: 'keyed.txt', idempotencyKey: 'test-push:1:refs/heads/main' });
+      await events().emitAsync('file.created', keyed);
+      await events().emitAsync('file.created', keyed);
+      await events().emitAsync('file.created', { ...keyed, idempotencyKey: 'test-push:2:refs/heads/main' });
+      await drain();
+      const hits = await receiver.waitFor(2, '/keyed');
+      expect(hits).toHaveLength(2);
+      // The key is the engine's, not part of the subject the receiver sees.
+      expect(JSON.parse(hits[0]!.body).subject.idempotencyKey).toBeUndefined();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await drain();
+      expect(receiver.received.filter((r) => r.path === '/keyed')).toHaveLength(2);
+    });
+
     it('retries after a 500 and stops at the first success; no retry on 404', async () => {
       await ocs(t, 'post', `${WF}/user`, bearer(alice.token), {
         ...notifyRule({ name: 'flaky', checks: [check('FileName', 'is', 'flaky.txt')] }),

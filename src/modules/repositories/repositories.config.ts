@@ -11,6 +11,11 @@ export interface RepositoriesConfig {
   mirrorMinIntervalSeconds: number;
   /** MIGRATIONS_STALL_SECONDS: a clone or fetch moving under 1 KB/s for this long is aborted. */
   migrationsStallSeconds: number;
+  /**
+   * PUSH_REACTIONS_LEASE_MS: how long one run of a push's reactions (`repositories.push` job) may take
+   * before another worker takes it over (a crashed worker's run is repeated after this).
+   */
+  pushReactionsLeaseMs: number;
 }
 
 export function loadRepositoriesConfig(env: Env = process.env): RepositoriesConfig {
@@ -19,5 +24,6 @@ export function loadRepositoriesConfig(env: Env = process.env): RepositoriesConf
     mirrorDefaultIntervalSeconds: int(env, 'MIRROR_DEFAULT_INTERVAL_SECONDS', 8 * 3600, 60, 365 * 86_400),
     mirrorMinIntervalSeconds: int(env, 'MIRROR_MIN_INTERVAL_SECONDS', 600, 1, 86_400),
     migrationsStallSeconds: int(env, 'MIGRATIONS_STALL_SECONDS', 60, 5, 3600),
+    pushReactionsLeaseMs: int(env, 'PUSH_REACTIONS_LEASE_MS', 300_000, 2_000, 3_600_000),
   };
 }

@@ -49,6 +49,8 @@ import { GitStorage } from './git/git-storage.service';
 import { PushSessions } from './git/push-sessions.service';
 import { SmartHttpService } from './git/smart-http.service';
 import { PushHooksService } from './push-hooks.service';
+import { PushReactionsService } from './push-reactions.service';
+import { RefChangesService } from './ref-changes.service';
 import { RepositoriesService } from './repositories.service';
 import { RepositoryPermissions } from './repository-permissions.service';
 import { RepoAccessGuard, RepoAssignment } from './repo-access';
@@ -91,6 +93,8 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     SmartHttpService,
     PushSessions,
     PushHooksService,
+    RefChangesService,
+    PushReactionsService,
     ContentDeletionHooks,
     IssueAssets,
     IssuesRepository,

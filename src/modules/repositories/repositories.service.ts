@@ -443,8 +443,12 @@ export class RepositoriesService {
     return this.repos.ownedBy(ownerId, manager);
   }
 
-  /** A push moved refs: the repository is no longer empty; an empty repository takes its first branch as default. */
-  async recordPush(repo: Repository, owner: User, pushedBranches: string[]): Promise<Repository> {
+  /**
+   * What a ref move changes on the repository's row, from git (the caller writes it in its
+   * transaction: RefChangesService): emptiness and size; an empty repository (or one whose default
+   * branch is gone) takes the first pushed branch as default (HEAD is moved here).
+   */
+  async pushChanges(repo: Repository, owner: User, pushedBranches: string[]): Promise<Partial<Repository>> {
     const gitDir = this.gitDir(owner, repo);
     const branches = await this.storage.branches(gitDir);
     const changes: Partial<Repository> = {
@@ -456,8 +460,7 @@ export class RepositoriesService {
         pushedBranches.find((name) => branches.some((b) => b.name === name)) ?? branches[0]!.name;
       await this.storage.setHead(gitDir, changes.defaultBranch);
     }
-    await this.repos.update(repo.id, changes);
-    return (await this.findById(repo.id))!;
+    return changes;
   }
 
   /** Account names by lower-cased e-mail address (Gitea resolves commit authors to accounts this way). */

@@ -1,5 +1,6 @@
 import { isPrivateHost, isPublicAddress } from '../../platform/net/private-address';
 import type { SubjectEventName } from '../../platform/events/subject-events';
+import type { DomainEventMap } from '../../platform/events/event-map';
 import { CHECKS_BY_ID } from './checks/check-registry';
 import { CheckInvalidError } from './checks/check.types';
 import type { WorkflowCheckElement } from './workflow-rule.input';
@@ -23,6 +24,15 @@ export type EngineEventName =
   | 'user.status_changed'
   | 'user.renamed'
   | 'user.deleted';
+
+/**
+ * One event as the engine receives it: a discriminated union on the domain event's name, each member
+ * carrying the payload type its owning module declares in the event map (platform subject events for
+ * files, branches and packages; identity's events for users).
+ */
+export type EngineEventInput = {
+  [K in EngineEventName]: { name: K; payload: DomainEventMap[K] };
+}[EngineEventName];
 
 export interface WorkflowEventDefinition {
   /** The name rules store in `events`. */

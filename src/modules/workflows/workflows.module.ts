@@ -5,6 +5,7 @@ import { LoginConfirmController } from './controllers/login-confirm.controller';
 import { WorkflowCatalogueController } from './controllers/workflow-catalogue.controller';
 import { WorkflowsController } from './controllers/workflows.controller';
 import { RuleStore } from './engine/rule-store.service';
+import { WorkflowEventReceiptsRepository } from './engine/workflow-event-receipts.repository';
 import { WorkflowEngine } from './engine/workflow-engine.service';
 import { WORKFLOWS_ENTITIES } from './entities';
 import { WebhookDeliveries } from './operations/webhook-deliveries.service';
@@ -35,6 +36,7 @@ import { loadWorkflowsConfig, WORKFLOWS_CONFIG } from './workflows.config';
       useFactory: (config: AppConfig) => loadWorkflowsConfig(config.env),
     },
     WorkflowRulesRepository,
+    WorkflowEventReceiptsRepository,
     RuleStore,
     WorkflowRulesService,
     WorkflowEngine,

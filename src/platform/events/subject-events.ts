@@ -54,6 +54,12 @@ export interface SubjectEventBase {
   request: RequestSnapshot | null;
   /** ISO timestamp of the change; the engine uses "now" when absent. */
   occurredAt?: string;
+  /**
+   * Set by emitters that may emit the same event again (a retried durable job, e.g. a push's
+   * reactions): listeners with lasting effects act once per key (the workflow engine records it with
+   * the webhook deliveries it queues).
+   */
+  idempotencyKey?: string;
 }
 
 export type StoredFileKind =

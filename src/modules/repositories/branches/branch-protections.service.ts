@@ -13,7 +13,7 @@ import { UsersService } from '../../identity/users.service';
 import type { Repository } from '../entities/repository.entity';
 import { CollaboratorsRepository } from '../collaborators.repository';
 import { PullsService } from '../issues/pulls.service';
-import { atLeast, RepositoryPermissions } from '../repository-permissions.service';
+import { type AccessMode, atLeast, RepositoryPermissions } from '../repository-permissions.service';
 import type { BranchProtection } from './branch-protection.entity';
 import { BranchProtectionsRepository } from './branch-protections.repository';
 import { ProtectionRuleSet, type RuleSubject, sortRules } from './protection-rules';
@@ -152,8 +152,9 @@ export class BranchProtectionsService {
   }
 
   /** The user's standing for rule checks: code write on the repository and teams in its organization. */
-  async subjectOf(user: User, repo: Repository): Promise<RuleSubject> {
-    const mode = await this.permissions.modeOf(user, repo);
+  /** `knownMode`: the user's mode when the caller already computed it (a push session's authorization). */
+  async subjectOf(user: User, repo: Repository, knownMode?: AccessMode): Promise<RuleSubject> {
+    const mode = knownMode ?? (await this.permissions.modeOf(user, repo));
     const teams =
       repo.owner?.type === 'organization' ? await this.organizations.teamsOf(user.id, repo.ownerId) : [];
     return {

@@ -16,7 +16,7 @@ import { RepositoriesRepository } from '../repositories.repository';
 import type { PushedRef } from '../events';
 import { GitStorage } from '../git/git-storage.service';
 import { PullsService } from '../issues/pulls.service';
-import { PushHooksService } from '../push-hooks.service';
+import { RefChangesService } from '../ref-changes.service';
 import { RepositoriesService } from '../repositories.service';
 import { type AccessMode, atLeast } from '../repository-permissions.service';
 import type { BranchProtection } from './branch-protection.entity';
@@ -62,8 +62,9 @@ export function branchNotFound(name: string): NotFoundError {
 /**
  * Branches of a repository through the API (Gitea's routers/api/v1/repo/branch.go and
  * services/repository/branch.go). Every write that moves a ref runs the same protection checks as a
- * push (RefUpdateChecks), moves refs with compare-and-swap (`git update-ref --stdin`) and reports
- * through the push hooks' `postReceive`, so the events are a push's.
+ * push (RefUpdateChecks), moves refs with compare-and-swap (`git update-ref --stdin`) and records
+ * the moves through RefChangesService as a push does (one durable `repositories.push` job: the same
+ * events and reactions as a push's), without pretending to be a push session.
  */
 @Injectable()
 export class BranchesService {
@@ -73,7 +74,7 @@ export class BranchesService {
     private readonly repositories: RepositoriesService,
     private readonly protections: BranchProtectionsService,
     private readonly refChecks: RefUpdateChecks,
-    private readonly pushHooks: PushHooksService,
+    private readonly refChanges: RefChangesService,
     private readonly pulls: PullsService,
     private readonly storage: GitStorage,
     private readonly transactions: TransactionRunner,
@@ -352,7 +353,7 @@ export class BranchesService {
       });
       if (wasDefault) await this.storage.setHead(gitDir, to);
     });
-    await this.pushHooks.postReceive({ repositoryId: repo.id, pusherId: actor.id, request }, updates);
+    await this.refChanges.record({ repo, actor, source: 'api', request, refs: updates });
   }
 
   /** POST merge-upstream (reference §5.9): brings a fork's branch up to its base repository. */
@@ -411,7 +412,7 @@ export class BranchesService {
 
   /**
    * One API ref move as a push: the protection checks (403 with git's message), then the
-   * compare-and-swap, then the push's post-receive (events, default branch, size). False when a ref
+   * compare-and-swap, then the record of the ref changes (row, durable reactions). False when a ref
    * was not at its expected id.
    */
   private async apply(
@@ -424,7 +425,7 @@ export class BranchesService {
     const refusal = await this.refChecks.refusal(repo, actor, updates, { gitDir });
     if (refusal) throw new ForbiddenError(refusal, 'permission', { code: 'BRANCH_PROTECTED' });
     if (!(await BranchGit.updateRefs(gitDir, updates))) return false;
-    await this.pushHooks.postReceive({ repositoryId: repo.id, pusherId: actor.id, request }, updates);
+    await this.refChanges.record({ repo, actor, source: 'api', request, refs: updates });
     return true;
   }
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { User } from '../../identity/entities/user.entity';
 import type { Repository } from '../entities/repository.entity';
 import type { PushedRef } from '../events';
+import type { AccessMode } from '../repository-permissions.service';
 import { BranchGit, type GitObjects, isZeroId } from './branch-git';
 import { BranchProtectionsService } from './branch-protections.service';
 import { compileFilePatterns } from './gitea-glob';
@@ -32,6 +33,8 @@ export class RefUpdateChecks {
     pusher: User | null,
     updates: PushedRef[],
     objects: GitObjects,
+    /** The pusher's mode when the caller's authorization computed it (the push session): not computed again. */
+    pusherMode?: AccessMode,
   ): Promise<string | null> {
     const branchUpdates = updates.filter((update) => update.ref.startsWith('refs/heads/'));
     if (branchUpdates.length === 0) return null;
@@ -65,7 +68,7 @@ export class RefUpdateChecks {
         protectedFile = changed.find(protectedFiles);
       }
       subject ??= pusher
-        ? await this.protections.subjectOf(pusher, repo)
+        ? await this.protections.subjectOf(pusher, repo, pusherMode)
         : { userId: '', canWrite: false, teamIds: new Set() };
       if (!protectedFile && (force ? canForcePush(rule, subject) : canPush(rule, subject))) continue;
       if (protectedFile) return `branch ${branch} is protected from changing file ${protectedFile}`;

@@ -98,19 +98,19 @@ export class GitSmartHttpController {
   // The hooks call back on a new connection: the listener stays open until the push ended (issue 36.8).
   @FinishBeforeShutdown()
   async receivePack(
-    @Repo() { repo, owner, viewer }: RepositoryContext,
+    @Repo() { repo, owner, viewer, mode }: RepositoryContext,
     @BodyStream() body: Readable,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
     // The hooks call back into this instance on the address and port this request came in on.
     const hookBase = `http://${hookHost(req.socket.localAddress)}:${req.socket.localPort}/api/internal/git-hooks`;
+    // The one authorization of this push: the hooks act on what it decided (no second check, no re-read).
     const session = this.pushes.open({
-      repositoryId: repo.id,
-      // RepoAccess('write', git) admits signed-in users only.
-      pusherId: viewer!.id,
       repository: repo,
+      // RepoAccess('write', git) admits signed-in users only.
       pusher: viewer!,
+      mode,
       request: requestSnapshot(req),
     });
     try {

@@ -3,19 +3,20 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { RequestSnapshot } from '../../../platform/events/subject-events';
 import type { User } from '../../identity/entities/user.entity';
 import type { Repository } from '../entities/repository.entity';
+import type { AccessMode } from '../repository-permissions.service';
 
-/** What the hooks of one push may act on. */
+/**
+ * What the hooks of one push may act on: what the receive-pack request's authorization decided
+ * (@RepoAccess('write', git) loaded the repository with its owner and the pusher once). The hooks
+ * present the one-push token and act on this; they neither authorize nor read the repository again.
+ */
 export interface PushSession {
-  repositoryId: string;
-  pusherId: string;
+  repository: Repository;
+  pusher: User;
+  /** The pusher's mode on the repository, as the authorization computed it (branch protection reuses it). */
+  mode: AccessMode;
   /** The receive-pack request, for the workflow engine's request checks. */
   request: RequestSnapshot | null;
-  /**
-   * The repository and pusher the receive-pack request authorized (loaded once by @RepoAccess), so
-   * the hooks need not read them again; absent for sessions opened elsewhere (API branch writes).
-   */
-  repository?: Repository;
-  pusher?: User;
 }
 
 /**

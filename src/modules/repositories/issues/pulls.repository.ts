@@ -90,6 +90,29 @@ export class PullsRepository {
       .getMany();
   }
 
+  /**
+   * Open, unmerged pull requests a push to `branches` of the repository moves: into it with one of them
+   * as base, or from it with one of them as head. With their issue, base repository (and owner) and
+   * head repository (and owner).
+   */
+  openTouching(repositoryId: string, branches: string[]): Promise<PullRequest[]> {
+    return this.manager
+      .getRepository(PullRequest)
+      .createQueryBuilder('pull')
+      .innerJoinAndSelect('pull.issue', 'issue')
+      .innerJoinAndSelect('issue.repository', 'base')
+      .innerJoinAndSelect('base.owner', 'baseOwner')
+      .leftJoinAndSelect('pull.headRepository', 'head')
+      .leftJoinAndSelect('head.owner', 'headOwner')
+      .where('issue.is_closed = false')
+      .andWhere('pull.has_merged = false')
+      .andWhere(
+        '((issue.repository_id = :repo AND pull.base_branch IN (:...branches)) OR (pull.head_repository_id = :repo AND pull.head_branch IN (:...branches)))',
+        { repo: repositoryId, branches },
+      )
+      .getMany();
+  }
+
   /** Whether an open, unmerged pull request targets the branch of the repository. */
   isOpenTarget(repositoryId: string, branch: string): Promise<boolean> {
     return this.manager

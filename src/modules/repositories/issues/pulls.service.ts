@@ -13,12 +13,14 @@ import {
   NotFoundError,
 } from '../../../platform/errors/domain-error';
 import type { User } from '../../identity/entities/user.entity';
-import { OrganizationsService } from '../../identity/organizations.service';
 import { UsersService } from '../../identity/users.service';
 import type { Repository } from '../entities/repository.entity';
 import { GitStorage } from '../git/git-storage.service';
 import { runGit } from '../git/run-git';
 import { RepositoriesService } from '../repositories.service';
+import { RefChangesService } from '../ref-changes.service';
+import { ZERO_ID } from '../branches/branch-git';
+import type { PushedRef } from '../events';
 import { type AccessMode, atLeast, RepositoryPermissions } from '../repository-permissions.service';
 import type { Issue } from './issue.entity';
 import { IssuesService, mayWriteIssue, ISSUE_WRITE_REFUSAL } from './issues.service';
@@ -83,11 +85,11 @@ export class PullsService {
     private readonly issuesService: IssuesService,
     private readonly repositories: RepositoriesService,
     private readonly permissions: RepositoryPermissions,
-    private readonly organizations: OrganizationsService,
     private readonly users: UsersService,
     private readonly storage: GitStorage,
     private readonly transactions: TransactionRunner,
     private readonly moduleRef: ModuleRef,
+    private readonly refChanges: RefChangesService,
   ) {}
 
   /**
@@ -305,6 +307,18 @@ export class PullsService {
     return rechecked;
   }
 
+  /**
+   * A push moved `branches` of the repository: the open pull requests with one of them as base or head
+   * get their commits, mergeability and statistics brought up to date (a reaction of the push job; the
+   * result is the same however often it runs).
+   */
+  async refreshAfterPush(repositoryId: string, branches: string[]): Promise<number> {
+    if (branches.length === 0) return 0;
+    const touched = await this.pulls.openTouching(repositoryId, branches);
+    for (const pull of touched) await this.refresh(pull.issue.repository, pull.issue, pull);
+    return touched.length;
+  }
+
   /** Whether an open pull request targets `branch` of `repo` (such a branch cannot be deleted). */
   async isOpenTarget(repo: Repository, branch: string): Promise<boolean> {
     return this.pulls.isOpenTarget(repo.id, branch);
@@ -416,9 +430,6 @@ export class PullsService {
       }
       throw error;
     }
-    const ownerUserIds =
-      repo.owner.type === 'organization' ? await this.organizations.ownerIdsOf(repo.ownerId) : [repo.ownerId];
-    const fullName = `${repo.owner.name}/${repo.name}`;
     let deletedHead: string | null = null;
     if (
       input.deleteBranchAfterMerge &&
@@ -452,26 +463,15 @@ export class PullsService {
         style: input.style,
         mergedCommitId,
       });
-      const branchEvent = {
-        actorUserId: actor.id,
-        ownerUserIds,
-        request: null,
-        repositoryId: repo.id,
-        repository: fullName,
-      };
-      tx.emit('branch.updated', {
-        ...branchEvent,
-        branch: pull.baseBranch,
-        before: pull.baseCommitId,
-        after: mergedCommitId,
-        forced: false,
-      });
+      // The moved refs are recorded with the merge (one transaction): the branch events and the
+      // other reactions run from the durable push job, as for a push.
+      const refs: PushedRef[] = [
+        { ref: `refs/heads/${pull.baseBranch}`, oldId: pull.baseCommitId, newId: mergedCommitId },
+      ];
       if (deletedHead)
-        tx.emit('branch.deleted', { ...branchEvent, branch: pull.headBranch, before: deletedHead });
+        refs.push({ ref: `refs/heads/${pull.headBranch}`, oldId: deletedHead, newId: ZERO_ID });
+      await this.refChanges.record({ repo, actor, source: 'merge', request: null, refs }, tx);
     });
-    await this.repositories
-      .recordPush(repo, repo.owner, [])
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'could not record the merge'));
     const merged = await this.require(repo, issue.index);
     return merged;
   }

@@ -9,7 +9,7 @@ import type { Repository } from '../entities/repository.entity';
 import type { PushedRef } from '../events';
 import { ZERO_ID } from '../branches/branch-git';
 import { GitCommandError, runGit } from '../git/run-git';
-import { PushHooksService } from '../push-hooks.service';
+import { RefChangesService } from '../ref-changes.service';
 import { RepositoriesService } from '../repositories.service';
 import { REPOSITORIES_CONFIG, type RepositoriesConfig } from '../repositories.config';
 import { authorizationFor, checkRemoteAddress } from './remote-address';
@@ -53,7 +53,7 @@ export class MirrorsService implements OnModuleInit {
   constructor(
     private readonly mirrors: MirrorsRepository,
     private readonly repositories: RepositoriesService,
-    private readonly pushHooks: PushHooksService,
+    private readonly refChanges: RefChangesService,
     private readonly jobs: JobQueue,
     private readonly dataSource: DataSource,
     @Inject(REPOSITORIES_CONFIG) private readonly config: RepositoriesConfig,
@@ -204,10 +204,13 @@ export class MirrorsService implements OnModuleInit {
         if (oldId !== newId) changes.push({ ref, oldId, newId });
       }
       if (changes.length > 0)
-        await this.pushHooks.postReceive(
-          { repositoryId: repo.id, pusherId: repo.ownerId, request: null },
-          changes,
-        );
+        await this.refChanges.record({
+          repo,
+          actor: { id: repo.ownerId },
+          source: 'mirror',
+          request: null,
+          refs: changes,
+        });
       else await this.repositories.syncFromDisk(repo);
     } catch (error) {
       lastError = redactUrlIn(

@@ -7,6 +7,7 @@ import type { Repository } from '../entities/repository.entity';
 import { GitStorage } from '../git/git-storage.service';
 import { GitCommandError, runGit } from '../git/run-git';
 import { PullGit } from '../issues/pull-git';
+import { RefChangesService } from '../ref-changes.service';
 import { isValidBranchName } from '../repository-names';
 import type { Release } from './release.entity';
 import { ReleasesRepository } from './releases.repository';
@@ -50,6 +51,7 @@ export class ReleasesService {
     private readonly storage: GitStorage,
     private readonly transactions: TransactionRunner,
     private readonly deletionHooks: ContentDeletionHooks,
+    private readonly refChanges: RefChangesService,
   ) {}
 
   private gitDir(repo: Repository): string {
@@ -106,12 +108,18 @@ export class ReleasesService {
                 env: { GIT_DIR: this.gitDir(repo) },
               }).then(() => undefined),
             );
-            tx.emit('tag.created', {
-              repositoryId: repo.id,
-              tag: input.tagName,
-              commitId,
-              pusherId: actor.id,
-            });
+            // The new tag is a ref change like a pushed one: recorded with the release (its reactions,
+            // `tag.created` among them, run from the durable push job).
+            await this.refChanges.record(
+              {
+                repo,
+                actor,
+                source: 'api',
+                request: null,
+                refs: [{ ref: `refs/tags/${input.tagName}`, oldId: ZERO, newId: commitId }],
+              },
+              tx,
+            );
           }
         }
         const now = new Date();
@@ -205,12 +213,16 @@ export class ReleasesService {
               env: { GIT_DIR: this.gitDir(repo) },
             }).then(() => undefined),
           );
-          tx.emit('tag.created', {
-            repositoryId: repo.id,
-            tag: tagName,
-            commitId: tag.commitId,
-            pusherId: actor.id,
-          });
+          await this.refChanges.record(
+            {
+              repo,
+              actor,
+              source: 'api',
+              request: null,
+              refs: [{ ref: `refs/tags/${tagName}`, oldId: ZERO, newId: tag.commitId }],
+            },
+            tx,
+          );
         }
         if (release.isDraft) changes.publishedAt = new Date();
         tx.emit('release.published', {

@@ -13,8 +13,10 @@ import type {
 import type { CheckSubject } from '../checks/check.types';
 import { REGEX_STEPS_PER_EVENT } from '../checks/php-regex';
 import { WebhookDeliveries } from '../operations/webhook-deliveries.service';
+import { WorkflowEventReceiptsRepository } from './workflow-event-receipts.repository';
 import {
   EVENT_BY_DOMAIN_EVENT,
+  type EngineEventInput,
   OPERATIONS_BY_ID,
   parseWebhookConfig,
   type EngineEventName,
@@ -45,7 +47,7 @@ export interface EngineEvent {
   subject: string;
   displayText: string;
   occurredAt: string;
-  payload: unknown;
+  payload: EngineEventInput['payload'];
 }
 
 /**
@@ -65,6 +67,7 @@ export class WorkflowEngine {
     private readonly users: UsersService,
     private readonly organizations: OrganizationsService,
     private readonly dataSource: DataSource,
+    private readonly receipts: WorkflowEventReceiptsRepository,
     @Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig,
   ) {}
 
@@ -73,81 +76,90 @@ export class WorkflowEngine {
 
   @OnDomainEvent('file.created')
   onFileCreated(p: FileEventPayload): Promise<void> {
-    return this.handle('file.created', p);
+    return this.handle({ name: 'file.created', payload: p });
   }
   @OnDomainEvent('file.updated')
   onFileUpdated(p: FileEventPayload): Promise<void> {
-    return this.handle('file.updated', p);
+    return this.handle({ name: 'file.updated', payload: p });
   }
   @OnDomainEvent('file.renamed')
   onFileRenamed(p: FileEventPayload): Promise<void> {
-    return this.handle('file.renamed', p);
+    return this.handle({ name: 'file.renamed', payload: p });
   }
   @OnDomainEvent('file.deleted')
   onFileDeleted(p: FileEventPayload): Promise<void> {
-    return this.handle('file.deleted', p);
+    return this.handle({ name: 'file.deleted', payload: p });
   }
   @OnDomainEvent('file.accessed')
   onFileAccessed(p: FileEventPayload): Promise<void> {
-    return this.handle('file.accessed', p);
+    return this.handle({ name: 'file.accessed', payload: p });
   }
   @OnDomainEvent('branch.created')
   onBranchCreated(p: BranchEventPayload): Promise<void> {
-    return this.handle('branch.created', p);
+    return this.handle({ name: 'branch.created', payload: p });
   }
   @OnDomainEvent('branch.updated')
   onBranchUpdated(p: BranchEventPayload): Promise<void> {
-    return this.handle('branch.updated', p);
+    return this.handle({ name: 'branch.updated', payload: p });
   }
   @OnDomainEvent('branch.deleted')
   onBranchDeleted(p: BranchEventPayload): Promise<void> {
-    return this.handle('branch.deleted', p);
+    return this.handle({ name: 'branch.deleted', payload: p });
   }
   @OnDomainEvent('package.published')
   onPackagePublished(p: PackageEventPayload): Promise<void> {
-    return this.handle('package.published', p);
+    return this.handle({ name: 'package.published', payload: p });
   }
   @OnDomainEvent('package.deleted')
   onPackageDeleted(p: PackageEventPayload): Promise<void> {
-    return this.handle('package.deleted', p);
+    return this.handle({ name: 'package.deleted', payload: p });
   }
   @OnDomainEvent('user.created')
   onUserCreated(p: DomainEventMap['user.created']): Promise<void> {
-    return this.handle('user.created', p);
+    return this.handle({ name: 'user.created', payload: p });
   }
   @OnDomainEvent('user.updated')
   onUserUpdated(p: DomainEventMap['user.updated']): Promise<void> {
-    return this.handle('user.updated', p);
+    return this.handle({ name: 'user.updated', payload: p });
   }
   @OnDomainEvent('user.status_changed')
   onUserStatusChanged(p: DomainEventMap['user.status_changed']): Promise<void> {
-    return this.handle('user.status_changed', p);
+    return this.handle({ name: 'user.status_changed', payload: p });
   }
   @OnDomainEvent('user.renamed')
   onUserRenamed(p: DomainEventMap['user.renamed']): Promise<void> {
-    return this.handle('user.renamed', p);
+    return this.handle({ name: 'user.renamed', payload: p });
   }
   @OnDomainEvent('user.deleted')
   onUserDeleted(p: DomainEventMap['user.deleted']): Promise<void> {
-    return this.handle('user.deleted', p);
+    return this.handle({ name: 'user.deleted', payload: p });
   }
 
-  /** Never throws: a failing rule must not break the emitter's work. */
-  async handle(domainEvent: EngineEventName, payload: unknown): Promise<void> {
+  /**
+   * Never throws for an event without an idempotency key: a failing rule must not break the emitter's
+   * work. A keyed event comes from a durable job that runs again: its failure is thrown, so the job
+   * is retried (and the key makes the retry act once).
+   */
+  async handle(input: EngineEventInput): Promise<void> {
     try {
-      await this.run(domainEvent, payload);
+      await this.run(input);
     } catch (error) {
-      this.logger.error({ err: error, event: domainEvent }, 'workflow rules failed for an event');
+      this.logger.error({ err: error, event: input.name }, 'workflow rules failed for an event');
+      if (idempotencyKeyOf(input)) throw error;
     }
   }
 
-  private async run(domainEvent: EngineEventName, payload: unknown): Promise<void> {
+  private async run(input: EngineEventInput): Promise<void> {
+    const domainEvent = input.name;
     const mapping = EVENT_BY_DOMAIN_EVENT.get(domainEvent);
     if (!mapping) return;
     const snapshot = await this.store.snapshot();
     const classes = snapshot.eventClasses.get(mapping.event.eventName);
     if (!classes) return; // fast path: no rule listens to this event
-    const event = await this.normalize(domainEvent, payload, mapping.entity.id, mapping.event.eventName);
+    // An event emitted again (a retried push job) acts once: its key is claimed with the deliveries.
+    const key = idempotencyKeyOf(input);
+    if (key && (await this.receipts.seen(key))) return;
+    const event = await this.normalize(input, mapping.entity.id, mapping.event.eventName);
     const text = mapping.event.text;
     const matches: ParsedRule[] = [];
     const subject: CheckSubject = {
@@ -195,18 +207,21 @@ export class WorkflowEngine {
         this.logger.error({ err: error, ruleId: match.rule.id }, 'workflow operation failed');
       }
     }
-    if (deliveries.length > 0) await this.enqueueDeliveries(deliveries);
+    if (deliveries.length > 0 || key) await this.enqueueDeliveries(deliveries, key);
   }
 
   /**
    * The event's webhook deliveries as durable jobs, all in one transaction. Subject events are
    * emitted after the causing write committed (house rule 5) and the emitter awaits this listener,
    * so the jobs are committed before the causing request answers; from then on a crash cannot
-   * lose them (the job queue retries them after a restart).
+   * lose them (the job queue retries them after a restart). A keyed event (emitted by a durable job
+   * that may run again) claims its key in the same transaction: claimed before, nothing is queued.
    */
-  private async enqueueDeliveries(deliveries: WebhookDelivery[]): Promise<void> {
+  private async enqueueDeliveries(deliveries: WebhookDelivery[], key: string | undefined): Promise<void> {
     try {
       await this.dataSource.transaction(async (manager) => {
+        // A key claimed meanwhile (the same event handled twice at once) queues nothing.
+        if (key && !(await this.receipts.claim(manager, key))) return;
         for (const delivery of deliveries) await this.webhooks.enqueue(manager, delivery);
       });
     } catch (error) {
@@ -214,6 +229,7 @@ export class WorkflowEngine {
         { err: error, ruleIds: deliveries.map((d) => d.ruleId) },
         'workflow webhook deliveries could not be queued',
       );
+      if (key) throw error;
     }
   }
 
@@ -245,7 +261,14 @@ export class WorkflowEngine {
       } catch {
         return undefined;
       }
-      const { request: _request, ...subject } = (event.payload ?? {}) as Record<string, unknown>;
+      const {
+        request: _request,
+        idempotencyKey: _key,
+        ...subject
+      } = event.payload as typeof event.payload & {
+        request?: unknown;
+        idempotencyKey?: string;
+      };
       return {
         ruleId: rule.id,
         url: config.url,
@@ -271,67 +294,89 @@ export class WorkflowEngine {
   }
 
   private async normalize(
-    domainEvent: EngineEventName,
-    payload: unknown,
+    input: EngineEventInput,
     entity: string,
     eventName: string,
   ): Promise<Omit<EngineEvent, 'displayText'>> {
-    const base = { domainEvent, entity, eventName, payload };
-    let event: Omit<EngineEvent, 'displayText'>;
-    if (domainEvent.startsWith('file.')) {
-      const p = payload as FileEventPayload;
-      event = {
-        ...base,
-        actorUserId: p.actorUserId,
-        ownerUserIds: p.ownerUserIds ?? [],
-        request: p.request ?? null,
-        file: { name: p.name, mimeType: p.mimeType, size: p.size ?? p.request?.declaredSize ?? null },
-        subject: p.name,
-        occurredAt: timestamp(p.occurredAt),
-      };
-    } else if (domainEvent.startsWith('branch.')) {
-      const p = payload as BranchEventPayload;
-      event = {
-        ...base,
-        actorUserId: p.actorUserId,
-        ownerUserIds: p.ownerUserIds ?? [],
-        request: p.request ?? null,
-        subject: `${p.repository}:${p.branch}`,
-        occurredAt: timestamp(p.occurredAt),
-      };
-    } else if (domainEvent.startsWith('package.')) {
-      const p = payload as PackageEventPayload;
-      event = {
-        ...base,
-        actorUserId: p.actorUserId,
-        ownerUserIds: p.ownerUserIds ?? [],
-        request: p.request ?? null,
-        subject: `${p.ownerName}/${p.name}@${p.version}`,
-        occurredAt: timestamp(p.occurredAt),
-      };
-    } else {
+    const base = { domainEvent: input.name, entity, eventName, payload: input.payload };
+    switch (input.name) {
+      case 'file.created':
+      case 'file.updated':
+      case 'file.renamed':
+      case 'file.deleted':
+      case 'file.accessed': {
+        const p = input.payload;
+        return {
+          ...base,
+          actorUserId: p.actorUserId,
+          ownerUserIds: p.ownerUserIds ?? [],
+          request: p.request ?? null,
+          file: { name: p.name, mimeType: p.mimeType, size: p.size ?? p.request?.declaredSize ?? null },
+          subject: p.name,
+          occurredAt: timestamp(p.occurredAt),
+        };
+      }
+      case 'branch.created':
+      case 'branch.updated':
+      case 'branch.deleted': {
+        const p = input.payload;
+        return {
+          ...base,
+          actorUserId: p.actorUserId,
+          ownerUserIds: p.ownerUserIds ?? [],
+          request: p.request ?? null,
+          subject: `${p.repository}:${p.branch}`,
+          occurredAt: timestamp(p.occurredAt),
+        };
+      }
+      case 'package.published':
+      case 'package.deleted': {
+        const p = input.payload;
+        return {
+          ...base,
+          actorUserId: p.actorUserId,
+          ownerUserIds: p.ownerUserIds ?? [],
+          request: p.request ?? null,
+          subject: `${p.ownerName}/${p.name}@${p.version}`,
+          occurredAt: timestamp(p.occurredAt),
+        };
+      }
       // Identity events: the subject user owns the event; the actor is whoever acted, when known.
-      const p = payload as {
-        userId: string;
-        username?: string;
-        to?: string;
-        createdBy?: string | null;
-        actorId?: string | null;
-      };
-      // `to` is the new name only for user.renamed (user.status_changed's `to` is the new status).
-      const named = domainEvent === 'user.renamed' ? p.to : p.username;
-      const user = named ?? (await this.users.findById(p.userId))?.name ?? p.userId;
-      event = {
-        ...base,
-        actorUserId: p.createdBy ?? p.actorId ?? null,
-        ownerUserIds: [p.userId],
-        request: null,
-        subject: user,
-        occurredAt: new Date().toISOString(),
-      };
+      case 'user.created':
+        return this.userEvent(base, input.payload.userId, input.payload.username, input.payload.createdBy);
+      case 'user.deleted':
+        return this.userEvent(base, input.payload.userId, input.payload.username, input.payload.actorId);
+      case 'user.renamed':
+        return this.userEvent(base, input.payload.userId, input.payload.to, null);
+      case 'user.status_changed':
+        // `to` is the new status here, not a name.
+        return this.userEvent(base, input.payload.userId, undefined, input.payload.actorId);
+      case 'user.updated':
+        return this.userEvent(base, input.payload.userId, undefined, null);
     }
-    return event;
   }
+
+  private async userEvent(
+    base: Pick<EngineEvent, 'domainEvent' | 'entity' | 'eventName' | 'payload'>,
+    userId: string,
+    name: string | undefined,
+    actorId: string | null,
+  ): Promise<Omit<EngineEvent, 'displayText'>> {
+    const user = name ?? (await this.users.findById(userId))?.name ?? userId;
+    return {
+      ...base,
+      actorUserId: actorId ?? null,
+      ownerUserIds: [userId],
+      request: null,
+      subject: user,
+      occurredAt: new Date().toISOString(),
+    };
+  }
+}
+
+/** The emitter's idempotency key of a subject event (identity events carry none). */
+function idempotencyKeyOf(input: EngineEventInput): string | undefined {
+  return 'idempotencyKey' in input.payload ? input.payload.idempotencyKey : undefined;
 }
 
 /** The event's time when the emitter gave a valid one, else now (RequestTime must never see NaN). */
