@@ -37,4 +37,7 @@ module.exports = {
   // server processes run one at a time (test/helpers/database-environment.ts), spread among the others.
   maxWorkers: 2,
   testSequencer: '<rootDir>/test/helpers/test-sequencer.js',
+  // One temporary root per run (TMPDIR for the workers and their child processes), removed at the end.
+  globalSetup: '<rootDir>/test/helpers/temp-root-setup.js',
+  globalTeardown: '<rootDir>/test/helpers/temp-root-teardown.js',
 };

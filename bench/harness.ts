@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -50,6 +51,8 @@ export async function benchDatabase(extraEnv: Record<string, string> = {}): Prom
   const url = process.env.DATABASE_URL ?? embedded!.url;
   // The embedded database has one shared session: use its public schema rather than a search_path.
   const schema = embedded ? 'public' : `bench_${randomBytes(4).toString('hex')}`;
+  // A unique folder of this run's own, removed by close() (issue 36 item 13).
+  const dataDir = extraEnv.DATA_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'devplane-bench-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: url,
@@ -59,7 +62,7 @@ export async function benchDatabase(extraEnv: Record<string, string> = {}): Prom
     LOG_LEVEL: 'warn',
     RATE_LIMIT_ENABLED: 'false',
     ADMIN_PASSWORD: 'Bench-Admin-Password-1',
-    DATA_DIR: `/tmp/devplane-bench-${schema}-${process.pid}`,
+    DATA_DIR: dataDir,
     ...extraEnv,
   };
   const admin = new Client({ connectionString: url });
@@ -74,6 +77,7 @@ export async function benchDatabase(extraEnv: Record<string, string> = {}): Prom
       if (!embedded) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
       await admin.end().catch(() => undefined);
       await embedded?.stop();
+      if (!extraEnv.DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { BOOTSTRAP_ADMIN, TEST_SECRETS_KEY } from './test-app';
@@ -29,7 +30,7 @@ export function startAppProcess(env: Record<string, string>, timeoutMs = 90_000)
         ADMIN_USERNAME: BOOTSTRAP_ADMIN.username,
         ADMIN_EMAIL: BOOTSTRAP_ADMIN.email,
         ADMIN_PASSWORD: BOOTSTRAP_ADMIN.password,
-        DATA_DIR: `/tmp/devplane-test/child-${process.pid}-${Date.now()}`,
+        DATA_DIR: `${os.tmpdir()}/devplane-test/child-${process.pid}-${Date.now()}`,
         SECRETS_KEY: TEST_SECRETS_KEY,
         RATE_LIMIT_ENABLED: 'false',
         DATABASE_POOL_SIZE: '4',

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -48,7 +49,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ADMIN_USERNAME: 'admin',
     ADMIN_EMAIL: 'admin@example.com',
     ADMIN_PASSWORD: 'Bootstrap-Admin-Password-1',
-    DATA_DIR: `/tmp/devplane-test/${schema}`,
+    DATA_DIR: `${os.tmpdir()}/devplane-test/${schema}`,
     SECRETS_KEY: TEST_SECRETS_KEY,
     RATE_LIMIT_ENABLED: 'false',
     DATABASE_POOL_SIZE: '4',

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
@@ -73,7 +74,7 @@ describe('push reactions are durable jobs', () => {
   let token: string;
   let adminName: string;
   let wc: string;
-  const dataDir = `/tmp/devplane-test/push-durable-${process.pid}-${Date.now()}`;
+  const dataDir = `${os.tmpdir()}/devplane-test/push-durable-${process.pid}-${Date.now()}`;
   const children: AppProcess[] = [];
   const start = async (env: Record<string, string> = {}) => {
     const child = await startAppProcess({

@@ -35,7 +35,7 @@ describe('security 31.13 and 36.9: /readyz', () => {
       ADMIN_USERNAME: admin.username,
       ADMIN_EMAIL: 'readyadmin@example.com',
       ADMIN_PASSWORD: admin.password,
-      DATA_DIR: `/tmp/devplane-test/${schema}`,
+      DATA_DIR: `${os.tmpdir()}/devplane-test/${schema}`,
       SECRETS_KEY: TEST_SECRETS_KEY,
       RATE_LIMIT_ENABLED: 'false',
       DATABASE_POOL_SIZE: '4',

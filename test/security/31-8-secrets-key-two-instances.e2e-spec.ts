@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { Client } from 'pg';
@@ -14,7 +15,10 @@ jest.setTimeout(240_000);
 describe('security 31.8: two instances on one database without SECRETS_KEY', () => {
   const schema = `t_keys_${randomBytes(5).toString('hex')}`;
   const stamp = `${process.pid}-${Date.now()}`;
-  const dirs = [`/tmp/devplane-test/keys-a-${stamp}`, `/tmp/devplane-test/keys-b-${stamp}`];
+  const dirs = [
+    `${os.tmpdir()}/devplane-test/keys-a-${stamp}`,
+    `${os.tmpdir()}/devplane-test/keys-b-${stamp}`,
+  ];
   const running: AppProcess[] = [];
 
   afterAll(async () => {

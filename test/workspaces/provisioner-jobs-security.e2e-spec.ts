@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -17,7 +18,7 @@ describe('provisioner jobs: bound to their daemon, and a lost lease never ends t
   let child: ChildProcess;
   let output = '';
   let url = '';
-  const dataDir = `/tmp/devplane-test/jobsec-${process.pid}-${Date.now()}`;
+  const dataDir = `${os.tmpdir()}/devplane-test/jobsec-${process.pid}-${Date.now()}`;
   const client = coderClient(() => url);
 
   beforeAll(async () => {
