@@ -1,0 +1,199 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { git } from '../repositories/git-client';
+import { type MainProcess, startMain } from '../security/helpers/server-main';
+
+const ROOT = path.join(__dirname, '..', '..');
+const ADMIN = { username: 'root', password: 'Backup-Admin-Pass-1234' };
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The admin CLI from source, on the embedded database of `dataDir` (DATABASE_URL removed). */
+function cli(dataDir: string, ...args: string[]): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/cli.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'silent', DATA_DIR: dataDir },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The server creates the bootstrap administrator once it listens: /readyz says when. */
+async function ready(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while ((await fetch(`${url}/readyz`)).status !== 200) {
+    if (Date.now() > deadline) throw new Error('server not ready');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const serverEnv = (dataDir: string): Record<string, string> => ({
+  DATA_DIR: dataDir,
+  ADMIN_USERNAME: ADMIN.username,
+  ADMIN_EMAIL: 'root@example.com',
+  ADMIN_PASSWORD: ADMIN.password,
+});
+
+/**
+ * Issue 36 item 7: `dump` of a running instance on the embedded database is a backup of the instance.
+ * A server with a repository pushed by the real git client, an issue attachment, a generic package and
+ * a token is dumped while it runs, stopped, and restored into a fresh DATA_DIR; a server started there
+ * serves all of it. (Workspaces: their rows are in the dump, their directories are not; not exercised.)
+ */
+describe('dump and restore of a running instance (embedded database)', () => {
+  let tmp = '';
+  let server: MainProcess | undefined;
+
+  beforeAll(async () => {
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'dp-backup-'));
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  it('restores repositories, attachments, packages, users and tokens into a fresh DATA_DIR', async () => {
+    const source = path.join(tmp, 'source');
+    server = await startMain(serverEnv(source));
+    await ready(server.url);
+    const basic = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
+    const api = (url: string, init: RequestInit = {}, authorization = basic) =>
+      fetch(`${server!.url}${url}`, { ...init, headers: { authorization, ...(init.headers ?? {}) } });
+    const json = { 'content-type': 'application/json' };
+
+    // A token, minted by the CLI beside the running server.
+    const minted = await cli(source, 'create-token', '--username', 'root', '--name', 'backup-test');
+    expect(minted.code).toBe(0);
+    const token = minted.stdout.trim().split('\n').pop()!;
+    const tokenAuth = `token ${token}`;
+
+    expect(
+      (
+        await api('/api/v1/user/repos', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ name: 'demo' }),
+        })
+      ).status,
+    ).toBe(201);
+    const work = path.join(tmp, 'work');
+    await mkdir(work);
+    expect((await git(['init', '--quiet', '--initial-branch=main'], work)).code).toBe(0);
+    await writeFile(path.join(work, 'hello.txt'), 'hello\n');
+    await git(['add', 'hello.txt'], work);
+    await git(['commit', '--quiet', '-m', 'first'], work);
+    await git(['checkout', '--quiet', '-b', 'feature'], work);
+    await writeFile(path.join(work, 'feature.txt'), 'feature\n');
+    await git(['add', 'feature.txt'], work);
+    await git(['commit', '--quiet', '-m', 'second'], work);
+    const remote = new URL(`${server.url}/root/demo.git`);
+    remote.username = 'root';
+    remote.password = token;
+    const pushed = await git(['push', '--quiet', remote.toString(), 'main', 'feature'], work);
+    expect(pushed).toMatchObject({ code: 0 });
+    const heads = (await git(['rev-parse', 'main', 'feature'], work)).stdout.trim();
+
+    expect(
+      (
+        await api('/api/v1/repos/root/demo/issues', {
+          method: 'POST',
+          headers: json,
+          body: '{"title":"bug"}',
+        })
+      ).status,
+    ).toBe(201);
+    const attachmentBytes = Buffer.from(randomBytes(25_000).toString('hex'));
+    const form = new FormData();
+    form.append('attachment', new Blob([attachmentBytes]), 'trace.txt');
+    const uploaded = await api('/api/v1/repos/root/demo/issues/1/assets', { method: 'POST', body: form });
+    expect(uploaded.status).toBe(201);
+    const attachmentUrl = new URL(
+      ((await uploaded.json()) as { browser_download_url: string }).browser_download_url,
+    ).pathname;
+
+    const packageBytes = randomBytes(120_000);
+    expect(
+      (await api('/api/packages/root/generic/tool/1.0.0/tool.bin', { method: 'PUT', body: packageBytes }))
+        .status,
+    ).toBe(201);
+
+    // The dump, while the server runs (the CLI goes through the server's socket).
+    const archive = path.join(tmp, 'backup.tar.gz');
+    let started = Date.now();
+    const dumped = await cli(source, 'dump', '--output', archive, '--include-key');
+    const dumpMs = Date.now() - started;
+    expect(dumped.stderr).toMatch(/^database: \d+ tables, \d+ rows/m);
+    expect(dumped.stderr).toMatch(/^repositories: 1 copied/m);
+    expect(dumped.stderr).toMatch(/^blobs: 2 files/m);
+    expect(dumped.stderr).toMatch(/^secrets key: included/m);
+    expect(dumped.code).toBe(0);
+    // The server kept serving during and after the dump.
+    expect((await api('/api/v1/user', {}, tokenAuth)).status).toBe(200);
+    await server.stop();
+    server = undefined;
+
+    const target = path.join(tmp, 'restored');
+    started = Date.now();
+    const restored = await cli(target, 'restore', '--input', archive);
+    const restoreMs = Date.now() - started;
+    expect(restored.stderr).toMatch(/^repositories: 1 restored/m);
+    expect(restored.code).toBe(0);
+    process.stdout.write(`dump of the test instance: ${dumpMs} ms, restore: ${restoreMs} ms\n`);
+    // A second restore into the now populated DATA_DIR needs --force.
+    const again = await cli(target, 'restore', '--input', archive);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('pass --force');
+
+    server = await startMain(serverEnv(target));
+    await ready(server.url);
+    const restoredApi = (url: string, authorization = tokenAuth) =>
+      fetch(`${server!.url}${url}`, { headers: { authorization } });
+    expect((await restoredApi('/api/v1/user')).status).toBe(200);
+    expect((await restoredApi('/api/v1/user', basic)).status).toBe(200);
+
+    const branches = await restoredApi('/api/v1/repos/root/demo/branches');
+    expect(branches.status).toBe(200);
+    expect(((await branches.json()) as { name: string }[]).map((branch) => branch.name).sort()).toEqual([
+      'feature',
+      'main',
+    ]);
+    const cloned = path.join(tmp, 'clone');
+    const cloneUrl = new URL(`${server.url}/root/demo.git`);
+    cloneUrl.username = 'root';
+    cloneUrl.password = token;
+    expect((await git(['clone', '--quiet', cloneUrl.toString(), cloned], tmp)).code).toBe(0);
+    expect((await git(['rev-parse', 'origin/main', 'origin/feature'], cloned)).stdout.trim()).toBe(heads);
+    expect(await readFile(path.join(cloned, 'hello.txt'), 'utf8')).toBe('hello\n');
+
+    const attachment = await restoredApi(attachmentUrl);
+    expect(attachment.status).toBe(200);
+    expect(Buffer.from(await attachment.arrayBuffer()).equals(attachmentBytes)).toBe(true);
+    const pkg = await restoredApi('/api/packages/root/generic/tool/1.0.0/tool.bin');
+    expect(pkg.status).toBe(200);
+    expect(Buffer.from(await pkg.arrayBuffer()).equals(packageBytes)).toBe(true);
+
+    // New rows continue after the restored ids (sequences moved on).
+    expect(
+      (
+        await fetch(`${server.url}/api/v1/repos/root/demo/issues`, {
+          method: 'POST',
+          headers: { authorization: tokenAuth, ...json },
+          body: '{"title":"after restore"}',
+        })
+      ).status,
+    ).toBe(201);
+  }, 420_000);
+});
