@@ -208,8 +208,12 @@ export async function dumpInstance(config: AppConfig, output: string, options: D
   const target = path.resolve(output);
   const { progress } = options;
   const started = Date.now();
+  if (!config.databaseUrl && !existsSync(path.join(config.dataDir, 'pglite'))) {
+    throw new DumpError(`No embedded database in ${path.join(config.dataDir, 'pglite')}.`);
+  }
   await mkdir(path.dirname(target), { recursive: true });
   const staging = await mkdtemp(path.join(path.dirname(target), '.devplane-dump-'));
+  const partial = `${target}.partial`;
   try {
     const schema = schemaOf(config);
     let phase = Date.now();
@@ -305,7 +309,6 @@ export async function dumpInstance(config: AppConfig, output: string, options: D
     await writeFile(path.join(staging, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
 
     phase = Date.now();
-    const partial = `${target}.partial`;
     const entries = (await readdir(staging)).sort();
     await run('tar', ['-czf', partial, '-C', staging, ...entries]);
     await chmod(partial, 0o600);
@@ -315,6 +318,7 @@ export async function dumpInstance(config: AppConfig, output: string, options: D
     return `Wrote a dump of the instance to ${target} (${seconds(started)}).`;
   } finally {
     await rm(staging, { recursive: true, force: true });
+    await rm(partial, { force: true });
   }
 }
 
@@ -532,90 +536,98 @@ export async function restoreInstance(
       replaced.push(aside);
     }
 
-    phase = Date.now();
-    const database = await options.open();
     try {
-      if (config.databaseUrl) {
+      phase = Date.now();
+      const database = await options.open();
+      try {
+        if (config.databaseUrl) {
+          const client = await connect(database.url);
+          try {
+            if (schemaTables > 0) {
+              // CASCADE takes functions, triggers, types and extension objects with it (a plain drop of the
+              // tables left record_user_status_change behind and the migrations then failed on it).
+              await client.query(`DROP SCHEMA ${quote(schema)} CASCADE`);
+              await client.query(`CREATE SCHEMA ${quote(schema)}`);
+              progress(`database: dropped and recreated the schema ${schema} (--force)`);
+            }
+          } finally {
+            await client.end();
+          }
+        }
+        const dataSource = await new DataSource(
+          dataSourceOptions(config, database.url, {
+            entities: [],
+            migrations: manifest.database.migrations.map((name) => known.get(name)!),
+          }),
+        ).initialize();
+        try {
+          await dataSource.runMigrations({ transaction: 'each' });
+        } finally {
+          await dataSource.destroy();
+        }
+        progress(
+          `database: schema built by ${manifest.database.migrations.length} migrations (${seconds(phase)})`,
+        );
+        phase = Date.now();
         const client = await connect(database.url);
         try {
-          if (schemaTables > 0) {
-            // CASCADE takes functions, triggers, types and extension objects with it (a plain drop of the
-            // tables left record_user_status_change behind and the migrations then failed on it).
-            await client.query(`DROP SCHEMA ${quote(schema)} CASCADE`);
-            await client.query(`CREATE SCHEMA ${quote(schema)}`);
-            progress(`database: dropped and recreated the schema ${schema} (--force)`);
-          }
+          const rows = await loadTables(
+            client,
+            schema,
+            path.join(staging, 'database'),
+            Object.keys(manifest.database.tables),
+          );
+          progress(`database: ${rows} rows loaded (${seconds(phase)})`);
         } finally {
           await client.end();
         }
-      }
-      const dataSource = await new DataSource(
-        dataSourceOptions(config, database.url, {
-          entities: [],
-          migrations: manifest.database.migrations.map((name) => known.get(name)!),
-        }),
-      ).initialize();
-      try {
-        await dataSource.runMigrations({ transaction: 'each' });
       } finally {
-        await dataSource.destroy();
+        await database.close();
       }
-      progress(
-        `database: schema built by ${manifest.database.migrations.length} migrations (${seconds(phase)})`,
-      );
+
       phase = Date.now();
-      const client = await connect(database.url);
-      try {
-        const rows = await loadTables(
-          client,
-          schema,
-          path.join(staging, 'database'),
-          Object.keys(manifest.database.tables),
+      const repositories = path.join(config.dataDir, 'repositories');
+      await mkdir(repositories, { recursive: true, mode: 0o700 });
+      if (existsSync(path.join(staging, 'repositories'))) {
+        for (const owner of await readdir(path.join(staging, 'repositories'))) {
+          await rename(path.join(staging, 'repositories', owner), path.join(repositories, owner));
+        }
+      }
+      progress(`repositories: ${manifest.repositories.length} restored (${seconds(phase)})`);
+
+      phase = Date.now();
+      if (manifest.blobs.store === 'local') {
+        const objects = path.join(config.dataDir, 'blobs', 'objects');
+        await mkdir(path.dirname(objects), { recursive: true, mode: 0o700 });
+        if (existsSync(path.join(staging, 'blobs'))) await rename(path.join(staging, 'blobs'), objects);
+        progress(`blobs: ${manifest.blobs.count} files restored (${seconds(phase)})`);
+        if (config.storage.type !== 'local') {
+          progress('blobs: restored into DATA_DIR/blobs, but STORAGE_TYPE is s3: copy them into the bucket');
+        }
+      } else {
+        progress(
+          `blobs: not in the archive: the instance used the S3 bucket ${manifest.blobs.bucket ?? '?'} at ` +
+            `${manifest.blobs.endpoint ?? 'the default endpoint'}; restore that bucket from its own backup`,
         );
-        progress(`database: ${rows} rows loaded (${seconds(phase)})`);
-      } finally {
-        await client.end();
       }
-    } finally {
-      await database.close();
-    }
 
-    phase = Date.now();
-    const repositories = path.join(config.dataDir, 'repositories');
-    await mkdir(repositories, { recursive: true, mode: 0o700 });
-    if (existsSync(path.join(staging, 'repositories'))) {
-      for (const owner of await readdir(path.join(staging, 'repositories'))) {
-        await rename(path.join(staging, 'repositories', owner), path.join(repositories, owner));
+      if (manifest.secretsKey === 'included') {
+        await rename(path.join(staging, 'secrets.key'), path.join(config.dataDir, 'secrets.key'));
+        await chmod(path.join(config.dataDir, 'secrets.key'), 0o600);
+        progress(`secrets key: restored into ${path.join(config.dataDir, 'secrets.key')}`);
+        if (config.env.SECRETS_KEY)
+          progress('secrets key: SECRETS_KEY is set and takes precedence over the restored file');
+      } else if (!config.env.SECRETS_KEY && !existsSync(path.join(config.dataDir, 'secrets.key'))) {
+        progress(
+          "secrets key: not in the archive: set SECRETS_KEY, or copy the old instance's secrets.key into " +
+            `${config.dataDir}, before starting the server (it refuses to start with another key)`,
+        );
       }
-    }
-    progress(`repositories: ${manifest.repositories.length} restored (${seconds(phase)})`);
-
-    phase = Date.now();
-    if (manifest.blobs.store === 'local') {
-      const objects = path.join(config.dataDir, 'blobs', 'objects');
-      await mkdir(path.dirname(objects), { recursive: true, mode: 0o700 });
-      if (existsSync(path.join(staging, 'blobs'))) await rename(path.join(staging, 'blobs'), objects);
-      progress(`blobs: ${manifest.blobs.count} files restored (${seconds(phase)})`);
-      if (config.storage.type !== 'local') {
-        progress('blobs: restored into DATA_DIR/blobs, but STORAGE_TYPE is s3: copy them into the bucket');
-      }
-    } else {
-      progress(
-        `blobs: not in the archive: the instance used the S3 bucket ${manifest.blobs.bucket ?? '?'} at ` +
-          `${manifest.blobs.endpoint ?? 'the default endpoint'}; restore that bucket from its own backup`,
-      );
-    }
-
-    if (manifest.secretsKey === 'included') {
-      await rename(path.join(staging, 'secrets.key'), path.join(config.dataDir, 'secrets.key'));
-      await chmod(path.join(config.dataDir, 'secrets.key'), 0o600);
-      progress(`secrets key: restored into ${path.join(config.dataDir, 'secrets.key')}`);
-      if (config.env.SECRETS_KEY)
-        progress('secrets key: SECRETS_KEY is set and takes precedence over the restored file');
-    } else if (!config.env.SECRETS_KEY && !existsSync(path.join(config.dataDir, 'secrets.key'))) {
-      progress(
-        "secrets key: not in the archive: set SECRETS_KEY, or copy the old instance's secrets.key into " +
-          `${config.dataDir}, before starting the server (it refuses to start with another key)`,
+    } catch (error) {
+      if (replaced.length === 0) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new DumpError(
+        `${reason} (the restore stopped halfway; the previous data is in ${replaced.join(', ')})`,
       );
     }
     return (
