@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { waitFor } from '../helpers/provisioner-process';
 import { git } from '../repositories/git-client';
+import { coderClient, createTemplate } from '../workspaces/helpers';
 import { type MainProcess, startMain } from '../security/helpers/server-main';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -50,8 +52,9 @@ const serverEnv = (dataDir: string): Record<string, string> => ({
 /**
  * Issue 36 item 7: `dump` of a running instance on the embedded database is a backup of the instance.
  * A server with a repository pushed by the real git client, an issue attachment, a generic package and
- * a token is dumped while it runs, stopped, and restored into a fresh DATA_DIR; a server started there
- * serves all of it. (Workspaces: their rows are in the dump, their directories are not; not exercised.)
+ * a token, a template and a workspace is dumped while it runs, stopped, and restored into a fresh DATA_DIR; a server started there
+ * serves all of it. A template and a workspace are there too (their rows; workspace directories are not in a
+dump, see the README).
  */
 describe('dump and restore of a running instance (embedded database)', () => {
   let tmp = '';
@@ -65,7 +68,7 @@ describe('dump and restore of a running instance (embedded database)', () => {
     await rm(tmp, { recursive: true, force: true });
   });
 
-  it('restores repositories, attachments, packages, users and tokens into a fresh DATA_DIR', async () => {
+  it('restores repositories, attachments, packages, users, tokens and workspaces into a fresh DATA_DIR', async () => {
     const source = path.join(tmp, 'source');
     server = await startMain(serverEnv(source));
     await ready(server.url);
@@ -130,6 +133,30 @@ describe('dump and restore of a running instance (embedded database)', () => {
         .status,
     ).toBe(201);
 
+    // A template and a workspace (built by the server's embedded provisioner daemon).
+    const coder = coderClient(() => server!.url);
+    const { templateId } = await createTemplate(coder, token, 'backup-tpl', {});
+    const workspaceId = (
+      await coder.json<{ id: string }>(
+        await coder.api(token, 'POST', '/api/v2/users/me/workspaces', {
+          name: 'backup-ws',
+          template_id: templateId,
+        }),
+        201,
+      )
+    ).id;
+    await waitFor(
+      async () => {
+        const workspace = await coder.json<{ latest_build: { job: { status: string } } }>(
+          await coder.api(token, 'GET', `/api/v2/workspaces/${workspaceId}`),
+          200,
+        );
+        return workspace.latest_build.job.status === 'succeeded' ? true : undefined;
+      },
+      60_000,
+      'workspace build',
+    );
+
     // The dump, while the server runs (the CLI goes through the server's socket).
     const archive = path.join(tmp, 'backup.tar.gz');
     let started = Date.now();
@@ -184,6 +211,12 @@ describe('dump and restore of a running instance (embedded database)', () => {
     const pkg = await restoredApi('/api/packages/root/generic/tool/1.0.0/tool.bin');
     expect(pkg.status).toBe(200);
     expect(Buffer.from(await pkg.arrayBuffer()).equals(packageBytes)).toBe(true);
+
+    const workspace = await coder.json<{ name: string; template_id: string }>(
+      await coder.api(token, 'GET', `/api/v2/workspaces/${workspaceId}`),
+      200,
+    );
+    expect(workspace).toMatchObject({ name: 'backup-ws', template_id: templateId });
 
     // New rows continue after the restored ids (sequences moved on).
     expect(
