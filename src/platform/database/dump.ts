@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
 import {
   chmod,
   copyFile,
@@ -14,6 +14,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DEVPLANE_VERSION } from '../build-info';
@@ -410,7 +411,7 @@ async function loadTables(
       const list = columns.map((column) => quote(column.name)).join(', ');
       const insert = `INSERT INTO ${s}.${quote(table)} (${list}) OVERRIDING SYSTEM VALUE
         SELECT ${list} FROM json_populate_recordset(NULL::${s}.${quote(table)}, $1::json)`;
-      const text = await readFile(path.join(directory, `${table}.jsonl`), 'utf8').catch(() => '');
+      const file = path.join(directory, `${table}.jsonl`);
       let batch: string[] = [];
       let bytes = 0;
       const flush = async (): Promise<void> => {
@@ -420,7 +421,11 @@ async function loadTables(
         batch = [];
         bytes = 0;
       };
-      for (const line of text.split('\n')) {
+      // Line by line: a table is never held in memory whole, only one batch of rows.
+      const lines = existsSync(file)
+        ? createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity })
+        : [];
+      for await (const line of lines) {
         if (!line) continue;
         batch.push(line);
         bytes += line.length;
