@@ -227,4 +227,29 @@ describe('admin CLI on the embedded database', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('is not a dump made by "dump"');
   }, 180_000);
+
+  it('names the S3 bucket instead of copying blobs it does not hold', async () => {
+    const file = path.join(tmp, 's3.tar.gz');
+    const dumped = await cli(
+      { ...env(), STORAGE_TYPE: 's3', S3_BUCKET: 'team-blobs', S3_ENDPOINT: 'http://127.0.0.1:9' },
+      'dump',
+      '--output',
+      file,
+    );
+    expect(dumped.code).toBe(0);
+    expect(dumped.stderr).toContain('blobs: NOT in this archive: they are in the S3 bucket team-blobs');
+    const manifest = await new Promise<string>((resolve, reject) => {
+      const tar = spawn('tar', ['-xzOf', file, 'manifest.json']);
+      let out = '';
+      tar.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      tar.on('error', reject);
+      tar.on('close', () => resolve(out));
+    });
+    expect(JSON.parse(manifest)).toMatchObject({
+      format: 'devplane-dump',
+      database: { kind: 'embedded' },
+      blobs: { store: 's3', included: false, bucket: 'team-blobs', endpoint: 'http://127.0.0.1:9' },
+      secretsKey: 'not included',
+    });
+  }, 120_000);
 });
