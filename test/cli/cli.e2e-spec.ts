@@ -228,6 +228,22 @@ describe('admin CLI on the embedded database', () => {
     expect(bad.stderr).toContain('is not a dump made by "dump"');
   }, 180_000);
 
+  it('restores an older dump of DATA_DIR/pglite alone (before issue 36.7) with --force', async () => {
+    const legacy = path.join(tmp, 'legacy.tar.gz');
+    await new Promise<void>((resolve, reject) =>
+      spawn('tar', ['-czf', legacy, '-C', dataDir, 'pglite']).on('close', (code) =>
+        code === 0 ? resolve() : reject(new Error(`tar exited with ${code}`)),
+      ),
+    );
+    expect((await cli(env(), 'restore', '--input', legacy)).stderr).toContain(
+      'already holds data; pass --force',
+    );
+    const restored = await cli(env(), 'restore', '--input', legacy, '--force');
+    expect(restored.stderr).toContain('an older dump of DATA_DIR/pglite only');
+    expect(restored.code).toBe(0);
+    expect((await cli(env(), 'list-users')).stdout).toContain(' root ');
+  }, 120_000);
+
   it('names the S3 bucket instead of copying blobs it does not hold', async () => {
     const file = path.join(tmp, 's3.tar.gz');
     const dumped = await cli(

@@ -331,7 +331,7 @@ function secretsKeyText(config: AppConfig): string | undefined {
 }
 
 /** Lists and checks the archive before anything is extracted: known top-level entries, no links, no `..`. */
-async function checkArchive(source: string): Promise<void> {
+async function checkArchive(source: string): Promise<'instance' | 'legacy-embedded'> {
   let listing: string;
   try {
     listing = await run('tar', ['-tvzf', source]);
@@ -340,6 +340,14 @@ async function checkArchive(source: string): Promise<void> {
   }
   const lines = listing.split('\n').filter(Boolean);
   const names = (await run('tar', ['-tzf', source])).split('\n').filter(Boolean);
+  // Made by `dump` before issue 36.7: DATA_DIR/pglite alone.
+  if (
+    names.length > 0 &&
+    names.every((name) => /^pglite(\/|$)/.test(name) && !name.split('/').includes('..')) &&
+    lines.every((line) => /^[-d]/.test(line))
+  ) {
+    return 'legacy-embedded';
+  }
   const bad =
     !names.includes(MANIFEST) ||
     names.some((name) => {
@@ -354,10 +362,11 @@ async function checkArchive(source: string): Promise<void> {
     lines.some((line) => !/^[-d]/.test(line));
   if (bad) {
     throw new DumpError(
-      `${source} is not a dump made by "dump" (no manifest.json, or entries outside it; archives of the database ` +
-        'directory or SQL files made by older versions are not instance dumps)',
+      `${source} is not a dump made by "dump" (no manifest.json, or entries outside it; an SQL file made by an ` +
+        'older version on PostgreSQL loads with psql: psql --single-transaction -f FILE)',
     );
   }
+  return 'instance';
 }
 
 async function nonEmpty(directory: string, ignore: string[] = []): Promise<boolean> {
@@ -459,6 +468,42 @@ async function loadTables(
 }
 
 /**
+ * An archive of DATA_DIR/pglite made by `dump` before it backed up the whole instance: the database only
+ * (repositories, blobs and key were never in it). Existing data is moved aside with --force, as before.
+ */
+async function restoreLegacyEmbedded(
+  config: AppConfig,
+  source: string,
+  options: RestoreOptions,
+): Promise<string> {
+  if (config.databaseUrl) {
+    throw new DumpError(
+      `${source} is an embedded database directory (an older dump): unset DATABASE_URL to restore it`,
+    );
+  }
+  options.progress('archive: an older dump of DATA_DIR/pglite only (no repositories, blobs or key)');
+  const directory = path.join(config.dataDir, 'pglite');
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const release = lockEmbeddedDirectory(directory);
+  try {
+    let movedAside = '';
+    if (await nonEmpty(directory)) {
+      if (!options.force) {
+        throw new DumpError(
+          `${directory} already holds data; pass --force to replace it (moved aside as <name>.replaced-<time>)`,
+        );
+      }
+      movedAside = `${directory}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      await rename(directory, movedAside);
+    }
+    await run('tar', ['-xzf', source, '-C', config.dataDir, '--no-same-owner']);
+    return `Restored the embedded database into ${directory}${movedAside ? `; previous data kept in ${movedAside}` : ''}.`;
+  } finally {
+    release();
+  }
+}
+
+/**
  * `restore --input FILE [--force]` into a fresh DATA_DIR and an empty database (embedded: DATA_DIR/pglite;
  * PostgreSQL: the schema). With data there, refused unless --force: embedded data directories are moved
  * aside (`<name>.replaced-<time>`), a PostgreSQL schema is dropped with everything in it (functions and
@@ -474,7 +519,8 @@ export async function restoreInstance(
   const { progress } = options;
   if (!existsSync(source)) throw new DumpError(`${source} does not exist.`);
   const started = Date.now();
-  await checkArchive(source);
+  if ((await checkArchive(source)) === 'legacy-embedded')
+    return restoreLegacyEmbedded(config, source, options);
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const staging = await mkdtemp(path.join(config.dataDir, '.restore-'));
   try {
