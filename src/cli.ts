@@ -19,7 +19,7 @@ import { openDatabase, type OpenDatabase } from './platform/database/open-databa
 import type { AppConfig } from './platform/config/app-config';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { dumpDatabase, restoreDatabase } from './platform/database/dump';
+import { dumpInstance, restoreInstance } from './platform/database/dump';
 
 const USAGE = `devplane admin CLI: npm run cli -- <command> [options]
 
@@ -42,10 +42,13 @@ const USAGE = `devplane admin CLI: npm run cli -- <command> [options]
                                             set a new password (generated and printed when not given)
   delete-user --username U [--purge]        delete an account as the bootstrap administrator would (refused while
                                             the user owns resources, unless --purge removes them)
-  dump --output FILE                        PostgreSQL: pg_dump plain SQL of the database (or DATABASE_SCHEMA);
-                                            embedded: a consistent copy of DATA_DIR/pglite (tar.gz)
-  restore --input FILE [--force]            load a dump made by \`dump\` (embedded: --force replaces existing data,
-                                            keeping the old directory beside it)
+  dump --output FILE [--include-key]       a backup of the instance (tar.gz), taken while the server runs:
+                                            the database (one snapshot), the repositories, the local blobs and,
+                                            only with --include-key, the secrets key (else keep it apart);
+                                            progress on stderr
+  restore --input FILE [--force]            load a dump into an empty DATA_DIR and database; --force replaces
+                                            existing data (files moved aside as <name>.replaced-<time>, a
+                                            PostgreSQL schema dropped and recreated); the server must be stopped
 
 Uses the same configuration as the server (DATABASE_URL, or the embedded database in DATA_DIR). While a
 server runs on the embedded database, the commands connect to it through its Unix socket in DATA_DIR (as
@@ -117,6 +120,7 @@ async function main(argv: string[]): Promise<void> {
       output: { type: 'string' },
       input: { type: 'string' },
       force: { type: 'boolean' },
+      'include-key': { type: 'boolean' },
       'no-admin': { type: 'boolean' },
       id: { type: 'string' },
     },
@@ -133,14 +137,24 @@ async function main(argv: string[]): Promise<void> {
     bootstrapAdminOnStart: false,
     logLevel: 'warn' as const,
   };
-  // dump and restore work below the application: pg_dump/psql on a server, a file copy when embedded.
+  // dump and restore work below the application (src/platform/database/dump.ts); progress goes to stderr.
+  const progress = (line: string): void => void process.stderr.write(`${line}\n`);
   if (command === 'dump') {
-    const result = await dumpDatabase(config, required(values, 'output'));
+    const result = await dumpInstance(config, required(values, 'output'), {
+      open: () => openCliDatabase(config),
+      includeKey: values['include-key'] === true,
+      progress,
+    });
     process.stdout.write(`${result}\n`);
     return;
   }
   if (command === 'restore') {
-    const result = await restoreDatabase(config, required(values, 'input'), values.force === true);
+    const result = await restoreInstance(config, required(values, 'input'), {
+      open: () => openDatabase(config),
+      migrations: APP_MIGRATIONS,
+      force: values.force === true,
+      progress,
+    });
     process.stdout.write(`${result}\n`);
     return;
   }

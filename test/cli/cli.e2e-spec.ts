@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -111,15 +111,14 @@ describe('admin CLI on PostgreSQL', () => {
   );
 
   serverOnly(
-    'dumps the schema as pg_dump SQL and restores it into another database',
+    'dumps the schema and restores it into another database, over existing data only with --force',
     async () => {
-      const file = path.join(tmp, 'dump.sql');
+      const file = path.join(tmp, 'dump.tar.gz');
       const dumped = await cli(env(), 'dump', '--output', file);
-      expect(dumped).toMatchObject({ code: 0, stdout: `Wrote an SQL dump to ${file}.\n` });
-      const sql = await readFile(file, 'utf8');
-      expect(sql).toContain('PostgreSQL database dump');
-      expect(sql).toContain(`CREATE TABLE "${schema}".users`.replace(/"/g, '')); // pg_dump quotes only when needed
-      expect(sql).not.toMatch(/OWNER TO/);
+      expect(dumped).toMatchObject({ code: 0 });
+      expect(dumped.stdout).toMatch(new RegExp(`^Wrote a dump of the instance to ${file} \\(`));
+      expect(dumped.stderr).toMatch(/^database: \d+ tables, \d+ rows/m);
+      expect(dumped.stderr).toContain('secrets key: NOT in this archive');
 
       const admin = new Client({ connectionString: process.env.DATABASE_URL });
       await admin.connect();
@@ -127,39 +126,49 @@ describe('admin CLI on PostgreSQL', () => {
       await admin.end();
       const target = new URL(process.env.DATABASE_URL!);
       target.pathname = `/${restoredDb}`;
-      const restored = await cli(
-        { DATABASE_URL: target.toString(), DATABASE_SCHEMA: schema, DATA_DIR: tmp },
-        'restore',
-        '--input',
-        file,
-      );
-      expect(restored).toMatchObject({ code: 0, stderr: '' });
-      const check = new Client({ connectionString: target.toString() });
-      await check.connect();
-      const { rows } = await check.query(
-        `SELECT name FROM "${schema}".users WHERE type = 'individual' ORDER BY id`,
-      );
-      await check.end();
-      expect(rows.map((row: { name: string }) => row.name)).toEqual(['root']);
+      const targetEnv = {
+        DATABASE_URL: target.toString(),
+        DATABASE_SCHEMA: schema,
+        DATA_DIR: path.join(tmp, 'restored'),
+      };
+      const restored = await cli(targetEnv, 'restore', '--input', file);
+      expect(restored).toMatchObject({ code: 0 });
+      const names = async (): Promise<string[]> => {
+        const check = new Client({ connectionString: target.toString() });
+        await check.connect();
+        const { rows } = await check.query(
+          `SELECT name FROM "${schema}".users WHERE type = 'individual' ORDER BY id`,
+        );
+        await check.end();
+        return rows.map((row: { name: string }) => row.name);
+      };
+      expect(await names()).toEqual(['root']);
 
-      // A file that is not SQL fails in one transaction: nothing is half-loaded.
+      // The key was kept apart (no --include-key): copied by hand, as the dump's statement says.
+      expect(restored.stderr).toContain('secrets key: not in the archive');
+      await copyFile(path.join(tmp, 'secrets.key'), path.join(tmp, 'restored', 'secrets.key'));
+      // Into a schema that holds data: refused, then --force drops it with its functions and triggers
+      // (issue 36.7: "function record_user_status_change already exists").
+      expect(
+        (await cli(targetEnv, 'create-user', '--username', 'dave', '--email', 'dave@example.com')).code,
+      ).toBe(0);
+      const refused = await cli(targetEnv, 'restore', '--input', file);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('pass --force');
+      const forced = await cli(targetEnv, 'restore', '--input', file, '--force');
+      expect(forced.stderr).toContain('dropped and recreated the schema');
+      expect(forced.code).toBe(0);
+      expect(await names()).toEqual(['root']);
+
+      // A file that is not a dump is refused before anything is touched.
       const bad = path.join(tmp, 'bad.sql');
       await import('node:fs/promises').then((fs) =>
         fs.writeFile(bad, 'CREATE TABLE half_loaded (id int);\nTHIS IS NOT SQL;\n'),
       );
-      const refused = await cli(
-        { DATABASE_URL: target.toString(), DATA_DIR: tmp },
-        'restore',
-        '--input',
-        bad,
-      );
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain('psql exited with 3');
-      const again = new Client({ connectionString: target.toString() });
-      await again.connect();
-      const { rows: tables } = await again.query(`SELECT 1 FROM pg_tables WHERE tablename = 'half_loaded'`);
-      await again.end();
-      expect(tables).toHaveLength(0);
+      const notADump = await cli(targetEnv, 'restore', '--input', bad, '--force');
+      expect(notADump.code).toBe(1);
+      expect(notADump.stderr).toContain('is not a dump made by "dump"');
+      expect(await names()).toEqual(['root']);
     },
     120_000,
   );
@@ -182,12 +191,11 @@ describe('admin CLI on the embedded database', () => {
     await accountLifecycle(env());
   }, 180_000);
 
-  it('dumps a consistent copy and restores it only with --force, keeping the old data', async () => {
+  it('dumps the instance and restores it over existing data only with --force, keeping the old data', async () => {
     const file = path.join(tmp, 'copy.tar.gz');
-    expect(await cli(env(), 'dump', '--output', file)).toMatchObject({
-      code: 0,
-      stdout: `Wrote a copy of the embedded database to ${file}.\n`,
-    });
+    const dumped = await cli(env(), 'dump', '--output', file);
+    expect(dumped.code).toBe(0);
+    expect(dumped.stdout).toContain(`Wrote a dump of the instance to ${file}`);
     expect(
       (
         await cli(
@@ -205,7 +213,7 @@ describe('admin CLI on the embedded database', () => {
 
     const refused = await cli(env(), 'restore', '--input', file);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('already holds a database; pass --force');
+    expect(refused.stderr).toContain('already holds data; pass --force');
     const restored = await cli(env(), 'restore', '--input', file, '--force');
     expect(restored.code).toBe(0);
     expect(restored.stdout).toMatch(/previous data kept in .*pglite\.replaced-/);
@@ -219,4 +227,45 @@ describe('admin CLI on the embedded database', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('is not a dump made by "dump"');
   }, 180_000);
+
+  it('restores an older dump of DATA_DIR/pglite alone (before issue 36.7) with --force', async () => {
+    const legacy = path.join(tmp, 'legacy.tar.gz');
+    await new Promise<void>((resolve, reject) =>
+      spawn('tar', ['-czf', legacy, '-C', dataDir, 'pglite']).on('close', (code) =>
+        code === 0 ? resolve() : reject(new Error(`tar exited with ${code}`)),
+      ),
+    );
+    expect((await cli(env(), 'restore', '--input', legacy)).stderr).toContain(
+      'already holds data; pass --force',
+    );
+    const restored = await cli(env(), 'restore', '--input', legacy, '--force');
+    expect(restored.stderr).toContain('an older dump of DATA_DIR/pglite only');
+    expect(restored.code).toBe(0);
+    expect((await cli(env(), 'list-users')).stdout).toContain(' root ');
+  }, 120_000);
+
+  it('names the S3 bucket instead of copying blobs it does not hold', async () => {
+    const file = path.join(tmp, 's3.tar.gz');
+    const dumped = await cli(
+      { ...env(), STORAGE_TYPE: 's3', S3_BUCKET: 'team-blobs', S3_ENDPOINT: 'http://127.0.0.1:9' },
+      'dump',
+      '--output',
+      file,
+    );
+    expect(dumped.code).toBe(0);
+    expect(dumped.stderr).toContain('blobs: NOT in this archive: they are in the S3 bucket team-blobs');
+    const manifest = await new Promise<string>((resolve, reject) => {
+      const tar = spawn('tar', ['-xzOf', file, 'manifest.json']);
+      let out = '';
+      tar.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      tar.on('error', reject);
+      tar.on('close', () => resolve(out));
+    });
+    expect(JSON.parse(manifest)).toMatchObject({
+      format: 'devplane-dump',
+      database: { kind: 'embedded' },
+      blobs: { store: 's3', included: false, bucket: 'team-blobs', endpoint: 'http://127.0.0.1:9' },
+      secretsKey: 'not included',
+    });
+  }, 120_000);
 });
