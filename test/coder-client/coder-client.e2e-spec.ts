@@ -207,6 +207,19 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
         await api(alice.token, 'GET', `/api/v2/templates/00000000-0000-4000-8000-000000000001/versions`),
         404,
       );
+      // The version's matched_provisioners and the organization's daemons (getProvisionerDaemonsByOrganization);
+      // both answers go through the schema check below.
+      const version = await json(await api(alice.token, 'GET', `/api/v2/templateversions/${versionId}`), 200);
+      expect(version.matched_provisioners).toMatchObject({
+        count: expect.any(Number),
+        available: expect.any(Number),
+      });
+      const daemons = await json(
+        await api(alice.token, 'GET', '/api/v2/organizations/default/provisionerdaemons?offline=true'),
+        200,
+      );
+      expect(daemons.length).toBeGreaterThan(0);
+      expect(daemons[0]).toMatchObject({ provisioners: ['devplane'], status: expect.any(String) });
     });
 
     it('PATCH /workspaces/{id} renames; a taken name is 409, others 404 (33.11)', async () => {
@@ -401,7 +414,12 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
         await api(admin.token, 'GET', '/api/v2/connectionlog?q=status:connected'),
         400,
       );
-      expect(JSON.stringify(refused.validations)).toContain('status');
+      // Coder's text (httpapi.ParseCustom with ParseEnum): one value, never a list.
+      expect(refused.validations).toContainEqual({
+        field: 'status',
+        detail: 'Query param "status" has invalid value: "connected" is not a valid value',
+      });
+      expect(refused.message).toBe('Invalid connection search query.');
     });
   });
 
