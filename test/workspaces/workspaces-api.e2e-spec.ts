@@ -4,6 +4,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app';
 import { WatchClient } from '../notifications/helpers';
 import { loadResponseSchemas, ResponseRecorder } from '../coder-client/response-schemas';
 import { coderClient, EMBEDDED, type Json, readStream } from './helpers';
+import { ProvisionerDaemonsService } from '../../src/modules/workspaces/provisioner-daemons.service';
 
 const NOT_FOUND = 'Resource not found or you do not have access to this resource';
 const MISSING = '00000000-0000-4000-8000-000000000001';
@@ -565,6 +566,31 @@ describe('workspaces API: statuses, auth, the daemon protocol and the build watc
       // Organization members read the daemons (Coder's member role), anonymous callers do not.
       await json(await api(alice.token, 'GET', '/api/v2/organizations/default/provisionerdaemons'), 200);
       expect((await fetch(`${t.url}/api/v2/organizations/default/provisionerdaemons`)).status).toBe(401);
+    });
+
+    it('a daemon not seen for 90 s is offline (listed on request); one gone for a week is purged', async () => {
+      const organizationId = (await json(await api(admin.token, 'GET', '/api/v2/organizations/default'), 200))
+        .id;
+      await t.dataSource.query(
+        `INSERT INTO provisioner_daemons (worker_id, organization_id, name, tags, last_seen_at, created_at)
+         VALUES ('gone-a-while', $1, 'sleepy', '{"owner":"","scope":"organization"}', now() - interval '2 days', now()),
+                ('gone-for-good', $1, 'ancient', '{"owner":"","scope":"organization"}', now() - interval '8 days', now())`,
+        [organizationId],
+      );
+      const list = async (query = ''): Promise<Json[]> =>
+        json(await api(admin.token, 'GET', `/api/v2/organizations/default/provisionerdaemons${query}`), 200);
+      expect((await list()).some((d) => d.name === 'sleepy')).toBe(false);
+      expect((await list('?status=offline')).find((d) => d.name === 'sleepy')).toMatchObject({
+        status: 'offline',
+        key_name: 'built-in',
+      });
+      expect((await list('?offline=true&max_age=24h')).some((d) => d.name === 'sleepy')).toBe(false);
+      // The next poll purges week-old daemons (at most hourly per instance: the test resets the clock).
+      (t.app.get(ProvisionerDaemonsService) as unknown as { lastPurge: number }).lastPurge = 0;
+      await daemon('acquire', { worker_id: 'purger', wait_ms: 0 });
+      const names = (await list('?offline=true')).map((d) => d.name);
+      expect(names).toContain('sleepy');
+      expect(names).not.toContain('ancient');
     });
 
     it('a new workspace build answers matched_provisioners', async () => {

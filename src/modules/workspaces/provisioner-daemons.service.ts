@@ -14,6 +14,10 @@ export const DEFAULT_DAEMON_TAGS: Readonly<Record<string, string>> = { owner: ''
 export const BUILT_IN_KEY_ID = '00000000-0000-0000-0000-000000000001';
 export const BUILT_IN_KEY_NAME = 'built-in';
 
+/** Daemons not seen for a week are forgotten (Coder's purge), checked at most once an hour per instance. */
+export const PROVISIONER_DAEMON_RETENTION_MS = 7 * 24 * 3600 * 1000;
+const PURGE_EVERY_MS = 3600 * 1000;
+
 export type DaemonStatus = 'offline' | 'idle' | 'busy';
 
 /** Coder's MatchedProvisioners. */
@@ -58,6 +62,7 @@ export function matchedProvisioners(
 @Injectable()
 export class ProvisionerDaemonsService {
   private readonly logger = new Logger(ProvisionerDaemonsService.name);
+  private lastPurge = 0;
 
   constructor(private readonly daemons: ProvisionerDaemonsRepository) {}
 
@@ -78,6 +83,10 @@ export class ProvisionerDaemonsService {
         version: `v${DEVPLANE_VERSION}`,
         tags: { ...DEFAULT_DAEMON_TAGS, ...(daemon.tags ?? {}) },
       });
+      if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
+        this.lastPurge = Date.now();
+        await this.daemons.purgeStale(PROVISIONER_DAEMON_RETENTION_MS);
+      }
     } catch (error) {
       this.logger.warn({ err: error }, 'could not record the provisioner daemon');
     }

@@ -66,6 +66,14 @@ export class ProvisionerDaemonsRepository {
     );
   }
 
+  /** Forgets the daemons not seen for `olderThanMs` (Coder purges them after a week). */
+  async purgeStale(olderThanMs: number): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM provisioner_daemons WHERE last_seen_at < now() - ($1::bigint * interval '1 millisecond')`,
+      [olderThanMs],
+    );
+  }
+
   /** A report from a daemon running a job: it is still there. */
   async touch(workerId: string): Promise<void> {
     await this.dataSource.query('UPDATE provisioner_daemons SET last_seen_at = now() WHERE worker_id = $1', [
