@@ -561,6 +561,45 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
       ]);
     });
 
+    it("watchChat: the chat page's stream with the browser's cookie and Origin, after_id honoured (33.9)", async () => {
+      const page = await json(
+        await api(alice.token, 'GET', `/api/experimental/chats/${chatId}/messages`),
+        200,
+      );
+      const ids = (page.messages as { id: number }[]).map((message) => message.id).sort((x, y) => x - y);
+      const socket = browserSocket(`/api/experimental/chats/${chatId}/stream?after_id=${ids[0]}`, alice);
+      await socket.opened;
+      type Event = { type: string; chat_id: string; message?: { id: number }; status?: { status: string } };
+      const events = () =>
+        (socket.frames as unknown as { type: string; data: Event[] }[]).flatMap((f) => f.data);
+      await waitFor(
+        () => events().some((event) => event.type === 'status') || undefined,
+        10_000,
+        'the snapshot',
+      );
+      expect(
+        events()
+          .filter((event) => event.type === 'message')
+          .map((event) => event.message!.id),
+      ).toEqual(ids.slice(1));
+      expect(events().find((event) => event.type === 'status')!.status!.status).toEqual(expect.any(String));
+      const posted = await json(
+        await api(alice.token, 'POST', `/api/experimental/chats/${chatId}/messages`, {
+          content: [{ type: 'text', text: 'streamed' }],
+        }),
+        201,
+      );
+      await waitFor(
+        () => events().some((event) => event.message?.id === posted.message.id) || undefined,
+        10_000,
+        'the new message',
+      );
+      socket.close();
+      const refused = browserSocket(`/api/experimental/chats/${chatId}/stream`, bob);
+      await expect(refused.opened).rejects.toThrow();
+      expect(refused.unexpected?.status).toBe(404);
+    });
+
     it('PATCH {archived} archives and unarchives as the chat UI does (33.4)', async () => {
       const archived = await json(
         await api(alice.token, 'PATCH', `/api/experimental/chats/${chatId}`, { archived: true }),
