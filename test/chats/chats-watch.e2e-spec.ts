@@ -1,3 +1,4 @@
+import { chatStreamEvents, parseAfterId } from '../../src/modules/chats/controllers/chat-stream.gateway';
 import { chatWatchChanges } from '../../src/modules/chats/controllers/chats-watch.gateway';
 import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -31,6 +32,27 @@ describe('chatWatchChanges (the kinds the chats watch sends)', () => {
     ]);
     expect(chatWatchChanges(before, before)).toEqual([]);
     expect(chatWatchChanges(new Map(), new Map([['x', seen('waiting', 'X', true)]]))).toEqual([]);
+  });
+});
+
+describe('chatStreamEvents (what the chat stream sends)', () => {
+  const row = (id: number) =>
+    ({ id: String(id), chat_id: 'c', role: 'user', content: [], created_at: new Date(0) }) as never;
+  it('the snapshot is messages, queue_update, status and the error; later only changes', () => {
+    const state = { lastMessageId: 0, status: undefined, lastError: undefined };
+    const first = chatStreamEvents(state, { id: 'c', status: 'error', lastError: 'boom' }, [row(1), row(2)]);
+    expect(first.map((e) => e.type)).toEqual(['message', 'message', 'queue_update', 'status', 'error']);
+    const later = { lastMessageId: 2, status: 'error', lastError: 'boom' };
+    expect(chatStreamEvents(later, { id: 'c', status: 'error', lastError: 'boom' }, [])).toEqual([]);
+    expect(
+      chatStreamEvents(later, { id: 'c', status: 'pending', lastError: null }, [row(3)]).map((e) => e.type),
+    ).toEqual(['message', 'status']);
+  });
+  it('after_id is a non-negative integer', () => {
+    expect(parseAfterId(null)).toBe(0);
+    expect(parseAfterId('7')).toBe(7);
+    expect(() => parseAfterId('-1')).toThrow();
+    expect(() => parseAfterId('x')).toThrow();
   });
 });
 
@@ -121,5 +143,80 @@ describe('GET /api/experimental/chats/watch (WebSocket)', () => {
       await expect(anonymous.opened).rejects.toThrow();
       expect(anonymous.unexpected?.status).toBe(401);
     }
+  });
+
+  describe("GET /api/experimental/chats/{chat}/stream (Coder's watchChat)", () => {
+    const streamUrl = (id: string, query = '') =>
+      `${t.url!.replace('http', 'ws')}/api/experimental/chats/${id}/stream${query}`;
+    type Frame = {
+      type: string;
+      data: { type: string; chat_id: string; message?: { id: number }; status?: { status: string } }[];
+    };
+
+    it('sends the snapshot after after_id, then new messages; others 404, no credential 401, before the upgrade', async () => {
+      const chat = await json(
+        await api(alice.token, 'POST', '/api/experimental/chats', {
+          model_config_id: configId,
+          content: [{ type: 'text', text: 'first' }],
+        }),
+        201,
+      );
+      const firstId = (
+        (await json(await api(alice.token, 'GET', `/api/experimental/chats/${chat.id}/messages`), 200))
+          .messages as {
+          id: number;
+        }[]
+      )[0].id;
+      await json(
+        await api(alice.token, 'POST', `/api/experimental/chats/${chat.id}/messages`, {
+          content: [{ type: 'text', text: 'second' }],
+        }),
+        201,
+      );
+
+      const full = new WatchClient(streamUrl(chat.id), { 'Service-Session-Token': alice.token });
+      await full.opened;
+      const after = new WatchClient(streamUrl(chat.id, `?after_id=${firstId}`), {
+        'Service-Session-Token': alice.token,
+      });
+      await after.opened;
+      const events = (client: WatchClient) => (client.frames as unknown as Frame[]).flatMap((f) => f.data);
+      await until(() => events(full).some((e) => e.type === 'status'), 'snapshot');
+      await until(() => events(after).some((e) => e.type === 'status'), 'snapshot after_id');
+      expect((full.frames[0] as unknown as Frame).type).toBe('data');
+      const snapshot = events(full);
+      expect(snapshot.filter((e) => e.type === 'message')).toHaveLength(2);
+      expect(snapshot.map((e) => e.type).slice(-2)).toEqual(['queue_update', 'status']);
+      expect(snapshot.every((e) => e.chat_id === chat.id)).toBe(true);
+      const afterMessages = events(after).filter((e) => e.type === 'message');
+      expect(afterMessages).toHaveLength(1);
+      expect(afterMessages[0].message!.id).toBeGreaterThan(firstId);
+
+      const posted = await json(
+        await api(alice.token, 'POST', `/api/experimental/chats/${chat.id}/messages`, {
+          content: [{ type: 'text', text: 'third' }],
+        }),
+        201,
+      );
+      const newId = (posted.message as { id: number }).id;
+      await until(
+        () => events(full).some((e) => e.type === 'message' && e.message!.id === newId),
+        'the new message',
+      );
+      full.close();
+      after.close();
+
+      const foreign = new WatchClient(streamUrl(chat.id), { 'Service-Session-Token': bob.token });
+      await expect(foreign.opened).rejects.toThrow();
+      expect(foreign.unexpected?.status).toBe(404);
+      const anonymous = new WatchClient(streamUrl(chat.id));
+      await expect(anonymous.opened).rejects.toThrow();
+      expect(anonymous.unexpected?.status).toBe(401);
+      const bad = new WatchClient(streamUrl(chat.id, '?after_id=x'), {
+        'Service-Session-Token': alice.token,
+      });
+      await expect(bad.opened).rejects.toThrow();
+      expect(bad.unexpected?.status).toBe(400);
+    });
   });
 });

@@ -207,6 +207,19 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
         await api(alice.token, 'GET', `/api/v2/templates/00000000-0000-4000-8000-000000000001/versions`),
         404,
       );
+      // The version's matched_provisioners and the organization's daemons (getProvisionerDaemonsByOrganization);
+      // both answers go through the schema check below.
+      const version = await json(await api(alice.token, 'GET', `/api/v2/templateversions/${versionId}`), 200);
+      expect(version.matched_provisioners).toMatchObject({
+        count: expect.any(Number),
+        available: expect.any(Number),
+      });
+      const daemons = await json(
+        await api(alice.token, 'GET', '/api/v2/organizations/default/provisionerdaemons?offline=true'),
+        200,
+      );
+      expect(daemons.length).toBeGreaterThan(0);
+      expect(daemons[0]).toMatchObject({ provisioners: ['devplane'], status: expect.any(String) });
     });
 
     it('PATCH /workspaces/{id} renames; a taken name is 409, others 404 (33.11)', async () => {
@@ -401,7 +414,12 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
         await api(admin.token, 'GET', '/api/v2/connectionlog?q=status:connected'),
         400,
       );
-      expect(JSON.stringify(refused.validations)).toContain('status');
+      // Coder's text (httpapi.ParseCustom with ParseEnum): one value, never a list.
+      expect(refused.validations).toContainEqual({
+        field: 'status',
+        detail: 'Query param "status" has invalid value: "connected" is not a valid value',
+      });
+      expect(refused.message).toBe('Invalid connection search query.');
     });
   });
 
@@ -541,6 +559,45 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
       await t.dataSource.query(`UPDATE chats SET status = 'waiting', last_error = NULL WHERE id = $1`, [
         chatId,
       ]);
+    });
+
+    it("watchChat: the chat page's stream with the browser's cookie and Origin, after_id honoured (33.9)", async () => {
+      const page = await json(
+        await api(alice.token, 'GET', `/api/experimental/chats/${chatId}/messages`),
+        200,
+      );
+      const ids = (page.messages as { id: number }[]).map((message) => message.id).sort((x, y) => x - y);
+      const socket = browserSocket(`/api/experimental/chats/${chatId}/stream?after_id=${ids[0]}`, alice);
+      await socket.opened;
+      type Event = { type: string; chat_id: string; message?: { id: number }; status?: { status: string } };
+      const events = () =>
+        (socket.frames as unknown as { type: string; data: Event[] }[]).flatMap((f) => f.data);
+      await waitFor(
+        () => events().some((event) => event.type === 'status') || undefined,
+        10_000,
+        'the snapshot',
+      );
+      expect(
+        events()
+          .filter((event) => event.type === 'message')
+          .map((event) => event.message!.id),
+      ).toEqual(ids.slice(1));
+      expect(events().find((event) => event.type === 'status')!.status!.status).toEqual(expect.any(String));
+      const posted = await json(
+        await api(alice.token, 'POST', `/api/experimental/chats/${chatId}/messages`, {
+          content: [{ type: 'text', text: 'streamed' }],
+        }),
+        201,
+      );
+      await waitFor(
+        () => events().some((event) => event.message?.id === posted.message.id) || undefined,
+        10_000,
+        'the new message',
+      );
+      socket.close();
+      const refused = browserSocket(`/api/experimental/chats/${chatId}/stream`, bob);
+      await expect(refused.opened).rejects.toThrow();
+      expect(refused.unexpected?.status).toBe(404);
     });
 
     it('PATCH {archived} archives and unarchives as the chat UI does (33.4)', async () => {

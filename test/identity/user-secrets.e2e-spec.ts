@@ -71,12 +71,14 @@ describe('user secrets (/api/v2/users/{user}/secrets, reference D.1)', () => {
 
   it.each([
     [{ value: 'x', env_name: 'A' }, 'name', 'Name is required.'],
+    // Coder checks a blank name before the whitespace rule.
+    [{ name: '   ', value: 'x', env_name: 'A' }, 'name', 'Name is required.'],
     [
       { name: ' padded', value: 'x', env_name: 'A' },
       'name',
       'Name must not have leading or trailing whitespace.',
     ],
-    [{ name: 'a/b', value: 'x', env_name: 'A' }, 'name', 'Name must not contain "/", "?" or "#".'],
+    [{ name: 'a/b', value: 'x', env_name: 'A' }, 'name', 'Name must not contain /, ?, or #.'],
     [{ name: 'v', env_name: 'A' }, 'value', 'Value is required.'],
     [
       { name: 'v', value: 'x'.repeat(24 * 1024 + 1), env_name: 'A' },
@@ -88,18 +90,23 @@ describe('user secrets (/api/v2/users/{user}/secrets, reference D.1)', () => {
       'env_name',
       'must start with a letter or underscore, followed by letters, digits, or underscores',
     ],
-    [{ name: 'v', value: 'x', env_name: 'path' }, 'env_name', 'path is a reserved environment variable name'],
+    [{ name: 'v', value: 'x', env_name: 'path' }, 'env_name', 'PATH is a reserved environment variable name'],
     [
       { name: 'v', value: 'x', env_name: 'CODER_AGENT_TOKEN' },
       'env_name',
-      'CODER_AGENT_TOKEN is a reserved environment variable name',
+      'environment variable names starting with CODER_ are reserved for internal use',
     ],
     [
       { name: 'v', value: 'x', env_name: 'GIT_SSH' },
       'env_name',
-      'GIT_SSH is a reserved environment variable name',
+      'environment variables starting with GIT_ are reserved',
     ],
-    [{ name: 'v', value: 'x', file_path: 'relative/path' }, 'file_path', 'must start with "~/" or "/"'],
+    [
+      { name: 'v', value: 'x', env_name: `A${'B'.repeat(256)}` },
+      'env_name',
+      'environment variable name must not exceed 256 bytes',
+    ],
+    [{ name: 'v', value: 'x', file_path: 'relative/path' }, 'file_path', 'file path must start with ~/ or /'],
     [{ name: 'v', value: 'x' }, 'env_name', ENABLED_NEEDS_TARGET],
   ])('refuses case %# with 400 Validation failed', async (body, field, detail) => {
     const res = await create(body);
@@ -189,7 +196,50 @@ describe('user secrets (/api/v2/users/{user}/secrets, reference D.1)', () => {
       expect((await create({ name: `s${i}`, value: 'v', file_path: `/tmp/s${i}` }, carol)).status).toBe(201);
     const over = await create({ name: 's50', value: 'v', file_path: '/tmp/s50' }, carol);
     expect(over.status).toBe(400);
-    expect(over.body.message).toBe('User secrets limit reached.');
+    expect(over.body).toMatchObject({
+      message: 'User secrets limit reached.',
+      detail: 'Each user can have at most 50 secrets.',
+    });
+  });
+
+  it("the value-bytes and env-bytes limits answer Coder's texts, in Coder's order", async () => {
+    const lima = await t.factories.user({ username: 'lima' });
+    const big = 'x'.repeat(24 * 1024);
+    // Env-injected values: 24 KiB in all.
+    expect((await create({ name: 'e1', value: big, env_name: 'E1' }, lima)).status).toBe(201);
+    const env = await create({ name: 'e2', value: 'y', env_name: 'E2' }, lima);
+    expect(env.status).toBe(400);
+    expect(env.body.message).toBe('Environment-injected user secrets bytes limit reached.');
+    expect(env.body.detail).toBe(
+      'Stored bytes of env-injected secret values exceed the per-user budget (24576 bytes after encryption, if applicable). Reduce the size or number of env-injected secrets. If your deployment permits file path delivery, clear env_name and use file_path instead.',
+    );
+    // All values: 200 KiB in all (file-injected ones count too).
+    for (let i = 0; i < 7; i++)
+      expect((await create({ name: `f${i}`, value: big, file_path: `/tmp/f${i}` }, lima)).status).toBe(201);
+    const total = await create({ name: 'f7', value: big, file_path: '/tmp/f7' }, lima);
+    expect(total.status).toBe(400);
+    expect(total.body.message).toBe('User secrets value-bytes limit reached.');
+    expect(total.body.detail).toBe(
+      'Stored bytes of your secret values exceed the per-user budget (204800 bytes after encryption, if applicable). Reduce the size or number of your secrets.',
+    );
+    // Over both: the value-bytes limit is named first, as Coder's trigger checks it first.
+    const both = await create({ name: 'f8', value: big, env_name: 'F8' }, lima);
+    expect(both.body.message).toBe('User secrets value-bytes limit reached.');
+    // In a batch the detail names the entry.
+    const batch = await t
+      .http()
+      .post(`${base()}/batch`)
+      .set(key(lima))
+      .send({
+        format: 'json',
+        content: JSON.stringify([
+          { name: 'ok1', value: 'a', file_path: '/tmp/ok1' },
+          { name: 'TOO_BIG', value: big, file_path: '/tmp/too-big' },
+        ]),
+      });
+    expect(batch.status).toBe(400);
+    expect(batch.body.message).toBe('User secrets value-bytes limit reached.');
+    expect(batch.body.detail).toMatch(/^Entry secrets\[1\] \("TOO_BIG"\): Stored bytes/);
   });
 
   describe('batch import (POST .../secrets/batch)', () => {
@@ -260,15 +310,29 @@ describe('user secrets (/api/v2/users/{user}/secrets, reference D.1)', () => {
       const fred = await t.factories.user({ username: 'fred' });
       const format = await batch({ format: 'toml', content: 'a=1' }, fred);
       expect(format.status).toBe(400);
-      expect(format.body.validations).toEqual([
-        { field: 'format', detail: 'format must be one of env, json, yaml' },
-      ]);
+      expect(format.body).toMatchObject({
+        message: 'Failed to parse secrets file.',
+        detail: 'unknown secrets file format "toml"',
+      });
+      const missing = await batch({ content: 'a=1' }, fred);
+      expect(missing.body.detail).toBe('a secrets file format is required');
+      const empty = await batch({ format: 'env', content: '  \n' }, fred);
+      expect(empty.body).toMatchObject({
+        message: 'Failed to parse secrets file.',
+        detail: 'no secrets found in file',
+      });
+      const none = await batch({ format: 'json', content: '{}' }, fred);
+      expect(none.body.detail).toBe('no secrets found in file');
       const broken = await batch({ format: 'json', content: '{nope' }, fred);
       expect(broken.status).toBe(400);
-      expect(broken.body.message).toBe('Invalid import file.');
+      expect(broken.body.message).toBe('Failed to parse secrets file.');
+      expect(broken.body.detail).toMatch(/^invalid JSON: /);
       const big = await batch({ format: 'env', content: `BIG=${'x'.repeat(1024 * 1024)}` }, fred);
       expect(big.status).toBe(400);
-      expect(big.body.message).toBe('Import file must not exceed 1048576 bytes.');
+      expect(big.body).toMatchObject({
+        message: 'Failed to parse secrets file.',
+        detail: 'secrets file exceeds the maximum allowed size of 1048576 bytes',
+      });
       const other = await t
         .http()
         .post(`${base('fred')}/batch`)

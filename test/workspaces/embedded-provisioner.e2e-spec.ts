@@ -38,6 +38,31 @@ describe('embedded provisioner daemons', () => {
     await t.close();
   });
 
+  it("the built-in daemons register: listed for the organization under Coder's built-in key, matched by new jobs", async () => {
+    await createTemplate(client, admin.token, 'registry', { directory: 'w' });
+    const daemons = await client.json(
+      await client.api(admin.token, 'GET', '/api/v2/organizations/default/provisionerdaemons'),
+      200,
+    );
+    expect(daemons.map((daemon: { name: string }) => daemon.name).sort()).toEqual([
+      'built-in-1',
+      'built-in-2',
+    ]);
+    expect(daemons[0]).toMatchObject({
+      key_id: '00000000-0000-0000-0000-000000000001',
+      key_name: 'built-in',
+      tags: { owner: '', scope: 'organization' },
+    });
+    const version = await client.json(
+      await client.api(admin.token, 'POST', '/api/v2/organizations/default/templateversions', {
+        name: 'matched',
+        definition: {},
+      }),
+      201,
+    );
+    expect(version.matched_provisioners.count).toBe(2);
+  });
+
   it('runs imports and builds in the server; the agent reports ready; the jobs name the built-in daemons', async () => {
     const { templateId } = await createTemplate(client, admin.token, 'embedded', { directory: 'w' });
     const created = await client.json(

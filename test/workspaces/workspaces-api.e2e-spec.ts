@@ -4,6 +4,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app';
 import { WatchClient } from '../notifications/helpers';
 import { loadResponseSchemas, ResponseRecorder } from '../coder-client/response-schemas';
 import { coderClient, EMBEDDED, type Json, readStream } from './helpers';
+import { ProvisionerDaemonsService } from '../../src/modules/workspaces/provisioner-daemons.service';
 
 const NOT_FOUND = 'Resource not found or you do not have access to this resource';
 const MISSING = '00000000-0000-4000-8000-000000000001';
@@ -22,6 +23,7 @@ describe('workspaces API: statuses, auth, the daemon protocol and the build watc
   let key: string;
   let templateId: string;
   let versionId: string;
+  let firstVersion: Json;
   const recorder = new ResponseRecorder();
   const client = coderClient(() => t.url!, recorder);
   const { api, json } = client;
@@ -74,6 +76,7 @@ describe('workspaces API: statuses, auth, the daemon protocol and the build watc
       201,
     );
     versionId = version.id;
+    firstVersion = version;
     await finishAll();
     templateId = (
       await json(
@@ -496,6 +499,119 @@ describe('workspaces API: statuses, auth, the daemon protocol and the build watc
       expect(logs.map((log: Json) => log.output)).toContain('boom coming');
       await json(await daemon(`${job.job_id}/complete`, { worker_id: 'reports' }), 409);
       await json(await daemon('not-a-uuid/complete', { worker_id: 'reports' }), 400);
+    });
+  });
+
+  describe("provisioner daemons (Coder's getProvisionerDaemonsByOrganization, matched_provisioners)", () => {
+    it('a job created while no daemon was seen says so in its logs and matched_provisioners', async () => {
+      expect(firstVersion.matched_provisioners).toEqual({ count: 0, available: 0, most_recently_seen: null });
+      const logs = await json(
+        await api(admin.token, 'GET', `/api/v2/templateversions/${versionId}/logs`),
+        200,
+      );
+      const warning = logs.find((log: Json) => log.stage === 'Waiting for a provisioner');
+      expect(warning).toMatchObject({ log_level: 'warn' });
+      expect(warning.output).toContain('No provisioner daemon matching the tags scope=organization');
+    });
+
+    it('lists the daemons that polled, with status, key, tags and jobs; filters and their 400s; members read, anonymous 401', async () => {
+      await finishAll();
+      const version = await json(
+        await api(admin.token, 'POST', '/api/v2/organizations/default/templateversions', {
+          name: 'daemons',
+          definition: {},
+        }),
+        201,
+      );
+      expect(version.matched_provisioners.count).toBeGreaterThanOrEqual(1);
+      expect(version.matched_provisioners.available).toBeGreaterThanOrEqual(1);
+      expect(typeof version.matched_provisioners.most_recently_seen).toBe('string');
+      const job = await acquire('busybee');
+      const list = async (query = ''): Promise<Json[]> =>
+        json(await api(admin.token, 'GET', `/api/v2/organizations/default/provisionerdaemons${query}`), 200);
+      const busy = (await list()).find((d) => d.name === 'busybee' || d.current_job?.id === job.job_id);
+      expect(busy).toMatchObject({
+        key_name: 'hand',
+        status: 'busy',
+        provisioners: ['devplane'],
+        tags: { owner: '', scope: 'organization', site: 'ci' },
+        current_job: { id: job.job_id, status: 'running' },
+      });
+      expect((await list('?status=busy')).map((d) => d.id)).toEqual([busy!.id]);
+      expect((await list('?tags={"site":"elsewhere"}')).length).toBe(0);
+      expect((await list(`?ids=${busy!.id}&tags={"site":"ci"}`)).length).toBe(1);
+      await json(await daemon(`${job.job_id}/complete`, { worker_id: 'busybee' }), 204);
+      const done = (await list(`?ids=${busy!.id}`))[0];
+      expect(done).toMatchObject({
+        status: 'idle',
+        current_job: null,
+        previous_job: { id: job.job_id, status: 'succeeded' },
+      });
+      expect((await list('?status=offline')).length).toBe(0);
+
+      const bad = await json(
+        await api(
+          admin.token,
+          'GET',
+          '/api/v2/organizations/default/provisionerdaemons?limit=0&status=asleep&tags=x&max_age=soon',
+        ),
+        400,
+      );
+      expect(bad.validations.map((v: Json) => v.field).sort()).toEqual([
+        'limit',
+        'max_age',
+        'status',
+        'tags',
+      ]);
+      // Organization members read the daemons (Coder's member role), anonymous callers do not.
+      await json(await api(alice.token, 'GET', '/api/v2/organizations/default/provisionerdaemons'), 200);
+      expect((await fetch(`${t.url}/api/v2/organizations/default/provisionerdaemons`)).status).toBe(401);
+    });
+
+    it('a daemon not seen for 90 s is offline (listed on request); one gone for a week is purged', async () => {
+      const organizationId = (await json(await api(admin.token, 'GET', '/api/v2/organizations/default'), 200))
+        .id;
+      await t.dataSource.query(
+        `INSERT INTO provisioner_daemons (worker_id, organization_id, name, tags, last_seen_at, created_at)
+         VALUES ('gone-a-while', $1, 'sleepy', '{"owner":"","scope":"organization"}', now() - interval '2 days', now()),
+                ('gone-for-good', $1, 'ancient', '{"owner":"","scope":"organization"}', now() - interval '8 days', now())`,
+        [organizationId],
+      );
+      const list = async (query = ''): Promise<Json[]> =>
+        json(await api(admin.token, 'GET', `/api/v2/organizations/default/provisionerdaemons${query}`), 200);
+      expect((await list()).some((d) => d.name === 'sleepy')).toBe(false);
+      expect((await list('?status=offline')).find((d) => d.name === 'sleepy')).toMatchObject({
+        status: 'offline',
+        key_name: 'built-in',
+      });
+      expect((await list('?offline=true&max_age=24h')).some((d) => d.name === 'sleepy')).toBe(false);
+      // The next poll purges week-old daemons (at most hourly per instance: the test resets the clock).
+      (t.app.get(ProvisionerDaemonsService) as unknown as { lastPurge: number }).lastPurge = 0;
+      await daemon('acquire', { worker_id: 'purger', wait_ms: 0 });
+      const names = (await list('?offline=true')).map((d) => d.name);
+      expect(names).toContain('sleepy');
+      expect(names).not.toContain('ancient');
+    });
+
+    it('a new workspace build answers matched_provisioners', async () => {
+      const created = await json(
+        await api(alice.token, 'POST', '/api/v2/users/me/workspaces', {
+          name: 'matched',
+          template_id: templateId,
+        }),
+        201,
+      );
+      await finishAll();
+      const build = await json(
+        await api(alice.token, 'POST', `/api/v2/workspaces/${created.id}/builds`, { transition: 'stop' }),
+        201,
+      );
+      expect(build.matched_provisioners).toMatchObject({
+        count: expect.any(Number),
+        available: expect.any(Number),
+      });
+      expect(build.matched_provisioners.count).toBeGreaterThanOrEqual(1);
+      await finishAll();
     });
   });
 

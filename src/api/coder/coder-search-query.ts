@@ -99,6 +99,18 @@ export class SearchParser {
     );
   }
 
+  /** One enum value (Coder's ParseCustom with ParseEnum): anything else is `has invalid value: "x" is not a valid value`. */
+  enumValue<T extends string>(key: string, allowed: readonly T[]): T | undefined {
+    const value = this.first(key);
+    if (value === undefined) return undefined;
+    if (allowed.includes(value as T)) return value as T;
+    this.errors.push({
+      field: key,
+      detail: `Query param "${key}" has invalid value: "${value}" is not a valid value`,
+    });
+    return undefined;
+  }
+
   nullableBool(key: string): boolean | undefined {
     const value = this.first(key);
     if (value === undefined) return undefined;

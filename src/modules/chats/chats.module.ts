@@ -12,6 +12,7 @@ import './chats.error-codes';
 import { ChatsService } from './chats.service';
 import { ChatsController } from './controllers/chats.controller';
 import { DesktopGateway, DesktopStreamGateway } from './controllers/desktop.gateway';
+import { ChatStreamGateway } from './controllers/chat-stream.gateway';
 import { ChatsWatchGateway } from './controllers/chats-watch.gateway';
 import { GitStreamGateway, GitWatchGateway } from './controllers/git-watch.gateway';
 import { CHATS_ENTITIES } from './entities';
@@ -36,6 +37,7 @@ import { CHATS_REPOSITORIES } from './repositories';
     AgentsExperimentGuard,
     GitWatchGateway,
     ChatsWatchGateway,
+    ChatStreamGateway,
     GitStreamGateway,
     DesktopGateway,
     DesktopStreamGateway,

@@ -446,6 +446,16 @@ export class ChatsService {
     return { messages: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
   }
 
+  /** Up to `limit` messages newer than `afterId`, oldest first (the chat stream). */
+  messagesAfter(chat: Pick<Chat, 'id'>, afterId: number, limit: number): Promise<MessageRow[]> {
+    return this.messageRows.after(chat.id, afterId, limit);
+  }
+
+  /** The chat as stored now, or null when it is gone (the chat stream re-reads its status). */
+  chatById(id: string): Promise<Chat | null> {
+    return this.chats.findById(id);
+  }
+
   messages(chat: Pick<Chat, 'id'>): Promise<MessageRow[]> {
     return this.messageRows.all(chat.id);
   }

@@ -24,6 +24,7 @@ import {
   toJob,
 } from './repositories/provisioner-jobs.repository';
 import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repository';
+import { PROVISIONER_STALE_MS, ProvisionerDaemonsService } from './provisioner-daemons.service';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from './workspaces.config';
 
 /** Who acquires: a key's daemon (one organization) or an embedded daemon (every organization). */
@@ -33,6 +34,8 @@ export interface DaemonIdentity {
   keyId?: string | null;
   workerId: string;
   workerName: string;
+  /** The daemon's tags (its key's); the registry adds Coder's defaults. */
+  tags?: Record<string, string>;
 }
 
 /**
@@ -88,6 +91,7 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
     private readonly agents: WorkspaceAgentsRepository,
     @Inject(WORKSPACES_CONFIG) private readonly config: WorkspacesConfig,
     private readonly directory: IdentityDirectory,
+    private readonly daemons: ProvisionerDaemonsService,
   ) {}
 
   onModuleInit(): void {
@@ -123,12 +127,55 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
     },
   ): Promise<ProvisionerJob> {
     const job = await this.jobs.insert(manager, input);
+    await this.warnWithoutDaemons(manager, job);
     input.afterCommit(() => this.cluster.publish(PROVISIONER_WAKE_TOPIC, {}).catch(() => undefined));
     return job;
   }
 
+  /**
+   * Coder's check at job creation: when no daemon that matches the job's tags has been seen within the stale
+   * interval, or all of those are busy, the server log says so and the job's log tells the user why it waits.
+   */
+  private async warnWithoutDaemons(manager: EntityManager, job: ProvisionerJob): Promise<void> {
+    const matched = await this.daemons.matched(job.organizationId, job.tags, manager);
+    if (matched.count > 0 && matched.available > 0) return;
+    const tags = Object.entries(job.tags)
+      .map(([key, value]) => `${key}=${value}`)
+      .join(' ');
+    const message =
+      matched.count === 0
+        ? 'no matching provisioners found for job'
+        : 'no active provisioners found for job (all matching provisioners are busy)';
+    this.logger.warn(
+      { job_id: job.id, organization_id: job.organizationId, tags: job.tags, matched },
+      message,
+    );
+    const seen = matched.most_recently_seen ? ` (last seen ${matched.most_recently_seen})` : '';
+    await this.jobs.appendLog(manager, job.id, {
+      level: 'warn',
+      stage: 'Waiting for a provisioner',
+      output:
+        matched.count === 0
+          ? `No provisioner daemon matching the tags ${tags} has been seen in the last ${PROVISIONER_STALE_MS / 1000} seconds${seen}; the job stays pending until one connects.`
+          : `Every provisioner daemon matching the tags ${tags} is busy; the job stays pending until one is free.`,
+    });
+  }
+
   /** Takes the oldest pending job, waiting up to `waitMs` for one; null when none came. */
   async acquire(daemon: DaemonIdentity, waitMs: number, signal?: AbortSignal): Promise<AcquiredJob | null> {
+    await this.daemons.seen({ ...daemon, name: daemon.workerName });
+    try {
+      return await this.acquireWaiting(daemon, waitMs, signal);
+    } finally {
+      await this.daemons.seen({ ...daemon, name: daemon.workerName });
+    }
+  }
+
+  private async acquireWaiting(
+    daemon: DaemonIdentity,
+    waitMs: number,
+    signal?: AbortSignal,
+  ): Promise<AcquiredJob | null> {
     const deadline = Date.now() + Math.min(waitMs, this.config.maxAcquireWaitMs);
     for (;;) {
       if (this.closed) return null;
@@ -279,6 +326,7 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
 
   /** Appends logs and renews the lease; 409 when the job is no longer this daemon's. */
   async report(caller: JobCaller, jobId: string, logs: JobLogInput[]): Promise<void> {
+    await this.daemons.touch(caller.workerId);
     await this.transactions.run(async (tx) => {
       const renewed = await this.jobs.renewLease(tx.manager, caller, jobId, this.config.leaseMs);
       if (!renewed) throw await this.notYours(caller, jobId, tx.manager);

@@ -39,6 +39,8 @@ import './workspaces.error-codes';
 // Repositories of the provisioner jobs, agents, agent calls, prebuilds and provisioner keys.
 import { AgentCallsRepository } from './repositories/agent-calls.repository';
 import { PrebuildsRepository } from './repositories/prebuilds.repository';
+import { ProvisionerDaemonsRepository } from './repositories/provisioner-daemons.repository';
+import { ProvisionerDaemonsService } from './provisioner-daemons.service';
 import { ProvisionerJobsRepository } from './repositories/provisioner-jobs.repository';
 import { ProvisionerKeysRepository } from './repositories/provisioner-keys.repository';
 import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repository';
@@ -66,6 +68,7 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     AgentCallsRepository,
     PrebuildsRepository,
     ProvisionerJobsRepository,
+    ProvisionerDaemonsRepository,
     ProvisionerKeysRepository,
     WorkspaceAgentsRepository,
     {
@@ -85,6 +88,7 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     ConnectionLogService,
     // Services.
     ProvisionerJobsService,
+    ProvisionerDaemonsService,
     ProvisionerKeysService,
     WorkspacesService,
     WorkspaceAgentsService,

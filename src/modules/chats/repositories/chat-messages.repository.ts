@@ -111,6 +111,14 @@ export class ChatMessagesRepository {
     )) as MessageRow[];
   }
 
+  /** Up to `limit` messages newer than `afterId` (0: from the start), oldest first (the chat stream). */
+  async after(chatId: string, afterId: number, limit: number): Promise<MessageRow[]> {
+    return (await this.dataSource.query(
+      'SELECT * FROM chat_messages WHERE chat_id = $1 AND id > $2 ORDER BY id LIMIT $3',
+      [chatId, afterId, limit],
+    )) as MessageRow[];
+  }
+
   /** The chat's whole history, oldest first. */
   async all(chatId: string): Promise<MessageRow[]> {
     return (await this.dataSource.query('SELECT * FROM chat_messages WHERE chat_id = $1 ORDER BY id', [

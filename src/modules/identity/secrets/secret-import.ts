@@ -56,29 +56,42 @@ function fromMap(map: Record<string, unknown>): CreateSecretInput[] {
  * `env_name`, `file_path`, `enabled`).
  */
 export function parseSecretImport(format: string, content: string): CreateSecretInput[] {
-  if (!(IMPORT_FORMATS as readonly string[]).includes(format))
-    throw new InvalidError('Validation failed.', {
-      code: 'VALIDATION',
-      fields: [{ field: 'format', detail: `format must be one of ${IMPORT_FORMATS.join(', ')}` }],
-    });
+  // Coder's order and texts (codersdk ParseSecretsFile, rendered by the batch handler): the size, the format,
+  // an empty file, the parse, a file without secrets; each a 400 `Failed to parse secrets file.` with the why.
+  const refused = (detail: string, code: 'IMPORT_PARSE' | 'IMPORT_TOO_LARGE' = 'IMPORT_PARSE') =>
+    new BadRequestError('Failed to parse secrets file.', { code, detail });
   if (Buffer.byteLength(content) > IMPORT_FILE_MAX_BYTES)
-    throw new BadRequestError(`Import file must not exceed ${IMPORT_FILE_MAX_BYTES} bytes.`, {
-      code: 'IMPORT_TOO_LARGE',
-    });
+    throw refused(
+      `secrets file exceeds the maximum allowed size of ${IMPORT_FILE_MAX_BYTES} bytes`,
+      'IMPORT_TOO_LARGE',
+    );
+  if (format === '') throw refused('a secrets file format is required');
+  if (!(IMPORT_FORMATS as readonly string[]).includes(format))
+    throw refused(`unknown secrets file format ${JSON.stringify(format)}`);
+  if (content.trim() === '') throw refused('no secrets found in file');
   let parsed: unknown;
+  let secrets: CreateSecretInput[];
   try {
-    if (format === 'env') return fromMap(parseEnv(content));
-    parsed = format === 'json' ? JSON.parse(content) : parseYaml(content, { maxAliasCount: 100 });
+    if (format === 'env') secrets = fromMap(parseEnv(content));
+    else {
+      parsed = format === 'json' ? JSON.parse(content) : parseYaml(content, { maxAliasCount: 100 });
+      if (Array.isArray(parsed)) secrets = parsed.map(fromEntry);
+      else if (typeof parsed === 'object' && parsed !== null)
+        secrets = fromMap(parsed as Record<string, unknown>);
+      else
+        throw refused(
+          format === 'json'
+            ? 'JSON content must be an object mapping secret names to string values'
+            : 'YAML content must be a mapping of secret names to string values',
+        );
+    }
   } catch (error) {
-    throw new BadRequestError('Invalid import file.', {
-      code: 'IMPORT_PARSE',
-      detail: error instanceof Error ? error.message : String(error),
-    });
+    if (error instanceof BadRequestError || error instanceof InvalidError) throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    throw refused(
+      format === 'json' ? `invalid JSON: ${why}` : format === 'yaml' ? `invalid YAML: ${why}` : why,
+    );
   }
-  if (Array.isArray(parsed)) return parsed.map(fromEntry);
-  if (typeof parsed === 'object' && parsed !== null) return fromMap(parsed as Record<string, unknown>);
-  throw new BadRequestError('Invalid import file.', {
-    code: 'IMPORT_PARSE',
-    detail: 'expected a map of names to values or a list of secrets',
-  });
+  if (secrets.length === 0) throw refused('no secrets found in file');
+  return secrets;
 }

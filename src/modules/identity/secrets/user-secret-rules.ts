@@ -13,16 +13,17 @@ const RESERVED_ENV = new Set(
     ' ',
   ),
 );
-const RESERVED_PREFIXES = ['CODER_', 'GIT_', 'LC_', 'LD_', 'DYLD_'];
+const RESERVED_PREFIXES = ['GIT_', 'LC_', 'LD_', 'DYLD_'];
 
 export const ENABLED_NEEDS_TARGET =
   'An enabled secret must have at least one of env_name or file_path set. To keep a secret without injecting it, set enabled to false instead of clearing both targets.';
 
 export function nameProblems(name: string | undefined): FieldError[] {
-  if (name === undefined || name === '') return [{ field: 'name', detail: 'Name is required.' }];
+  // Coder's order and texts (codersdk UserSecretNameValid): a blank name is required, then whitespace, then / ? #.
+  if (name === undefined || name.trim() === '') return [{ field: 'name', detail: 'Name is required.' }];
   if (name.trim() !== name)
     return [{ field: 'name', detail: 'Name must not have leading or trailing whitespace.' }];
-  if (/[/?#]/.test(name)) return [{ field: 'name', detail: 'Name must not contain "/", "?" or "#".' }];
+  if (/[/?#]/.test(name)) return [{ field: 'name', detail: 'Name must not contain /, ?, or #.' }];
   if (Buffer.byteLength(name) > 255) return [{ field: 'name', detail: 'Name must be at most 255 bytes.' }];
   return [];
 }
@@ -30,7 +31,7 @@ export function nameProblems(name: string | undefined): FieldError[] {
 export function valueProblems(value: string | undefined, required: boolean): FieldError[] {
   if (value === undefined || (required && value === ''))
     return required ? [{ field: 'value', detail: 'Value is required.' }] : [];
-  if (value.includes('\0')) return [{ field: 'value', detail: 'secret value must not contain NUL bytes' }];
+  if (value.includes('\0')) return [{ field: 'value', detail: 'secret value must not contain null bytes' }];
   if (Buffer.byteLength(value) > SECRET_VALUE_MAX_BYTES)
     return [{ field: 'value', detail: `secret value must not exceed ${SECRET_VALUE_MAX_BYTES} bytes` }];
   return [];
@@ -39,7 +40,9 @@ export function valueProblems(value: string | undefined, required: boolean): Fie
 export function envNameProblems(envName: string | undefined): FieldError[] {
   if (!envName) return [];
   if (Buffer.byteLength(envName) > ENV_NAME_MAX_BYTES)
-    return [{ field: 'env_name', detail: `must be at most ${ENV_NAME_MAX_BYTES} bytes` }];
+    return [
+      { field: 'env_name', detail: `environment variable name must not exceed ${ENV_NAME_MAX_BYTES} bytes` },
+    ];
   if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(envName))
     return [
       {
@@ -47,24 +50,31 @@ export function envNameProblems(envName: string | undefined): FieldError[] {
         detail: 'must start with a letter or underscore, followed by letters, digits, or underscores',
       },
     ];
+  // Coder's order and texts: the reserved names (named in upper case), then CODER/CODER_*, then the prefixes.
   const upper = envName.toUpperCase();
-  if (
-    RESERVED_ENV.has(upper) ||
-    upper === 'CODER' ||
-    RESERVED_PREFIXES.some((prefix) => upper.startsWith(prefix))
-  ) {
-    return [{ field: 'env_name', detail: `${envName} is a reserved environment variable name` }];
-  }
+  if (RESERVED_ENV.has(upper))
+    return [{ field: 'env_name', detail: `${upper} is a reserved environment variable name` }];
+  if (upper === 'CODER' || upper.startsWith('CODER_'))
+    return [
+      {
+        field: 'env_name',
+        detail: 'environment variable names starting with CODER_ are reserved for internal use',
+      },
+    ];
+  const prefix = RESERVED_PREFIXES.find((candidate) => upper.startsWith(candidate));
+  if (prefix)
+    return [{ field: 'env_name', detail: `environment variables starting with ${prefix} are reserved` }];
   return [];
 }
 
 export function filePathProblems(filePath: string | undefined): FieldError[] {
   if (!filePath) return [];
   if (!filePath.startsWith('~/') && !filePath.startsWith('/'))
-    return [{ field: 'file_path', detail: 'must start with "~/" or "/"' }];
-  if (filePath.includes('\0')) return [{ field: 'file_path', detail: 'must not contain NUL bytes' }];
+    return [{ field: 'file_path', detail: 'file path must start with ~/ or /' }];
+  if (filePath.includes('\0'))
+    return [{ field: 'file_path', detail: 'file path must not contain null bytes' }];
   if (Buffer.byteLength(filePath) > FILE_PATH_MAX_BYTES)
-    return [{ field: 'file_path', detail: `must be at most ${FILE_PATH_MAX_BYTES} bytes` }];
+    return [{ field: 'file_path', detail: `file path must not exceed ${FILE_PATH_MAX_BYTES} bytes` }];
   return [];
 }
 

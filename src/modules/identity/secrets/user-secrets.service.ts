@@ -107,21 +107,26 @@ export class UserSecretsService {
     next: { id?: string; valueBytes: number; envName: string; enabled: boolean },
   ): Promise<void> {
     const rows = (await this.secrets.allOf(user.id, manager)).filter((row) => row.id !== next.id);
+    // Coder's order (count, value bytes, env bytes) and texts (coderd userSecretLimitResponse).
     if (!next.id && rows.length >= SECRETS_PER_USER)
-      throw new BadRequestError('User secrets limit reached.', { code: 'USER_SECRETS_LIMIT' });
+      throw new BadRequestError('User secrets limit reached.', {
+        code: 'USER_SECRETS_LIMIT',
+        detail: `Each user can have at most ${SECRETS_PER_USER} secrets.`,
+      });
     const total = rows.reduce((sum, row) => sum + row.valueBytes, 0) + next.valueBytes;
     if (total > SECRETS_TOTAL_BYTES)
-      throw new BadRequestError(`User secrets total size limit reached (${SECRETS_TOTAL_BYTES} bytes).`, {
+      throw new BadRequestError('User secrets value-bytes limit reached.', {
         code: 'USER_SECRETS_LIMIT',
+        detail: `Stored bytes of your secret values exceed the per-user budget (${SECRETS_TOTAL_BYTES} bytes after encryption, if applicable). Reduce the size or number of your secrets.`,
       });
     const envTotal =
       rows.filter((row) => row.envName && row.enabled).reduce((sum, row) => sum + row.valueBytes, 0) +
       (next.envName && next.enabled ? next.valueBytes : 0);
     if (envTotal > SECRETS_ENV_TOTAL_BYTES)
-      throw new BadRequestError(
-        `User secrets injected as environment variables exceed ${SECRETS_ENV_TOTAL_BYTES} bytes.`,
-        { code: 'USER_SECRETS_LIMIT' },
-      );
+      throw new BadRequestError('Environment-injected user secrets bytes limit reached.', {
+        code: 'USER_SECRETS_LIMIT',
+        detail: `Stored bytes of env-injected secret values exceed the per-user budget (${SECRETS_ENV_TOTAL_BYTES} bytes after encryption, if applicable). Reduce the size or number of env-injected secrets. If your deployment permits file path delivery, clear env_name and use file_path instead.`,
+      });
   }
 
   /** The rules of reference D.1 for one new secret (texts and fields as the single create reports them). */
@@ -216,6 +221,12 @@ export class UserSecretsService {
         } catch (error: unknown) {
           if (error instanceof ConflictError || error instanceof InvalidError)
             error.fields.forEach((field) => (field.field = `secrets[${index}].${field.field}`));
+          // Coder names the entry that hit a limit in the detail.
+          if (error instanceof BadRequestError && error.code === 'USER_SECRETS_LIMIT')
+            throw new BadRequestError(error.message, {
+              code: 'USER_SECRETS_LIMIT',
+              detail: `Entry secrets[${index}] (${JSON.stringify(input.name ?? '')}): ${error.detail ?? ''}`,
+            });
           throw error;
         }
       }

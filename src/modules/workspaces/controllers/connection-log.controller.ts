@@ -63,7 +63,7 @@ export class ConnectionLogController {
       workspaceId: parser.uuid('workspace_id'),
       types: parser.enumList('type', CONNECTION_TYPES),
       // Coder's ConnectionLogStatus: ongoing (not disconnected yet) or completed.
-      status: parser.enumList('status', ['ongoing', 'completed'] as const),
+      status: parser.enumValue('status', ['ongoing', 'completed'] as const),
       organization: parser.string('organization'),
       search: parser.string('search'),
     }));
@@ -80,7 +80,7 @@ export class ConnectionLogController {
         ownerId,
         workspaceId: filters.workspaceId,
         types: filters.types,
-        status: filters.status.length === 1 ? filters.status[0] : undefined,
+        status: filters.status,
         organization: filters.organization,
       },
       { limit: page.limit || 100, offset: page.offset },

@@ -19,12 +19,20 @@ import { presentJob } from '../coder-workspace.presenter';
 import {
   CreateProvisionerKeyRequestDto,
   CreateProvisionerKeyResponseDto,
+  ProvisionerDaemonDto,
+  ProvisionerDaemonsQueryDto,
   ProvisionerJobDto,
   ProvisionerJobsQueryDto,
   ProvisionerKeyDto,
 } from '../dto/workspaces.dto';
 import { type JobCaller, ProvisionerJobsService } from '../provisioner-jobs.service';
 import { ProvisionerKeysService } from '../provisioner-keys.service';
+import {
+  BUILT_IN_KEY_ID,
+  BUILT_IN_KEY_NAME,
+  daemonStatus,
+  ProvisionerDaemonsService,
+} from '../provisioner-daemons.service';
 import type { JobRow } from '../workspace-views';
 import {
   BadRequestError,
@@ -90,6 +98,7 @@ export class ProvisionersController {
     private readonly jobs: ProvisionerJobsService,
     private readonly organizations: CoderOrganizationsService,
     private readonly authz: AuthorizationService,
+    private readonly daemons: ProvisionerDaemonsService,
   ) {}
 
   /** The organization's uuid once the caller may `action` its `type` objects (404 unknown, 403 not allowed). */
@@ -161,6 +170,57 @@ export class ProvisionersController {
   ): Promise<void> {
     const organizationId = await this.organizationFor(principal, ref, 'provisioner_daemon', 'delete');
     await this.keys.delete(organizationId, name);
+  }
+
+  // ---------------------------------------------------------------- daemons
+
+  @Get('organizations/:organization/provisionerdaemons')
+  @Authenticated({ tokenScope: { type: 'provisioner_daemon', action: 'read' } })
+  @ApiOperation({
+    summary:
+      "The daemons that serve an organization (its keys' and the built-in ones), newest first: `limit`, `ids`, `tags` (JSON), `status`, `offline`, `max_age`",
+  })
+  @ApiOkResponse({ type: [ProvisionerDaemonDto] })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 403, ...ERROR })
+  async listDaemons(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization') ref: string,
+    @Query() query: ProvisionerDaemonsQueryDto,
+  ): Promise<ProvisionerDaemonDto[]> {
+    const organizationId = await this.organizationFor(principal, ref, 'provisioner_daemon', 'read');
+    const filters = daemonFilters(query);
+    const now = Date.now();
+    const rows = await this.daemons.ofOrganization(organizationId, { ids: filters.ids, tags: filters.tags });
+    const listed: ProvisionerDaemonDto[] = [];
+    for (const row of rows) {
+      const status = daemonStatus(row, now);
+      if (
+        filters.statuses.length
+          ? !filters.statuses.includes(status)
+          : !filters.offline && status === 'offline'
+      )
+        continue;
+      if (filters.maxAgeMs > 0 && now - new Date(row.last_seen_at).getTime() > filters.maxAgeMs) continue;
+      listed.push({
+        id: row.id,
+        organization_id: row.organization_id ?? organizationId,
+        key_id: row.key_id ?? BUILT_IN_KEY_ID,
+        created_at: new Date(row.created_at).toISOString(),
+        last_seen_at: new Date(row.last_seen_at).toISOString(),
+        name: row.name,
+        version: row.version,
+        api_version: '1.0',
+        provisioners: ['devplane'],
+        tags: row.tags,
+        key_name: row.key_id ? row.key_name : BUILT_IN_KEY_NAME,
+        status,
+        current_job: row.current_job,
+        previous_job: row.previous_job,
+      });
+      if (listed.length >= filters.limit) break;
+    }
+    return listed;
   }
 
   // ---------------------------------------------------------------- jobs
@@ -260,6 +320,7 @@ export class ProvisionersController {
         keyId: caller.provisioner.keyId,
         workerId: body.worker_id,
         workerName: body.worker_name ?? caller.provisioner.name,
+        tags: caller.provisioner.tags,
       },
       body.wait_ms ?? 0,
       abort.signal,
@@ -320,4 +381,65 @@ export class ProvisionersController {
   ): Promise<void> {
     await this.jobs.fail(jobCaller(caller, body.worker_id), jobId, body.error, body.error_code);
   }
+}
+
+const DAEMON_STATUSES = ['offline', 'idle', 'busy'];
+
+/** A Go duration (`90s`, `5m`, `1h30m`, `250ms`) in milliseconds, or null when it is not one. */
+export function goDurationMs(text: string): number | null {
+  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1e3, m: 6e4, h: 36e5 };
+  if (text === '0') return 0;
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)];
+  if (!parts.length || parts.map((part) => part[0]).join('') !== text) return null;
+  return parts.reduce((sum, part) => sum + Number(part[1]) * units[part[2]], 0);
+}
+
+/** Coder's query of the daemons list, checked: every problem is named at once (400). */
+export function daemonFilters(query: ProvisionerDaemonsQueryDto): {
+  limit: number;
+  ids: string[];
+  tags: Record<string, string> | undefined;
+  statuses: string[];
+  offline: boolean;
+  maxAgeMs: number;
+} {
+  const problems: { field: string; detail: string }[] = [];
+  const limit = query.limit === undefined || query.limit === '' ? 50 : Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 2_147_483_647)
+    problems.push({ field: 'limit', detail: `Query param "limit" must be a valid positive integer` });
+  const ids = (query.ids ?? '').split(',').filter((value) => value !== '');
+  if (ids.some((id) => !isUuid(id)))
+    problems.push({ field: 'ids', detail: 'Query param "ids" must be a list of valid uuids' });
+  let tags: Record<string, string> | undefined;
+  if (query.tags !== undefined && query.tags !== '') {
+    try {
+      const parsed = JSON.parse(query.tags) as unknown;
+      if (
+        parsed === null ||
+        typeof parsed !== 'object' ||
+        Array.isArray(parsed) ||
+        Object.values(parsed).some((value) => typeof value !== 'string')
+      )
+        throw new Error('not a map of strings');
+      tags = parsed as Record<string, string>;
+    } catch {
+      problems.push({ field: 'tags', detail: 'Query param "tags" must be a valid JSON object of strings' });
+    }
+  }
+  const statuses = (query.status ?? '').split(',').filter((value) => value !== '');
+  const bad = statuses.filter((value) => !DAEMON_STATUSES.includes(value));
+  if (bad.length)
+    problems.push({ field: 'status', detail: `Query param "status" has invalid values: ${bad.join(', ')}` });
+  const offline = query.offline === 'true';
+  if (query.offline !== undefined && query.offline !== '' && !['true', 'false'].includes(query.offline))
+    problems.push({ field: 'offline', detail: 'Query param "offline" must be a valid boolean' });
+  const maxAgeMs = query.max_age === undefined || query.max_age === '' ? 0 : goDurationMs(query.max_age);
+  if (maxAgeMs === null)
+    problems.push({ field: 'max_age', detail: 'Query param "max_age" must be a valid duration' });
+  if (problems.length)
+    throw new InvalidError('Query parameters have invalid values.', {
+      code: 'INVALID_QUERY',
+      fields: problems,
+    });
+  return { limit, ids, tags, statuses, offline, maxAgeMs: maxAgeMs ?? 0 };
 }

@@ -20,6 +20,7 @@ import {
 } from '../dto/workspaces.dto';
 import type { Template } from '../entities/template.entity';
 import type { TemplateVersion } from '../entities/template-version.entity';
+import { ProvisionerDaemonsService } from '../provisioner-daemons.service';
 import { WorkspacesService } from '../workspaces.service';
 
 const ERROR = { type: CoderResponseDto };
@@ -31,6 +32,7 @@ export class TemplatesController {
   constructor(
     private readonly workspaces: WorkspacesService,
     private readonly organizations: CoderOrganizationsService,
+    private readonly daemons: ProvisionerDaemonsService,
   ) {}
 
   @Post('organizations/:organization/templateversions')
@@ -266,6 +268,8 @@ export class TemplatesController {
       archived: false,
       has_external_agent: false,
       definition: version.definition as Record<string, unknown>,
+      // Coder: the daemons that could take the import job now.
+      matched_provisioners: await this.daemons.matched(job.organization_id, job.tags),
     };
   }
 

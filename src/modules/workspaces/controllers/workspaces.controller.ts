@@ -27,6 +27,7 @@ import {
 } from '../dto/workspaces.dto';
 import type { WorkspaceRow } from '../workspace-views';
 import { aclRole } from '../workspace-rules';
+import { ProvisionerDaemonsService } from '../provisioner-daemons.service';
 import { notFound, WorkspacesService } from '../workspaces.service';
 import { coderPage, coderSearch } from '../../../api/coder/coder-search-query';
 import { isUuid } from '../../../platform/text/uuid';
@@ -43,6 +44,7 @@ export class WorkspacesController {
     private readonly presenter: CoderWorkspacePresenter,
     private readonly watches: WorkspaceWatches,
     private readonly sse: SseStreams,
+    private readonly daemons: ProvisionerDaemonsService,
   ) {}
 
   @Post('users/:user/workspaces')
@@ -215,7 +217,10 @@ export class WorkspacesController {
       templateVersionId: body.template_version_id,
       reason: body.reason,
     });
-    return this.presentBuild(principal, buildId);
+    const build = await this.presentBuild(principal, buildId);
+    // Coder answers a new build with the daemons that could take its job now.
+    const job = build.job as unknown as { organization_id: string; tags: Record<string, string> };
+    return { ...build, matched_provisioners: await this.daemons.matched(job.organization_id, job.tags) };
   }
 
   @Get('workspaces/:workspace/builds')

@@ -223,6 +223,14 @@ export class WorkspaceResourceDto {
   @ApiProperty({ type: [WorkspaceAgentDto] }) agents: WorkspaceAgentDto[];
 }
 
+/** Coder's MatchedProvisioners (on a new job's TemplateVersion and WorkspaceBuild). */
+export class MatchedProvisionersDto {
+  @ApiProperty() count: number;
+  @ApiProperty() available: number;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, required: false })
+  most_recently_seen?: string | null;
+}
+
 export class WorkspaceBuildDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'date-time' }) created_at: string;
@@ -257,6 +265,11 @@ export class WorkspaceBuildDto {
   status: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) template_version_preset_id: string | null;
   @ApiProperty() has_ai_task: boolean;
+  @ApiPropertyOptional({
+    type: MatchedProvisionersDto,
+    description: "Coder's: the daemons that could take the job (a new build; every template version)",
+  })
+  matched_provisioners?: MatchedProvisionersDto;
 }
 
 export class WorkspaceDto {
@@ -336,6 +349,11 @@ export class TemplateVersionDto {
   @ApiProperty() has_external_agent: boolean;
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'devplane: the definition' })
   definition: Record<string, unknown>;
+  @ApiPropertyOptional({
+    type: MatchedProvisionersDto,
+    description: "Coder's: the daemons that could take the job (a new build; every template version)",
+  })
+  matched_provisioners?: MatchedProvisionersDto;
 }
 
 export class PresetDto {
@@ -376,4 +394,57 @@ export class CreateProvisionerKeyResponseDto {
 
 export class WorkspaceBuildResponseEnvelopeDto {
   @ApiProperty({ type: WorkspaceBuildDto }) workspace_build: WorkspaceBuildDto;
+}
+
+export class ProvisionerDaemonsQueryDto {
+  @ApiPropertyOptional({ description: 'at most this many daemons, newest first (default 50)' })
+  @IsOptional()
+  @IsString()
+  limit?: string;
+  @ApiPropertyOptional({ description: 'comma-separated daemon ids' }) @IsOptional() @IsString() ids?: string;
+  @ApiPropertyOptional({ description: 'a JSON object of tags the daemons must carry' })
+  @IsOptional()
+  @IsString()
+  tags?: string;
+  @ApiPropertyOptional({ description: 'comma-separated statuses: offline, idle, busy' })
+  @IsOptional()
+  @IsString()
+  status?: string;
+  @ApiPropertyOptional({ description: 'true: offline daemons too (without `status`)' })
+  @IsOptional()
+  @IsString()
+  offline?: string;
+  @ApiPropertyOptional({ description: 'only daemons seen within this duration (Go syntax: 30s, 5m, 24h)' })
+  @IsOptional()
+  @IsString()
+  max_age?: string;
+}
+
+export class ProvisionerDaemonJobDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ enum: ['pending', 'running', 'succeeded', 'canceling', 'canceled', 'failed'] })
+  status: string;
+  @ApiProperty() template_name: string;
+  @ApiProperty() template_icon: string;
+  @ApiProperty() template_display_name: string;
+}
+
+/** Coder's ProvisionerDaemon. */
+export class ProvisionerDaemonDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) organization_id: string;
+  @ApiProperty({ format: 'uuid' }) key_id: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_seen_at: string | null;
+  @ApiProperty() name: string;
+  @ApiProperty() version: string;
+  @ApiProperty() api_version: string;
+  @ApiProperty({ type: [String], description: 'devplane: ["devplane"] (its one provisioner)' })
+  provisioners: string[];
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) tags: Record<string, string>;
+  @ApiProperty({ type: String, nullable: true }) key_name: string | null;
+  @ApiProperty({ type: String, enum: ['offline', 'idle', 'busy'], nullable: true }) status: string | null;
+  @ApiProperty({ type: ProvisionerDaemonJobDto, nullable: true }) current_job: ProvisionerDaemonJobDto | null;
+  @ApiProperty({ type: ProvisionerDaemonJobDto, nullable: true })
+  previous_job: ProvisionerDaemonJobDto | null;
 }

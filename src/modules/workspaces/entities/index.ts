@@ -1,4 +1,5 @@
 import { ConnectionLog } from './connection-log.entity';
+import { ProvisionerDaemonRecord } from './provisioner-daemon.entity';
 import { ProvisionerJob } from './provisioner-job.entity';
 import { ProvisionerJobLog } from './provisioner-job-log.entity';
 import { ProvisionerKey } from './provisioner-key.entity';
@@ -21,6 +22,7 @@ export const WORKSPACES_ENTITIES: Function[] = [
   ProvisionerJob,
   ProvisionerJobLog,
   ProvisionerKey,
+  ProvisionerDaemonRecord,
   WorkspaceResource,
   WorkspaceAgent,
   ConnectionLog,

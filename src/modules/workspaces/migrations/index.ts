@@ -2,10 +2,12 @@ import { Workspaces1795750043624 } from './1795750043624-Workspaces';
 import { AgentCalls1795753956405 } from './1795753956405-AgentCalls';
 import { TaskPrompt1795883060072 } from './1795883060072-TaskPrompt';
 import { WorkspaceIsolation1795884540213 } from './1795884540213-WorkspaceIsolation';
+import { ProvisionerDaemons1795935566955 } from './1795935566955-ProvisionerDaemons';
 
 export const WORKSPACES_MIGRATIONS: Function[] = [
   Workspaces1795750043624,
   AgentCalls1795753956405,
   TaskPrompt1795883060072,
   WorkspaceIsolation1795884540213,
+  ProvisionerDaemons1795935566955,
 ];

@@ -1,0 +1,180 @@
+import { Inject, Logger, SetMetadata, type OnModuleDestroy } from '@nestjs/common';
+import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import type { IncomingMessage } from 'node:http';
+import { DIALECT_METADATA } from '../../../api/dialect';
+import { Authenticated } from '../../../api/access/access.decorators';
+import type { Principal } from '../../../api/access/principal';
+import type { AppConfig } from '../../../platform/config/app-config';
+import { APP_CONFIG } from '../../../platform/config/config.token';
+import { BadRequestError, NotFoundError } from '../../../platform/errors/domain-error';
+import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
+import {
+  RefuseUnauthenticatedBeforeUpgrade,
+  type UpgradePrecheck,
+} from '../../../platform/realtime/realtime-ports';
+import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
+import type { WsConnection } from '../../../platform/realtime/ws-connection';
+import { AGENTS_EXPERIMENT } from '../agents-experiment.guard';
+import { CHATS_CONFIG, type ChatsConfig } from '../chats.config';
+import { presentMessage } from '../chats.presenter';
+import { ChatsService } from '../chats.service';
+import type { Chat } from '../entities/chat.entity';
+import type { MessageRow } from '../repositories/chat-messages.repository';
+
+export const CHAT_STREAM_PATH = '/api/experimental/chats/:chat/stream';
+
+/** Messages read per query while catching up (the snapshot and each tick). */
+const PAGE = 200;
+
+/** Coder's ChatStreamEvent, as devplane sends it (no `message_part` deltas: devplane stores whole messages). */
+export type ChatStreamEvent =
+  | { type: 'message'; chat_id: string; message: ReturnType<typeof presentMessage> }
+  | { type: 'status'; chat_id: string; status: { status: string } }
+  | { type: 'error'; chat_id: string; error: { message: string } }
+  | { type: 'queue_update'; chat_id: string; queued_messages: [] };
+
+/** What the stream remembers of the chat between two reads. */
+export interface StreamState {
+  lastMessageId: number;
+  status: string | undefined;
+  lastError: string | null | undefined;
+}
+
+/**
+ * The events for what changed since `state` (pure: unit-tested): each new message, then the status when
+ * it changed, then the error when the chat is in `error` with a new reason. The first call (status
+ * unknown) is Coder's snapshot: messages, `queue_update` (devplane queues nothing), status, error.
+ */
+export function chatStreamEvents(
+  state: StreamState,
+  chat: Pick<Chat, 'id' | 'status' | 'lastError'>,
+  messages: MessageRow[],
+): ChatStreamEvent[] {
+  const events: ChatStreamEvent[] = messages.map((message) => ({
+    type: 'message',
+    chat_id: chat.id,
+    message: presentMessage(message),
+  }));
+  const first = state.status === undefined;
+  if (first) events.push({ type: 'queue_update', chat_id: chat.id, queued_messages: [] });
+  if (first || state.status !== chat.status)
+    events.push({ type: 'status', chat_id: chat.id, status: { status: chat.status } });
+  const error = chat.status === 'error' ? chat.lastError : null;
+  if (error && (first || error !== state.lastError || state.status !== 'error'))
+    events.push({ type: 'error', chat_id: chat.id, error: { message: error } });
+  return events;
+}
+
+interface Watcher {
+  chatId: string;
+  connection: WsConnection;
+  state: StreamState;
+  timer: NodeJS.Timeout | undefined;
+  closed: boolean;
+}
+
+/** A non-negative integer `after_id`, else 400; absent is 0 (the whole history). */
+export function parseAfterId(raw: string | null): number {
+  if (raw === null || raw === '') return 0;
+  if (!/^\d{1,15}$/.test(raw)) throw new BadRequestError('Invalid "after_id" query parameter.');
+  return Number(raw);
+}
+
+/**
+ * `GET /api/experimental/chats/{chat}/stream` over WebSocket (Coder's `watchChat` / `StreamChat`): frames in
+ * Coder's one-way envelope `{"type":"data","data":[ChatStreamEvent…]}` (a batch per frame). On connect the
+ * snapshot: the messages after `after_id` (oldest first), `queue_update`, `status` and, for a chat in
+ * `error`, its `error`; then new messages and status changes until the client closes. Who may not read the
+ * chat gets 404 and no credential 401, both before the upgrade. Decision: as the chats watch, the stream
+ * re-reads the chat every CHAT_WATCH_POLL_MS (new messages by id, the status) instead of every writer
+ * announcing; devplane stores whole messages, so there are no `message_part` deltas.
+ */
+@WebSocketGateway({ path: CHAT_STREAM_PATH })
+@SetMetadata(DIALECT_METADATA, 'coder')
+@RefuseUnauthenticatedBeforeUpgrade()
+@Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+export class ChatStreamGateway implements OnGatewayConnection, OnModuleDestroy, UpgradePrecheck {
+  private readonly logger = new Logger(ChatStreamGateway.name);
+  private readonly watchers = new Set<Watcher>();
+  private readonly pollMs: number;
+
+  constructor(
+    private readonly chats: ChatsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CHATS_CONFIG) chatsConfig: ChatsConfig,
+  ) {
+    this.pollMs = chatsConfig.watchPollMs;
+  }
+
+  onModuleDestroy(): void {
+    for (const watcher of this.watchers) this.stop(watcher);
+  }
+
+  async precheckUpgrade(req: IncomingMessage, url: URL, context?: unknown): Promise<void> {
+    if (!this.config.experiments.includes(AGENTS_EXPERIMENT)) throw new NotFoundError('Route not found.');
+    const principal = context as Principal;
+    const chat = await this.chats.requireChat(principal, upgradePathParams(req).chat ?? '');
+    const afterId = parseAfterId(url.searchParams.get('after_id'));
+    (req as unknown as { devplaneChatStream?: { chat: Chat; afterId: number } }).devplaneChatStream = {
+      chat,
+      afterId,
+    };
+  }
+
+  handleConnection(_socket: unknown, req: IncomingMessage): void {
+    const connection = upgradedConnection(req);
+    const start = (req as unknown as { devplaneChatStream?: { chat: Chat; afterId: number } })
+      .devplaneChatStream;
+    if (!connection || !start) return;
+    const watcher: Watcher = {
+      chatId: start.chat.id,
+      connection,
+      state: { lastMessageId: start.afterId, status: undefined, lastError: undefined },
+      timer: undefined,
+      closed: false,
+    };
+    this.watchers.add(watcher);
+    connection.onClose(() => this.stop(watcher));
+    void this.tick(watcher);
+  }
+
+  private stop(watcher: Watcher): void {
+    watcher.closed = true;
+    if (watcher.timer) clearTimeout(watcher.timer);
+    this.watchers.delete(watcher);
+  }
+
+  private async tick(watcher: Watcher): Promise<void> {
+    if (watcher.closed) return;
+    try {
+      const chat = await this.chats.chatById(watcher.chatId);
+      if (!chat) {
+        watcher.connection.close(1000, 'chat deleted');
+        this.stop(watcher);
+        return;
+      }
+      const messages: MessageRow[] = [];
+      for (;;) {
+        const after = messages.length
+          ? Number(messages[messages.length - 1].id)
+          : watcher.state.lastMessageId;
+        const page = await this.chats.messagesAfter(chat, after, PAGE);
+        messages.push(...page);
+        if (page.length < PAGE) break;
+      }
+      const events = chatStreamEvents(watcher.state, chat, messages);
+      if (messages.length) watcher.state.lastMessageId = Number(messages[messages.length - 1].id);
+      watcher.state.status = chat.status;
+      watcher.state.lastError = chat.lastError;
+      if (events.length && !watcher.closed)
+        watcher.connection.send(JSON.stringify({ type: 'data', data: events }));
+    } catch (error) {
+      // Best effort: a failed read is tried again at the next tick.
+      this.logger.warn({ err: error }, 'chat stream read failed');
+    }
+    if (!watcher.closed) {
+      watcher.timer = setTimeout(() => void this.tick(watcher), this.pollMs);
+      watcher.timer.unref();
+    }
+  }
+}
