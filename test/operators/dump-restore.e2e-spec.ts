@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import { waitFor } from '../helpers/provisioner-process';
 import { git } from '../repositories/git-client';
 import { coderClient, createTemplate } from '../workspaces/helpers';
+import { killAgents } from '../helpers/provisioner-process';
 import { type MainProcess, startMain } from '../security/helpers/server-main';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -101,6 +102,8 @@ describe.each([
   });
   afterAll(async () => {
     await server?.stop();
+    // Workspace agents outlive the server that started them (as Coder's do): stop the test's own.
+    for (const instance of ['source', 'restored']) killAgents(path.join(tmp, instance, 'workspaces'));
     await rm(tmp, { recursive: true, force: true });
     if (databases.length === 0) return;
     const admin = new Client({ connectionString: process.env.DATABASE_URL });
