@@ -6,7 +6,7 @@
  * and its output when one fails; removes everything it created.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -75,6 +75,28 @@ function runBash(
   });
 }
 
+/**
+ * Stops the workspace agents the quick start's workspace started: they outlive the server (as Coder's
+ * do), so the check ends them itself. With isolation the pid is bubblewrap's: its process group goes.
+ */
+function stopAgents(workspacesDir: string): void {
+  if (!existsSync(workspacesDir)) return;
+  for (const workspace of readdirSync(workspacesDir)) {
+    const pidFile = path.join(workspacesDir, workspace, '.devplane', 'agent.pid');
+    const pid = existsSync(pidFile) ? Number.parseInt(readFileSync(pidFile, 'utf8'), 10) : 0;
+    if (!(pid > 1)) continue;
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
 async function main(): Promise<number> {
   const blocks = quickstartBlocks(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
   if (blocks.length === 0) {
@@ -135,6 +157,7 @@ async function main(): Promise<number> {
       server.child.kill('SIGTERM');
       await exited;
     }
+    stopAgents(path.join(tmp, 'data', 'workspaces'));
     rmSync(tmp, { recursive: true, force: true });
   }
 }
