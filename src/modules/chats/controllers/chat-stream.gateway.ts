@@ -12,6 +12,7 @@ import {
   RefuseUnauthenticatedBeforeUpgrade,
   type UpgradePrecheck,
 } from '../../../platform/realtime/realtime-ports';
+import { ConnectionPolls } from '../../../platform/realtime/connection-polls';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
 import type { WsConnection } from '../../../platform/realtime/ws-connection';
 import { AGENTS_EXPERIMENT } from '../agents-experiment.guard';
@@ -65,14 +66,6 @@ export function chatStreamEvents(
   return events;
 }
 
-interface Watcher {
-  chatId: string;
-  connection: WsConnection;
-  state: StreamState;
-  timer: NodeJS.Timeout | undefined;
-  closed: boolean;
-}
-
 /** A non-negative integer `after_id`, else 400; absent is 0 (the whole history). */
 export function parseAfterId(raw: string | null): number {
   if (raw === null || raw === '') return 0;
@@ -95,7 +88,7 @@ export function parseAfterId(raw: string | null): number {
 @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
 export class ChatStreamGateway implements OnGatewayConnection, OnModuleDestroy, UpgradePrecheck {
   private readonly logger = new Logger(ChatStreamGateway.name);
-  private readonly watchers = new Set<Watcher>();
+  private readonly polls = new ConnectionPolls();
   private readonly pollMs: number;
 
   constructor(
@@ -107,7 +100,7 @@ export class ChatStreamGateway implements OnGatewayConnection, OnModuleDestroy, 
   }
 
   onModuleDestroy(): void {
-    for (const watcher of this.watchers) this.stop(watcher);
+    this.polls.stopAll();
   }
 
   async precheckUpgrade(req: IncomingMessage, url: URL, context?: unknown): Promise<void> {
@@ -126,55 +119,34 @@ export class ChatStreamGateway implements OnGatewayConnection, OnModuleDestroy, 
     const start = (req as unknown as { devplaneChatStream?: { chat: Chat; afterId: number } })
       .devplaneChatStream;
     if (!connection || !start) return;
-    const watcher: Watcher = {
-      chatId: start.chat.id,
+    const state: StreamState = { lastMessageId: start.afterId, status: undefined, lastError: undefined };
+    this.polls.start(
       connection,
-      state: { lastMessageId: start.afterId, status: undefined, lastError: undefined },
-      timer: undefined,
-      closed: false,
-    };
-    this.watchers.add(watcher);
-    connection.onClose(() => this.stop(watcher));
-    void this.tick(watcher);
+      this.pollMs,
+      () => this.round(start.chat.id, state, connection),
+      // Best effort: a failed read is tried again at the next round.
+      (error) => this.logger.warn({ err: error }, 'chat stream read failed'),
+    );
   }
 
-  private stop(watcher: Watcher): void {
-    watcher.closed = true;
-    if (watcher.timer) clearTimeout(watcher.timer);
-    this.watchers.delete(watcher);
-  }
-
-  private async tick(watcher: Watcher): Promise<void> {
-    if (watcher.closed) return;
-    try {
-      const chat = await this.chats.chatById(watcher.chatId);
-      if (!chat) {
-        watcher.connection.close(1000, 'chat deleted');
-        this.stop(watcher);
-        return;
-      }
-      const messages: MessageRow[] = [];
-      for (;;) {
-        const after = messages.length
-          ? Number(messages[messages.length - 1].id)
-          : watcher.state.lastMessageId;
-        const page = await this.chats.messagesAfter(chat, after, PAGE);
-        messages.push(...page);
-        if (page.length < PAGE) break;
-      }
-      const events = chatStreamEvents(watcher.state, chat, messages);
-      if (messages.length) watcher.state.lastMessageId = Number(messages[messages.length - 1].id);
-      watcher.state.status = chat.status;
-      watcher.state.lastError = chat.lastError;
-      if (events.length && !watcher.closed)
-        watcher.connection.send(JSON.stringify({ type: 'data', data: events }));
-    } catch (error) {
-      // Best effort: a failed read is tried again at the next tick.
-      this.logger.warn({ err: error }, 'chat stream read failed');
+  /** One read: the chat's new messages and state changes, sent as one frame. */
+  private async round(chatId: string, state: StreamState, connection: WsConnection): Promise<'stop' | void> {
+    const chat = await this.chats.chatById(chatId);
+    if (!chat) {
+      connection.close(1000, 'chat deleted');
+      return 'stop';
     }
-    if (!watcher.closed) {
-      watcher.timer = setTimeout(() => void this.tick(watcher), this.pollMs);
-      watcher.timer.unref();
+    const messages: MessageRow[] = [];
+    for (;;) {
+      const after = messages.length ? Number(messages[messages.length - 1].id) : state.lastMessageId;
+      const page = await this.chats.messagesAfter(chat, after, PAGE);
+      messages.push(...page);
+      if (page.length < PAGE) break;
     }
+    const events = chatStreamEvents(state, chat, messages);
+    if (messages.length) state.lastMessageId = Number(messages[messages.length - 1].id);
+    state.status = chat.status;
+    state.lastError = chat.lastError;
+    if (events.length && !connection.closed) connection.send(JSON.stringify({ type: 'data', data: events }));
   }
 }

@@ -12,6 +12,7 @@ import {
   RefuseUnauthenticatedBeforeUpgrade,
   type UpgradePrecheck,
 } from '../../../platform/realtime/realtime-ports';
+import { ConnectionPolls } from '../../../platform/realtime/connection-polls';
 import type { WsConnection } from '../../../platform/realtime/ws-connection';
 import { AGENTS_EXPERIMENT } from '../agents-experiment.guard';
 import { CHATS_CONFIG, type ChatsConfig } from '../chats.config';
@@ -63,8 +64,6 @@ interface Watcher {
   owner: { name: string; full_name: string };
   connection: WsConnection;
   seen: Map<string, Seen> | undefined;
-  timer: NodeJS.Timeout | undefined;
-  closed: boolean;
 }
 
 /**
@@ -81,7 +80,7 @@ interface Watcher {
 @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
 export class ChatsWatchGateway implements OnGatewayConnection, OnModuleDestroy, UpgradePrecheck {
   private readonly logger = new Logger(ChatsWatchGateway.name);
-  private readonly watchers = new Set<Watcher>();
+  private readonly polls = new ConnectionPolls();
   private readonly pollMs: number;
 
   constructor(
@@ -93,7 +92,7 @@ export class ChatsWatchGateway implements OnGatewayConnection, OnModuleDestroy, 
   }
 
   onModuleDestroy(): void {
-    for (const watcher of this.watchers) this.stop(watcher);
+    this.polls.stopAll();
   }
 
   precheckUpgrade(_req: IncomingMessage, _url: URL, context?: unknown): Promise<void> {
@@ -113,41 +112,27 @@ export class ChatsWatchGateway implements OnGatewayConnection, OnModuleDestroy, 
       owner: { name: principal.user.name, full_name: principal.user.fullName },
       connection,
       seen: undefined,
-      timer: undefined,
-      closed: false,
     };
-    this.watchers.add(watcher);
-    connection.onClose(() => this.stop(watcher));
-    void this.compare(watcher);
-  }
-
-  private stop(watcher: Watcher): void {
-    watcher.closed = true;
-    if (watcher.timer) clearTimeout(watcher.timer);
-    this.watchers.delete(watcher);
+    this.polls.start(
+      connection,
+      this.pollMs,
+      () => this.compare(watcher),
+      // Best effort: a failed comparison is tried again at the next round.
+      (error) => this.logger.warn({ err: error }, 'chats watch comparison failed'),
+    );
   }
 
   private async compare(watcher: Watcher): Promise<void> {
-    if (watcher.closed) return;
-    try {
-      const chats = await this.chats.chatsOfOwner(watcher.ownerUuid);
-      const now = new Map(
-        chats.map((chat) => [chat.id, { status: chat.status, title: chat.title, archived: chat.archived }]),
-      );
-      if (watcher.seen) {
-        const byId = new Map(chats.map((chat) => [chat.id, chat]));
-        for (const change of chatWatchChanges(watcher.seen, now))
-          this.send(watcher, change.kind, byId.get(change.id), change.id);
-      }
-      watcher.seen = now;
-    } catch (error) {
-      // Best effort: a failed comparison is tried again at the next tick.
-      this.logger.warn({ err: error }, 'chats watch comparison failed');
+    const chats = await this.chats.chatsOfOwner(watcher.ownerUuid);
+    const now = new Map(
+      chats.map((chat) => [chat.id, { status: chat.status, title: chat.title, archived: chat.archived }]),
+    );
+    if (watcher.seen) {
+      const byId = new Map(chats.map((chat) => [chat.id, chat]));
+      for (const change of chatWatchChanges(watcher.seen, now))
+        this.send(watcher, change.kind, byId.get(change.id), change.id);
     }
-    if (!watcher.closed) {
-      watcher.timer = setTimeout(() => void this.compare(watcher), this.pollMs);
-      watcher.timer.unref();
-    }
+    watcher.seen = now;
   }
 
   private send(watcher: Watcher, kind: ChatWatchKind, chat: Chat | undefined, id: string): void {

@@ -5,6 +5,7 @@ import { Authenticated } from '../../../api/access/access.decorators';
 import type { Principal } from '../../../api/access/principal';
 import { DIALECT_METADATA } from '../../../api/dialect';
 import { BadRequestError } from '../../../platform/errors/domain-error';
+import { ConnectionPolls } from '../../../platform/realtime/connection-polls';
 import type { RealtimeConnection } from '../../../platform/realtime/realtime-connection';
 import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
 import {
@@ -29,7 +30,7 @@ export const WORKSPACE_WATCH_WS_PATH = '/api/v2/workspaces/:workspace/watch-ws';
 @Injectable()
 export class WorkspaceWatches implements OnModuleDestroy {
   private readonly logger = new Logger(WorkspaceWatches.name);
-  private readonly stops = new Set<() => void>();
+  private readonly polls = new ConnectionPolls();
 
   constructor(
     private readonly workspaces: WorkspacesService,
@@ -38,7 +39,7 @@ export class WorkspaceWatches implements OnModuleDestroy {
   ) {}
 
   onModuleDestroy(): void {
-    for (const stop of this.stops) stop();
+    this.polls.stopAll();
   }
 
   /** Checks read access (404 as for `GET /workspaces/{id}`) before a stream starts. */
@@ -54,24 +55,15 @@ export class WorkspaceWatches implements OnModuleDestroy {
     send: (json: string) => void,
   ): void {
     let last = '';
-    let timer: NodeJS.Timeout | undefined;
-    let stopped = false;
-    const stop = (): void => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      this.stops.delete(stop);
-    };
-    this.stops.add(stop);
-    connection.onClose(stop);
-    const tick = async (): Promise<void> => {
-      if (stopped) return;
-      try {
+    this.polls.start(
+      connection,
+      this.config.watchPollMs,
+      async () => {
         const workspace = await this.workspaces.requireWorkspace(principal, id).catch(() => undefined);
         if (!workspace) {
           // Deleted, or no longer readable: the stream ends.
-          stop();
           connection.close(1000, 'workspace gone');
-          return;
+          return 'stop';
         }
         const [dto] = await this.presenter.presentMany([workspace]);
         const json = dto ? JSON.stringify(dto) : '';
@@ -79,15 +71,9 @@ export class WorkspaceWatches implements OnModuleDestroy {
           last = json;
           send(json);
         }
-      } catch (error) {
-        this.logger.warn({ err: error, workspace: id }, 'workspace watch comparison failed');
-      }
-      if (!stopped) {
-        timer = setTimeout(() => void tick(), this.config.watchPollMs);
-        timer.unref();
-      }
-    };
-    void tick();
+      },
+      (error) => this.logger.warn({ err: error, workspace: id }, 'workspace watch comparison failed'),
+    );
   }
 }
 
