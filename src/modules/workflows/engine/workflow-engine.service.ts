@@ -9,6 +9,7 @@ import type {
   FileEventPayload,
   PackageEventPayload,
   RequestSnapshot,
+  SubjectEventBase,
 } from '../../../platform/events/subject-events';
 import type { CheckSubject } from '../checks/check.types';
 import { REGEX_STEPS_PER_EVENT } from '../checks/php-regex';
@@ -307,39 +308,21 @@ export class WorkflowEngine {
       case 'file.accessed': {
         const p = input.payload;
         return {
-          ...base,
-          actorUserId: p.actorUserId,
-          ownerUserIds: p.ownerUserIds ?? [],
-          request: p.request ?? null,
+          ...subjectEvent(base, p),
           file: { name: p.name, mimeType: p.mimeType, size: p.size ?? p.request?.declaredSize ?? null },
           subject: p.name,
-          occurredAt: timestamp(p.occurredAt),
         };
       }
       case 'branch.created':
       case 'branch.updated':
       case 'branch.deleted': {
         const p = input.payload;
-        return {
-          ...base,
-          actorUserId: p.actorUserId,
-          ownerUserIds: p.ownerUserIds ?? [],
-          request: p.request ?? null,
-          subject: `${p.repository}:${p.branch}`,
-          occurredAt: timestamp(p.occurredAt),
-        };
+        return { ...subjectEvent(base, p), subject: `${p.repository}:${p.branch}` };
       }
       case 'package.published':
       case 'package.deleted': {
         const p = input.payload;
-        return {
-          ...base,
-          actorUserId: p.actorUserId,
-          ownerUserIds: p.ownerUserIds ?? [],
-          request: p.request ?? null,
-          subject: `${p.ownerName}/${p.name}@${p.version}`,
-          occurredAt: timestamp(p.occurredAt),
-        };
+        return { ...subjectEvent(base, p), subject: `${p.ownerName}/${p.name}@${p.version}` };
       }
       // Identity events: the subject user owns the event; the actor is whoever acted, when known.
       case 'user.created':
@@ -377,6 +360,17 @@ export class WorkflowEngine {
 /** The emitter's idempotency key of a subject event (identity events carry none). */
 function idempotencyKeyOf(input: EngineEventInput): string | undefined {
   return 'idempotencyKey' in input.payload ? input.payload.idempotencyKey : undefined;
+}
+
+/** What every subject event (files, branches, packages) gives the engine alike: actor, owners, request, time. */
+function subjectEvent<B>(base: B, p: SubjectEventBase) {
+  return {
+    ...base,
+    actorUserId: p.actorUserId,
+    ownerUserIds: p.ownerUserIds ?? [],
+    request: p.request ?? null,
+    occurredAt: timestamp(p.occurredAt),
+  };
 }
 
 /** The event's time when the emitter gave a valid one, else now (RequestTime must never see NaN). */
