@@ -1,10 +1,10 @@
 import os from 'node:os';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type AppProcess, startAppProcess } from '../helpers/app-process';
 import { createTestApp, type TestApp } from '../helpers/test-app';
+import { waitFor } from '../helpers/provisioner-process';
+import { startWebhookReceiver } from '../helpers/webhook-receiver';
 import { BRANCH, bearer, check, ocs, WEBHOOK, WF } from '../workflows/helpers';
 import { cloneUrl, git, tempDir } from './git-client';
 
@@ -19,38 +19,16 @@ interface Hit {
 
 /** A receiver that answers 200 and records the branch events it was sent. */
 async function startReceiver() {
-  const hits: Hit[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const parsed = JSON.parse(body) as { domainEvent: string; subject: { branch: string; after?: string } };
-      hits.push({
-        event: parsed.domainEvent,
-        branch: parsed.subject.branch,
-        after: parsed.subject.after,
-        delivery: req.headers['x-devplane-delivery'] as string | undefined,
-      });
-      res.writeHead(200).end('ok');
-    });
+  const receiver = await startWebhookReceiver((body, req): Hit => {
+    const parsed = body as { domainEvent: string; subject: { branch: string; after?: string } };
+    return {
+      event: parsed.domainEvent,
+      branch: parsed.subject.branch,
+      after: parsed.subject.after,
+      delivery: req.headers['x-devplane-delivery'] as string | undefined,
+    };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    hits,
-    of: (after: string) => hits.filter((h) => h.after === after),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return { ...receiver, of: (after: string) => receiver.hits.filter((h) => h.after === after) };
 }
 
 interface JobRow {
@@ -158,9 +136,11 @@ describe('push reactions are durable jobs', () => {
     expect(receiver.of(after)).toHaveLength(0);
 
     const second = await start();
-    await until('the webhook', async () => (receiver.of(after).length > 0 ? true : undefined));
-    await until('the push job to succeed', async () =>
-      (await pushJobs(after))[0]?.status === 'succeeded' ? true : undefined,
+    await waitFor(async () => (receiver.of(after).length > 0 ? true : undefined), 90_000, 'the webhook');
+    await waitFor(
+      async () => ((await pushJobs(after))[0]?.status === 'succeeded' ? true : undefined),
+      90_000,
+      'the push job to succeed',
     );
     // Several polls later nothing is sent again.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -170,10 +150,14 @@ describe('push reactions are durable jobs', () => {
 
     // A run repeated after its effects (a worker that died before recording the success) queues nothing again.
     await t.dataSource.query(`UPDATE jobs SET status = 'pending', run_at = now() WHERE id = $1`, [job!.id]);
-    await until('the repeated run to succeed', async () => {
-      const [row] = await pushJobs(after);
-      return row?.status === 'succeeded' && row.attempts === 2 ? true : undefined;
-    });
+    await waitFor(
+      async () => {
+        const [row] = await pushJobs(after);
+        return row?.status === 'succeeded' && row.attempts === 2 ? true : undefined;
+      },
+      90_000,
+      'the repeated run to succeed',
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(receiver.of(after)).toHaveLength(1);
     await second.kill('SIGKILL');
@@ -183,16 +167,20 @@ describe('push reactions are durable jobs', () => {
     // The test-only start delay holds the leased job before its handler runs; the kill lands there.
     const first = await start({ DEVPLANE_TEST_JOB_START_DELAY_MS: '600000' });
     const after = await pushCommit(first, 'second push\n');
-    await until('the push job to be leased', async () =>
-      (await pushJobs(after))[0]?.status === 'running' ? true : undefined,
+    await waitFor(
+      async () => ((await pushJobs(after))[0]?.status === 'running' ? true : undefined),
+      90_000,
+      'the push job to be leased',
     );
     await first.kill('SIGKILL');
     expect(receiver.of(after)).toHaveLength(0);
 
     const second = await start();
-    await until('the webhook', async () => (receiver.of(after).length > 0 ? true : undefined));
-    await until('the push job to succeed', async () =>
-      (await pushJobs(after))[0]?.status === 'succeeded' ? true : undefined,
+    await waitFor(async () => (receiver.of(after).length > 0 ? true : undefined), 90_000, 'the webhook');
+    await waitFor(
+      async () => ((await pushJobs(after))[0]?.status === 'succeeded' ? true : undefined),
+      90_000,
+      'the push job to succeed',
     );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(receiver.of(after)).toEqual([

@@ -1,7 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type AppProcess, startAppProcess } from '../helpers/app-process';
 import { createTestApp, type TestApp } from '../helpers/test-app';
+import { waitFor } from '../helpers/provisioner-process';
+import { startWebhookReceiver } from '../helpers/webhook-receiver';
 import { bearer, check, notifyRule, ocs, WEBHOOK, WF } from './helpers';
 
 jest.setTimeout(240_000);
@@ -13,36 +13,11 @@ interface Hit {
 
 /** A receiver that answers 200 and records which user each delivery was about. */
 async function startReceiver() {
-  const hits: Hit[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const parsed = JSON.parse(body) as { subject: { username: string } };
-      hits.push({
-        username: parsed.subject.username,
-        delivery: req.headers['x-devplane-delivery'] as string | undefined,
-      });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    hits,
-    of: (username: string) => hits.filter((h) => h.username === username),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const receiver = await startWebhookReceiver((body, req): Hit => ({
+    username: (body as { subject: { username: string } }).subject.username,
+    delivery: req.headers['x-devplane-delivery'] as string | undefined,
+  }));
+  return { ...receiver, of: (username: string) => receiver.hits.filter((h) => h.username === username) };
 }
 
 /**
@@ -118,10 +93,14 @@ describe('workflow webhooks are durable jobs', () => {
     expect(receiver.of('crash-a')).toHaveLength(0);
 
     const second = await start();
-    const [job] = await until('the delivery to succeed', async () => {
-      const rows = await jobOf('crash-a');
-      return rows[0]?.status === 'succeeded' ? rows : undefined;
-    });
+    const [job] = await waitFor(
+      async () => {
+        const rows = await jobOf('crash-a');
+        return rows[0]?.status === 'succeeded' ? rows : undefined;
+      },
+      60_000,
+      'the delivery to succeed',
+    );
     expect(receiver.of('crash-a')).toEqual([{ username: 'crash-a', delivery: job!.id }]);
     expect(job).toMatchObject({ attempts: 1, leased_by: null });
     await second.kill('SIGKILL'); // after the success was recorded
@@ -131,18 +110,26 @@ describe('workflow webhooks are durable jobs', () => {
     // The test-only start delay holds the leased job before its handler runs; the kill lands there.
     const first = await start({ DEVPLANE_TEST_JOB_START_DELAY_MS: '600000' });
     await createUser(first, 'crash-b');
-    await until('the job to be leased', async () => {
-      const rows = await jobOf('crash-b');
-      return rows[0]?.status === 'running' ? rows : undefined;
-    });
+    await waitFor(
+      async () => {
+        const rows = await jobOf('crash-b');
+        return rows[0]?.status === 'running' ? rows : undefined;
+      },
+      60_000,
+      'the job to be leased',
+    );
     await first.kill('SIGKILL');
     expect(receiver.of('crash-b')).toHaveLength(0);
 
     const second = await start();
-    const [job] = await until('the delivery to succeed', async () => {
-      const rows = await jobOf('crash-b');
-      return rows[0]?.status === 'succeeded' ? rows : undefined;
-    });
+    const [job] = await waitFor(
+      async () => {
+        const rows = await jobOf('crash-b');
+        return rows[0]?.status === 'succeeded' ? rows : undefined;
+      },
+      60_000,
+      'the delivery to succeed',
+    );
     expect(receiver.of('crash-b')).toEqual([{ username: 'crash-b', delivery: job!.id }]);
     expect(job!.attempts).toBe(2); // the killed run counts
     // Several polls later nothing is sent again; crash-a's delivery was not repeated by the instances started since.
