@@ -4,30 +4,9 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { runCli } from '../helpers/cli-process';
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-const ROOT = path.join(__dirname, '..', '..');
-
-/** Runs the admin CLI from source as an operator would run `node dist/cli.js` (same code, compiled on the fly). */
-function cli(env: Record<string, string | undefined>, ...args: string[]): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/cli.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'silent', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = runCli;
 
 const STRONG = 'Correct-Horse-Battery-Staple-42';
 

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../helpers/free-port';
+import { runCli } from '../helpers/cli-process';
 
 /** The status of `request` once `settled` accepts it, or the last one after 20 s. */
 async function statusSettles(
@@ -18,28 +18,7 @@ async function statusSettles(
 }
 import { type MainProcess, startMain } from '../security/helpers/server-main';
 
-const ROOT = path.join(__dirname, '..', '..');
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(env: Record<string, string>, ...args: string[]): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/cli.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'silent', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = runCli;
 
 /**
  * Issue 36 item 5 and issue 31 item 12: the admin CLI works while the server runs on the embedded

@@ -1,23 +1,15 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { waitFor } from '../helpers/provisioner-process';
 import { git } from '../repositories/git-client';
 import { coderClient, createTemplate } from '../workspaces/helpers';
-import { killAgents } from '../helpers/provisioner-process';
+import { killAgents, waitFor } from '../helpers/provisioner-process';
+import { type CliResult, runCli } from '../helpers/cli-process';
 import { type MainProcess, startMain } from '../security/helpers/server-main';
 
-const ROOT = path.join(__dirname, '..', '..');
 const ADMIN = { username: 'root', password: 'Backup-Admin-Pass-1234' };
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** An instance: its DATA_DIR and, on PostgreSQL, its database (else the embedded one in DATA_DIR). */
 interface Instance {
@@ -26,25 +18,11 @@ interface Instance {
 }
 
 /** The admin CLI from source, on the instance's database (nothing else of the test's environment). */
-function cli(instance: Instance, ...args: string[]): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/cli.ts', ...args], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        LOG_LEVEL: 'silent',
-        DATA_DIR: instance.dataDir,
-        ...(instance.databaseUrl ? { DATABASE_URL: instance.databaseUrl } : {}),
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(instance: Instance, ...args: string[]): Promise<CliResult> {
+  return runCli(
+    { DATA_DIR: instance.dataDir, ...(instance.databaseUrl ? { DATABASE_URL: instance.databaseUrl } : {}) },
+    ...args,
+  );
 }
 
 /** The server creates the bootstrap administrator once it listens: /readyz says when. */
