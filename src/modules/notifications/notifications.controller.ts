@@ -223,13 +223,10 @@ export class NotificationsController {
       readStatus: query.read_status ?? 'all',
       startingBefore: query.starting_before,
     };
-    const notifications = await or500('Failed to get filtered inbox notifications.', () =>
-      this.inbox.list(principal.user.id, filters),
+    const { notifications, unreadCount } = await or500('Failed to get filtered inbox notifications.', () =>
+      this.inbox.list(principal.user, filters),
     );
-    const unread = await or500('Failed to count unread inbox notifications.', () =>
-      this.inbox.unreadCount(principal.user.id),
-    );
-    return { notifications, unread_count: unread };
+    return { notifications, unread_count: unreadCount };
   }
 
   @Get('inbox/watch')

@@ -87,23 +87,29 @@ export class AccountAdminRepository {
     // Tie-break by id; not when sorting by id (a second key on the same column would replace the direction).
     if (column !== SORTS.id) qb.addOrderBy('u.id', 'ASC');
     qb.offset(search.offset).limit(search.limit);
-    const users = await qb.getMany();
-    // A short, non-empty page (or an empty first page) already tells the total: skip the count.
-    const shortPage = users.length < search.limit && (users.length > 0 || search.offset === 0);
-    // count(*) on the same conditions: TypeORM's getCount() counts DISTINCT ids, which sorts them all.
-    const total = shortPage
-      ? search.offset + users.length
-      : Number(
-          (
-            await qb
-              .clone()
-              .select('count(*)', 'n')
-              .orderBy()
-              .offset(undefined)
-              .limit(undefined)
-              .getRawOne<{ n: string }>()
-          )?.n ?? 0,
-        );
+    // The total rides along with the page (a window count over the same conditions): one statement.
+    const { entities: users, raw } = await qb
+      .clone()
+      .addSelect('count(*) OVER ()', 'total_matching')
+      .getRawAndEntities<{ total_matching: string }>();
+    // Only a page past the end has no row to carry it: count then (count(*), not TypeORM's
+    // getCount(), which counts DISTINCT ids and sorts them all).
+    const total =
+      raw.length > 0
+        ? Number(raw[0]!.total_matching)
+        : search.offset === 0
+          ? 0
+          : Number(
+              (
+                await qb
+                  .clone()
+                  .select('count(*)', 'n')
+                  .orderBy()
+                  .offset(undefined)
+                  .limit(undefined)
+                  .getRawOne<{ n: string }>()
+              )?.n ?? 0,
+            );
     return { users, total };
   }
 

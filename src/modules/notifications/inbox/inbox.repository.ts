@@ -28,8 +28,16 @@ const SELECT = `SELECT i.id, i.user_id::text AS user_id, i.template_id, i.target
 export class InboxRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** A page of a user's items, newest first, after the cursor item when it is theirs. */
-  async list(userId: string, filters: InboxFilters, pageSize: number): Promise<InboxRow[]> {
+  /**
+   * A page of a user's items, newest first, after the cursor item when it is theirs, and the user's
+   * unread count, read in one statement (one snapshot, one round trip): the count row is always
+   * there, joined to the page's rows when there are any.
+   */
+  async listWithUnreadCount(
+    userId: string,
+    filters: InboxFilters,
+    pageSize: number,
+  ): Promise<{ rows: InboxRow[]; unreadCount: number }> {
     const params: unknown[] = [userId];
     const where = ['i.user_id = $1'];
     if (filters.targets.length > 0) {
@@ -54,10 +62,20 @@ export class InboxRepository {
         );
       }
     }
-    return this.dataSource.query(
-      `${SELECT} WHERE ${where.join(' AND ')} ORDER BY i.created_at DESC, i.id DESC LIMIT ${pageSize}`,
-      params,
-    );
+    const joined: (Omit<InboxRow, 'id'> & { id: string | null; unread_count: number })[] =
+      await this.dataSource.query(
+        `SELECT u.unread_count, p.*
+           FROM (SELECT count(*)::int AS unread_count FROM inbox_notifications
+                  WHERE user_id = $1 AND read_at IS NULL) u
+           LEFT JOIN LATERAL (${SELECT} WHERE ${where.join(' AND ')}
+                               ORDER BY i.created_at DESC, i.id DESC LIMIT ${pageSize}) p ON true
+          ORDER BY p.created_at DESC, p.id DESC`,
+        params,
+      );
+    const rows = joined
+      .filter((row) => row.id !== null)
+      .map(({ unread_count: _count, ...row }) => row as InboxRow);
+    return { rows, unreadCount: Number(joined[0]?.unread_count ?? 0) };
   }
 
   async unreadCount(userId: string): Promise<number> {

@@ -79,8 +79,13 @@ export class InboxService {
     });
   }
 
-  async list(userId: string, filters: InboxFilters): Promise<InboxNotificationView[]> {
-    return this.present(await this.rows.list(userId, filters, INBOX_PAGE_SIZE));
+  /** A page of the caller's inbox and their unread count (one statement). */
+  async list(
+    user: { id: string; uuid: string },
+    filters: InboxFilters,
+  ): Promise<{ notifications: InboxNotificationView[]; unreadCount: number }> {
+    const { rows, unreadCount } = await this.rows.listWithUnreadCount(user.id, filters, INBOX_PAGE_SIZE);
+    return { notifications: rows.map((row) => present(row, user.uuid)), unreadCount };
   }
 
   unreadCount(userId: string): Promise<number> {
