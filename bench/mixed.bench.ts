@@ -212,7 +212,9 @@ async function main(): Promise<void> {
     );
     if (failures.size > 0)
       process.stdout.write(`non-2xx: ${[...failures].map(([k, n]) => `${k} ×${n}`).join(', ')}\n`);
-    process.stdout.write(`target: overall p99 ≤ 150 ms → ${Number(ms(all, 99)) <= 150 ? 'met' : 'NOT met'}\n`);
+    process.stdout.write(
+      `target: overall p99 ≤ 150 ms → ${Number(ms(all, 99)) <= 150 ? 'met' : 'NOT met'}\n`,
+    );
   } finally {
     await stopAll(children);
     await db.close();
