@@ -56,15 +56,18 @@ export class WorkflowRulesRepository {
     ]);
   }
 
-  /** Inserts a rule and its scope row; returns the rule's id. */
+  /** Inserts a rule and its scope row in one statement; returns the rule's id. */
   async insertRule(
     manager: EntityManager,
     rule: RuleColumns,
     scope: { type: number; value: string },
   ): Promise<number> {
     const inserted: { id: number }[] = await manager.query(
-      `INSERT INTO flow_operations (class, name, checks, operation, entity, events, description)
-       VALUES ($1, $2, $3::jsonb, $4, $5, $6::jsonb, $7) RETURNING id`,
+      `WITH operation AS (
+         INSERT INTO flow_operations (class, name, checks, operation, entity, events, description)
+         VALUES ($1, $2, $3::jsonb, $4, $5, $6::jsonb, $7) RETURNING id)
+       INSERT INTO flow_operations_scope (operation_id, type, value)
+       SELECT id, $8, $9 FROM operation RETURNING operation_id AS id`,
       [
         rule.class,
         rule.name,
@@ -73,15 +76,11 @@ export class WorkflowRulesRepository {
         rule.entity,
         JSON.stringify(rule.events),
         rule.description,
+        scope.type,
+        scope.value,
       ],
     );
-    const ruleId = Number(inserted[0]!.id);
-    await manager.query('INSERT INTO flow_operations_scope (operation_id, type, value) VALUES ($1, $2, $3)', [
-      ruleId,
-      scope.type,
-      scope.value,
-    ]);
-    return ruleId;
+    return Number(inserted[0]!.id);
   }
 
   /** Rewrites a rule (never its class). */
@@ -136,14 +135,21 @@ export class WorkflowRulesRepository {
   }
 
   /** Check rows by hash (read only: referencing a committed, never-deleted check needs no lock). */
-  async checksByHash(manager: EntityManager, hashes: string[]): Promise<{ id: number; hash: string }[]> {
+  async checksByHash(
+    hashes: string[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<{ id: number; hash: string }[]> {
     return (await manager.query(`SELECT id, hash FROM flow_checks WHERE hash = ANY($1::char(32)[])`, [
       hashes,
     ])) as { id: number; hash: string }[];
   }
 
   /** Inserts the checks, skipping hashes a concurrent transaction inserted first. */
-  async insertChecks(manager: EntityManager, checks: RuleCheck[], hashes: string[]): Promise<void> {
+  async insertChecks(
+    checks: RuleCheck[],
+    hashes: string[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<void> {
     await manager.query(
       `INSERT INTO flow_checks (class, operator, value, hash)
        SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::text[], $4::char(32)[])

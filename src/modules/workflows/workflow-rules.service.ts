@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AuditLog } from '../../platform/audit/audit-log';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { TransactionRunner, type Transaction } from '../../platform/database/transaction-runner.service';
+import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ForbiddenError } from '../../platform/errors/domain-error';
 import { OnDomainEvent } from '../../platform/events/event-bus.service';
 import { CHECKS_BY_ID } from './checks/check-registry';
@@ -139,8 +139,8 @@ export class WorkflowRulesService {
     const input: RuleInput = { ...body, description: body.description ?? '' };
     await this.validate(scope, input);
     const checks = this.dedupeChecks(input.checks);
+    const checkIds = await this.upsertChecks(checks);
     const id = await this.transactions.run(async (tx) => {
-      const checkIds = await this.upsertChecks(tx, checks);
       const ruleId = await this.rules.insertRule(
         tx.manager,
         {
@@ -178,10 +178,10 @@ export class WorkflowRulesService {
     const input: RuleInput = { ...body, class: storedClass, description: body.description ?? '' };
     await this.validate(scope, input);
     const checks = this.dedupeChecks(input.checks);
+    const checkIds = await this.upsertChecks(checks);
     await this.transactions.run(async (tx) => {
       if ((await this.rules.classInScope(ruleId, scopeRow(scope), true, tx.manager)) === null)
         throw new RuleScopeError();
-      const checkIds = await this.upsertChecks(tx, checks);
       await this.rules.updateRule(tx.manager, ruleId, {
         name: input.name,
         checkIds,
@@ -273,21 +273,27 @@ export class WorkflowRulesService {
   }
 
   /** Finds the check rows, inserting the missing ones (race-safe through the unique hash). */
-  private async upsertChecks(tx: Transaction, checks: RuleCheck[]): Promise<number[]> {
+  /**
+   * The ids of the checks, inserting those not stored yet. Runs before the rule's transaction, so
+   * the transaction holds its connection for fewer round trips: check rows are content-addressed,
+   * shared and never deleted (Nextcloud), so one left by a rule write that then failed is harmless.
+   */
+  private async upsertChecks(checks: RuleCheck[]): Promise<number[]> {
     if (checks.length === 0) return [];
     const hashes = checks.map((c) =>
       createHash('md5').update(`${c.class}::${c.operator}::${c.value}`, 'utf8').digest('hex'),
     );
     // Existing checks are only read: updating them (an upsert's DO UPDATE) would lock a row every rule
-    // with the same check waits on until commit, serializing rule creation under load. Checks are
-    // content-addressed and never deleted, so referencing a committed row needs no lock.
-    const find = (wanted: string[]) => this.rules.checksByHash(tx.manager, wanted);
-    const ids = new Map((await find(hashes)).map((row) => [row.hash.trim(), Number(row.id)]));
+    // with the same check waits on, serializing rule creation under load.
+    const ids = new Map(
+      (await this.rules.checksByHash(hashes)).map((row) => [row.hash.trim(), Number(row.id)]),
+    );
     const missing = checks.filter((_, index) => !ids.has(hashes[index]!));
     if (missing.length > 0) {
       const missingHashes = hashes.filter((hash) => !ids.has(hash));
-      await this.rules.insertChecks(tx.manager, missing, missingHashes);
-      for (const row of await find(missingHashes)) ids.set(row.hash.trim(), Number(row.id));
+      await this.rules.insertChecks(missing, missingHashes);
+      for (const row of await this.rules.checksByHash(missingHashes))
+        ids.set(row.hash.trim(), Number(row.id));
     }
     return hashes.map((hash) => ids.get(hash)!);
   }
