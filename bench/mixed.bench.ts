@@ -119,8 +119,8 @@ async function sampleServer(
     const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
       .then((response) => response.text())
       .catch(() => '');
-    const wait = /devplane_db_pool_connections\{state="waiting"\} (\S+)/.exec(text)?.[1];
-    const lag = /devplane_nodejs_eventloop_lag_p99_seconds (\S+)/.exec(text)?.[1];
+    const wait = /^devplane_db_pool_connections\{state="waiting"\} (\S+)/m.exec(text)?.[1];
+    const lag = /^devplane_nodejs_eventloop_lag_p99_seconds (\S+)/m.exec(text)?.[1];
     if (wait !== undefined) waiting.push(Number(wait));
     if (lag !== undefined && Number.isFinite(Number(lag))) lagP99.push(Number(lag));
     await new Promise((resolve) => setTimeout(resolve, 250));

@@ -262,6 +262,35 @@ describe('workflow rules OCS API', () => {
       expect(res.body.ocs.data).toEqual({});
     });
 
+    it('the index is rendered once per rule change: same body and ETag, 304 on If-None-Match, new after a write (JSON and XML)', async () => {
+      const owner = await t.factories.user();
+      const auth = bearer(owner.token);
+      await ocs(t, 'post', `${WF}/user`, auth, notifyRule({ name: 'first' })).expect(200);
+      const first = await ocs(t, 'get', `${WF}/user`, auth).expect(200);
+      const again = await ocs(t, 'get', `${WF}/user`, auth).expect(200);
+      expect(first.headers.etag).toMatch(/^W\/"[0-9a-f]+-[A-Za-z0-9+/]{27}"$/);
+      expect(again.headers.etag).toBe(first.headers.etag);
+      expect(again.text).toBe(first.text);
+      expect(first.headers['content-type']).toMatch(/^application\/json/);
+      const notModified = await ocs(t, 'get', `${WF}/user`, auth).set('If-None-Match', first.headers.etag!);
+      expect(notModified.status).toBe(304);
+      const xml = await t.http().get(`${WF}/user`).set('OCS-APIRequest', 'true').set(auth).expect(200);
+      expect(xml.headers['content-type']).toMatch(/^application\/xml/);
+      expect(xml.text).toContain('<name>first</name>');
+      expect(xml.headers.etag).not.toBe(first.headers.etag);
+      await ocs(t, 'post', `${WF}/user`, auth, notifyRule({ name: 'second' })).expect(200);
+      const after = await ocs(t, 'get', `${WF}/user`, auth).expect(200);
+      expect(after.headers.etag).not.toBe(first.headers.etag);
+      expect(after.body.ocs.data[NOTIFY].map((rule: { name: string }) => rule.name)).toEqual([
+        'first',
+        'second',
+      ]);
+      const stale = await ocs(t, 'get', `${WF}/user`, auth).set('If-None-Match', first.headers.etag!);
+      expect(stale.status).toBe(200);
+      const xmlAfter = await t.http().get(`${WF}/user`).set('OCS-APIRequest', 'true').set(auth).expect(200);
+      expect(xmlAfter.text).toContain('<name>second</name>');
+    });
+
     it('create returns the rule without scope fields; index and show add them; destroy → true', async () => {
       const created = await ocs(t, 'post', `${WF}/global`, A(), accessRule());
       expect(created.status).toBe(200);

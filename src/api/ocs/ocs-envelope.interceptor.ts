@@ -7,7 +7,25 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { map, type Observable } from 'rxjs';
+import { weakEtag } from '../../platform/http/weak-etag';
 import { ocsEnvelope, ocsToXml, ocsWantsJson } from './ocs-envelope';
+
+interface RenderedEnvelope {
+  body: string;
+  etag: string;
+}
+
+/**
+ * Envelopes of frozen results, rendered once per format. A service freezes what it serves from a
+ * cache to many callers (the workflow rule index of a scope, until the next rule change), so the
+ * same object comes back on every request; the WeakMap lets the text go with the object.
+ */
+const renderedEnvelopes = new WeakMap<object, { json?: RenderedEnvelope; xml?: RenderedEnvelope }>();
+
+function render(data: unknown, json: boolean): string {
+  const envelope = ocsEnvelope('ok', 200, 'OK', data ?? []);
+  return json ? JSON.stringify(envelope) : ocsToXml(envelope);
+}
 
 /** Wraps the handler's result in `{ocs:{meta,data}}`, as JSON or (by default) XML. Success is always 200. */
 @Injectable()
@@ -18,14 +36,20 @@ export class OcsEnvelopeInterceptor implements NestInterceptor {
     const res = http.getResponse<Response>();
     return next.handle().pipe(
       map((data: unknown) => {
-        const envelope = ocsEnvelope('ok', 200, 'OK', data ?? []);
         res.status(HttpStatus.OK);
-        if (ocsWantsJson(req)) {
-          res.type('application/json; charset=utf-8');
-          return JSON.stringify(envelope);
+        const json = ocsWantsJson(req);
+        res.type(json ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8');
+        if (data === null || typeof data !== 'object' || !Object.isFrozen(data)) return render(data, json);
+        let rendered = renderedEnvelopes.get(data);
+        if (!rendered) renderedEnvelopes.set(data, (rendered = {}));
+        const format = json ? 'json' : 'xml';
+        let once = rendered[format];
+        if (!once) {
+          const body = render(data, json);
+          once = rendered[format] = { body, etag: weakEtag(body) };
         }
-        res.type('application/xml; charset=utf-8');
-        return ocsToXml(envelope);
+        res.setHeader('ETag', once.etag);
+        return once.body;
       }),
     );
   }

@@ -106,8 +106,12 @@ export class WorkflowRulesService {
     return OPERATIONS_BY_ID.get(rule.class)?.scopes.includes(scope.type) === true;
   }
 
-  /** Rules of the scope grouped by operation class, ids ascending; `{}` when empty. */
-  async index(scope: RuleScope): Promise<Record<string, ScopedRuleJson[]>> {
+  /**
+   * Rules of the scope grouped by operation class, ids ascending; `{}` when empty. Built once per
+   * scope and rule snapshot and frozen: every caller gets the same object until a rule changes (the
+   * OCS envelope renders a frozen result once).
+   */
+  async index(scope: RuleScope): Promise<Readonly<Record<string, readonly ScopedRuleJson[]>>> {
     const snapshot = await this.store.snapshot();
     const key = scopeKey(scope.type, scope.userId);
     const cached = snapshot.indexCache.get(key) as Record<string, ScopedRuleJson[]> | undefined;
@@ -117,7 +121,9 @@ export class WorkflowRulesService {
       if (!this.available(rule, scope)) continue;
       (index[rule.class] ??= []).push(toScopedRuleJson(rule));
     }
-    snapshot.indexCache.set(key, index);
+    for (const rules of Object.values(index)) for (const rule of rules) Object.freeze(rule);
+    for (const rules of Object.values(index)) Object.freeze(rules);
+    snapshot.indexCache.set(key, Object.freeze(index));
     return index;
   }
 

@@ -1,6 +1,7 @@
 import { VersionedCache, type VersionedCacheOptions } from '../../../platform/cache/versioned-cache';
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import { weakEtag } from '../../../platform/http/weak-etag';
 import { Readable } from 'node:stream';
 import semver from 'semver';
 import { BadRequestError, type DomainErrorCode } from '../../../platform/errors/domain-error';
@@ -194,8 +195,7 @@ export class NpmRegistryService {
       const body = JSON.stringify(
         abbreviated ? await this.abbreviated(owner, pkg) : await this.packument(owner, pkg),
       );
-      const hash = createHash('sha1').update(body).digest('base64').slice(0, 27);
-      return { body, etag: `W/"${Buffer.byteLength(body).toString(16)}-${hash}"` };
+      return { body, etag: weakEtag(body) };
     });
   }
 

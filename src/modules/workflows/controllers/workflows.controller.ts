@@ -87,7 +87,7 @@ export class WorkflowsController {
   })
   @ApiOcsOkResponse(RULES_BY_CLASS, '{ "<operation class>": Rule[] } in the OCS envelope; {} when empty')
   @docs(...errors)
-  indexGlobal(): Promise<Record<string, ScopedRuleJson[]>> {
+  indexGlobal(): Promise<Readonly<Record<string, readonly ScopedRuleJson[]>>> {
     return this.rules.index(GLOBAL);
   }
 
@@ -149,7 +149,9 @@ export class WorkflowsController {
   })
   @ApiOcsOkResponse(RULES_BY_CLASS, '{ "<operation class>": Rule[] } in the OCS envelope; {} when empty')
   @docs(...errors)
-  indexUser(@CurrentPrincipal() principal: Principal): Promise<Record<string, ScopedRuleJson[]>> {
+  indexUser(
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<Readonly<Record<string, readonly ScopedRuleJson[]>>> {
     return this.rules.index(this.userScope(principal));
   }
 
