@@ -1,4 +1,5 @@
 import { RuleStore } from '../../src/modules/workflows/engine/rule-store.service';
+import { WorkflowRulesRepository } from '../../src/modules/workflows/workflow-rules.repository';
 import { EventBus } from '../../src/platform/events/event-bus.service';
 import type { CreatedUser } from '../helpers/factories';
 import { basic, BOOTSTRAP_ADMIN, createTestApp, type TestApp } from '../helpers/test-app';
@@ -926,6 +927,45 @@ describe('workflow rules OCS API', () => {
       expect((await ocs(t, 'get', `${WF}/user/${id}`, bearer(gina.token))).body.ocs.data.scope_actor_id).toBe(
         renamed,
       );
+    });
+  });
+
+  describe('the rule cache follows changes without reloading every rule', () => {
+    it("applies creates, updates and deletes in place; other users' indexes stay as rendered", async () => {
+      const carol = await t.factories.user();
+      const dave = await t.factories.user();
+      await ocs(t, 'post', `${WF}/user`, bearer(carol.token), notifyRule({ name: 'carol 1' })).expect(200);
+      const carolBefore = await ocs(t, 'get', `${WF}/user`, bearer(carol.token)).expect(200);
+      const fullLoads = jest.spyOn(t.app.get(WorkflowRulesRepository), 'ruleRows');
+      try {
+        const created = await ocs(
+          t,
+          'post',
+          `${WF}/user`,
+          bearer(dave.token),
+          notifyRule({ name: 'dave 1' }),
+        );
+        const id = created.body.ocs.data.id as number;
+        const daveIndex = await ocs(t, 'get', `${WF}/user`, bearer(dave.token)).expect(200);
+        expect(daveIndex.body.ocs.data[NOTIFY]).toEqual([
+          expect.objectContaining({ id, name: 'dave 1', scope_type: 1, scope_actor_id: dave.user.name }),
+        ]);
+        const carolAfter = await ocs(t, 'get', `${WF}/user`, bearer(carol.token)).expect(200);
+        expect(carolAfter.headers.etag).toBe(carolBefore.headers.etag);
+        expect(carolAfter.text).toBe(carolBefore.text);
+
+        await ocs(t, 'put', `${WF}/user/${id}`, bearer(dave.token), notifyRule({ name: 'dave 2' })).expect(
+          200,
+        );
+        expect((await ocs(t, 'get', `${WF}/user/${id}`, bearer(dave.token))).body.ocs.data.name).toBe(
+          'dave 2',
+        );
+        await ocs(t, 'delete', `${WF}/user/${id}`, bearer(dave.token)).expect(200);
+        expect((await ocs(t, 'get', `${WF}/user`, bearer(dave.token))).body.ocs.data).toEqual({});
+        expect(fullLoads).not.toHaveBeenCalled();
+      } finally {
+        fullLoads.mockRestore();
+      }
     });
   });
 

@@ -47,6 +47,19 @@ export class WorkflowRulesRepository {
     );
   }
 
+  /** The rules among `ids` that exist, with their scopes, ids ascending (a deleted rule is absent). */
+  ruleRowsByIds(ids: number[]): Promise<RuleRow[]> {
+    return this.dataSource.query(
+      `SELECT o.id, o.class, o.name, o.checks, o.operation, o.entity, o.events, o.description,
+              s.type AS scope_type, s.value AS scope_value
+         FROM flow_operations o
+         JOIN flow_operations_scope s ON s.operation_id = o.id
+        WHERE o.id = ANY($1::bigint[])
+        ORDER BY o.id`,
+      [ids],
+    );
+  }
+
   checksByIds(
     ids: number[],
     manager: EntityManager = this.dataSource.manager,

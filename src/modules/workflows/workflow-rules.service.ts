@@ -259,9 +259,9 @@ export class WorkflowRulesService {
   /** A deleted user's rules go with the user. */
   @OnDomainEvent('user.deleted')
   async onUserDeleted(payload: { userId: string }): Promise<void> {
-    const deleted = await this.rules.deleteRulesOfUser(payload.userId);
-    // Always drop the cache: the user's name may appear as scope_actor_id.
-    await this.store.changed(deleted[0]?.id ?? 0, 'deleted');
+    await this.rules.deleteRulesOfUser(payload.userId);
+    // Rule 0 drops the whole copy: any number of rules went, and the name may appear as scope_actor_id.
+    await this.store.changed(0, 'deleted');
   }
 
   /** After validate(): every element is a check with an operator. */

@@ -81,6 +81,26 @@ export class RuleSnapshot {
     }
   }
 
+  /**
+   * A snapshot with the rules of `changedIds` replaced by `replacements` (a rule absent from them was
+   * deleted), ids ascending. The scopes no changed rule belongs to (before or after) keep their
+   * compiled rules and formatted indexes: a change of one user's rule costs the others nothing.
+   */
+  withChanges(changedIds: ReadonlySet<number>, replacements: StoredRule[]): RuleSnapshot {
+    const touched = new Set<string>();
+    const kept: StoredRule[] = [];
+    for (const rule of this.rules) {
+      if (changedIds.has(rule.id)) touched.add(scopeKey(rule.scopeType, rule.scopeUserId));
+      else kept.push(rule);
+    }
+    for (const rule of replacements) touched.add(scopeKey(rule.scopeType, rule.scopeUserId));
+    const next = new RuleSnapshot([...kept, ...replacements].sort((a, b) => a.id - b.id));
+    for (const [key, index] of this.indexCache) if (!touched.has(key)) next.indexCache.set(key, index);
+    for (const [key, parsed] of this.byScopeClass)
+      if (!touched.has(key.slice(0, key.indexOf('|')))) next.byScopeClass.set(key, parsed);
+    return next;
+  }
+
   /** Rules of one class in one scope, compiled on first use; rules whose operation is not available in the scope are skipped. */
   rulesOf(scope: string, operationClass: string): ParsedRule[] {
     const key = `${scope}|${operationClass}`;

@@ -1,27 +1,46 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { GroupCommit } from '../../../platform/database/group-commit';
 import { ClusterBus } from '../../../platform/events/cluster-bus.service';
 import { EventBus, OnDomainEvent } from '../../../platform/events/event-bus.service';
 import { IdentityDirectory } from '../../identity/identity-directory.service';
-import { WorkflowRulesRepository } from '../workflow-rules.repository';
+import { type RuleRow, WorkflowRulesRepository } from '../workflow-rules.repository';
 import { WORKFLOWS_CONFIG, type WorkflowsConfig } from '../workflows.config';
 import { RuleSnapshot, type RuleCheck, type StoredRule } from './rule-snapshot';
 
 export const RULES_CHANGED_TOPIC = 'workflow.rules_changed';
 
+/** A rule change as announced to every instance (`ruleId` 0: drop everything, e.g. a deleted user's rules). */
+interface RulesChangedMessage {
+  ruleId: number;
+  action: 'created' | 'updated' | 'deleted';
+  /** The announcing store: it applied the change already and skips its own message. */
+  origin?: string;
+}
+
 /**
- * The in-memory copy of every rule (two queries, no N+1), shared by the API's index and the rule
- * matcher. Dropped on every change: locally at once, on other instances through the cluster bus
- * (PostgreSQL LISTEN/NOTIFY), and when a user is renamed (scope_actor_id) or deleted.
+ * The in-memory copy of every rule (loaded in three queries, no N+1), shared by the API's index and
+ * the rule matcher. A rule change is applied to it in place of a reload: the changed rules are
+ * re-read after their commit (batched while one read is on its way) and swapped into a new snapshot
+ * that keeps every other scope's compiled rules and indexes; other instances do the same on the
+ * cluster bus's message (PostgreSQL LISTEN/NOTIFY). A renamed or deleted user, a failed re-read or a
+ * change while nothing is loaded drops the copy; the next reader loads it whole.
  */
 @Injectable()
 export class RuleStore implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RuleStore.name);
+  private readonly id = randomUUID();
   private current: RuleSnapshot | undefined;
   private loadedAt = 0;
   private loading: Promise<RuleSnapshot> | undefined;
   private generation = 0;
   private unsubscribe: (() => void) | undefined;
+  /** Re-reads of changed rules: the ids submitted while one read runs go together in the next. */
+  private readonly rereads = new GroupCommit<number, void>(async (ids) => {
+    await this.applyChanges(ids);
+    return ids.map(() => undefined);
+  });
 
   constructor(
     private readonly rules: WorkflowRulesRepository,
@@ -32,7 +51,11 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.unsubscribe = this.cluster.subscribe(RULES_CHANGED_TOPIC, () => this.invalidate());
+    this.unsubscribe = this.cluster.subscribe(RULES_CHANGED_TOPIC, (payload) => {
+      const message = payload as RulesChangedMessage;
+      if (message.origin === this.id) return;
+      void this.apply(message.ruleId);
+    });
   }
 
   onModuleDestroy(): void {
@@ -45,19 +68,57 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
     this.loading = undefined;
   }
 
-  /** Drops the cache here and on every other instance. */
+  /**
+   * Applies a committed change here (resolves once readers see it) and announces it to every
+   * other instance. `ruleId` 0 drops the whole copy.
+   */
   async changed(ruleId: number, action: 'created' | 'updated' | 'deleted'): Promise<void> {
-    this.invalidate();
+    await this.apply(ruleId);
     this.events.emit('workflow.rules_changed', { ruleId, action });
     try {
-      await this.cluster.publish(RULES_CHANGED_TOPIC, { ruleId, action });
+      await this.cluster.publish(RULES_CHANGED_TOPIC, {
+        ruleId,
+        action,
+        origin: this.id,
+      } satisfies RulesChangedMessage);
     } catch (error) {
-      // The change is committed; other instances pick it up at their next reload at the latest.
+      // The change is committed; other instances catch up on their cache lifetime.
       this.logger.error(
         { err: error, ruleId, action },
         'could not announce a rule change to other instances',
       );
     }
+  }
+
+  private async apply(ruleId: number): Promise<void> {
+    if (!(ruleId > 0) || !this.current) {
+      this.invalidate();
+      return;
+    }
+    await this.rereads.submit(ruleId).catch((error: unknown) => {
+      this.logger.warn({ err: error, ruleId }, 'could not re-read a changed rule; the rules are reloaded');
+      this.invalidate();
+    });
+  }
+
+  /** Re-reads the rules `ids` and swaps them into the current snapshot. */
+  private async applyChanges(ids: number[]): Promise<void> {
+    if (!this.current) {
+      // Dropped meanwhile: a load that started before these commits must not be installed.
+      this.invalidate();
+      return;
+    }
+    const rows = await this.rules.ruleRowsByIds(ids);
+    const replacements = await this.storedRules(rows, this.current);
+    const base = this.current;
+    if (!base) {
+      this.invalidate();
+      return;
+    }
+    // A load started before the re-read (stale timer) may predate these commits: never install it.
+    this.generation++;
+    this.loading = undefined;
+    this.current = base.withChanges(new Set(ids), replacements);
   }
 
   /**
@@ -101,9 +162,26 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
   }
 
   private async load(manager?: EntityManager): Promise<RuleSnapshot> {
-    const rows = await this.rules.ruleRows(manager);
-    const userScopes = rows.filter((row) => Number(row.scope_type) === 1).map((row) => row.scope_value);
-    const actors = await this.directory.namesByIds(userScopes, manager);
+    return new RuleSnapshot(await this.storedRules(await this.rules.ruleRows(manager), undefined, manager));
+  }
+
+  /**
+   * Rows with their checks and, for a user's rule, the user's name (taken from `known` when one of
+   * that user's rules is already there: a rename drops the whole copy).
+   */
+  private async storedRules(
+    rows: RuleRow[],
+    known: RuleSnapshot | undefined,
+    manager?: EntityManager,
+  ): Promise<StoredRule[]> {
+    const knownNames = new Map<string, string>();
+    for (const rule of known?.rules ?? [])
+      if (rule.scopeType !== 0) knownNames.set(rule.scopeUserId, rule.scopeActorName);
+    const unknownUsers = rows
+      .filter((row) => Number(row.scope_type) === 1 && !knownNames.has(row.scope_value))
+      .map((row) => row.scope_value);
+    const actors =
+      unknownUsers.length > 0 ? await this.directory.namesByIds(unknownUsers, manager) : new Map();
     const ids = [...new Set(rows.flatMap((row) => row.checks))];
     const checks = new Map<number, RuleCheck>();
     if (ids.length > 0) {
@@ -111,7 +189,7 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
       for (const row of checkRows)
         checks.set(row.id, { class: row.class, operator: row.operator, value: row.value });
     }
-    const rules: StoredRule[] = rows.map((row) => ({
+    return rows.map((row) => ({
       id: Number(row.id),
       class: row.class,
       name: row.name,
@@ -125,8 +203,9 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
       scopeType: Number(row.scope_type),
       scopeUserId: row.scope_value,
       scopeActorName:
-        Number(row.scope_type) === 0 ? '' : (actors.get(row.scope_value)?.name ?? row.scope_value),
+        Number(row.scope_type) === 0
+          ? ''
+          : (knownNames.get(row.scope_value) ?? actors.get(row.scope_value)?.name ?? row.scope_value),
     }));
-    return new RuleSnapshot(rules);
   }
 }
