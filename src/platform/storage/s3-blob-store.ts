@@ -59,9 +59,9 @@ export class S3BlobStore extends BlobStore {
   readonly driver = 's3' as const;
   private readonly client: S3Client;
   /**
-   * The client of streamed PutObjects. Same settings, but checksums only where an operation requires
-   * one: with the default (`WHEN_SUPPORTED`) the SDK sends a stream body `aws-chunked` with a CRC32
-   * trailer, an encoding s3rver (and other S3-compatible servers) store verbatim, frames and all.
+   * The client of streamed PutObjects. Same settings, but one attempt, and checksums only where an
+   * operation requires one: with the default (`WHEN_SUPPORTED`) the SDK sends a stream body `aws-chunked` with a CRC32
+   * trailer, an encoding s3rver stores verbatim, frames and all.
    */
   private readonly streamClient: S3Client;
 
@@ -77,7 +77,12 @@ export class S3BlobStore extends BlobStore {
         : {}),
     };
     this.client = new S3Client(config);
-    this.streamClient = new S3Client({ ...config, requestChecksumCalculation: 'WHEN_REQUIRED' });
+    // One attempt: a streamed body cannot be sent twice (a retry would announce bytes already consumed).
+    this.streamClient = new S3Client({
+      ...config,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      maxAttempts: 1,
+    });
     // Part and object bodies are sent with an unsigned payload and a CRC32 checksum header (what the
     // SDK adds by default, natively computed), as AWS's own SDKs do for large uploads: signing the
     // payload hashed every byte with SHA-256 once more on the request thread (issue 34 item 4). The
@@ -103,7 +108,7 @@ export class S3BlobStore extends BlobStore {
   async put(key: string, body: Readable, options: BlobPutOptions = {}): Promise<BlobPutResult> {
     const expected = options.expectedSize;
     if (expected !== undefined && options.maxBytes !== undefined && expected > options.maxBytes) {
-      this.objectKey(key);
+      this.objectKey(key); // a bad key is still a BadRequestError first
       body.destroy();
       throw tooLarge(options.maxBytes);
     }
