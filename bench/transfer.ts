@@ -62,7 +62,7 @@ function curl(args: string[]): Promise<string> {
 export async function curlUpload(
   url: string,
   method: 'PUT' | 'POST',
-  authorization: string,
+  authorization: string | null,
   file: string,
 ): Promise<{ status: number; body: string }> {
   const out = await curl([
@@ -70,8 +70,7 @@ export async function curlUpload(
     method,
     '-T',
     file,
-    '-H',
-    `Authorization: ${authorization}`,
+    ...(authorization ? ['-H', `Authorization: ${authorization}`] : []),
     '-H',
     'Content-Type: application/octet-stream',
     // curl sends `Expect: 100-continue` for large bodies and waits up to a second for the answer.
@@ -86,8 +85,8 @@ export async function curlUpload(
 }
 
 /** `curl -o file`: resolves when the whole body is on disk. */
-export async function curlDownload(url: string, authorization: string, file: string): Promise<void> {
-  await curl(['-f', '-o', file, '-H', `Authorization: ${authorization}`, url]);
+export async function curlDownload(url: string, authorization: string | null, file: string): Promise<void> {
+  await curl(['-f', '-o', file, ...(authorization ? ['-H', `Authorization: ${authorization}`] : []), url]);
 }
 
 /** The same download with node:http writing the file (the bench's former client; its own cost included). */

@@ -352,6 +352,23 @@ describe('the npm registry with the real npm client', () => {
     expect(blobs).toHaveLength(1);
   });
 
+  it('stores every digest of a published tarball at once (no digest job)', async () => {
+    const tarballs = (await t.dataSource.query(
+      "SELECT b.id, b.md5, b.sha1, b.sha512 FROM package_blobs b JOIN package_files f ON f.blob_id = b.id JOIN package_versions v ON v.id = f.version_id JOIN packages p ON p.id = v.package_id WHERE p.type = 'npm'",
+    )) as { id: string; md5: string | null; sha1: string | null; sha512: string | null }[];
+    expect(tarballs.length).toBeGreaterThan(0);
+    for (const blob of tarballs) {
+      expect(blob.md5).toMatch(/^[0-9a-f]{32}$/);
+      expect(blob.sha1).toMatch(/^[0-9a-f]{40}$/);
+      expect(blob.sha512).toMatch(/^[0-9a-f]{128}$/);
+    }
+    const jobs = (await t.dataSource.query(
+      "SELECT payload->>'blobId' AS blob_id FROM jobs WHERE type = 'packages.blob-digests'",
+    )) as { blob_id: string }[];
+    const tarballIds = new Set(tarballs.map((b) => String(b.id)));
+    expect(jobs.filter((j) => tarballIds.has(j.blob_id))).toEqual([]);
+  });
+
   it("notifies an organization's owners through their workflow rule when a package is published there", async () => {
     const org = await t.factories.organization('widgets', alice.user.id);
     // bob publishes (an owner is not notified of their own action): a member of a team that writes packages.

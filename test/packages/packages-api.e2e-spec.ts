@@ -1,8 +1,11 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import S3rver from 's3rver';
+import { BLOB_DIGESTS_JOB } from '../../src/modules/packages/package-blobs.service';
+import { JobQueue } from '../../src/platform/jobs/job-queue.service';
 import { BlobStore } from '../../src/platform/storage/blob-store';
 import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -159,6 +162,84 @@ describe.each(drivers)('packages: generic registry and management API ($name blo
       expect((await put(`${GENERIC}/temp/2.0.0/c.bin`, 'c')).status).toBe(201);
       expect((await t.http().delete(`${GENERIC}/temp/2.0.0`).set(tok(alice))).status).toBe(204);
       expect((await t.http().delete(`${GENERIC}/temp/2.0.0/c.bin`).set(tok(alice))).status).toBe(404);
+    });
+  });
+
+  describe('digests after the answer', () => {
+    // Larger than one hash batch (1 MiB): the job and on-demand reads hash in the store's worker threads.
+    const data = randomBytes(1536 * 1024 + 7);
+    const expected = Object.fromEntries(
+      (['md5', 'sha1', 'sha256', 'sha512'] as const).map((a) => [
+        a,
+        createHash(a).update(data).digest('hex'),
+      ]),
+    );
+    const blobRows = async (name: string) =>
+      (await t.dataSource.query(
+        `SELECT DISTINCT b.id, b.md5, b.sha1, b.sha256, b.sha512 FROM package_blobs b
+           JOIN package_files f ON f.blob_id = b.id JOIN package_versions v ON v.id = f.version_id
+           JOIN packages p ON p.id = v.package_id WHERE p.name = $1`,
+        [name],
+      )) as { id: string; md5: string | null; sha1: string | null; sha256: string; sha512: string | null }[];
+    const fileList = async (name: string, version: string) =>
+      (await t.http().get(`/api/v1/packages/alice/generic/${name}/${version}/files`).set(tok(alice)))
+        .body as {
+        name: string;
+        size: number;
+        md5: string;
+        sha1: string;
+        sha256: string;
+        sha512: string;
+      }[];
+
+    it('stores one blob per content (SHA-256) and fills md5, sha1 and sha512 by the job after the answer', async () => {
+      expect((await put(`${GENERIC}/digested/1.0.0/a.bin`, data)).status).toBe(201);
+      expect((await put(`${GENERIC}/digested/1.0.0/b.bin`, data)).status).toBe(201);
+      expect((await put(`${GENERIC}/digested/2.0.0/c.bin`, data)).status).toBe(201);
+      const before = await blobRows('digested');
+      expect(before).toHaveLength(1); // identical content: one blob for the three files
+      expect(before[0]!.sha256).toBe(expected.sha256);
+      await t.app.get(JobQueue).drain({ types: [BLOB_DIGESTS_JOB] });
+      const after = await blobRows('digested');
+      expect(after[0]).toMatchObject({ md5: expected.md5, sha1: expected.sha1, sha512: expected.sha512 });
+      const done = (await t.dataSource.query(
+        "SELECT status FROM jobs WHERE type = $1 AND payload->>'blobId' = $2",
+        [BLOB_DIGESTS_JOB, String(after[0]!.id)],
+      )) as { status: string }[];
+      expect(done).toEqual([{ status: 'succeeded' }]); // one job for the one blob
+      expect(await fileList('digested', '1.0.0')).toEqual([
+        { id: expect.any(Number), size: data.length, name: 'a.bin', ...expected },
+        { id: expect.any(Number), size: data.length, name: 'b.bin', ...expected },
+      ]);
+    });
+
+    it('computes missing digests when a reader needs them before the job ran, and stores them', async () => {
+      const [blob] = await blobRows('digested');
+      // As if the job had not run yet.
+      await t.dataSource.query(
+        'UPDATE package_blobs SET md5 = NULL, sha1 = NULL, sha512 = NULL WHERE id = $1',
+        [blob!.id],
+      );
+      expect(await fileList('digested', '2.0.0')).toEqual([
+        { id: expect.any(Number), size: data.length, name: 'c.bin', ...expected },
+      ]);
+      expect((await blobRows('digested'))[0]).toMatchObject({
+        md5: expected.md5,
+        sha1: expected.sha1,
+        sha512: expected.sha512,
+      });
+    });
+
+    it('runs the digest job for a blob collected meanwhile as a no-op', async () => {
+      await t.dataSource.transaction((manager) =>
+        t.app.get(JobQueue).enqueue(manager, BLOB_DIGESTS_JOB, { blobId: '999999999' }),
+      );
+      await t.app.get(JobQueue).drain({ types: [BLOB_DIGESTS_JOB] });
+      const jobs = (await t.dataSource.query(
+        "SELECT status FROM jobs WHERE type = $1 AND payload->>'blobId' = '999999999'",
+        [BLOB_DIGESTS_JOB],
+      )) as { status: string }[];
+      expect(jobs).toEqual([{ status: 'succeeded' }]);
     });
   });
 

@@ -54,3 +54,15 @@ export function requestBodyStream(req: Request): Readable {
   out.on('error', () => undefined);
   return out;
 }
+
+/**
+ * The size of the body `requestBodyStream` yields, when the client declared it: the Content-Length of a
+ * body sent without Content-Encoding (an encoded body's length says nothing of the inflated bytes) and
+ * without chunked transfer. Undefined otherwise. The blob store holds the stream to it exactly.
+ */
+export function declaredBodySize(req: Request): number | undefined {
+  if (contentEncoding(req) !== 'identity' || req.headers['transfer-encoding']) return undefined;
+  const length = req.headers['content-length'];
+  if (length === undefined || !/^\d{1,15}$/.test(length.trim())) return undefined;
+  return Number(length.trim());
+}

@@ -66,14 +66,15 @@ export function presentGiteaPackage(
   };
 }
 
+/** A file whose blob has all four digests (PackagesService.filesOf completes missing ones before this). */
 export function presentGiteaPackageFile(file: PackageFile): GiteaPackageFileDto {
   return {
     id: Number(file.id),
     size: Number(file.blob.size),
     name: file.name,
-    md5: file.blob.md5,
-    sha1: file.blob.sha1,
+    md5: file.blob.md5!,
+    sha1: file.blob.sha1!,
     sha256: file.blob.sha256,
-    sha512: file.blob.sha512,
+    sha512: file.blob.sha512!,
   };
 }

@@ -7,6 +7,13 @@ import { PackageFile } from './entities/package-file.entity';
 import { PackageVersion } from './entities/package-version.entity';
 import { Package } from './entities/package.entity';
 
+/** The digests of a package blob besides SHA-256 (lowercase hex). */
+export interface BlobDigests {
+  md5: string;
+  sha1: string;
+  sha512: string;
+}
+
 /** The filters of Gitea's package list. */
 export interface PackageListQuery {
   type?: string;
@@ -80,10 +87,10 @@ export class PackagesRepository {
       file_created_at: Date;
       blob_id: string;
       size: string;
-      md5: string;
-      sha1: string;
+      md5: string | null;
+      sha1: string | null;
       sha256: string;
-      sha512: string;
+      sha512: string | null;
       blob_key: string;
     }[];
     const out: { version: PackageVersion; files: PackageFile[] }[] = [];
@@ -378,13 +385,46 @@ export class PackagesRepository {
     return this.manager.getRepository(PackageBlob).existsBy({ blobKey });
   }
 
-  findBlobBySha512(sha512: string, manager: EntityManager = this.manager): Promise<PackageBlob | null> {
-    return manager.getRepository(PackageBlob).findOneBy({ sha512 });
+  /** The blob of this content (SHA-256 and size): the dedup lookup of an upload. */
+  findBlobByContent(
+    sha256: string,
+    size: string,
+    manager: EntityManager = this.manager,
+  ): Promise<PackageBlob | null> {
+    return manager.getRepository(PackageBlob).findOneBy({ sha256, size });
+  }
+
+  findBlob(blobId: string, manager: EntityManager = this.manager): Promise<PackageBlob | null> {
+    return manager.getRepository(PackageBlob).findOneBy({ id: blobId });
+  }
+
+  /**
+   * Fills in the digests computed after the upload. Only missing ones are written (a digest once
+   * stored never changes), so concurrent fillers of the same blob agree.
+   */
+  async fillBlobDigests(
+    blobId: string,
+    digests: BlobDigests,
+    manager: EntityManager = this.manager,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE package_blobs
+          SET md5 = COALESCE(md5, $2), sha1 = COALESCE(sha1, $3), sha512 = COALESCE(sha512, $4)
+        WHERE id = $1 AND (md5 IS NULL OR sha1 IS NULL OR sha512 IS NULL)`,
+      [blobId, digests.md5, digests.sha1, digests.sha512],
+    );
   }
 
   createBlob(
     manager: EntityManager,
-    values: { size: string; blobKey: string; md5: string; sha1: string; sha256: string; sha512: string },
+    values: {
+      size: string;
+      blobKey: string;
+      sha256: string;
+      md5: string | null;
+      sha1: string | null;
+      sha512: string | null;
+    },
   ): Promise<PackageBlob> {
     const blobs = manager.getRepository(PackageBlob);
     return blobs.save(blobs.create(values));

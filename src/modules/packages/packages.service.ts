@@ -21,7 +21,7 @@ import type { PackageVersion } from './entities/package-version.entity';
 import type { Package } from './entities/package.entity';
 import { PackageBlobsService } from './package-blobs.service';
 import { PackageDownloadsService } from './package-downloads.service';
-import { PackagesRepository } from './packages.repository';
+import { type BlobDigests, PackagesRepository } from './packages.repository';
 
 /** The package types of spec 3 (the `type` filter and the registries). */
 export const PACKAGE_TYPES = [
@@ -63,6 +63,10 @@ export interface AddFileInput {
   body: Readable;
   maxBytes?: number;
   contentType?: string;
+  /** The body's declared length (a raw upload's Content-Length), passed to the blob store. */
+  expectedSize?: number;
+  /** MD5, SHA-1 and SHA-512 of the body when the caller has them (npm publish): the blob needs no digest job. */
+  digests?: BlobDigests;
   isLead?: boolean;
   semverCompatible?: boolean;
   /** The version must be new (npm publish); otherwise a file may join an existing version (generic). */
@@ -138,8 +142,11 @@ export class PackagesService {
    * Every version of a package with its files, in one SQL query without entity hydration (the npm
    * packument is the registry's hottest read: `npm install` asks for one per dependency).
    */
-  versionsWithFiles(pkg: Package): Promise<{ version: PackageVersion; files: PackageFile[] }[]> {
-    return this.rows.versionsWithFiles(pkg.id);
+  /** Every version with its files, every blob with all four digests (missing ones computed now). */
+  async versionsWithFiles(pkg: Package): Promise<{ version: PackageVersion; files: PackageFile[] }[]> {
+    const versions = await this.rows.versionsWithFiles(pkg.id);
+    await this.blobs.completeDigests(versions.flatMap((v) => v.files.map((f) => f.blob)));
+    return versions;
   }
 
   /** A file by its path in a registry (owner, type, package name, version, file name), in one query. */
@@ -159,8 +166,11 @@ export class PackagesService {
     );
   }
 
-  filesOf(version: PackageVersion): Promise<PackageFile[]> {
-    return this.rows.filesOf(version.id);
+  /** The files of a version, every blob with all four digests (missing ones computed now). */
+  async filesOf(version: PackageVersion): Promise<PackageFile[]> {
+    const files = await this.rows.filesOf(version.id);
+    await this.blobs.completeDigests(files.map((f) => f.blob));
+    return files;
   }
 
   async findFile(version: PackageVersion, name: string): Promise<PackageFile | null> {
@@ -229,6 +239,8 @@ export class PackagesService {
     const blob = await this.blobs.store(input.body, {
       maxBytes: input.maxBytes,
       contentType: input.contentType,
+      expectedSize: input.expectedSize,
+      digests: input.digests,
     });
     const ownerUserIds = await this.ownerUserIds(input.owner);
     return this.transactions.run(async (tx) => {

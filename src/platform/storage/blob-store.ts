@@ -13,8 +13,15 @@ export interface BlobPutOptions {
   maxBytes?: number;
   /** Stored with the blob where the driver can (S3); callers keep their own copy in their rows. */
   contentType?: string;
-  /** Digests to compute besides SHA-256 while streaming (package blobs keep MD5, SHA-1 and SHA-512). */
+  /** Digests to compute besides SHA-256 while streaming. */
   digests?: DigestAlgorithm[];
+  /**
+   * The exact size the caller expects (a raw upload's Content-Length). A stream that ends short of it or
+   * goes past it fails (BadRequestError, nothing published); above `maxBytes` it fails at once
+   * (TooLargeError). S3 uses it to send the body as one streamed PutObject (up to 5 GiB) instead of
+   * buffering multipart parts.
+   */
+  expectedSize?: number;
 }
 
 /** What `put` measured while streaming. */

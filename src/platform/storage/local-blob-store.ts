@@ -56,7 +56,7 @@ export class LocalBlobStore extends BlobStore {
     await mkdir(this.tmp, { recursive: true, mode: 0o700 });
     await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
     const temporary = path.join(this.tmp, randomUUID());
-    const measure = new MeasuringStream(options.maxBytes, options.digests);
+    const measure = new MeasuringStream(options.maxBytes, options.digests, options.expectedSize);
     try {
       // 1 MiB of buffering lets the write stream batch chunks (writev) instead of one system call per 64 KiB.
       await pipeline(

@@ -270,3 +270,25 @@ export class ParallelHash {
     return this.finished;
   }
 }
+
+/**
+ * Digests of a whole stream (a stored blob read back), hashed by the same worker threads as uploads: the
+ * caller's thread only copies bytes into the shared batches. The stream is destroyed if hashing fails.
+ */
+export async function digestStream(
+  stream: AsyncIterable<Buffer> & { destroy?(): void },
+  algorithms: DigestAlgorithm[],
+): Promise<Digests> {
+  const hash = new ParallelHash([...new Set(algorithms)]);
+  try {
+    for await (const chunk of stream) {
+      const waiting = hash.update(chunk);
+      if (waiting) await waiting;
+    }
+    return await hash.digest();
+  } catch (error) {
+    if (!hash.done) hash.abort();
+    stream.destroy?.();
+    throw error;
+  }
+}

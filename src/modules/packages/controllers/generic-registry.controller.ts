@@ -13,6 +13,7 @@ import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
 import { BodyStream, StreamBody } from '../../../api/body/body.decorators';
 import { MultipartForm } from '../../../api/body/multipart-form';
+import { declaredBodySize } from '../../../api/body/request-body-stream';
 import { GenericController } from '../../../api/generic/generic-controller.decorator';
 import { BadRequestError, NotFoundError } from '../../../platform/errors/domain-error';
 import { requestSnapshot } from '../../../platform/events/subject-events';
@@ -82,7 +83,7 @@ export class GenericRegistryController {
     const owner = await resolvePackageOwner(this.users, params.owner);
     await requireRegistryAccess(this.permissions, principal.user, owner, 'write');
     checkNames(params.name, params.version, params.filename);
-    const store = (stream: Readable) =>
+    const store = (stream: Readable, expectedSize?: number) =>
       this.packages.addFile({
         owner,
         creator: principal.user,
@@ -91,6 +92,7 @@ export class GenericRegistryController {
         version: params.version,
         fileName: params.filename,
         body: stream,
+        expectedSize,
         isLead: true,
         request: requestSnapshot(req),
       });
@@ -105,7 +107,7 @@ export class GenericRegistryController {
       if (!stored)
         throw new BadRequestError('no file in the multipart body', { code: 'PACKAGE_FILE_MISSING' });
     } else {
-      await store(body);
+      await store(body, declaredBodySize(req));
     }
     res.status(201).end();
   }

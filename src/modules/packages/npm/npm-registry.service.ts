@@ -120,8 +120,11 @@ export class NpmRegistryService {
       throw invalid('the attachment has no data', 'NPM_ATTACHMENTS');
     const bytes = Buffer.from(attachment.data, 'base64');
     const dist = isObject(manifest.dist) ? manifest.dist : {};
-    const sha512 = createHash('sha512').update(bytes).digest('base64');
+    // The tarball is in memory: its digests are computed here once and stored with the blob (no digest job).
+    const sha512Hex = createHash('sha512').update(bytes).digest('hex');
+    const sha512 = Buffer.from(sha512Hex, 'hex').toString('base64');
     const sha1 = createHash('sha1').update(bytes).digest('hex');
+    const md5 = createHash('md5').update(bytes).digest('hex');
     if (
       typeof dist.integrity === 'string' &&
       dist.integrity.startsWith('sha512-') &&
@@ -146,6 +149,8 @@ export class NpmRegistryService {
       version,
       fileName: tarballName(name, version),
       body: Readable.from([bytes]),
+      expectedSize: bytes.length,
+      digests: { md5, sha1, sha512: sha512Hex },
       contentType: 'application/octet-stream',
       isLead: true,
       semverCompatible: true,
@@ -223,8 +228,9 @@ export class NpmRegistryService {
           _id: `${pkg.name}@${version.version}`,
           dist: {
             tarball: this.tarballUrl(owner, pkg.name, version.version),
-            shasum: file.blob.sha1,
-            integrity: `sha512-${Buffer.from(file.blob.sha512, 'hex').toString('base64')}`,
+            // versionsWithFiles completes the digests of every blob it returns.
+            shasum: file.blob.sha1!,
+            integrity: `sha512-${Buffer.from(file.blob.sha512!, 'hex').toString('base64')}`,
           },
         },
       });

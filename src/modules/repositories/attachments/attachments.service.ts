@@ -60,6 +60,8 @@ export interface UploadInput {
   target: AttachmentTarget;
   name: string;
   body: Readable;
+  /** The raw body's Content-Length, when declared: the blob store may stream it in one request. */
+  expectedSize?: number;
   request: RequestSnapshot | null;
 }
 
@@ -218,7 +220,11 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
     const maxBytes = this.maxBytes(kind);
     let stored;
     try {
-      stored = await this.blobs.put(blobKey, body, { maxBytes, contentType: mimeType });
+      stored = await this.blobs.put(blobKey, body, {
+        maxBytes,
+        contentType: mimeType,
+        expectedSize: input.expectedSize,
+      });
     } catch (error) {
       if (error instanceof TooLargeError)
         throw new TooLargeError(`attachment exceeds limit ${maxBytes}`, { code: 'ATTACHMENT_TOO_LARGE' });

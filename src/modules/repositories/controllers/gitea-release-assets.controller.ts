@@ -115,13 +115,14 @@ export class GiteaReleaseAssetsController {
       req,
       res,
       { nameOverride: query.name, maxBytes: this.attachments.maxBytes('release'), allowRaw: true },
-      (name, body) =>
+      (name, body, expectedSize) =>
         this.attachments.upload({
           repo: context.repo,
           uploader: principal.user,
           target: { kind: 'release', release },
           name,
           body,
+          expectedSize,
           request: requestSnapshot(req),
         }),
     );
