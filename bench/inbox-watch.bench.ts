@@ -10,14 +10,14 @@ import { benchDatabase, percentile, runBench, startDevplane, stopAll } from './h
  * from this process. Each user then posts one custom notification (POST
  * /api/v2/notifications/custom), BENCH_CONCURRENCY (default `10,50`: one round per figure) posts
  * in flight; the figure is the time from sending the POST to that user's frame, p50/p99/max,
- * split into the POST itself and 204 → frame. Target: p99 < 150 ms.
+ * split into the POST itself and 204 → frame. Target: p99 ≤ 100 ms at 50 in flight (issue 37; 150 ms in issue 10).
  * (bench/notifications.bench.ts measures the same with the server in the benchmark's own process.)
  * Run: npm run build && DATABASE_URL=... node -r @swc-node/register bench/inbox-watch.bench.ts
  * Profile the server: BENCH_SERVER_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
  */
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 1000);
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '10,50').split(',').map(Number);
-const TARGET_P99_MS = 150;
+const TARGET_P99_MS = 100;
 
 interface BenchUser {
   uuid: string;
@@ -163,7 +163,7 @@ async function round(port: number, users: BenchUser[], concurrency: number): Pro
   process.stdout.write(
     [
       `${concurrency} posts in flight: ${delivered.length}/${users.length} frames, ${failures} non-204, ${(users.length / (wall / 1000)).toFixed(0)} notifications/s`,
-      `  POST sent → frame  p50 ${ms(percentile(total, 50))}  p99 ${ms(p99)}  max ${ms(total[total.length - 1] ?? NaN)}  (target p99 < ${TARGET_P99_MS} ms: ${p99 < TARGET_P99_MS ? 'met' : 'NOT met'})`,
+      `  POST sent → frame  p50 ${ms(percentile(total, 50))}  p99 ${ms(p99)}  max ${ms(total[total.length - 1] ?? NaN)}  (target p99 ≤ ${TARGET_P99_MS} ms: ${p99 <= TARGET_P99_MS ? 'met' : 'NOT met'})`,
       `  the POST (→ 204)   p50 ${ms(percentile(posts, 50))}  p99 ${ms(percentile(posts, 99))}`,
       `  204 → frame        p50 ${ms(percentile(after, 50))}  p99 ${ms(percentile(after, 99))}`,
       `  after the opening burst of ${concurrency}: POST sent → frame p50 ${ms(percentile(steady, 50))}  p99 ${ms(percentile(steady, 99))}`,
