@@ -25,6 +25,8 @@ export interface RuleScope {
   type: ScopeType;
   /** '' for the admin scope. */
   userId: string;
+  /** The user's name (Nextcloud's scope_actor_id), when the caller knows it. */
+  userName?: string;
 }
 
 /** Create/update response (Nextcloud 34's columns, in its order). */
@@ -163,7 +165,22 @@ export class WorkflowRulesService {
       await this.auditRule(tx.manager, 'create', ruleId, input, scope);
       return ruleId;
     });
-    await this.store.changed(id, 'created');
+    const actorName = scope.type === SCOPE_ADMIN ? '' : scope.userName;
+    if (actorName === undefined) await this.store.changed(id, 'created');
+    else
+      await this.store.created({
+        id,
+        class: input.class,
+        name: input.name,
+        checks,
+        operation: input.operation,
+        entity: input.entity,
+        events: input.events,
+        description: input.description,
+        scopeType: scope.type,
+        scopeUserId: scope.userId,
+        scopeActorName: actorName,
+      });
     return {
       id,
       class: input.class,

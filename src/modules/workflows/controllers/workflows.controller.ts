@@ -76,7 +76,7 @@ export class WorkflowsController {
   private userScope(principal: Principal): RuleScope {
     if (this.config.userScopeDisabled)
       throw new ForbiddenError('User not logged in', 'permission', { code: 'WORKFLOW_USER_SCOPE_DISABLED' });
-    return { type: SCOPE_USER, userId: principal.user.id };
+    return { type: SCOPE_USER, userId: principal.user.id, userName: principal.user.name };
   }
 
   @Get('global')

@@ -21,8 +21,9 @@ interface RulesChangedMessage {
 
 /**
  * The in-memory copy of every rule (loaded in three queries, no N+1), shared by the API's index and
- * the rule matcher. A rule change is applied to it in place of a reload: the changed rules are
- * re-read after their commit (batched while one read is on its way) and swapped into a new snapshot
+ * the rule matcher. A rule change is applied to it in place of a reload: a rule created here is
+ * added from what was written; other changes are re-read after their commit (batched while one read
+ * is on its way, so they apply in commit order) and swapped into a new snapshot
  * that keeps every other scope's compiled rules and indexes; other instances do the same on the
  * cluster bus's message (PostgreSQL LISTEN/NOTIFY). A renamed or deleted user, a failed re-read or a
  * change while nothing is loaded drops the copy; the next reader loads it whole.
@@ -74,6 +75,24 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
    */
   async changed(ruleId: number, action: 'created' | 'updated' | 'deleted'): Promise<void> {
     await this.apply(ruleId);
+    await this.announce(ruleId, action);
+  }
+
+  /**
+   * A rule this instance has just created, applied from what was written (no re-read: its id is new,
+   * so no other change of it can be on its way), then announced like any change.
+   */
+  async created(rule: StoredRule): Promise<void> {
+    if (this.current) {
+      // A load started before the commit would miss it: never install that one.
+      this.generation++;
+      this.loading = undefined;
+      this.current = this.current.withChanges(new Set([rule.id]), [rule]);
+    } else this.invalidate();
+    await this.announce(rule.id, 'created');
+  }
+
+  private async announce(ruleId: number, action: 'created' | 'updated' | 'deleted'): Promise<void> {
     this.events.emit('workflow.rules_changed', { ruleId, action });
     try {
       await this.cluster.publish(RULES_CHANGED_TOPIC, {
