@@ -123,9 +123,15 @@ export class NotificationEnqueuer {
     return written.ids;
   }
 
-  /** Requests enqueued outside a transaction: each a single statement, so they may share one. */
-  private readonly groupCommit = new GroupCommit<QueueRow[], Written>((requests) =>
-    this.write(requests, undefined),
+  /**
+   * Requests enqueued outside a transaction: each a single statement, so they may share one. Two
+   * statements may run at once (a request arriving during a write does not wait for its commit), but
+   * never two for the same recipient: each statement computes its recipients' unread counts, which
+   * must include their earlier items.
+   */
+  private readonly groupCommit = new GroupCommit<QueueRow[], Written>(
+    (requests) => this.write(requests, undefined),
+    { concurrency: 2, key: (rows) => rows[0]?.userId ?? '' },
   );
 
   /**
