@@ -60,3 +60,14 @@ describe('RuleSnapshot.withChanges (a rule change applied without a reload)', ()
     expect(after.byScope.get(bob)!.map((r) => r.id)).toEqual([1, 2]);
   });
 });
+
+describe('RuleSnapshot.eventClasses', () => {
+  it('follows the changes (event name → operation classes)', () => {
+    const before = new RuleSnapshot([rule(1, '1')]);
+    expect([...before.eventClasses.get('OCP\\Files\\Events\\Node\\NodeCreatedEvent')!]).toEqual([NOTIFY]);
+    const moved = before.withChanges(new Set([1]), [{ ...rule(1, '1'), events: ['OCP\\Other'] }]);
+    expect(moved.eventClasses.has('OCP\\Files\\Events\\Node\\NodeCreatedEvent')).toBe(false);
+    expect([...moved.eventClasses.get('OCP\\Other')!]).toEqual([NOTIFY]);
+    expect(before.eventClasses.has('OCP\\Other')).toBe(false);
+  });
+});

@@ -147,8 +147,8 @@ export class WorkflowRulesService {
     const input: RuleInput = { ...body, description: body.description ?? '' };
     await this.validate(scope, input);
     const checks = this.dedupeChecks(input.checks);
-    const checkIds = await this.upsertChecks(checks);
     const id = await this.transactions.run(async (tx) => {
+      const checkIds = await this.upsertChecks(checks, tx.manager);
       const ruleId = await this.rules.insertRule(
         tx.manager,
         {
@@ -201,10 +201,10 @@ export class WorkflowRulesService {
     const input: RuleInput = { ...body, class: storedClass, description: body.description ?? '' };
     await this.validate(scope, input);
     const checks = this.dedupeChecks(input.checks);
-    const checkIds = await this.upsertChecks(checks);
     await this.transactions.run(async (tx) => {
       if ((await this.rules.classInScope(ruleId, scopeRow(scope), true, tx.manager)) === null)
         throw new RuleScopeError();
+      const checkIds = await this.upsertChecks(checks, tx.manager);
       await this.rules.updateRule(tx.manager, ruleId, {
         name: input.name,
         checkIds,
@@ -295,13 +295,12 @@ export class WorkflowRulesService {
     return result;
   }
 
-  /** Finds the check rows, inserting the missing ones (race-safe through the unique hash). */
   /**
-   * The ids of the checks, inserting those not stored yet. Runs before the rule's transaction, so
-   * the transaction holds its connection for fewer round trips: check rows are content-addressed,
-   * shared and never deleted (Nextcloud), so one left by a rule write that then failed is harmless.
+   * The ids of the checks, inserting those not stored yet (race-safe through the unique hash), in the
+   * rule's transaction: under load a second pool connection for them costs a second wait in the
+   * pool's queue, far more than one more round trip on the connection the transaction holds.
    */
-  private async upsertChecks(checks: RuleCheck[]): Promise<number[]> {
+  private async upsertChecks(checks: RuleCheck[], manager: EntityManager): Promise<number[]> {
     if (checks.length === 0) return [];
     const hashes = checks.map((c) =>
       createHash('md5').update(`${c.class}::${c.operator}::${c.value}`, 'utf8').digest('hex'),
@@ -309,13 +308,13 @@ export class WorkflowRulesService {
     // Existing checks are only read: updating them (an upsert's DO UPDATE) would lock a row every rule
     // with the same check waits on, serializing rule creation under load.
     const ids = new Map(
-      (await this.rules.checksByHash(hashes)).map((row) => [row.hash.trim(), Number(row.id)]),
+      (await this.rules.checksByHash(hashes, manager)).map((row) => [row.hash.trim(), Number(row.id)]),
     );
     const missing = checks.filter((_, index) => !ids.has(hashes[index]!));
     if (missing.length > 0) {
       const missingHashes = hashes.filter((hash) => !ids.has(hash));
-      await this.rules.insertChecks(missing, missingHashes);
-      for (const row of await this.rules.checksByHash(missingHashes))
+      await this.rules.insertChecks(missing, missingHashes, manager);
+      for (const row of await this.rules.checksByHash(missingHashes, manager))
         ids.set(row.hash.trim(), Number(row.id));
     }
     return hashes.map((hash) => ids.get(hash)!);

@@ -56,45 +56,76 @@ function parseRule(rule: StoredRule): ParsedRule {
 }
 
 /**
- * Everything the API and the engine read, built once from the database and dropped on every
- * change: rules by scope, rules by (scope, operation class) with compiled checks, and the
+ * Everything the API and the engine read, built from the database and derived anew on every change
+ * (withChanges): rules by scope, rules by (scope, operation class) with compiled checks, and the
  * configured-events map (event name → operation classes) that lets unrelated events return at once.
+ * A snapshot is never modified once readers have it.
  */
 export class RuleSnapshot {
-  readonly byScope = new Map<string, StoredRule[]>();
+  readonly byScope: Map<string, StoredRule[]>;
   private readonly byScopeClass = new Map<string, ParsedRule[]>();
-  readonly eventClasses = new Map<string, Set<string>>();
+  private events: Map<string, Set<string>> | undefined;
   /** Formatted index per scope (filled by the API on first use). */
   readonly indexCache = new Map<string, unknown>();
 
-  constructor(readonly rules: StoredRule[]) {
+  constructor(
+    readonly rules: StoredRule[],
+    /** Rules by scope when the caller has them already (withChanges), ids ascending. */
+    byScope?: Map<string, StoredRule[]>,
+  ) {
+    if (byScope) {
+      this.byScope = byScope;
+      return;
+    }
+    this.byScope = new Map();
     for (const rule of rules) {
       const key = scopeKey(rule.scopeType, rule.scopeUserId);
       let list = this.byScope.get(key);
       if (!list) this.byScope.set(key, (list = []));
       list.push(rule);
-      for (const event of rule.events) {
-        let set = this.eventClasses.get(event);
-        if (!set) this.eventClasses.set(event, (set = new Set()));
-        set.add(rule.class);
+    }
+  }
+
+  /** Event name → the operation classes of the rules listening to it (built on first use). */
+  get eventClasses(): Map<string, Set<string>> {
+    if (!this.events) {
+      this.events = new Map();
+      for (const rule of this.rules) {
+        for (const event of rule.events) {
+          let set = this.events.get(event);
+          if (!set) this.events.set(event, (set = new Set()));
+          set.add(rule.class);
+        }
       }
     }
+    return this.events;
   }
 
   /**
    * A snapshot with the rules of `changedIds` replaced by `replacements` (a rule absent from them was
-   * deleted), ids ascending. The scopes no changed rule belongs to (before or after) keep their
-   * compiled rules and formatted indexes: a change of one user's rule costs the others nothing.
+   * deleted), ids ascending. Only the scopes a changed rule belongs to (before or after) are rebuilt;
+   * the others keep their rule lists, compiled rules and formatted indexes, so a change of one user's
+   * rule costs the others nothing and costs about the number of scopes, not of rules.
    */
   withChanges(changedIds: ReadonlySet<number>, replacements: StoredRule[]): RuleSnapshot {
+    const byId = (a: StoredRule, b: StoredRule) => a.id - b.id;
     const touched = new Set<string>();
-    const kept: StoredRule[] = [];
-    for (const rule of this.rules) {
+    for (const rule of this.rules)
       if (changedIds.has(rule.id)) touched.add(scopeKey(rule.scopeType, rule.scopeUserId));
-      else kept.push(rule);
-    }
     for (const rule of replacements) touched.add(scopeKey(rule.scopeType, rule.scopeUserId));
-    const next = new RuleSnapshot([...kept, ...replacements].sort((a, b) => a.id - b.id));
+    const rules = this.rules.filter((rule) => !changedIds.has(rule.id));
+    rules.push(...replacements);
+    rules.sort(byId);
+    const byScope = new Map(this.byScope);
+    for (const key of touched) {
+      const list = (this.byScope.get(key) ?? []).filter((rule) => !changedIds.has(rule.id));
+      for (const rule of replacements)
+        if (scopeKey(rule.scopeType, rule.scopeUserId) === key) list.push(rule);
+      list.sort(byId);
+      if (list.length > 0) byScope.set(key, list);
+      else byScope.delete(key);
+    }
+    const next = new RuleSnapshot(rules, byScope);
     for (const [key, index] of this.indexCache) if (!touched.has(key)) next.indexCache.set(key, index);
     for (const [key, parsed] of this.byScopeClass)
       if (!touched.has(key.slice(0, key.indexOf('|')))) next.byScopeClass.set(key, parsed);
