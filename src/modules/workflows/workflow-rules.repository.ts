@@ -27,6 +27,12 @@ export interface RuleColumns {
   description: string;
 }
 
+/** A rule row with its scope (RuleRow); callers add the filter and the order. */
+const RULE_ROWS = `SELECT o.id, o.class, o.name, o.checks, o.operation, o.entity, o.events, o.description,
+                          s.type AS scope_type, s.value AS scope_value
+                     FROM flow_operations o
+                     JOIN flow_operations_scope s ON s.operation_id = o.id`;
+
 /**
  * The workflow tables: flow_operations (rules), flow_operations_scope (whose rule) and flow_checks
  * (content-addressed checks shared between rules). A user scope's value is the user's numeric id; the
@@ -38,26 +44,12 @@ export class WorkflowRulesRepository {
 
   /** Every rule with its scope, ids ascending. */
   ruleRows(manager: EntityManager = this.dataSource.manager): Promise<RuleRow[]> {
-    return manager.query(
-      `SELECT o.id, o.class, o.name, o.checks, o.operation, o.entity, o.events, o.description,
-              s.type AS scope_type, s.value AS scope_value
-         FROM flow_operations o
-         JOIN flow_operations_scope s ON s.operation_id = o.id
-        ORDER BY o.id`,
-    );
+    return manager.query(`${RULE_ROWS} ORDER BY o.id`);
   }
 
   /** The rules among `ids` that exist, with their scopes, ids ascending (a deleted rule is absent). */
   ruleRowsByIds(ids: number[]): Promise<RuleRow[]> {
-    return this.dataSource.query(
-      `SELECT o.id, o.class, o.name, o.checks, o.operation, o.entity, o.events, o.description,
-              s.type AS scope_type, s.value AS scope_value
-         FROM flow_operations o
-         JOIN flow_operations_scope s ON s.operation_id = o.id
-        WHERE o.id = ANY($1::bigint[])
-        ORDER BY o.id`,
-      [ids],
-    );
+    return this.dataSource.query(`${RULE_ROWS} WHERE o.id = ANY($1::bigint[]) ORDER BY o.id`, [ids]);
   }
 
   checksByIds(

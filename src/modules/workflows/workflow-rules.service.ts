@@ -165,23 +165,7 @@ export class WorkflowRulesService {
       await this.auditRule(tx.manager, 'create', ruleId, input, scope);
       return ruleId;
     });
-    const actorName = scope.type === SCOPE_ADMIN ? '' : scope.userName;
-    if (actorName === undefined) await this.store.changed(id, 'created');
-    else
-      await this.store.created({
-        id,
-        class: input.class,
-        name: input.name,
-        checks,
-        operation: input.operation,
-        entity: input.entity,
-        events: input.events,
-        description: input.description,
-        scopeType: scope.type,
-        scopeUserId: scope.userId,
-        scopeActorName: actorName,
-      });
-    return {
+    const rule: RuleJson = {
       id,
       class: input.class,
       name: input.name,
@@ -191,6 +175,16 @@ export class WorkflowRulesService {
       events: input.events,
       description: input.description,
     };
+    const actorName = scope.type === SCOPE_ADMIN ? '' : scope.userName;
+    if (actorName === undefined) await this.store.changed(id, 'created');
+    else
+      await this.store.created({
+        ...rule,
+        scopeType: scope.type,
+        scopeUserId: scope.userId,
+        scopeActorName: actorName,
+      });
+    return rule;
   }
 
   async update(scope: RuleScope, id: string, body: UpdateWorkflowRuleInput): Promise<RuleJson> {
