@@ -164,6 +164,16 @@ describe('audit log (GET /api/v2/audit)', () => {
     const rules = await entries('resource_type:workflow_rule');
     expect(rules.map((e) => e.action)).toEqual(['delete', 'write', 'create']);
     expect(rules[2]!.resource_target).toBe('audited rule');
+    // The create's entry is written by the rule's own statement: the new id, the caller, the request.
+    expect(rules[2]).toMatchObject({
+      resource_id: String(id),
+      user: { username: 'auditowner' },
+      diff: { operation: { old: null, new: 'deny' }, events: { old: null, new: [] } },
+      additional_fields: { class: accessRule().class, scope: 'global' },
+    });
+    expect(rules[2]!.ip).not.toBe('');
+    expect(rules[2]!.request_id).toEqual(expect.any(String));
+    expect(rules[1]!.resource_id).toBe(String(id));
 
     await t
       .http()

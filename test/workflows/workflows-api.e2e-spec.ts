@@ -422,6 +422,34 @@ describe('workflow rules OCS API', () => {
       expect(rows).toHaveLength(1);
     });
 
+    it('rules created at once with the same new checks all succeed, share the check rows and keep the order sent', async () => {
+      const first = check('FileName', 'matches', '/concurrent-a/');
+      const second = check('FileSize', 'greater', '7 MB');
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, index) =>
+          ocs(
+            t,
+            'post',
+            `${WF}/user`,
+            U(),
+            notifyRule({ name: `at once ${index}`, checks: index % 2 ? [second, first] : [first, second] }),
+          ),
+        ),
+      );
+      expect(answers.map((res) => res.status)).toEqual(Array(8).fill(200));
+      answers.forEach((res, index) =>
+        expect(res.body.ocs.data.checks).toEqual(index % 2 ? [second, first] : [first, second]),
+      );
+      const rows = await t.dataSource.query(
+        `SELECT id FROM flow_checks WHERE value IN ('/concurrent-a/', '7 MB') AND operator IN ('matches', 'greater')`,
+      );
+      expect(rows).toHaveLength(2);
+      for (const [index, res] of answers.entries()) {
+        const shown = (await ocs(t, 'get', `${WF}/user/${res.body.ocs.data.id}`, U())).body.ocs.data;
+        expect(shown.checks).toEqual(index % 2 ? [second, first] : [first, second]);
+      }
+    });
+
     it('rules whose operation class is no longer registered are left out of index and show', async () => {
       const frank = await t.factories.user();
       const rows: { id: number }[] = await t.dataSource.query(

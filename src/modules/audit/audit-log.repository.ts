@@ -50,6 +50,24 @@ export class AuditLogRepository {
       .insert({ ...row, diff: row.diff as never, additionalFields: row.additionalFields as never });
   }
 
+  /**
+   * The row as `INSERT … SELECT … FROM <source.cte>` for a data-modifying CTE of the caller's statement
+   * (the AuditLog port's `insertSql`); `row.resourceId` is replaced by `source.resourceIdSql`.
+   */
+  insertSql(row: AuditLogRow, source: { cte: string; resourceIdSql: string }, params: unknown[]): string {
+    const param = (value: unknown, cast = '') => {
+      params.push(value);
+      return `$${params.length}${cast}`;
+    };
+    return `INSERT INTO audit_logs (user_id, organization_id, ip, user_agent, request_id, resource_type, resource_id,
+                              resource_target, action, diff, status_code, additional_fields)
+            SELECT ${param(row.userId, '::bigint')}, ${param(row.organizationId, '::uuid')}, ${param(row.ip)},
+                   ${param(row.userAgent)}, ${param(row.requestId)}, ${param(row.resourceType)}, ${source.resourceIdSql},
+                   ${param(row.resourceTarget)}, ${param(row.action)}, ${param(JSON.stringify(row.diff), '::jsonb')},
+                   ${param(row.statusCode, '::int')}, ${param(JSON.stringify(row.additionalFields), '::jsonb')}
+              FROM ${source.cte}`;
+  }
+
   /** The number of matching entries, counted up to `limit` rows. */
   async countUpTo(filter: AuditFilterClause, limit: number): Promise<number> {
     const countParams = [...filter.params, limit];

@@ -41,6 +41,18 @@ export class AuditLogService extends AuditLog {
     await this.logs.insert(manager, auditLogRow(entry, currentRequestContext()));
   }
 
+  insertSql(
+    entry: Omit<AuditEntry, 'resourceId'>,
+    source: { cte: string; resourceIdSql: string },
+    params: unknown[],
+  ): string {
+    return this.logs.insertSql(
+      auditLogRow({ ...entry, resourceId: '' }, currentRequestContext()),
+      source,
+      params,
+    );
+  }
+
   async list(filters: AuditFilters, page: { limit: number; offset: number }): Promise<AuditPage> {
     const filter = auditFilterClause(await this.resolveActorFilters(filters));
     const total = await this.logs.countUpTo(filter, this.countCap + 1);

@@ -61,31 +61,60 @@ export class WorkflowRulesRepository {
     ]);
   }
 
-  /** Inserts a rule and its scope row in one statement; returns the rule's id. */
-  async insertRule(
-    manager: EntityManager,
-    rule: RuleColumns,
+  /**
+   * Creates a rule in ONE statement: its checks (those not stored yet), the rule, its scope row and,
+   * when given, the statement's other data-modifying CTEs (`extra(params)` returns `name AS (…)`
+   * bodies over the CTE `operation`, e.g. the audit entry). One statement is atomic without an
+   * explicit transaction and costs one round trip on one pooled connection.
+   * Returns null when a check another transaction inserted concurrently was not visible to this
+   * statement's snapshot (nothing is written then; the caller runs it again).
+   */
+  async createRule(
+    rule: Omit<RuleColumns, 'checkIds'>,
+    checks: (RuleCheck & { hash: string })[],
     scope: { type: number; value: string },
-  ): Promise<number> {
-    const inserted: { id: number }[] = await manager.query(
-      `WITH operation AS (
+    extra: (params: unknown[]) => string[] = () => [],
+  ): Promise<number | null> {
+    const params: unknown[] = [
+      checks.map((c) => c.class),
+      checks.map((c) => c.operator),
+      checks.map((c) => c.value),
+      checks.map((c) => c.hash),
+      rule.class,
+      rule.name,
+      rule.operation,
+      rule.entity,
+      JSON.stringify(rule.events),
+      rule.description,
+      scope.type,
+      scope.value,
+    ];
+    const more = extra(params);
+    const inserted: { id: number }[] = await this.dataSource.query(
+      `WITH wanted AS (
+         SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::text[], $4::char(32)[])
+                       WITH ORDINALITY AS w(class, operator, value, hash, position)),
+       added AS (
+         INSERT INTO flow_checks (class, operator, value, hash)
+         SELECT class, operator, value, hash FROM wanted w
+          WHERE NOT EXISTS (SELECT 1 FROM flow_checks c WHERE c.hash = w.hash)
+         ON CONFLICT (hash) DO NOTHING RETURNING id, hash),
+       check_ids AS (
+         SELECT w.position, COALESCE(a.id, c.id) AS id FROM wanted w
+           LEFT JOIN added a ON a.hash = w.hash
+           LEFT JOIN flow_checks c ON c.hash = w.hash),
+       operation AS (
          INSERT INTO flow_operations (class, name, checks, operation, entity, events, description)
-         VALUES ($1, $2, $3::jsonb, $4, $5, $6::jsonb, $7) RETURNING id)
-       INSERT INTO flow_operations_scope (operation_id, type, value)
-       SELECT id, $8, $9 FROM operation RETURNING operation_id AS id`,
-      [
-        rule.class,
-        rule.name,
-        JSON.stringify(rule.checkIds),
-        rule.operation,
-        rule.entity,
-        JSON.stringify(rule.events),
-        rule.description,
-        scope.type,
-        scope.value,
-      ],
+         SELECT $5, $6, COALESCE((SELECT jsonb_agg(id ORDER BY position) FROM check_ids), '[]'::jsonb),
+                $7, $8, $9::jsonb, $10
+          WHERE NOT EXISTS (SELECT 1 FROM check_ids WHERE id IS NULL)
+         RETURNING id),
+       scope AS (
+         INSERT INTO flow_operations_scope (operation_id, type, value) SELECT id, $11, $12 FROM operation)${more.map((cte) => `,\n       ${cte}`).join('')}
+       SELECT id FROM operation`,
+      params,
     );
-    return Number(inserted[0]!.id);
+    return inserted.length > 0 ? Number(inserted[0]!.id) : null;
   }
 
   /** Rewrites a rule (never its class). */

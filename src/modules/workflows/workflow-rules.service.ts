@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { AuditLog } from '../../platform/audit/audit-log';
+import { type AuditEntry, AuditLog } from '../../platform/audit/audit-log';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
@@ -92,6 +92,11 @@ export function toScopedRuleJson(rule: StoredRule): ScopedRuleJson {
   return { ...toRuleJson(rule), scope_type: rule.scopeType, scope_actor_id: rule.scopeActorName };
 }
 
+/** A check's content address (Nextcloud's `flow_checks.hash`). */
+function checkHash(check: RuleCheck): string {
+  return createHash('md5').update(`${check.class}::${check.operator}::${check.value}`, 'utf8').digest('hex');
+}
+
 /** The ten OCS operations (spec 1): listing, showing, creating, updating and deleting rules in a scope. */
 @Injectable()
 export class WorkflowRulesService {
@@ -147,24 +152,7 @@ export class WorkflowRulesService {
     const input: RuleInput = { ...body, description: body.description ?? '' };
     await this.validate(scope, input);
     const checks = this.dedupeChecks(input.checks);
-    const id = await this.transactions.run(async (tx) => {
-      const checkIds = await this.upsertChecks(checks, tx.manager);
-      const ruleId = await this.rules.insertRule(
-        tx.manager,
-        {
-          class: input.class,
-          name: input.name,
-          checkIds,
-          operation: input.operation,
-          entity: input.entity,
-          events: input.events,
-          description: input.description,
-        },
-        scopeRow(scope),
-      );
-      await this.auditRule(tx.manager, 'create', ruleId, input, scope);
-      return ruleId;
-    });
+    const id = await this.insertRule(scope, input, checks);
     const rule: RuleJson = {
       id,
       class: input.class,
@@ -178,13 +166,43 @@ export class WorkflowRulesService {
     const actorName = scope.type === SCOPE_ADMIN ? '' : scope.userName;
     if (actorName === undefined) await this.store.changed(id, 'created');
     else
-      await this.store.created({
+      this.store.created({
         ...rule,
         scopeType: scope.type,
         scopeUserId: scope.userId,
         scopeActorName: actorName,
       });
     return rule;
+  }
+
+  /**
+   * The rule, its new checks, its scope row and its audit entry in one statement (no explicit
+   * transaction: under load every round trip on a held connection waits an event-loop turn, and the
+   * pool's queue waits on all of them). Run again when a check inserted concurrently was not visible.
+   */
+  private async insertRule(scope: RuleScope, input: RuleInput, checks: RuleCheck[]): Promise<number> {
+    const rule = {
+      class: input.class,
+      name: input.name,
+      operation: input.operation,
+      entity: input.entity,
+      events: input.events,
+      description: input.description,
+    };
+    const hashed = checks.map((check) => ({ ...check, hash: checkHash(check) }));
+    const audit = (params: unknown[]) => {
+      const sql = this.audit?.insertSql(
+        this.auditEntry('create', input, scope),
+        { cte: 'operation', resourceIdSql: 'operation.id::text' },
+        params,
+      );
+      return sql ? [`audit AS (${sql})`] : [];
+    };
+    for (let attempt = 1; ; attempt++) {
+      const id = await this.rules.createRule(rule, hashed, scopeRow(scope), audit);
+      if (id !== null) return id;
+      if (attempt === 3) throw new Error('a rule check stayed invisible after three attempts');
+    }
   }
 
   async update(scope: RuleScope, id: string, body: UpdateWorkflowRuleInput): Promise<RuleJson> {
@@ -231,9 +249,19 @@ export class WorkflowRulesService {
     scope: RuleScope,
   ): Promise<void> {
     await this.audit?.record(manager, {
+      ...this.auditEntry(action, input, scope),
+      resourceId: String(ruleId),
+    });
+  }
+
+  private auditEntry(
+    action: 'create' | 'write' | 'delete',
+    input: { class: string; name: string; operation?: string; events?: unknown },
+    scope: RuleScope,
+  ): Omit<AuditEntry, 'resourceId'> {
+    return {
       action,
       resourceType: 'workflow_rule',
-      resourceId: String(ruleId),
       resourceTarget: input.name || input.class,
       additionalFields: { class: input.class, scope: scope.type === SCOPE_ADMIN ? 'global' : 'user' },
       ...(action !== 'delete'
@@ -244,7 +272,7 @@ export class WorkflowRulesService {
             },
           }
         : {}),
-    });
+    };
   }
 
   async destroy(scope: RuleScope, id: string): Promise<true> {
@@ -296,9 +324,7 @@ export class WorkflowRulesService {
    */
   private async upsertChecks(checks: RuleCheck[], manager: EntityManager): Promise<number[]> {
     if (checks.length === 0) return [];
-    const hashes = checks.map((c) =>
-      createHash('md5').update(`${c.class}::${c.operator}::${c.value}`, 'utf8').digest('hex'),
-    );
+    const hashes = checks.map(checkHash);
     // Existing checks are only read: updating them (an upsert's DO UPDATE) would lock a row every rule
     // with the same check waits on, serializing rule creation under load.
     const ids = new Map(

@@ -30,11 +30,29 @@ export interface AuditEntry {
  */
 export abstract class AuditLog {
   abstract record(manager: EntityManager, entry: AuditEntry): Promise<void>;
+
+  /**
+   * The entry as the body of a data-modifying CTE in the caller's own statement, so a write and its
+   * entry are one statement (atomic without an explicit transaction, one round trip):
+   * `INSERT INTO … SELECT … FROM source`, one entry per row of `source` (a CTE of that statement,
+   * typically the row just written). `resourceIdSql` is an SQL expression over `source` that gives the
+   * resource's id (known only inside the statement). The entry's values are appended to `params`.
+   * Null when entries are dropped.
+   */
+  abstract insertSql(
+    entry: Omit<AuditEntry, 'resourceId'>,
+    source: { cte: string; resourceIdSql: string },
+    params: unknown[],
+  ): string | null;
 }
 
 /** The implementation used until the audit module provides one. */
 export class NoAuditLog extends AuditLog {
   async record(): Promise<void> {}
+
+  insertSql(): null {
+    return null;
+  }
 }
 // Consumers inject it with `@Optional() @Inject(AuditLog)` and skip when absent (fixture apps,
 // or before the audit module is composed); the audit module provides it globally.

@@ -23,6 +23,8 @@ interface Envelope {
 export class ClusterBus implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ClusterBus.name);
   private readonly instanceId = randomUUID();
+  /** How a batch this instance sent begins (see flush). */
+  private readonly ownBatchPrefix = `[${JSON.stringify(this.instanceId)},`;
   private readonly handlers = new Map<string, Set<ClusterHandler>>();
   private listener: Client | undefined;
   private publisher: Client | undefined;
@@ -39,6 +41,8 @@ export class ClusterBus implements OnModuleInit, OnApplicationShutdown {
     this.listener.on('error', (error) => this.logger.error({ err: error }, 'cluster bus connection failed'));
     this.listener.on('notification', (message) => {
       if (message.channel !== CHANNEL || !message.payload) return;
+      // This instance's own batches come back too: skipped before parsing (they were delivered here).
+      if (message.payload.startsWith(this.ownBatchPrefix)) return;
       try {
         // A batch (`[origin, [[topic, payload], ...]]`) or, from older instances, one envelope.
         const parsed = JSON.parse(message.payload) as Envelope | [string, [string, unknown][]];

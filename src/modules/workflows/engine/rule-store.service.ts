@@ -75,38 +75,38 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
    */
   async changed(ruleId: number, action: 'created' | 'updated' | 'deleted'): Promise<void> {
     await this.apply(ruleId);
-    await this.announce(ruleId, action);
+    this.announce(ruleId, action);
   }
 
   /**
    * A rule this instance has just created, applied from what was written (no re-read: its id is new,
    * so no other change of it can be on its way), then announced like any change.
    */
-  async created(rule: StoredRule): Promise<void> {
+  created(rule: StoredRule): void {
     if (this.current) {
       // A load started before the commit would miss it: never install that one.
       this.generation++;
       this.loading = undefined;
       this.current = this.current.withChanges(new Set([rule.id]), [rule]);
     } else this.invalidate();
-    await this.announce(rule.id, 'created');
+    this.announce(rule.id, 'created');
   }
 
-  private async announce(ruleId: number, action: 'created' | 'updated' | 'deleted'): Promise<void> {
+  /**
+   * Not awaited by the writer: other instances learn of the change asynchronously anyway (their
+   * listener's delivery), so the answer does not wait for the NOTIFY's turn on the bus connection.
+   */
+  private announce(ruleId: number, action: 'created' | 'updated' | 'deleted'): void {
     this.events.emit('workflow.rules_changed', { ruleId, action });
-    try {
-      await this.cluster.publish(RULES_CHANGED_TOPIC, {
-        ruleId,
-        action,
-        origin: this.id,
-      } satisfies RulesChangedMessage);
-    } catch (error) {
-      // The change is committed; other instances catch up on their cache lifetime.
-      this.logger.error(
-        { err: error, ruleId, action },
-        'could not announce a rule change to other instances',
-      );
-    }
+    this.cluster
+      .publish(RULES_CHANGED_TOPIC, { ruleId, action, origin: this.id } satisfies RulesChangedMessage)
+      .catch((error: unknown) => {
+        // The change is committed; other instances catch up on their cache lifetime.
+        this.logger.error(
+          { err: error, ruleId, action },
+          'could not announce a rule change to other instances',
+        );
+      });
   }
 
   private async apply(ruleId: number): Promise<void> {
