@@ -8,6 +8,9 @@ interface Entry {
   action: string;
   resource_type: string;
   resource_target: string;
+  resource_id: string;
+  request_id: string;
+  additional_fields: Record<string, unknown>;
   diff: Record<string, { old: unknown; new: unknown; secret?: boolean }>;
   description: string;
   user: { username: string } | null;
