@@ -51,6 +51,18 @@ describe('RuleSnapshot.withChanges (a rule change applied without a reload)', ()
     expect(after.rulesOf(bob, NOTIFY).map((parsed) => parsed.rule.id)).toEqual([2, 5]);
   });
 
+  it('a rule created above every id, then changed and deleted, is found in its scope each time', () => {
+    const before = new RuleSnapshot([rule(1, '1'), rule(2, '2')]);
+    const created = before.withChanges(new Set([10]), [rule(10, '1')]);
+    expect(created.byScope.get(alice)!.map((r) => r.id)).toEqual([1, 10]);
+    const moved = created.withChanges(new Set([10]), [rule(10, '2')]);
+    expect(moved.byScope.get(alice)!.map((r) => r.id)).toEqual([1]);
+    expect(moved.byScope.get(bob)!.map((r) => r.id)).toEqual([2, 10]);
+    const deleted = moved.withChanges(new Set([10]), []);
+    expect(deleted.rules.map((r) => r.id)).toEqual([1, 2]);
+    expect(deleted.byScope.get(bob)!.map((r) => r.id)).toEqual([2]);
+  });
+
   it('a rule moving between scopes drops both scopes', () => {
     const before = new RuleSnapshot([rule(1, '1'), rule(2, '2')]);
     before.indexCache.set(alice, {});

@@ -38,6 +38,10 @@ export function scopeKey(type: number, userId: string): string {
   return type === SCOPE_ADMIN ? '0:' : `${type}:${userId}`;
 }
 
+function byId(a: StoredRule, b: StoredRule): number {
+  return a.id - b.id;
+}
+
 function parseRule(rule: StoredRule): ParsedRule {
   let needsGroups = false;
   const checks: CompiledCheck[] = [];
@@ -65,25 +69,40 @@ export class RuleSnapshot {
   readonly byScope: Map<string, StoredRule[]>;
   private readonly byScopeClass = new Map<string, ParsedRule[]>();
   private events: Map<string, Set<string>> | undefined;
+  private allRules: StoredRule[] | undefined;
+  /** The highest rule id here: a changed id above it is a new rule (no scope list to search). */
+  private readonly maxId: number;
   /** Formatted index per scope (filled by the API on first use). */
   readonly indexCache = new Map<string, unknown>();
 
-  constructor(
-    readonly rules: StoredRule[],
-    /** Rules by scope when the caller has them already (withChanges), ids ascending. */
-    byScope?: Map<string, StoredRule[]>,
-  ) {
-    if (byScope) {
-      this.byScope = byScope;
+  /** From every rule (a full load), or from rules by scope (withChanges: ids ascending in each list). */
+  constructor(rules: StoredRule[] | { byScope: Map<string, StoredRule[]>; maxId: number }) {
+    if (!Array.isArray(rules)) {
+      this.byScope = rules.byScope;
+      this.maxId = rules.maxId;
       return;
     }
     this.byScope = new Map();
+    let maxId = 0;
     for (const rule of rules) {
       const key = scopeKey(rule.scopeType, rule.scopeUserId);
       let list = this.byScope.get(key);
       if (!list) this.byScope.set(key, (list = []));
       list.push(rule);
+      if (rule.id > maxId) maxId = rule.id;
     }
+    for (const list of this.byScope.values()) list.sort(byId);
+    this.maxId = maxId;
+  }
+
+  /**
+   * Every rule, ids ascending. Built on first use: a change (withChanges) copies only the scopes it
+   * touches, so creating a rule does not cost the number of rules (a rule create used to filter and
+   * sort every rule of every user).
+   */
+  get rules(): StoredRule[] {
+    this.allRules ??= [...this.byScope.values()].flat().sort(byId);
+    return this.allRules;
   }
 
   /** Event name → the operation classes of the rules listening to it (built on first use). */
@@ -108,14 +127,16 @@ export class RuleSnapshot {
    * rule costs the others nothing and costs about the number of scopes, not of rules.
    */
   withChanges(changedIds: ReadonlySet<number>, replacements: StoredRule[]): RuleSnapshot {
-    const byId = (a: StoredRule, b: StoredRule) => a.id - b.id;
     const touched = new Set<string>();
-    for (const rule of this.rules)
-      if (changedIds.has(rule.id)) touched.add(scopeKey(rule.scopeType, rule.scopeUserId));
-    for (const rule of replacements) touched.add(scopeKey(rule.scopeType, rule.scopeUserId));
-    const rules = this.rules.filter((rule) => !changedIds.has(rule.id));
-    rules.push(...replacements);
-    rules.sort(byId);
+    // Only a change of an existing rule needs its old scope; new ids (creates) skip the search.
+    if ([...changedIds].some((id) => id <= this.maxId))
+      for (const [key, list] of this.byScope)
+        if (list.some((rule) => changedIds.has(rule.id))) touched.add(key);
+    let maxId = this.maxId;
+    for (const rule of replacements) {
+      touched.add(scopeKey(rule.scopeType, rule.scopeUserId));
+      if (rule.id > maxId) maxId = rule.id;
+    }
     const byScope = new Map(this.byScope);
     for (const key of touched) {
       const list = (this.byScope.get(key) ?? []).filter((rule) => !changedIds.has(rule.id));
@@ -125,7 +146,7 @@ export class RuleSnapshot {
       if (list.length > 0) byScope.set(key, list);
       else byScope.delete(key);
     }
-    const next = new RuleSnapshot(rules, byScope);
+    const next = new RuleSnapshot({ byScope, maxId });
     for (const [key, index] of this.indexCache) if (!touched.has(key)) next.indexCache.set(key, index);
     for (const [key, parsed] of this.byScopeClass)
       if (!touched.has(key.slice(0, key.indexOf('|')))) next.byScopeClass.set(key, parsed);

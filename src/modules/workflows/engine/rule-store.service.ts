@@ -194,8 +194,8 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
     manager?: EntityManager,
   ): Promise<StoredRule[]> {
     const knownNames = new Map<string, string>();
-    for (const rule of known?.rules ?? [])
-      if (rule.scopeType !== 0) knownNames.set(rule.scopeUserId, rule.scopeActorName);
+    for (const [first] of known?.byScope.values() ?? [])
+      if (first && first.scopeType !== 0) knownNames.set(first.scopeUserId, first.scopeActorName);
     const unknownUsers = rows
       .filter((row) => Number(row.scope_type) === 1 && !knownNames.has(row.scope_value))
       .map((row) => row.scope_value);
