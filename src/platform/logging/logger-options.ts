@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request } from 'express';
+import { levels } from 'pino';
 import type { Options } from 'pino-http';
 import type { AppConfig } from '../config/app-config';
 import { requestCaller } from '../http/request-caller';
 
 /** Structured JSON logs with a request id (taken from `X-Request-Id` or generated, echoed back). */
 export function loggerOptions(config: AppConfig): Options {
+  const threshold = config.logLevel === 'silent' ? Infinity : levels.values[config.logLevel]!;
   return {
     level: config.logLevel,
     // LOG_FORMAT=pretty: readable lines for a terminal (pino-pretty); json (default) for collectors.
@@ -41,8 +43,12 @@ export function loggerOptions(config: AppConfig): Options {
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
     autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
-    customLogLevel: (_req, res, error) =>
-      error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    // A line the level would drop is 'silent' for pino-http: it then skips the finished request's
+    // bindings (customProps, serialized, and a child logger) instead of building them for nothing.
+    customLogLevel: (_req, res, error) => {
+      const level = error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+      return levels.values[level]! >= threshold ? level : 'silent';
+    },
   };
 }
 
