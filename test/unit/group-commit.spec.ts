@@ -41,10 +41,13 @@ describe('GroupCommit', () => {
 
   it('takes at most maxBatch items per statement', async () => {
     const sizes: number[] = [];
-    const commit = new GroupCommit<number, number>(async (items) => {
-      sizes.push(items.length);
-      return items;
-    }, 2);
+    const commit = new GroupCommit<number, number>(
+      async (items) => {
+        sizes.push(items.length);
+        return items;
+      },
+      { maxBatch: 2 },
+    );
 
     await Promise.all([1, 2, 3, 4, 5].map((item) => commit.submit(item)));
 

@@ -97,6 +97,12 @@ function checkHash(check: RuleCheck): string {
   return createHash('md5').update(`${check.class}::${check.operator}::${check.value}`, 'utf8').digest('hex');
 }
 
+/** The rule as OCS answers it, from what was written (`input.class` is the stored class on update). */
+function ruleJson(id: number, input: RuleInput, checks: RuleCheck[]): RuleJson {
+  const { class: operationClass, name, operation, entity, events, description } = input;
+  return { id, class: operationClass, name, checks, operation, entity, events, description };
+}
+
 /** The ten OCS operations (spec 1): listing, showing, creating, updating and deleting rules in a scope. */
 @Injectable()
 export class WorkflowRulesService {
@@ -152,19 +158,9 @@ export class WorkflowRulesService {
     const input: RuleInput = { ...body, description: body.description ?? '' };
     await this.validate(scope, input);
     const checks = this.dedupeChecks(input.checks);
-    const id = await this.insertRule(scope, input, checks);
-    const rule: RuleJson = {
-      id,
-      class: input.class,
-      name: input.name,
-      checks,
-      operation: input.operation,
-      entity: input.entity,
-      events: input.events,
-      description: input.description,
-    };
+    const rule = ruleJson(await this.insertRule(scope, input, checks), input, checks);
     const actorName = scope.type === SCOPE_ADMIN ? '' : scope.userName;
-    if (actorName === undefined) await this.store.changed(id, 'created');
+    if (actorName === undefined) await this.store.changed(rule.id, 'created');
     else
       this.store.created({
         ...rule,
@@ -181,14 +177,6 @@ export class WorkflowRulesService {
    * pool's queue waits on all of them). Run again when a check inserted concurrently was not visible.
    */
   private async insertRule(scope: RuleScope, input: RuleInput, checks: RuleCheck[]): Promise<number> {
-    const rule = {
-      class: input.class,
-      name: input.name,
-      operation: input.operation,
-      entity: input.entity,
-      events: input.events,
-      description: input.description,
-    };
     const hashed = checks.map((check) => ({ ...check, hash: checkHash(check) }));
     const audit = (params: unknown[]) => {
       const sql = this.audit?.insertSql(
@@ -199,7 +187,7 @@ export class WorkflowRulesService {
       return sql ? [`audit AS (${sql})`] : [];
     };
     for (let attempt = 1; ; attempt++) {
-      const id = await this.rules.createRule(rule, hashed, scopeRow(scope), audit);
+      const id = await this.rules.createRule(input, hashed, scopeRow(scope), audit);
       if (id !== null) return id;
       if (attempt === 3) throw new Error('a rule check stayed invisible after three attempts');
     }
@@ -228,16 +216,7 @@ export class WorkflowRulesService {
       await this.auditRule(tx.manager, 'write', ruleId, input, scope);
     });
     await this.store.changed(ruleId, 'updated');
-    return {
-      id: ruleId,
-      class: storedClass,
-      name: input.name,
-      checks,
-      operation: input.operation,
-      entity: input.entity,
-      events: input.events,
-      description: input.description,
-    };
+    return ruleJson(ruleId, input, checks);
   }
 
   /** Rule changes are administrative writes: one audit entry in the rule's transaction. */

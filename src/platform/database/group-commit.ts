@@ -39,16 +39,15 @@ export class GroupCommit<Item, Result> {
 
   /**
    * @param write writes the items in one statement and returns one result per item, in order.
-   * @param options the batch size (a number, as before), or the batch size, concurrency and key.
+   * @param options the batch size, the statements at once and the key.
    */
   constructor(
     private readonly write: (items: Item[]) => Promise<Result[]>,
-    options: number | GroupCommitOptions<Item> = {},
+    options: GroupCommitOptions<Item> = {},
   ) {
-    const settings = typeof options === 'number' ? { maxBatch: options } : options;
-    this.maxBatch = settings.maxBatch ?? 200;
-    this.concurrency = Math.max(1, settings.concurrency ?? 1);
-    this.key = settings.key;
+    this.maxBatch = options.maxBatch ?? 200;
+    this.concurrency = Math.max(1, options.concurrency ?? 1);
+    this.key = options.key;
   }
 
   submit(item: Item): Promise<Result> {

@@ -75,7 +75,7 @@ export class RuleSnapshot {
   /** Formatted index per scope (filled by the API on first use). */
   readonly indexCache = new Map<string, unknown>();
 
-  /** From every rule (a full load), or from rules by scope (withChanges: ids ascending in each list). */
+  /** From every rule, ids ascending (a full load), or from rules by scope (withChanges: ids ascending in each list). */
   constructor(rules: StoredRule[] | { byScope: Map<string, StoredRule[]>; maxId: number }) {
     if (!Array.isArray(rules)) {
       this.byScope = rules.byScope;
@@ -91,7 +91,6 @@ export class RuleSnapshot {
       list.push(rule);
       if (rule.id > maxId) maxId = rule.id;
     }
-    for (const list of this.byScope.values()) list.sort(byId);
     this.maxId = maxId;
   }
 
