@@ -7,13 +7,29 @@ import { NotificationTemplatesRepository } from './notification-templates.reposi
 @Injectable()
 export class NotificationTemplatesService {
   private readonly cache = new Map<string, NotificationTemplate>();
+  /** Loads in flight, so a burst of first uses of one template makes one query, not one each. */
+  private readonly loading = new Map<string, Promise<NotificationTemplate | null>>();
 
   constructor(private readonly templates: NotificationTemplatesRepository) {}
 
   async find(id: string, manager?: EntityManager): Promise<NotificationTemplate | null> {
     const cached = this.cache.get(id);
     if (cached) return cached;
-    const template = await this.templates.findById(id, manager);
+    // A caller's transaction reads on its own connection: waiting for a load queued behind that
+    // connection (one connection on embedded PGlite) would never end.
+    if (manager) return this.remember(id, await this.templates.findById(id, manager));
+    let load = this.loading.get(id);
+    if (!load) {
+      load = this.templates
+        .findById(id)
+        .then((template) => this.remember(id, template))
+        .finally(() => this.loading.delete(id));
+      this.loading.set(id, load);
+    }
+    return load;
+  }
+
+  private remember(id: string, template: NotificationTemplate | null): NotificationTemplate | null {
     if (template) this.cache.set(id, template);
     return template;
   }
