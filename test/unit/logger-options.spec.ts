@@ -2,7 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pinoHttp from 'pino-http';
+import type { Request } from 'express';
 import type { AppConfig } from '../../src/platform/config/app-config';
+import { setRequestCaller } from '../../src/platform/http/request-caller';
 import { loggerOptions, redactQueryCredentials } from '../../src/platform/logging/logger-options';
 
 describe('request log URLs', () => {
@@ -24,7 +26,7 @@ describe('request log levels', () => {
   /** A server logging through pino-http with loggerOptions at `level`; returns the lines written. */
   async function linesFor(
     level: AppConfig['logLevel'],
-    statuses: number[],
+    statuses: (number | string)[],
   ): Promise<Record<string, unknown>[]> {
     const lines: string[] = [];
     const sink = new Writable({
@@ -36,7 +38,19 @@ describe('request log levels', () => {
     const middleware = pinoHttp(loggerOptions({ logLevel: level, logFormat: 'json' } as AppConfig), sink);
     const server = http.createServer((req, res) => {
       middleware(req, res);
-      res.statusCode = Number(req.url!.slice(1));
+      // `/404?user=7`: the auth guard found user 7 (after the middleware, as in the application).
+      const url = new URL(req.url!, 'http://localhost');
+      const userId = url.searchParams.get('user');
+      if (userId) {
+        setRequestCaller(req as unknown as Request, {
+          kind: 'user',
+          userId,
+          isAdmin: false,
+          mustChangePassword: false,
+          source: 'bearer',
+        });
+      }
+      res.statusCode = Number(url.pathname.slice(1));
       res.end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -61,6 +75,12 @@ describe('request log levels', () => {
     const lines = await linesFor('info', [200, 404]);
     expect(lines.map((line) => line.level)).toEqual([30, 40]);
     expect((lines[0]!.req as { url: string }).url).toBe('/200');
+  });
+
+  it("names the caller's user id once the guard has found one, and no user for an anonymous call", async () => {
+    const lines = await linesFor('info', ['200?user=7', 403]);
+    expect(lines.map((line) => line.userId)).toEqual(['7', undefined]);
+    expect('userId' in lines[1]!).toBe(false);
   });
 
   it('silent writes nothing', async () => {
