@@ -63,6 +63,21 @@ describe('RuleSnapshot.withChanges (a rule change applied without a reload)', ()
     expect(deleted.byScope.get(bob)!.map((r) => r.id)).toEqual([2]);
   });
 
+  it('a create applied below the highest id (concurrent creates out of order) searches no scope', () => {
+    const before = new RuleSnapshot([rule(1, '1'), rule(5, '2')]);
+    const bobRules = before.byScope.get(bob)!;
+    const searched = jest.spyOn(bobRules, 'some');
+    const created = before.withChanges(new Set([3]), [rule(3, '1')], true);
+    expect(searched).not.toHaveBeenCalled();
+    expect(created.byScope.get(alice)!.map((r) => r.id)).toEqual([1, 3]);
+    expect(created.byScope.get(bob)).toBe(bobRules);
+    // The same change as an update looks for the rule's old scope.
+    before.withChanges(new Set([3]), [rule(3, '1')]);
+    expect(searched).toHaveBeenCalled();
+    // A create already in the snapshot (a reload saw its commit first) is not listed twice.
+    expect(created.withChanges(new Set([3]), [rule(3, '1')], true).rules.map((r) => r.id)).toEqual([1, 3, 5]);
+  });
+
   it('a rule moving between scopes drops both scopes', () => {
     const before = new RuleSnapshot([rule(1, '1'), rule(2, '2')]);
     before.indexCache.set(alice, {});

@@ -124,11 +124,15 @@ export class RuleSnapshot {
    * deleted), ids ascending. Only the scopes a changed rule belongs to (before or after) are rebuilt;
    * the others keep their rule lists, compiled rules and formatted indexes, so a change of one user's
    * rule costs the others nothing and costs about the number of scopes, not of rules.
+   *
+   * `created`: the changes are rules just created, which cannot sit in any scope but their own. Then
+   * no scope is searched for their old place, even for an id below the highest known one (concurrent
+   * creates applied out of order), a search that costs the number of rules of every scope.
    */
-  withChanges(changedIds: ReadonlySet<number>, replacements: StoredRule[]): RuleSnapshot {
+  withChanges(changedIds: ReadonlySet<number>, replacements: StoredRule[], created = false): RuleSnapshot {
     const touched = new Set<string>();
     // Only a change of an existing rule needs its old scope; new ids (creates) skip the search.
-    if ([...changedIds].some((id) => id <= this.maxId))
+    if (!created && [...changedIds].some((id) => id <= this.maxId))
       for (const [key, list] of this.byScope)
         if (list.some((rule) => changedIds.has(rule.id))) touched.add(key);
     let maxId = this.maxId;

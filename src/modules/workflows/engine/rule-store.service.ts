@@ -87,7 +87,7 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
       // A load started before the commit would miss it: never install that one.
       this.generation++;
       this.loading = undefined;
-      this.current = this.current.withChanges(new Set([rule.id]), [rule]);
+      this.current = this.current.withChanges(new Set([rule.id]), [rule], true);
     } else this.invalidate();
     this.announce(rule.id, 'created');
   }
