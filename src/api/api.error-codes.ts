@@ -13,6 +13,8 @@ declare module '../platform/errors/domain-error' {
     CODER_VALIDATION: true;
     /** A cookie-authenticated write without Coder's CSRF header. */
     CSRF: true;
+    /** A cookie-authenticated Gitea API write without (401) or with a wrong (400) CSRF token. */
+    GITEA_CSRF: true;
     /** A form body where the route takes none. */
     FORM_NOT_ACCEPTED: true;
     MALFORMED_FORM: true;

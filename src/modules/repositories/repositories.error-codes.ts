@@ -30,6 +30,8 @@ declare module '../../platform/errors/domain-error' {
     FORK_EXISTS: true;
     HEAD_BRANCH_NOT_FOUND: true;
     HEAD_REPOSITORY_NOT_FOUND: true;
+    /** A call of the git hooks' callback from another host or without a live push's token (404). */
+    HOOK_CALLER_REFUSED: true;
     INVALID_ORDER: true;
     INVALID_SORT: true;
     ISSUE_NOT_FOUND: true;

@@ -47,6 +47,7 @@ import { ReleasesService } from './releases/releases.service';
 import { REPOSITORIES_ENTITIES } from './entities';
 import { GitStorage } from './git/git-storage.service';
 import { PushSessions } from './git/push-sessions.service';
+import { HookCallerAssignment } from './git/hook-caller.assignment';
 import { SmartHttpService } from './git/smart-http.service';
 import { PushHooksService } from './push-hooks.service';
 import { PushReactionsService } from './push-reactions.service';
@@ -87,6 +88,7 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     PullDiffsService,
     RepositoryPermissions,
     RepoAssignment,
+    HookCallerAssignment,
     RepoAccessGuard,
     CollaboratorsService,
     GitStorage,
