@@ -15,6 +15,8 @@ declare module '../platform/errors/domain-error' {
     CSRF: true;
     /** A cookie-authenticated Gitea API write without (401) or with a wrong (400) CSRF token. */
     GITEA_CSRF: true;
+    /** Every slot for large bodies (npm publish documents) is taken: 503 with Retry-After. */
+    LARGE_BODIES_BUSY: true;
     /** A form body where the route takes none. */
     FORM_NOT_ACCEPTED: true;
     MALFORMED_FORM: true;

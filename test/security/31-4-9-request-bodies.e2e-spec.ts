@@ -153,7 +153,9 @@ describe('#31.4 / #31.9 request bodies: read after authentication, inflated size
       const answer = await read(res);
       req.destroy();
       expect(answer.status).toBe(413);
-      expect(answer.headers.connection).toBe('close');
+      // Length unknown (chunked): the raw rest is discarded up to a bound (never inflated) and the
+      // connection kept, so a client still sending reads the 413 (issue #46.7).
+      expect(answer.headers.connection).not.toBe('close');
     });
 
     it('uncompressed bodies are read after authentication too (anonymous: 401, not 400 for malformed JSON)', async () => {

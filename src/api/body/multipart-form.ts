@@ -2,6 +2,7 @@ import busboy from 'busboy';
 import type { Request, Response } from 'express';
 import { type Readable, Transform } from 'node:stream';
 import { BadRequestError, TooLargeError } from '../../platform/errors/domain-error';
+import { discardRest } from './discard-body';
 import { requestBodyStream } from './request-body-stream';
 
 export interface MultipartField {
@@ -78,10 +79,8 @@ export class MultipartForm {
       failure = error;
       source.unpipe(counter);
       current?.destroy(error instanceof Error ? error : new Error(String(error)));
-      if (!this.res.headersSent) this.res.setHeader('Connection', 'close');
-      // Discard what the client still sends; the answer goes out now.
-      this.req.unpipe();
-      this.req.resume();
+      // Discard what the client still sends (up to a bound, so it reads the answer); the answer goes out now.
+      discardRest(this.req, this.res);
       notify();
     };
     let received = 0;

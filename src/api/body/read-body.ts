@@ -5,6 +5,7 @@ import {
   TooLargeError,
   UnsupportedMediaTypeError,
 } from '../../platform/errors/domain-error';
+import { discardRest } from './discard-body';
 import { contentEncoding, requestBodyStream } from './request-body-stream';
 
 /** Deepest nesting of arrays/objects a parsed JSON or form body may have (issue #31.9). */
@@ -27,13 +28,11 @@ export function bodyTooDeep(): BadRequestError {
 
 /**
  * Stops reading a request whose answer is an error: the decoder (if any) is detached and destroyed so
- * nothing more is inflated, what the client still sends is discarded as raw bytes, and the connection
- * closes after the answer.
+ * nothing more is inflated; what the client still sends is discarded as raw bytes, up to a bound,
+ * so it can read the answer (discard-body.ts, issue #46.7).
  */
 function abandon(req: Request, res: Response): void {
-  if (!res.headersSent) res.setHeader('Connection', 'close');
-  req.unpipe();
-  req.resume();
+  discardRest(req, res);
 }
 
 /**

@@ -9,6 +9,8 @@ import { containsNul, NUL_CHARACTER } from '../reject-nul-bytes';
 import { wellFormedStrings } from '../well-formed-strings';
 import { SSE_API_METADATA } from '../sse/sse-endpoint.decorator';
 import { BODY_METADATA, type BodyMode, DEFAULT_BODY_MODE } from './body-mode';
+import { discardRest } from './discard-body';
+import { LargeBodyGate } from './large-body-gate';
 import { MultipartForm, multipartTooLarge, setRequestMultipartForm } from './multipart-form';
 import { readBody, readFormBody, readJsonBody } from './read-body';
 
@@ -62,10 +64,15 @@ export class RequestDialectGuard implements CanActivate {
  */
 @Injectable()
 export class RequestBodyGuard implements CanActivate {
+  /** Large JSON bodies in memory at once (LARGE_BODY_CONCURRENCY, issue #46.1). */
+  private readonly largeBodies: LargeBodyGate;
+
   constructor(
     private readonly reflector: Reflector,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.largeBodies = new LargeBodyGate(config.largeBodyConcurrency);
+  }
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
@@ -91,6 +98,8 @@ export class RequestBodyGuard implements CanActivate {
         req.body = await readBody(req, res, mode.limitBytes);
         return;
       case 'large-json':
+        // A slot before the first byte is read, held until the response is over (large-body-gate.ts).
+        await this.largeBodies.enter(req, res);
         return this.json(mode.limitBytes ?? this.config.npmPublishMaxSizeMb * MIB, false, req, res);
       case 'json':
         return this.json(mode.limitBytes, mode.form, req, res);
@@ -129,7 +138,7 @@ export class RequestBodyGuard implements CanActivate {
     }
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
-      res.setHeader('Connection', 'close');
+      discardRest(req, res);
       throw multipartTooLarge(maxBytes);
     }
     setRequestMultipartForm(req, new MultipartForm(req, res, maxBytes));

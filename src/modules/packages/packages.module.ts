@@ -6,6 +6,7 @@ import { GiteaPackagesController } from './controllers/gitea-packages.controller
 import { NpmRegistryController } from './controllers/npm-registry.controller';
 import { NpmLoginController } from './controllers/npm-login.controller';
 import { PACKAGES_ENTITIES } from './entities';
+import { NpmPublishAccess } from './npm/npm-publish-access';
 import { NpmRegistryService } from './npm/npm-registry.service';
 import { PackageBlobsService } from './package-blobs.service';
 import { PackagePermissions } from './package-permissions.service';
@@ -30,6 +31,7 @@ import './packages.error-codes';
     PackageDownloadsService,
     PackagePermissions,
     NpmRegistryService,
+    NpmPublishAccess,
   ],
   exports: [PackagesService, PackagePermissions],
 })

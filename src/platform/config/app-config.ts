@@ -45,8 +45,10 @@ export interface AppConfig {
     releaseMaxSizeMb: number;
     releaseAllowedTypes: string;
   };
-  /** Largest npm publish document (JSON with base64 tarballs), NPM_PUBLISH_MAX_SIZE_MB. */
+  /** Largest npm publish document (JSON with base64 tarballs, parsed in memory), NPM_PUBLISH_MAX_SIZE_MB. */
   npmPublishMaxSizeMb: number;
+  /** How many large JSON bodies (npm publish documents) are read and parsed at once, LARGE_BODY_CONCURRENCY. */
+  largeBodyConcurrency: number;
   rateLimit: { enabled: boolean; apiPerMinute: number; loginPerMinute: number };
   sessionDurationSeconds: number;
   /** Longest life of a cached credential lookup or RBAC subject (writes drop them at once); 0 = no cache. */
@@ -230,7 +232,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
       releaseMaxSizeMb: int(env, 'RELEASE_ATTACHMENT_MAX_SIZE_MB', 2048, 1, 1_000_000),
       releaseAllowedTypes: read(env, 'RELEASE_ATTACHMENT_ALLOWED_TYPES') ?? '*/*',
     },
-    npmPublishMaxSizeMb: int(env, 'NPM_PUBLISH_MAX_SIZE_MB', 512, 1, 100_000),
+    // Parsed in memory (about four times the document at the peak): a limit that fits memory (issue #46.1).
+    npmPublishMaxSizeMb: int(env, 'NPM_PUBLISH_MAX_SIZE_MB', 32, 1, 4096),
+    largeBodyConcurrency: int(env, 'LARGE_BODY_CONCURRENCY', 2, 1, 64),
     rateLimit: {
       enabled: bool(env, 'RATE_LIMIT_ENABLED', true),
       apiPerMinute: int(env, 'RATE_LIMIT_API_PER_MINUTE', 512, 1, 10_000_000),

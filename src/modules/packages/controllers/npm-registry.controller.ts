@@ -15,6 +15,7 @@ import type { User } from '../../identity/entities/user.entity';
 import { UsersService } from '../../identity/users.service';
 import { NpmPublishDto, NpmSearchQueryDto } from '../dto/npm.dto';
 import type { Package } from '../entities/package.entity';
+import { WritesToOwner } from '../npm/npm-publish-access';
 import { isValidNpmName, NpmRegistryService } from '../npm/npm-registry.service';
 import { PackagePermissions } from '../package-permissions.service';
 import { requireRegistryAccess, resolvePackageOwner } from '../package-owner';
@@ -242,6 +243,7 @@ export class NpmRegistryController {
 
   @Put(':name')
   @LargeJsonBody()
+  @WritesToOwner()
   @Authenticated({ scopes: ['package'] })
   @ApiOperation({
     summary: 'npm publish (one version, tarball in _attachments); without attachments: npm deprecate',
@@ -270,6 +272,7 @@ export class NpmRegistryController {
 
   @Put(':name/-rev/:rev')
   @LargeJsonBody()
+  @WritesToOwner()
   @Authenticated({ scopes: ['package'] })
   @ApiOperation({
     summary: 'The packument write before an unpublish or deprecate (deprecations are applied)',
