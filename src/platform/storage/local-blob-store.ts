@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { access, constants, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { access, constants, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -144,6 +144,23 @@ export class LocalBlobStore extends BlobStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw error;
     }
+  }
+
+  /**
+   * Removes uploads a killed process left in `tmp/` (issue #46.5): at start, every temporary file
+   * untouched for `graceMs` (0 on a single instance: nothing of this process is uploading yet; with a
+   * directory other instances may share, only old ones). Returns how many were removed.
+   */
+  async removeAbandonedUploads(graceMs: number, now = Date.now()): Promise<number> {
+    let removed = 0;
+    for (const name of await readdir(this.tmp).catch(() => [] as string[])) {
+      const file = path.join(this.tmp, name);
+      const info = await stat(file).catch(() => undefined);
+      if (!info || now - info.mtimeMs < graceMs) continue;
+      await rm(file, { recursive: true, force: true });
+      removed++;
+    }
+    return removed;
   }
 
   /** Readiness: the directory uploads are written to exists (or can be made) and is writable. */

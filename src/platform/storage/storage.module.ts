@@ -23,10 +23,21 @@ class BlobStoreCloser implements OnApplicationShutdown {
   }
 }
 
+/** With PostgreSQL several instances may share DATA_DIR/blobs: only uploads untouched this long are abandoned. */
+const SHARED_UPLOAD_GRACE_MS = 60 * 60 * 1000;
+
+/** The configured store; a local one first drops the uploads a killed process left (issue #46.5). */
+async function openBlobStore(config: AppConfig): Promise<BlobStore> {
+  const store = createBlobStore(config);
+  if (store instanceof LocalBlobStore)
+    await store.removeAbandonedUploads(config.databaseUrl === undefined ? 0 : SHARED_UPLOAD_GRACE_MS);
+  return store;
+}
+
 /** Provides `BlobStore` (inject the abstract class) to every module. */
 @Global()
 @Module({
-  providers: [{ provide: BlobStore, inject: [APP_CONFIG], useFactory: createBlobStore }, BlobStoreCloser],
+  providers: [{ provide: BlobStore, inject: [APP_CONFIG], useFactory: openBlobStore }, BlobStoreCloser],
   exports: [BlobStore],
 })
 export class StorageModule {}

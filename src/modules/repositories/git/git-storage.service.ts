@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -6,6 +6,10 @@ import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import { hookScript } from './git-hooks';
 import { runGit } from './run-git';
+import { removeStaleGitLeftovers } from './stale-quarantines';
+
+/** With a shared repositories directory (PostgreSQL: maybe several instances), leftovers this old are stale. */
+const SHARED_LEFTOVER_GRACE_MS = 60 * 60 * 1000;
 
 export interface InitOptions {
   defaultBranch: string;
@@ -35,8 +39,9 @@ export interface StagedMove {
 export class GitStorage implements OnModuleInit {
   readonly root: string;
   readonly hooksPath: string;
+  private readonly logger = new Logger('GitStorage');
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.root = path.join(config.dataDir, 'repositories');
     this.hooksPath = path.join(config.dataDir, 'git-hooks');
   }
@@ -53,6 +58,14 @@ export class GitStorage implements OnModuleInit {
       if (current !== content) await writeFile(file, content, { mode: 0o700 });
       await chmod(file, 0o700);
     }
+    // What a killed server left (issue #46.5): quarantines of unfinished pushes, temporary packs,
+    // repositories prepared but never moved into place. On the embedded database this is the only
+    // instance; otherwise another may share the directory and only old leftovers go.
+    const { removed } = await removeStaleGitLeftovers(this.root, {
+      graceMs: this.config.databaseUrl === undefined ? 0 : SHARED_LEFTOVER_GRACE_MS,
+    });
+    if (removed.length > 0)
+      this.logger.warn(`removed ${removed.length} leftover(s) of interrupted pushes or creations`);
   }
 
   pathOf(ownerName: string, repoName: string): string {
