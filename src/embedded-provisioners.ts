@@ -75,6 +75,9 @@ export function startEmbeddedProvisioners(
     isolation,
     hidden: [path.resolve(config.dataDir)],
     workspacesDir: path.join(config.dataDir, 'workspaces'),
+    // Issue 53: the provisioner's own state per workspace, root's (0700), never inside the workspace.
+    stateDir: path.join(config.dataDir, 'workspace-state'),
+    agentConnectTimeoutMs: int(config.env, 'PROVISIONER_AGENT_CONNECT_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     serverUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     agentCommand: agentCommandFrom(config.env),
   });

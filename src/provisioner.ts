@@ -19,6 +19,9 @@ import {
  *   PROVISIONER_DAEMONS          daemons in this process (default 1)
  *   WORKSPACE_ISOLATION          auto | sandbox | user | none (src/provisioner/sandbox; default auto)
  *   PROVISIONER_HIDDEN_PATHS     colon-separated paths workspaces must not see (default: DATA_DIR)
+ *   PROVISIONER_STATE_DIR        the provisioner's own state per workspace (default: workspace-state beside
+ *                                the workspaces directory); root's, 0700
+ *   PROVISIONER_AGENT_CONNECT_TIMEOUT_MS  a build fails when its agent has not reached the server by then (60000)
  */
 function main(): void {
   installProcessSafetyNet();
@@ -58,6 +61,11 @@ function main(): void {
     isolation,
     hidden,
     workspacesDir,
+    stateDir: process.env.PROVISIONER_STATE_DIR ? path.resolve(process.env.PROVISIONER_STATE_DIR) : undefined,
+    agentConnectTimeoutMs:
+      Number.parseInt(process.env.PROVISIONER_AGENT_CONNECT_TIMEOUT_MS ?? '', 10) > 0
+        ? Number.parseInt(process.env.PROVISIONER_AGENT_CONNECT_TIMEOUT_MS!, 10)
+        : undefined,
     serverUrl: url,
     agentCommand: agentCommandFrom(process.env),
   });

@@ -108,9 +108,7 @@ describeSandboxed('security 30: two members’ workspaces on the real server', (
       ? readdirSync(path.join(dataDir, 'workspaces'))
       : []) {
       try {
-        const pid = Number(
-          readFileSync(path.join(dataDir, 'workspaces', entry, '.devplane', 'agent.pid'), 'utf8'),
-        );
+        const pid = Number(readFileSync(path.join(dataDir, 'workspace-state', entry, 'agent.pid'), 'utf8'));
         process.kill(-pid, 'SIGKILL');
       } catch {
         // not running

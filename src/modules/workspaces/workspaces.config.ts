@@ -51,6 +51,7 @@ export const WORKSPACES_CONFIG = Symbol('WORKSPACES_CONFIG');
 
 export function loadWorkspacesConfig(env: Env): WorkspacesConfig {
   int(env, 'PROVISIONER_DAEMONS', 0, 0, 64);
+  int(env, 'PROVISIONER_AGENT_CONNECT_TIMEOUT_MS', 60_000, 1_000, 3_600_000);
   const agentCommand = read(env, 'PROVISIONER_AGENT_COMMAND');
   if (agentCommand !== undefined) {
     let parsed: unknown;
