@@ -64,7 +64,12 @@ const EXPECTED = {
   git: 'yes',
 };
 
-const describeSandboxed = resolveIsolation('auto').mode === 'sandbox' ? describe : describe.skip;
+const hostIsolation = resolveIsolation('auto');
+const describeSandboxed = hostIsolation.mode === 'sandbox' ? describe : describe.skip;
+if (hostIsolation.mode !== 'sandbox')
+  process.stdout.write(
+    `SKIPPED 30-isolation-real-server.e2e-spec.ts: needs root and bubblewrap (Debian package bubblewrap): ${hostIsolation.detail}\n`,
+  );
 
 /**
  * Issue 30 acceptance on the real server (src/main.ts) as an operator starts it: the embedded
