@@ -22,6 +22,13 @@ import {
   type SandboxSpec,
   type WorkspaceIdentity,
 } from './sandbox/launcher';
+import {
+  type CgroupSupport,
+  cgroupPids,
+  prepareCgroups,
+  removeCgroups,
+  type WorkspaceLimits,
+} from './sandbox/limits';
 
 /**
  * The built-in provisioner: a workspace is a directory `<workspacesDir>/<workspace id>`; start
@@ -55,6 +62,9 @@ export interface BuiltinProvisionerOptions {
   stateDir?: string;
   /** A started agent must report its start-up within this time, else the build fails (default 60 s). */
   agentConnectTimeoutMs?: number;
+  /** Per-workspace limits (src/provisioner/sandbox/limits.ts) and the cgroups this host offers for them. */
+  limits?: WorkspaceLimits;
+  cgroups?: CgroupSupport;
 }
 
 /** The line the agent logs once its start-up report reached the server (src/agent/agent.ts). */
@@ -289,11 +299,12 @@ export class BuiltinProvisioner implements Provisioner {
       return;
     }
     await this.stopAgent(state, root, log);
-    // Whatever of the workspace outlived its agent (it cannot leave its uid).
-    if (identity) this.killIdentity(identity);
+    // Whatever of the workspace outlived its agent (it cannot leave its uid nor its cgroups).
+    if (identity) this.killIdentity(identity, build.workspace_id);
     if (build.transition === 'delete') {
       rmSync(root, { recursive: true, force: true });
       rmSync(state, { recursive: true, force: true });
+      if (this.options.cgroups) removeCgroups(this.options.cgroups, build.workspace_id);
       await log({ stage: 'Destroying', output: `removed ${root}` });
     } else {
       await log({ stage: 'Stopping', output: 'workspace stopped' });
@@ -301,10 +312,13 @@ export class BuiltinProvisioner implements Provisioner {
   }
 
   /** SIGKILLs every process of the workspace's uid until none is left (a fork bomb keeps forking). */
-  private killIdentity(identity: WorkspaceIdentity): void {
+  private killIdentity(identity: WorkspaceIdentity, workspaceId?: string): void {
     if (identity.uid === 0) return;
     for (let round = 0; round < 50; round++) {
-      const pids = processesOfUid(identity.uid);
+      const pids = [
+        ...processesOfUid(identity.uid),
+        ...(workspaceId && this.options.cgroups ? cgroupPids(this.options.cgroups, workspaceId) : []),
+      ];
       if (pids.length === 0) return;
       for (const pid of pids) {
         try {
@@ -414,6 +428,11 @@ export class BuiltinProvisioner implements Provisioner {
       readOnly: agentReadOnlyPaths(this.options.agentCommand),
       hidden: this.options.hidden,
       dieWithParent,
+      tmpBytes: this.options.limits?.tmpBytes,
+      cgroupProcs:
+        identity && this.options.cgroups && this.options.limits
+          ? prepareCgroups(this.options.cgroups, path.basename(root), this.options.limits)
+          : undefined,
     };
   }
 

@@ -39,17 +39,22 @@ export interface SandboxSpec {
   hidden?: string[];
   /** End the sandbox with the process that launched it (scripts: yes; the detached agent: no). */
   dieWithParent?: boolean;
+  /** The size of the private `/tmp` tmpfs in bytes (issue 53; absent: the kernel's default, half the RAM). */
+  tmpBytes?: number;
+  /** `cgroup.procs` files the sandbox's first process joins before anything runs (src/provisioner/sandbox/limits.ts). */
+  cgroupProcs?: string[];
 }
 
 /**
  * The `user` mode's set-up, run as root by `unshare` in the new mount and pid namespaces:
- * `$1` workspace dir, `$2` cwd, `$3` uid, `$4` gid, `$5` count of hidden paths, then those paths, then the command.
+ * `$1` workspace dir, `$2` cwd, `$3` uid, `$4` gid, `$5` the tmpfs size option (`,size=N` or empty), `$6` count
+ * of hidden paths, then those paths, then the command.
  */
 const USER_MODE_SETUP = [
   'set -e',
-  'W=$1; C=$2; U=$3; G=$4; n=$5; shift 5',
+  'W=$1; C=$2; U=$3; G=$4; S=$5; n=$6; shift 6',
   'exec 3<"$W"',
-  'for d in /tmp /var/tmp /dev/shm; do if [ -d "$d" ]; then mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$d"; fi; done',
+  'for d in /tmp /var/tmp /dev/shm; do if [ -d "$d" ]; then mount -t tmpfs -o mode=1777,nosuid,nodev$S tmpfs "$d"; fi; done',
   'while [ "$n" -gt 0 ]; do if [ -d "$1" ]; then mount -t tmpfs -o mode=0755,size=64k,nosuid,nodev tmpfs "$1"; fi; n=$((n-1)); shift; done',
   'umask 022',
   'mkdir -p "$W"',
@@ -79,6 +84,7 @@ export function unshareArgs(spec: SandboxSpec, cwd: string, command: string, arg
     cwd,
     String(spec.identity.uid),
     String(spec.identity.gid),
+    spec.tmpBytes ? `,size=${spec.tmpBytes}` : '',
     String(hidden.length),
     ...hidden,
     command,
@@ -114,7 +120,9 @@ export function bwrapArgs(spec: SandboxSpec, cwd: string, command: string, args:
   }
   for (const file of MASKED_FILES) if (existsSync(file)) out.push('--ro-bind', '/dev/null', file);
   for (const dir of MASKED_DIRS) if (existsSync(dir)) out.push('--tmpfs', dir);
-  out.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp');
+  out.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777');
+  if (spec.tmpBytes) out.push('--size', String(spec.tmpBytes));
+  out.push('--tmpfs', '/tmp');
   // Mount points' ancestors are searchable directories (bwrap would make them 0700, root's).
   const ancestors = (target: string): void => {
     const dirs: string[] = [];
@@ -157,7 +165,34 @@ function inside(child: string, parent: string): boolean {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
+/** Joins the cgroups (as the shell about to become the sandbox), then executes the command. */
+const JOIN_CGROUPS = 'for f in $1; do echo $$ > "$f" 2>/dev/null; done; shift; exec "$@"';
+
 export function launch(options: LaunchOptions): ChildProcess {
+  const procs = options.sandbox?.cgroupProcs ?? [];
+  if (procs.length === 0 || options.sandbox?.mode === 'none') return launchPlain(options);
+  const inner = launchArgs(options);
+  return spawn('sh', ['-c', JOIN_CGROUPS, 'sh', procs.join(' '), inner.command, ...inner.args], inner.base);
+}
+
+function launchPlain(options: LaunchOptions): ChildProcess {
+  const inner = launchArgs(options);
+  return spawn(inner.command, inner.args, inner.base);
+}
+
+/** The command that starts the sandbox (bwrap, unshare) or the plain command, with spawn's options. */
+function launchArgs(options: LaunchOptions): {
+  command: string;
+  args: string[];
+  base: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    stdio: StdioOptions;
+    detached: boolean;
+    uid?: number;
+    gid?: number;
+  };
+} {
   const base = {
     cwd: options.cwd,
     env: options.env,
@@ -165,20 +200,20 @@ export function launch(options: LaunchOptions): ChildProcess {
     detached: options.detached ?? false,
   };
   const sandbox = options.sandbox;
-  if (!sandbox || sandbox.mode === 'none') return spawn(options.command, options.args, base);
+  if (!sandbox || sandbox.mode === 'none') return { command: options.command, args: options.args, base };
   if (sandbox.mode === 'user') {
-    if (!sandbox.identity) return spawn(options.command, options.args, base);
+    if (!sandbox.identity) return { command: options.command, args: options.args, base };
     const unshare = unshareArgs(sandbox, options.cwd, options.command, options.args);
     // `--die-with-parent` as bubblewrap has it: unshare (and with `--kill-child` its namespace) ends with us.
     return sandbox.dieWithParent
-      ? spawn('setpriv', ['--pdeathsig', 'SIGKILL', '--', 'unshare', ...unshare], base)
-      : spawn('unshare', unshare, base);
+      ? { command: 'setpriv', args: ['--pdeathsig', 'SIGKILL', '--', 'unshare', ...unshare], base }
+      : { command: 'unshare', args: unshare, base };
   }
   // A hidden path that does not exist yet (DATA_DIR before the server's first start) is made now, owner-only:
   // bwrap cannot make a mount point under a read-only parent, and one made later would be visible inside.
   for (const dir of sandbox.hidden ?? [])
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return spawn('bwrap', bwrapArgs(sandbox, options.cwd, options.command, options.args), base);
+  return { command: 'bwrap', args: bwrapArgs(sandbox, options.cwd, options.command, options.args), base };
 }
 
 /**
