@@ -238,7 +238,7 @@ async function main(): Promise<void> {
         for (const request of requests) request.destroy();
         // The claimed workspace's agent is not needed any more: keep the machine's process count flat.
         const pidText = await readFile(
-          path.join(workspacesDir, claimed.id, '.devplane', 'agent.pid'),
+          path.join(path.dirname(workspacesDir), 'workspace-state', claimed.id, 'agent.pid'),
           'utf8',
         ).catch(() => '');
         if (pidText) {
@@ -271,7 +271,7 @@ async function main(): Promise<void> {
       // This mode's workspaces are done: end their agents before the next mode runs.
       for (const entry of await readdir(workspacesDir).catch(() => [] as string[])) {
         const pidText = await readFile(
-          path.join(workspacesDir, entry, '.devplane', 'agent.pid'),
+          path.join(path.dirname(workspacesDir), 'workspace-state', entry, 'agent.pid'),
           'utf8',
         ).catch(() => '');
         if (pidText) {
@@ -358,9 +358,10 @@ async function main(): Promise<void> {
   } finally {
     await stopAll(children);
     for (const entry of await readdir(workspacesDir).catch(() => [] as string[])) {
-      const pidText = await readFile(path.join(workspacesDir, entry, '.devplane', 'agent.pid'), 'utf8').catch(
-        () => '',
-      );
+      const pidText = await readFile(
+        path.join(path.dirname(workspacesDir), 'workspace-state', entry, 'agent.pid'),
+        'utf8',
+      ).catch(() => '');
       if (pidText) {
         try {
           process.kill(Number(pidText), 'SIGKILL');

@@ -82,7 +82,7 @@ function runBash(
 function stopAgents(workspacesDir: string): void {
   if (!existsSync(workspacesDir)) return;
   for (const workspace of readdirSync(workspacesDir)) {
-    const pidFile = path.join(workspacesDir, workspace, '.devplane', 'agent.pid');
+    const pidFile = path.join(path.dirname(workspacesDir), 'workspace-state', workspace, 'agent.pid');
     const pid = existsSync(pidFile) ? Number.parseInt(readFileSync(pidFile, 'utf8'), 10) : 0;
     if (!(pid > 1)) continue;
     try {

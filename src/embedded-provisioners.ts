@@ -7,6 +7,7 @@ import { embeddedCaller, ProvisionerJobsService } from './modules/workspaces/pro
 import { agentCommandFrom, BuiltinProvisioner } from './provisioner/builtin-provisioner';
 import { ProvisionerDaemon } from './provisioner/daemon';
 import { isolationBanner, resolveIsolation } from './provisioner/sandbox/launcher';
+import { detectCgroups, limitsBanner, limitsFrom } from './provisioner/sandbox/limits';
 import { isolationFrom } from './modules/workspaces/workspaces.config';
 import {
   type AcquiredJob,
@@ -71,10 +72,19 @@ export function startEmbeddedProvisioners(
   // Workspace isolation (issue 30): the strongest this host allows under `auto`; the boot log says which.
   const isolation = resolveIsolation(isolationFrom(config.env));
   process.stdout.write(isolationBanner(isolation));
+  // Issue 53: per-workspace limits (cgroups where the host has them, a sized /tmp); the boot line says which.
+  const limits = limitsFrom(config.env as NodeJS.ProcessEnv);
+  const cgroups = isolation.mode === 'none' ? undefined : detectCgroups();
+  if (cgroups) process.stdout.write(limitsBanner(limits, cgroups));
   const provisioner = new BuiltinProvisioner({
     isolation,
     hidden: [path.resolve(config.dataDir)],
     workspacesDir: path.join(config.dataDir, 'workspaces'),
+    // Issue 53: the provisioner's own state per workspace, root's (0700), never inside the workspace.
+    stateDir: path.join(config.dataDir, 'workspace-state'),
+    limits,
+    cgroups,
+    agentConnectTimeoutMs: int(config.env, 'PROVISIONER_AGENT_CONNECT_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     serverUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     agentCommand: agentCommandFrom(config.env),
   });

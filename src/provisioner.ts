@@ -9,6 +9,7 @@ import {
   isolationBanner,
   resolveIsolation,
 } from './provisioner/sandbox/launcher';
+import { detectCgroups, limitsBanner, limitsFrom } from './provisioner/sandbox/limits';
 
 /**
  * `node dist/provisioner.js`: the built-in provisioner as a standalone daemon.
@@ -19,6 +20,11 @@ import {
  *   PROVISIONER_DAEMONS          daemons in this process (default 1)
  *   WORKSPACE_ISOLATION          auto | sandbox | user | none (src/provisioner/sandbox; default auto)
  *   PROVISIONER_HIDDEN_PATHS     colon-separated paths workspaces must not see (default: DATA_DIR)
+ *   PROVISIONER_STATE_DIR        the provisioner's own state per workspace (default: workspace-state beside
+ *                                the workspaces directory); root's, 0700
+ *   WORKSPACE_MEMORY_LIMIT_MB, WORKSPACE_PIDS_LIMIT, WORKSPACE_CPU_WEIGHT, WORKSPACE_TMP_SIZE_MB
+ *                                per-workspace limits (src/modules/workspaces/README.md)
+ *   PROVISIONER_AGENT_CONNECT_TIMEOUT_MS  a build fails when its agent has not reached the server by then (60000)
  */
 function main(): void {
   installProcessSafetyNet();
@@ -50,6 +56,15 @@ function main(): void {
     process.exit(2);
   }
   process.stdout.write(isolationBanner(isolation));
+  let limits;
+  try {
+    limits = limitsFrom(process.env);
+  } catch (error) {
+    process.stderr.write(`devplane provisioner: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  const cgroups = isolation.mode === 'none' ? undefined : detectCgroups();
+  if (cgroups) process.stdout.write(limitsBanner(limits, cgroups));
   const hidden = (process.env.PROVISIONER_HIDDEN_PATHS ?? path.resolve(process.env.DATA_DIR ?? './data'))
     .split(':')
     .filter(Boolean)
@@ -58,6 +73,13 @@ function main(): void {
     isolation,
     hidden,
     workspacesDir,
+    limits,
+    cgroups,
+    stateDir: process.env.PROVISIONER_STATE_DIR ? path.resolve(process.env.PROVISIONER_STATE_DIR) : undefined,
+    agentConnectTimeoutMs:
+      Number.parseInt(process.env.PROVISIONER_AGENT_CONNECT_TIMEOUT_MS ?? '', 10) > 0
+        ? Number.parseInt(process.env.PROVISIONER_AGENT_CONNECT_TIMEOUT_MS!, 10)
+        : undefined,
     serverUrl: url,
     agentCommand: agentCommandFrom(process.env),
   });

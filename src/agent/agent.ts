@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -105,6 +105,7 @@ export class WorkspaceAgent {
   private save(): void {
     if (!this.options.stateFile) return;
     try {
+      mkdirSync(path.dirname(this.options.stateFile), { recursive: true });
       writeFileSync(this.options.stateFile, JSON.stringify(this.state, null, 2));
     } catch {
       // the state file is informational
@@ -134,6 +135,8 @@ export class WorkspaceAgent {
         directory: this.options.directory,
       }),
     );
+    // The provisioner waits for this line in the agent's log (a build never says `running` with a dead agent).
+    this.options.log('connected to the server: start-up reported');
     const manifest = await this.retrying('manifest', () => this.manifest());
     await this.initialize(manifest);
     this.heartbeat = setInterval(() => {
@@ -162,9 +165,18 @@ export class WorkspaceAgent {
         }[];
         delay = 500;
         for (const call of calls) {
-          const answer = (result: unknown) =>
-            this.send(`/api/v2/workspaceagents/me/calls/${call.id}/result`, result).catch((error: unknown) =>
-              this.options.log(`call result not delivered: ${String(error)}`),
+          const route = `/api/v2/workspaceagents/me/calls/${call.id}/result`;
+          // Issue 53: output with NUL or other control bytes arrives escaped; a result the server still
+          // refuses is answered with the reason, so the chat never waits out its timeout.
+          const answer = (result: { ok: boolean; output: string; exit_code?: number }) =>
+            this.send(route, { ...result, output: escapeControlBytes(result.output) }).catch(
+              (error: unknown) => {
+                this.options.log(`call result not delivered: ${String(error)}`);
+                return this.send(route, {
+                  ok: false,
+                  output: `the tool's result was not accepted: ${String(error)}`,
+                }).catch(() => undefined);
+              },
             );
           // A desktop may take seconds to start: it does not hold up the calls behind it.
           if (call.tool === 'desktop_open') void this.openDesktop(call.arguments).then(answer);
@@ -283,12 +295,18 @@ export class WorkspaceAgent {
     this.owner = manifest.owner_id;
     this.apps = manifest.apps ?? [];
     await this.lifecycle('starting');
-    // The owner marker lives beside the agent's state (the provisioner's `.devplane`), not in the user's files.
-    if (this.options.stateFile)
-      writeFileSync(
-        path.join(path.dirname(this.options.stateFile), 'owner.json'),
-        JSON.stringify({ owner_id: manifest.owner_id, owner_name: manifest.owner_name }) + '\n',
-      );
+    // The owner marker lives beside the agent's state (the workspace's `.devplane`).
+    if (this.options.stateFile) {
+      try {
+        mkdirSync(path.dirname(this.options.stateFile), { recursive: true });
+        writeFileSync(
+          path.join(path.dirname(this.options.stateFile), 'owner.json'),
+          JSON.stringify({ owner_id: manifest.owner_id, owner_name: manifest.owner_name }) + '\n',
+        );
+      } catch (error) {
+        this.options.log(`owner marker not written: ${String(error)}`);
+      }
+    }
     let ok = true;
     if (manifest.startup_script.trim() !== '') ok = await this.runScript(manifest);
     this.state.owner_id = manifest.owner_id;
@@ -468,6 +486,20 @@ export function agentOptionsFromEnv(env: NodeJS.ProcessEnv): AgentOptions {
 }
 
 const OUTPUT_LIMIT = 1024 * 1024;
+
+/**
+ * Tool output as text every JSON parser and the server accept: NUL and the other C0 control characters
+ * (tab, newline and carriage return kept) and DEL become `\xHH`, a lone surrogate becomes U+FFFD.
+ */
+export function escapeControlBytes(text: string): string {
+  return text
+    .replace(
+      // eslint-disable-next-line no-control-regex -- finding exactly these characters is the point
+      /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g,
+      (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`,
+    )
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}
 
 /** One tool in the workspace directory: paths are relative to it; a command runs with `sh -c` and a timeout. */
 export async function runTool(

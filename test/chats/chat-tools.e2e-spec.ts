@@ -151,6 +151,48 @@ describe('chat tools in a workspace', () => {
     });
   });
 
+  it('tool output holding NUL and other control bytes reaches the model escaped, without waiting out the timeout (issue 53)', async () => {
+    provider.script.push(
+      {
+        toolCalls: [
+          {
+            id: 'call_nul',
+            name: 'run_command',
+            arguments: JSON.stringify({ command: "printf 'a\\000b\\001c\\033d'" }),
+          },
+        ],
+      },
+      { text: 'Seen.' },
+    );
+    const chat = await client.json(
+      await client.api(alice.token, 'POST', '/api/experimental/chats', {
+        model_config_id: configId,
+        workspace_id: workspaceId,
+        content: [{ type: 'text', text: 'print a NUL' }],
+      }),
+      201,
+    );
+    await finished(chat.id);
+    const messages = (
+      await client.json(
+        await client.api(alice.token, 'GET', `/api/experimental/chats/${chat.id}/messages`),
+        200,
+      )
+    ).messages.reverse();
+    expect(messages[2].content[0]).toMatchObject({
+      type: 'tool-result',
+      tool_call_id: 'call_nul',
+      ok: true,
+      output: 'a\\x00b\\x01c\\x1bd',
+    });
+    const last = provider.seen.filter((request) => request.path.endsWith('/chat/completions')).at(-1)!;
+    expect((last.body.messages as Json[]).at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_nul',
+      content: 'a\\x00b\\x01c\\x1bd',
+    });
+  });
+
   it('git watch: a snapshot of the repositories the chat touched, a new message only when it changed, refresh at most one scan a second', async () => {
     // Issue 30: with isolation on (root with bubblewrap, as in CI) the agent and the watch's git run as the workspace's uid.
     if (resolveIsolation('auto').mode !== 'none')

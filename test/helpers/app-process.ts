@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { orphanSafe, track } from './provisioner-process';
 import { BOOTSTRAP_ADMIN, TEST_SECRETS_KEY } from './test-app';
 
 export interface AppProcess {
@@ -19,27 +20,30 @@ const ROOT = path.join(__dirname, '..', '..');
  * test defaults of createTestApp, and waits until it listens.
  */
 export function startAppProcess(env: Record<string, string>, timeoutMs = 90_000): Promise<AppProcess> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['-r', '@swc-node/register', path.join(__dirname, 'app-child.ts')],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        LOG_LEVEL: 'silent',
-        ADMIN_USERNAME: BOOTSTRAP_ADMIN.username,
-        ADMIN_EMAIL: BOOTSTRAP_ADMIN.email,
-        ADMIN_PASSWORD: BOOTSTRAP_ADMIN.password,
-        DATA_DIR: `${os.tmpdir()}/devplane-test/child-${process.pid}-${Date.now()}`,
-        SECRETS_KEY: TEST_SECRETS_KEY,
-        RATE_LIMIT_ENABLED: 'false',
-        DATABASE_POOL_SIZE: '4',
-        PORT: '0',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const [command, args] = orphanSafe(process.execPath, [
+    '-r',
+    '@swc-node/register',
+    path.join(__dirname, 'app-child.ts'),
+  ]);
+  const child: ChildProcess = spawn(command, args, {
+    detached: true,
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      ADMIN_USERNAME: BOOTSTRAP_ADMIN.username,
+      ADMIN_EMAIL: BOOTSTRAP_ADMIN.email,
+      ADMIN_PASSWORD: BOOTSTRAP_ADMIN.password,
+      DATA_DIR: `${os.tmpdir()}/devplane-test/child-${process.pid}-${Date.now()}`,
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      RATE_LIMIT_ENABLED: 'false',
+      DATABASE_POOL_SIZE: '4',
+      PORT: '0',
+      ...env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  track(child);
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -10,22 +10,63 @@ export interface ProvisionerProcess {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
+/** Every child a test started and has not ended yet (issue 53: none outlives the test run). */
+const running = new Set<ChildProcess>();
+
+function endAll(): void {
+  for (const child of running) {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      try {
+        child.kill('SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+  running.clear();
+}
+
+// A file's own afterAll ends its children (gracefully where it tests that); whatever is left when the
+// worker exits is killed here, and `--pdeathsig` covers a worker that is killed itself.
+process.once('exit', endAll);
+
+/**
+ * The command line for a test's long-running child: `setpriv --pdeathsig SIGKILL` (util-linux) ends it
+ * with the test worker even when the worker itself is killed.
+ */
+export function orphanSafe(command: string, args: string[]): [string, string[]] {
+  return process.platform === 'linux' && existsSync('/usr/bin/setpriv')
+    ? ['/usr/bin/setpriv', ['--pdeathsig', 'SIGKILL', '--', command, ...args]]
+    : [command, args];
+}
+
+/** Tracks a child a test started (its process group is killed after the file). */
+export function track(child: ChildProcess): void {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+}
+
 /** `node src/provisioner.ts` as a real child process (the agents it starts are real children too). */
 export function startProvisioner(env: Record<string, string>): ProvisionerProcess {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['-r', '@swc-node/register', path.join(ROOT, 'src', 'provisioner.ts')],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DEVPLANE_AGENT_HEARTBEAT_MS: '500',
-        DEVPLANE_AGENT_REINIT_RETRY_MS: '300',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const [command, args] = orphanSafe(process.execPath, [
+    '-r',
+    '@swc-node/register',
+    path.join(ROOT, 'src', 'provisioner.ts'),
+  ]);
+  const child: ChildProcess = spawn(command, args, {
+    detached: true,
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DEVPLANE_AGENT_HEARTBEAT_MS: '500',
+      DEVPLANE_AGENT_REINIT_RETRY_MS: '300',
+      ...env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  track(child);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -38,6 +79,11 @@ export function startProvisioner(env: Record<string, string>): ProvisionerProces
       await exited;
     },
   };
+}
+
+/** The provisioner's own state of a workspace (agent.pid, agent.log, workspace.json): root's, beside the workspaces. */
+export function agentStateDir(workspacesDir: string, workspaceId: string): string {
+  return path.join(path.dirname(workspacesDir), 'workspace-state', workspaceId);
 }
 
 /** The agent's self-reported state (`.devplane/agent-state.json`), or null. */
@@ -66,7 +112,7 @@ export function killAgents(workspacesDir: string): void {
   for (const entry of readdirSync(workspacesDir)) {
     try {
       const pid = Number.parseInt(
-        readFileSync(path.join(workspacesDir, entry, '.devplane', 'agent.pid'), 'utf8'),
+        readFileSync(path.join(agentStateDir(workspacesDir, entry), 'agent.pid'), 'utf8'),
         10,
       );
       if (pid <= 1) continue;

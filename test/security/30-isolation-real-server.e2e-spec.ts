@@ -64,7 +64,12 @@ const EXPECTED = {
   git: 'yes',
 };
 
-const describeSandboxed = resolveIsolation('auto').mode === 'sandbox' ? describe : describe.skip;
+const hostIsolation = resolveIsolation('auto');
+const describeSandboxed = hostIsolation.mode === 'sandbox' ? describe : describe.skip;
+if (hostIsolation.mode !== 'sandbox')
+  process.stdout.write(
+    `SKIPPED 30-isolation-real-server.e2e-spec.ts: needs root and bubblewrap (Debian package bubblewrap): ${hostIsolation.detail}\n`,
+  );
 
 /**
  * Issue 30 acceptance on the real server (src/main.ts) as an operator starts it: the embedded
@@ -108,9 +113,7 @@ describeSandboxed('security 30: two members’ workspaces on the real server', (
       ? readdirSync(path.join(dataDir, 'workspaces'))
       : []) {
       try {
-        const pid = Number(
-          readFileSync(path.join(dataDir, 'workspaces', entry, '.devplane', 'agent.pid'), 'utf8'),
-        );
+        const pid = Number(readFileSync(path.join(dataDir, 'workspace-state', entry, 'agent.pid'), 'utf8'));
         process.kill(-pid, 'SIGKILL');
       } catch {
         // not running

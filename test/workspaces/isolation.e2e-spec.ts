@@ -45,6 +45,10 @@ function probes(text: string): Record<string, string> {
  */
 const isolation = resolveIsolation('auto');
 const describeSandboxed = isolation.mode === 'sandbox' ? describe : describe.skip;
+if (isolation.mode !== 'sandbox')
+  process.stdout.write(
+    `SKIPPED isolation.e2e-spec.ts: needs root and bubblewrap (Debian package bubblewrap): ${isolation.detail}\n`,
+  );
 
 describeSandboxed('workspace isolation (sandbox mode)', () => {
   let t: TestApp;

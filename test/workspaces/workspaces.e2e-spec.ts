@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { CreatedUser } from '../helpers/factories';
 import {
   agentState,
+  agentStateDir,
   isAlive,
   killAgents,
   type ProvisionerProcess,
@@ -85,7 +86,9 @@ describe('workspaces with a real provisioner and agent', () => {
     if (process.env.DEBUG_WORKSPACES) {
       process.stdout.write(provisioner?.output() ?? '');
       for (const entry of readdirSync(workspacesDir))
-        process.stdout.write(readFileSync(path.join(workspacesDir, entry, '.devplane', 'agent.log'), 'utf8'));
+        process.stdout.write(
+          readFileSync(path.join(agentStateDir(workspacesDir, entry), 'agent.log'), 'utf8'),
+        );
     }
     await provisioner?.kill('SIGKILL');
     appServer?.close();
@@ -206,7 +209,7 @@ describe('workspaces with a real provisioner and agent', () => {
   });
 
   it('stops and starts: the stopped agent is gone, a new one reports ready', async () => {
-    const pidFile = path.join(workspacesDir, workspaceId, '.devplane', 'agent.pid');
+    const pidFile = path.join(agentStateDir(workspacesDir, workspaceId), 'agent.pid');
     expect(existsSync(pidFile)).toBe(false);
     await json(
       await api(alice.token, 'POST', `/api/v2/workspaces/${workspaceId}/builds`, { transition: 'start' }),

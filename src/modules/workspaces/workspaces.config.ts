@@ -51,6 +51,12 @@ export const WORKSPACES_CONFIG = Symbol('WORKSPACES_CONFIG');
 
 export function loadWorkspacesConfig(env: Env): WorkspacesConfig {
   int(env, 'PROVISIONER_DAEMONS', 0, 0, 64);
+  int(env, 'PROVISIONER_AGENT_CONNECT_TIMEOUT_MS', 60_000, 1_000, 3_600_000);
+  // Per-workspace limits (src/provisioner/sandbox/limits.ts): MiB, processes, CPU weight.
+  int(env, 'WORKSPACE_MEMORY_LIMIT_MB', 2048, 0, 1_048_576);
+  int(env, 'WORKSPACE_PIDS_LIMIT', 512, 0, 4_194_304);
+  int(env, 'WORKSPACE_CPU_WEIGHT', 100, 1, 10_000);
+  int(env, 'WORKSPACE_TMP_SIZE_MB', 512, 0, 1_048_576);
   const agentCommand = read(env, 'PROVISIONER_AGENT_COMMAND');
   if (agentCommand !== undefined) {
     let parsed: unknown;

@@ -11,7 +11,11 @@ import path from 'node:path';
  *   and UTS namespace (`/proc` shows the workspace's processes only: everything in it ends with its
  *   first process); the network stays. Inside, `setpriv` drops to the workspace's uid/gid with no
  *   supplementary groups and no capabilities.
- * - `user`: no namespaces, only the workspace's uid/gid (root without bubblewrap).
+ * - `user`: without bubblewrap (issue 53): util-linux `unshare` gives a mount and a pid namespace; inside,
+ *   `/tmp`, `/var/tmp` and `/dev/shm` are private tmpfs, DATA_DIR (the hidden paths) is covered by a tmpfs,
+ *   the workspace directory is bound back at its own path (its ancestors searchable), then `setpriv` drops
+ *   to the workspace's uid/gid (no groups, no capabilities, no new privileges). Unlike `sandbox` the
+ *   system directories keep their host permissions (not a read-only mount).
  * - `none`: a plain child process. The agent uses this for its own children: it already runs in
  *   the sandbox as the workspace's identity, and they inherit both.
  */
@@ -35,6 +39,57 @@ export interface SandboxSpec {
   hidden?: string[];
   /** End the sandbox with the process that launched it (scripts: yes; the detached agent: no). */
   dieWithParent?: boolean;
+  /** The size of the private `/tmp` tmpfs in bytes (issue 53; absent: the kernel's default, half the RAM). */
+  tmpBytes?: number;
+  /** `cgroup.procs` files the sandbox's first process joins before anything runs (src/provisioner/sandbox/limits.ts). */
+  cgroupProcs?: string[];
+}
+
+/**
+ * The `user` mode's set-up, run as root by `unshare` in the new mount and pid namespaces:
+ * `$1` workspace dir, `$2` cwd, `$3` uid, `$4` gid, `$5` the tmpfs size option (`,size=N` or empty), `$6` count
+ * of hidden paths, then those paths, then the command.
+ */
+const USER_MODE_SETUP = [
+  'set -e',
+  'W=$1; C=$2; U=$3; G=$4; S=$5; n=$6; shift 6',
+  'exec 3<"$W"',
+  'for d in /tmp /var/tmp /dev/shm; do if [ -d "$d" ]; then mount -t tmpfs -o mode=1777,nosuid,nodev$S tmpfs "$d"; fi; done',
+  'while [ "$n" -gt 0 ]; do if [ -d "$1" ]; then mount -t tmpfs -o mode=0755,size=64k,nosuid,nodev tmpfs "$1"; fi; n=$((n-1)); shift; done',
+  'umask 022',
+  'mkdir -p "$W"',
+  'mount --no-canonicalize --bind /proc/self/fd/3 "$W"',
+  'exec 3<&-',
+  'cd "$C"',
+  'exec setpriv --reuid "$U" --regid "$G" --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"',
+].join('\n');
+
+/** The `unshare` arguments for the `user` mode (exported for tests). */
+export function unshareArgs(spec: SandboxSpec, cwd: string, command: string, args: string[]): string[] {
+  if (!spec.identity) throw new Error('the user mode needs a workspace identity');
+  const hidden = spec.hidden ?? [];
+  return [
+    '--mount',
+    '--pid',
+    '--fork',
+    '--mount-proc',
+    '--propagation',
+    'private',
+    '--kill-child',
+    'sh',
+    '-c',
+    USER_MODE_SETUP,
+    'sh',
+    spec.workspaceDir,
+    cwd,
+    String(spec.identity.uid),
+    String(spec.identity.gid),
+    spec.tmpBytes ? `,size=${spec.tmpBytes}` : '',
+    String(hidden.length),
+    ...hidden,
+    command,
+    ...args,
+  ];
 }
 
 export interface LaunchOptions {
@@ -65,7 +120,9 @@ export function bwrapArgs(spec: SandboxSpec, cwd: string, command: string, args:
   }
   for (const file of MASKED_FILES) if (existsSync(file)) out.push('--ro-bind', '/dev/null', file);
   for (const dir of MASKED_DIRS) if (existsSync(dir)) out.push('--tmpfs', dir);
-  out.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp');
+  out.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777');
+  if (spec.tmpBytes) out.push('--size', String(spec.tmpBytes));
+  out.push('--tmpfs', '/tmp');
   // Mount points' ancestors are searchable directories (bwrap would make them 0700, root's).
   const ancestors = (target: string): void => {
     const dirs: string[] = [];
@@ -108,7 +165,34 @@ function inside(child: string, parent: string): boolean {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
+/** Joins the cgroups (as the shell about to become the sandbox), then executes the command. */
+const JOIN_CGROUPS = 'for f in $1; do echo $$ > "$f" 2>/dev/null; done; shift; exec "$@"';
+
 export function launch(options: LaunchOptions): ChildProcess {
+  const procs = options.sandbox?.cgroupProcs ?? [];
+  if (procs.length === 0 || options.sandbox?.mode === 'none') return launchPlain(options);
+  const inner = launchArgs(options);
+  return spawn('sh', ['-c', JOIN_CGROUPS, 'sh', procs.join(' '), inner.command, ...inner.args], inner.base);
+}
+
+function launchPlain(options: LaunchOptions): ChildProcess {
+  const inner = launchArgs(options);
+  return spawn(inner.command, inner.args, inner.base);
+}
+
+/** The command that starts the sandbox (bwrap, unshare) or the plain command, with spawn's options. */
+function launchArgs(options: LaunchOptions): {
+  command: string;
+  args: string[];
+  base: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    stdio: StdioOptions;
+    detached: boolean;
+    uid?: number;
+    gid?: number;
+  };
+} {
   const base = {
     cwd: options.cwd,
     env: options.env,
@@ -116,17 +200,20 @@ export function launch(options: LaunchOptions): ChildProcess {
     detached: options.detached ?? false,
   };
   const sandbox = options.sandbox;
-  if (!sandbox || sandbox.mode === 'none') return spawn(options.command, options.args, base);
-  if (sandbox.mode === 'user')
-    return spawn(options.command, options.args, {
-      ...base,
-      ...(sandbox.identity ? { uid: sandbox.identity.uid, gid: sandbox.identity.gid } : {}),
-    });
+  if (!sandbox || sandbox.mode === 'none') return { command: options.command, args: options.args, base };
+  if (sandbox.mode === 'user') {
+    if (!sandbox.identity) return { command: options.command, args: options.args, base };
+    const unshare = unshareArgs(sandbox, options.cwd, options.command, options.args);
+    // `--die-with-parent` as bubblewrap has it: unshare (and with `--kill-child` its namespace) ends with us.
+    return sandbox.dieWithParent
+      ? { command: 'setpriv', args: ['--pdeathsig', 'SIGKILL', '--', 'unshare', ...unshare], base }
+      : { command: 'unshare', args: unshare, base };
+  }
   // A hidden path that does not exist yet (DATA_DIR before the server's first start) is made now, owner-only:
   // bwrap cannot make a mount point under a read-only parent, and one made later would be visible inside.
   for (const dir of sandbox.hidden ?? [])
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return spawn('bwrap', bwrapArgs(sandbox, options.cwd, options.command, options.args), base);
+  return { command: 'bwrap', args: bwrapArgs(sandbox, options.cwd, options.command, options.args), base };
 }
 
 /**
@@ -171,11 +258,27 @@ export function strongestIsolation(): { mode: IsolationMode; detail: string } {
     ['--unshare-pid', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', 'true'],
     { stdio: 'ignore', timeout: 10_000 },
   );
-  if (probe.error || probe.status !== 0)
+  if (probe.error || probe.status !== 0) {
+    const missing = `bubblewrap (bwrap, Debian package bubblewrap) is ${probe.error ? 'not installed' : 'not usable here'}`;
+    const fallback = spawnSync(
+      'unshare',
+      ['--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', 'setpriv', '--help'],
+      { stdio: 'ignore', timeout: 10_000 },
+    );
+    if (fallback.error || fallback.status !== 0)
+      return {
+        mode: 'none',
+        detail:
+          `${missing} and util-linux unshare/setpriv cannot make mount and pid namespaces here ` +
+          '(a container without CAP_SYS_ADMIN?): workspace code would run as the server',
+      };
     return {
       mode: 'user',
-      detail: `bubblewrap (bwrap) is ${probe.error ? 'not installed' : 'not usable here'}: a uid per workspace, no mount namespace`,
+      detail:
+        `${missing}: util-linux unshare: mount and pid namespaces, private /tmp, DATA_DIR hidden, a uid per ` +
+        'workspace; the system is not mounted read-only (install bubblewrap for the full sandbox)',
     };
+  }
   return {
     mode: 'sandbox',
     detail: 'bubblewrap: mount, pid, IPC and UTS namespaces and a uid per workspace',
@@ -202,7 +305,10 @@ export function resolveIsolation(setting: IsolationSetting): ResolvedIsolation {
   return {
     setting,
     mode: setting,
-    detail: setting === 'sandbox' ? strongest.detail : 'a uid per workspace, no mount namespace',
+    detail:
+      setting === 'sandbox' || strongest.mode === 'user'
+        ? strongest.detail
+        : 'util-linux unshare: mount and pid namespaces, private /tmp, DATA_DIR hidden, a uid per workspace',
     ownersOnly: false,
   };
 }
