@@ -86,9 +86,8 @@ export class RefUpdateChecks {
 
   /**
    * A pull request merge into `base` (Gitea's CheckPullMergeable): the merger must be on the merge
-   * whitelist, or, when the merge whitelist is off, allowed to push (issue 31.2: a merge is a push to the
-   * base branch; Gitea itself lets any code writer merge then). A merge whose changes touch only the
-   * rule's unprotected file patterns passes that check, as such a push does. Then the rule's conditions
+   * whitelist, or, when the merge whitelist is off, have write access to code (issue 49.8, Gitea's
+   * IsUserMergeWhitelisted; the push whitelist and `enable_push` do not apply). Then the rule's conditions
    * in Gitea's order, each `not allowed to merge [reason: ...]`: required status checks (no commit
    * statuses are recorded here, so none is ever successful), required approvals (no reviews are recorded,
    * so none is ever enough), an outdated head, changed protected files.
@@ -112,14 +111,10 @@ export class RefUpdateChecks {
     let changed: string[] | undefined;
     const changedFiles = async () =>
       (changed ??= await BranchGit.changedFiles(objects, mergeBase, input.headId));
+    // Gitea's IsUserMergeWhitelisted: with the merge whitelist off every code writer may merge, also into
+    // a branch nobody may push to ("protect main, merge through pull requests"); on, only the listed.
     const subject = await this.protections.subjectOf(input.merger, input.repo);
-    const allowed = rule.enableMergeWhitelist ? canMerge(rule, subject) : canPush(rule, subject);
-    if (!allowed) {
-      const unprotectedFiles = compileFilePatterns(rule.unprotectedFilePatterns);
-      const files = unprotectedFiles ? await changedFiles() : [];
-      if (!unprotectedFiles || !subject.canWrite || files.length === 0 || !files.every(unprotectedFiles))
-        return { kind: 'forbidden', message: 'User not allowed to merge PR' };
-    }
+    if (!canMerge(rule, subject)) return { kind: 'forbidden', message: 'User not allowed to merge PR' };
     const notReady = (reason: string): MergeRefusal => ({
       kind: 'not_ready',
       message: `not allowed to merge [reason: ${reason}]`,
