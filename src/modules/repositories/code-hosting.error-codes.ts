@@ -1,6 +1,11 @@
 /** DomainError codes of the daily code-hosting API (issue 49): contents, commits, statuses, reviews, hooks, labels, LFS. */
 declare module '../../platform/errors/domain-error' {
   interface DomainErrorCodes {
+    CONTENT_EXISTS: true;
+    CONTENT_NOT_FOUND: true;
+    CONTENT_PATH: true;
+    CONTENT_SHA_MISMATCH: true;
+    CONTENT_SHA_REQUIRED: true;
     TEAM_ALREADY_ADDED: true;
     TEAM_NOT_ADDED: true;
   }

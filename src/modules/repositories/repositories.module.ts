@@ -29,6 +29,8 @@ import { BranchesService } from './branches/branches.service';
 import { RefUpdateChecks } from './branches/ref-update-checks.service';
 import { GiteaBranchProtectionsController } from './controllers/gitea-branch-protections.controller';
 import { GiteaBranchesController } from './controllers/gitea-branches.controller';
+import { GiteaContentsController } from './controllers/gitea-contents.controller';
+import { ContentsService } from './contents/contents.service';
 import { AttachmentDownloadsController } from './controllers/attachment-downloads.controller';
 import { GiteaIssueAssetsController } from './controllers/gitea-issue-assets.controller';
 import { GiteaReleaseAssetsController } from './controllers/gitea-release-assets.controller';
@@ -73,6 +75,7 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     GiteaMigrationsController,
     GiteaBranchProtectionsController,
     GiteaBranchesController,
+    GiteaContentsController,
     GiteaIssueAssetsController,
     GiteaIssuesController,
     GiteaPullDiffsController,
@@ -112,6 +115,7 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     BranchProtectionsService,
     RefUpdateChecks,
     BranchesService,
+    ContentsService,
     RepositoryLinksService,
     PullRequestsPortService,
     MirrorsService,
