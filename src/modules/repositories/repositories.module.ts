@@ -30,6 +30,8 @@ import { RefUpdateChecks } from './branches/ref-update-checks.service';
 import { GiteaBranchProtectionsController } from './controllers/gitea-branch-protections.controller';
 import { GiteaBranchesController } from './controllers/gitea-branches.controller';
 import { GiteaContentsController } from './controllers/gitea-contents.controller';
+import { GiteaCommitsController } from './controllers/gitea-commits.controller';
+import { CommitsService } from './commits/commits.service';
 import { ContentsService } from './contents/contents.service';
 import { AttachmentDownloadsController } from './controllers/attachment-downloads.controller';
 import { GiteaIssueAssetsController } from './controllers/gitea-issue-assets.controller';
@@ -76,6 +78,7 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     GiteaBranchProtectionsController,
     GiteaBranchesController,
     GiteaContentsController,
+    GiteaCommitsController,
     GiteaIssueAssetsController,
     GiteaIssuesController,
     GiteaPullDiffsController,
@@ -116,6 +119,7 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     RefUpdateChecks,
     BranchesService,
     ContentsService,
+    CommitsService,
     RepositoryLinksService,
     PullRequestsPortService,
     MirrorsService,

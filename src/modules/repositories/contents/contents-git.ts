@@ -119,6 +119,17 @@ export const ContentsGit = {
     );
   },
 
+  /** `rev-parse --verify` of an expression (`<id>^{tree}`), or null. */
+  async revParse(gitDir: string, expression: string): Promise<string | null> {
+    if (expression.startsWith('-')) return null;
+    return runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', expression], {
+      env: env(gitDir),
+    }).then(
+      (out) => out.trim() || null,
+      () => null,
+    );
+  },
+
   async blobSize(gitDir: string, sha: string): Promise<number> {
     return Number((await runGit(['cat-file', '-s', sha], { env: env(gitDir) })).trim());
   },
