@@ -6,6 +6,12 @@ declare module '../../platform/errors/domain-error' {
     CONTENT_PATH: true;
     CONTENT_SHA_MISMATCH: true;
     CONTENT_SHA_REQUIRED: true;
+    REVIEW_BODY: true;
+    REVIEW_EVENT: true;
+    REVIEW_FORBIDDEN: true;
+    REVIEW_NOT_FOUND: true;
+    REVIEW_OWN_PULL: true;
+    STATUS_STATE: true;
     TEAM_ALREADY_ADDED: true;
     TEAM_NOT_ADDED: true;
   }

@@ -30,6 +30,12 @@ import { RefUpdateChecks } from './branches/ref-update-checks.service';
 import { GiteaBranchProtectionsController } from './controllers/gitea-branch-protections.controller';
 import { GiteaBranchesController } from './controllers/gitea-branches.controller';
 import { GiteaContentsController } from './controllers/gitea-contents.controller';
+import { GiteaStatusesController } from './controllers/gitea-statuses.controller';
+import { GiteaReviewsController } from './controllers/gitea-reviews.controller';
+import { CommitStatusesService } from './statuses/commit-statuses.service';
+import { CommitStatusesRepository } from './statuses/commit-statuses.repository';
+import { PullReviewsService } from './reviews/pull-reviews.service';
+import { PullReviewsRepository } from './reviews/pull-reviews.repository';
 import { GiteaCommitsController } from './controllers/gitea-commits.controller';
 import { CommitsService } from './commits/commits.service';
 import { ContentsService } from './contents/contents.service';
@@ -78,6 +84,8 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     GiteaBranchProtectionsController,
     GiteaBranchesController,
     GiteaContentsController,
+    GiteaStatusesController,
+    GiteaReviewsController,
     GiteaCommitsController,
     GiteaIssueAssetsController,
     GiteaIssuesController,
@@ -119,6 +127,10 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     RefUpdateChecks,
     BranchesService,
     ContentsService,
+    CommitStatusesService,
+    CommitStatusesRepository,
+    PullReviewsService,
+    PullReviewsRepository,
     CommitsService,
     RepositoryLinksService,
     PullRequestsPortService,
