@@ -6,6 +6,9 @@ declare module '../../platform/errors/domain-error' {
     CONTENT_PATH: true;
     CONTENT_SHA_MISMATCH: true;
     CONTENT_SHA_REQUIRED: true;
+    LABEL_COLOR: true;
+    LABEL_NAME: true;
+    LABEL_NOT_FOUND: true;
     REVIEW_BODY: true;
     REVIEW_EVENT: true;
     REVIEW_FORBIDDEN: true;

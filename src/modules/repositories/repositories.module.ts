@@ -30,6 +30,9 @@ import { RefUpdateChecks } from './branches/ref-update-checks.service';
 import { GiteaBranchProtectionsController } from './controllers/gitea-branch-protections.controller';
 import { GiteaBranchesController } from './controllers/gitea-branches.controller';
 import { GiteaContentsController } from './controllers/gitea-contents.controller';
+import { GiteaLabelsController } from './controllers/gitea-labels.controller';
+import { LabelsService } from './labels/labels.service';
+import { LabelsRepository } from './labels/labels.repository';
 import { GiteaStatusesController } from './controllers/gitea-statuses.controller';
 import { GiteaReviewsController } from './controllers/gitea-reviews.controller';
 import { CommitStatusesService } from './statuses/commit-statuses.service';
@@ -84,6 +87,7 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     GiteaBranchProtectionsController,
     GiteaBranchesController,
     GiteaContentsController,
+    GiteaLabelsController,
     GiteaStatusesController,
     GiteaReviewsController,
     GiteaCommitsController,
@@ -127,6 +131,8 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     RefUpdateChecks,
     BranchesService,
     ContentsService,
+    LabelsService,
+    LabelsRepository,
     CommitStatusesService,
     CommitStatusesRepository,
     PullReviewsService,

@@ -5,6 +5,7 @@ import { Comment } from '../issues/comment.entity';
 import { Issue } from '../issues/issue.entity';
 import { PullRequest } from '../issues/pull-request.entity';
 import { Release } from '../releases/release.entity';
+import { IssueLabel, Label } from '../labels/label.entity';
 import { PullReview, PullReviewComment } from '../reviews/pull-review.entity';
 import { CommitStatus } from '../statuses/commit-status.entity';
 import { Collaborator } from './collaborator.entity';
@@ -27,4 +28,6 @@ export const REPOSITORIES_ENTITIES: Function[] = [
   CommitStatus,
   PullReview,
   PullReviewComment,
+  Label,
+  IssueLabel,
 ];

@@ -5,6 +5,7 @@ import { BranchProtections1795729709160 } from './1795729709160-BranchProtection
 import { RepositoryMirrors1795731934274 } from './1795731934274-RepositoryMirrors';
 import { PullDiffStats1795759950808 } from './1795759950808-PullDiffStats';
 import { StatusesReviews1796678434029 } from './1796678434029-StatusesReviews';
+import { Labels1796680223359 } from './1796680223359-Labels';
 
 export const REPOSITORIES_MIGRATIONS: Function[] = [
   Repositories1795473797497,
@@ -14,4 +15,5 @@ export const REPOSITORIES_MIGRATIONS: Function[] = [
   RepositoryMirrors1795731934274,
   PullDiffStats1795759950808,
   StatusesReviews1796678434029,
+  Labels1796680223359,
 ];
