@@ -6,8 +6,8 @@ import { cloneUrl, git, tempDir } from './git-client';
 
 /**
  * Issue 31.2: a pull request merge moves the base branch, so it meets the base branch's protection as
- * a push would, in Gitea's texts (405): the merge whitelist (the push whitelist when it is off),
- * unprotected file patterns, required status checks and approvals, an outdated head, protected files.
+ * a push would, in Gitea's texts (405): the merge whitelist (any code writer when it is off, issue 49.8:
+ * also into a branch nobody may push to), required status checks and approvals, an outdated head, protected files.
  * A refused merge changes nothing: the base branch stays where it was and the pull request stays open.
  */
 describe('pull request merges meet branch protection', () => {
@@ -15,6 +15,7 @@ describe('pull request merges meet branch protection', () => {
   let base: string;
   let owner: CreatedUser;
   let writer: CreatedUser;
+  let reader: CreatedUser;
   let work: string;
   const tok = (who: CreatedUser) => ({ Authorization: `token ${who.token}` });
   const repoPath = '/api/v1/repos/owner/guarded';
@@ -72,12 +73,17 @@ describe('pull request merges meet branch protection', () => {
     base = await t.listen();
     owner = await t.factories.user({ username: 'owner' });
     writer = await t.factories.user({ username: 'writer' });
+    reader = await t.factories.user({ username: 'reader' });
     expect(
       (await t.http().post('/api/v1/user/repos').set(tok(owner)).send({ name: 'guarded', auto_init: true }))
         .status,
     ).toBe(201);
     expect(
       (await t.http().put(`${repoPath}/collaborators/writer`).set(tok(owner)).send({ permission: 'write' }))
+        .status,
+    ).toBe(204);
+    expect(
+      (await t.http().put(`${repoPath}/collaborators/reader`).set(tok(owner)).send({ permission: 'read' }))
         .status,
     ).toBe(204);
     work = await tempDir();
@@ -88,10 +94,21 @@ describe('pull request merges meet branch protection', () => {
     await t.close();
   });
 
-  it('push disabled: nobody merges, not even the owner', async () => {
+  it("push disabled, merge whitelist off: a writer merges (Gitea's IsUserMergeWhitelisted), a reader does not", async () => {
     const index = await guardedPull('frozen', { enable_push: false });
-    await expectRefused(writer, index, 'frozen', 'User not allowed to merge PR');
-    await expectRefused(owner, index, 'frozen', 'User not allowed to merge PR');
+    // Nobody may push there...
+    await git(['fetch', '--quiet', 'origin'], work);
+    await git(['checkout', '--quiet', '-B', 'frozen', 'origin/frozen'], work);
+    await writeFile(path.join(work, 'direct.txt'), 'direct\n');
+    await git(['add', 'direct.txt'], work);
+    await git(['commit', '--quiet', '-m', 'direct'], work);
+    expect((await git(['push', '--quiet', 'origin', 'frozen'], work)).code).not.toBe(0);
+    // ...but a reader's merge is refused and a writer's goes through.
+    await expectRefused(reader, index, 'frozen', 'User not allowed to merge PR');
+    const before = await tip('frozen');
+    expect((await merge(writer, index)).status).toBe(200);
+    expect(await tip('frozen')).not.toBe(before);
+    expect((await t.http().get(`${repoPath}/pulls/${index}`).set(tok(owner))).body.merged).toBe(true);
   });
 
   it('merge whitelist on: only the listed users merge', async () => {
@@ -105,19 +122,12 @@ describe('pull request merges meet branch protection', () => {
     expect((await t.http().get(`${repoPath}/pulls/${index}`).set(tok(owner))).body.merged).toBe(true);
   });
 
-  it('merge whitelist off: the push whitelist decides, and changes only to unprotected files pass', async () => {
-    const rule = {
-      enable_push: true,
-      enable_push_whitelist: true,
-      push_whitelist_usernames: ['owner'],
-      unprotected_file_patterns: 'docs/**',
-    };
+  it('merge whitelist off: the push whitelist does not decide who merges', async () => {
+    const rule = { enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: ['owner'] };
     const code = await guardedPull('pushers', rule);
-    await expectRefused(writer, code, 'pushers', 'User not allowed to merge PR');
-    const docs = await guardedPull('pushers-docs', rule, 'docs/guide.md');
-    const before = await tip('pushers-docs');
-    expect((await merge(writer, docs)).status).toBe(200);
-    expect(await tip('pushers-docs')).not.toBe(before);
+    const before = await tip('pushers');
+    expect((await merge(writer, code)).status).toBe(200);
+    expect(await tip('pushers')).not.toBe(before);
   });
 
   it('required status checks, approvals and an up-to-date head are conditions no role skips', async () => {

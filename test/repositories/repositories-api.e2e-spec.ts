@@ -175,6 +175,13 @@ describe('Gitea repository routes', () => {
           .send({ name, private: visibility === 'private', auto_init: true })
           .expect(201);
         await t.http().put(`/api/v1/repos/matrixorg/${name}/teams/devs`).set(tok(owner)).expect(204);
+        // Gitea: adding a team twice, or removing one that is not added, is 422 (issue 49.8).
+        const again = await t.http().put(`/api/v1/repos/matrixorg/${name}/teams/devs`).set(tok(owner));
+        expect([again.status, again.body.message]).toEqual([422, "team 'devs' is already added to repo"]);
+        await t.http().delete(`/api/v1/repos/matrixorg/${name}/teams/devs`).set(tok(owner)).expect(204);
+        const gone = await t.http().delete(`/api/v1/repos/matrixorg/${name}/teams/devs`).set(tok(owner));
+        expect([gone.status, gone.body.message]).toEqual([422, "team 'devs' was not added to repo"]);
+        await t.http().put(`/api/v1/repos/matrixorg/${name}/teams/devs`).set(tok(owner)).expect(204);
         for (const [who, permission] of [
           [adminCollab, 'admin'],
           [writer, 'write'],

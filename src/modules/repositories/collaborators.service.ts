@@ -66,6 +66,20 @@ export class CollaboratorsService {
     await this.collaborators.linkTeam(teamId, repo.id);
   }
 
+  /** Gitea's `PUT /repos/{o}/{r}/teams/{team}`: 422 when the team is already linked (issue 49.8). */
+  async addTeamOnce(repo: Repository, team: { id: string; name: string }): Promise<void> {
+    if (await this.collaborators.teamLinked(team.id, repo.id))
+      throw new InvalidError(`team '${team.name}' is already added to repo`, { code: 'TEAM_ALREADY_ADDED' });
+    await this.collaborators.linkTeam(team.id, repo.id);
+  }
+
+  /** Gitea's `DELETE /repos/{o}/{r}/teams/{team}`: 422 when the team was not linked. */
+  async removeTeamOnce(repo: Repository, team: { id: string; name: string }): Promise<void> {
+    if (!(await this.collaborators.teamLinked(team.id, repo.id)))
+      throw new InvalidError(`team '${team.name}' was not added to repo`, { code: 'TEAM_NOT_ADDED' });
+    await this.collaborators.unlinkTeam(team.id, repo.id);
+  }
+
   async removeTeam(repo: Repository, teamId: string): Promise<void> {
     await this.collaborators.unlinkTeam(teamId, repo.id);
   }

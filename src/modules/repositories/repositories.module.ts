@@ -29,6 +29,19 @@ import { BranchesService } from './branches/branches.service';
 import { RefUpdateChecks } from './branches/ref-update-checks.service';
 import { GiteaBranchProtectionsController } from './controllers/gitea-branch-protections.controller';
 import { GiteaBranchesController } from './controllers/gitea-branches.controller';
+import { GiteaContentsController } from './controllers/gitea-contents.controller';
+import { GiteaLabelsController } from './controllers/gitea-labels.controller';
+import { LabelsService } from './labels/labels.service';
+import { LabelsRepository } from './labels/labels.repository';
+import { GiteaStatusesController } from './controllers/gitea-statuses.controller';
+import { GiteaReviewsController } from './controllers/gitea-reviews.controller';
+import { CommitStatusesService } from './statuses/commit-statuses.service';
+import { CommitStatusesRepository } from './statuses/commit-statuses.repository';
+import { PullReviewsService } from './reviews/pull-reviews.service';
+import { PullReviewsRepository } from './reviews/pull-reviews.repository';
+import { GiteaCommitsController } from './controllers/gitea-commits.controller';
+import { CommitsService } from './commits/commits.service';
+import { ContentsService } from './contents/contents.service';
 import { AttachmentDownloadsController } from './controllers/attachment-downloads.controller';
 import { GiteaIssueAssetsController } from './controllers/gitea-issue-assets.controller';
 import { GiteaReleaseAssetsController } from './controllers/gitea-release-assets.controller';
@@ -74,6 +87,11 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     GiteaMigrationsController,
     GiteaBranchProtectionsController,
     GiteaBranchesController,
+    GiteaContentsController,
+    GiteaLabelsController,
+    GiteaStatusesController,
+    GiteaReviewsController,
+    GiteaCommitsController,
     GiteaIssueAssetsController,
     GiteaIssuesController,
     GiteaPullDiffsController,
@@ -114,6 +132,14 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     BranchProtectionsService,
     RefUpdateChecks,
     BranchesService,
+    ContentsService,
+    LabelsService,
+    LabelsRepository,
+    CommitStatusesService,
+    CommitStatusesRepository,
+    PullReviewsService,
+    PullReviewsRepository,
+    CommitsService,
     RepositoryLinksService,
     PullRequestsPortService,
     MirrorsService,

@@ -8,6 +8,10 @@ import { BranchGit, type GitObjects, isZeroId } from './branch-git';
 import { BranchProtectionsService } from './branch-protections.service';
 import { compileFilePatterns } from './gitea-glob';
 import { canForcePush, canMerge, canPush, type RuleSubject } from './protection-rules';
+import { countVerdicts } from '../reviews/review-rules';
+import { PullReviewsRepository } from '../reviews/pull-reviews.repository';
+import { CommitStatusesRepository } from '../statuses/commit-statuses.repository';
+import { latestPerContext, requiredContextsState } from '../statuses/status-rules';
 
 /** Why a pull request may not be merged into a protected branch (Gitea: 405 on the merge route). */
 export interface MergeRefusal {
@@ -25,7 +29,11 @@ export interface MergeRefusal {
  */
 @Injectable()
 export class RefUpdateChecks {
-  constructor(private readonly protections: BranchProtectionsService) {}
+  constructor(
+    private readonly protections: BranchProtectionsService,
+    private readonly statuses: CommitStatusesRepository,
+    private readonly reviews: PullReviewsRepository,
+  ) {}
 
   /** null when every update may go ahead, else the reason the first refused one is refused. */
   async refusal(
@@ -86,12 +94,12 @@ export class RefUpdateChecks {
 
   /**
    * A pull request merge into `base` (Gitea's CheckPullMergeable): the merger must be on the merge
-   * whitelist, or, when the merge whitelist is off, allowed to push (issue 31.2: a merge is a push to the
-   * base branch; Gitea itself lets any code writer merge then). A merge whose changes touch only the
-   * rule's unprotected file patterns passes that check, as such a push does. Then the rule's conditions
-   * in Gitea's order, each `not allowed to merge [reason: ...]`: required status checks (no commit
-   * statuses are recorded here, so none is ever successful), required approvals (no reviews are recorded,
-   * so none is ever enough), an outdated head, changed protected files.
+   * whitelist, or, when the merge whitelist is off, have write access to code (issue 49.8, Gitea's
+   * IsUserMergeWhitelisted; the push whitelist and `enable_push` do not apply). Then the rule's conditions
+   * in Gitea's order, each `not allowed to merge [reason: ...]`: required status checks (the head
+   * commit's newest status per context, `status_check_contexts` as globs, all `success`), required
+   * approvals (official, undismissed; with `dismiss_stale_approvals` only those of the current head),
+   * rejected reviews (`block_on_rejected_reviews`), an outdated head, changed protected files (issue 49.3/49.4).
    */
   async mergeRefusal(input: {
     repo: Repository;
@@ -100,6 +108,8 @@ export class RefUpdateChecks {
     base: string;
     baseId: string;
     headId: string;
+    /** The pull request's issue (its reviews count toward `required_approvals`). */
+    issueId?: string;
   }): Promise<MergeRefusal | null> {
     const rule = (await this.protections.ruleSet(input.repo)).effective(input.base);
     if (!rule) return null;
@@ -112,21 +122,29 @@ export class RefUpdateChecks {
     let changed: string[] | undefined;
     const changedFiles = async () =>
       (changed ??= await BranchGit.changedFiles(objects, mergeBase, input.headId));
+    // Gitea's IsUserMergeWhitelisted: with the merge whitelist off every code writer may merge, also into
+    // a branch nobody may push to ("protect main, merge through pull requests"); on, only the listed.
     const subject = await this.protections.subjectOf(input.merger, input.repo);
-    const allowed = rule.enableMergeWhitelist ? canMerge(rule, subject) : canPush(rule, subject);
-    if (!allowed) {
-      const unprotectedFiles = compileFilePatterns(rule.unprotectedFilePatterns);
-      const files = unprotectedFiles ? await changedFiles() : [];
-      if (!unprotectedFiles || !subject.canWrite || files.length === 0 || !files.every(unprotectedFiles))
-        return { kind: 'forbidden', message: 'User not allowed to merge PR' };
-    }
+    if (!canMerge(rule, subject)) return { kind: 'forbidden', message: 'User not allowed to merge PR' };
     const notReady = (reason: string): MergeRefusal => ({
       kind: 'not_ready',
       message: `not allowed to merge [reason: ${reason}]`,
     });
-    if (rule.enableStatusCheck && (rule.statusCheckContexts ?? []).length > 0)
-      return notReady('Not all required status checks successful');
-    if (Number(rule.requiredApprovals) > 0) return notReady('Does not have enough approvals');
+    if (rule.enableStatusCheck) {
+      const latest = latestPerContext(await this.statuses.ofCommit(input.repo.id, input.headId));
+      if (requiredContextsState(latest, rule.statusCheckContexts ?? []) !== 'success')
+        return notReady('Not all required status checks successful');
+    }
+    const required = Number(rule.requiredApprovals);
+    if (required > 0 || rule.blockOnRejectedReviews) {
+      const verdicts = countVerdicts(input.issueId ? await this.reviews.ofIssue(input.issueId) : [], {
+        headCommitId: input.headId,
+        ignoreStale: rule.dismissStaleApprovals,
+      });
+      if (verdicts.approvals < required) return notReady('Does not have enough approvals');
+      if (rule.blockOnRejectedReviews && verdicts.rejections > 0)
+        return notReady('There are requested changes');
+    }
     if (rule.blockOnOutdatedBranch && mergeBase !== input.baseId)
       return notReady('The head branch is behind the base branch');
     const protectedFiles = compileFilePatterns(rule.protectedFilePatterns);

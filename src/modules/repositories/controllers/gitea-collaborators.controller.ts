@@ -101,6 +101,7 @@ export class GiteaCollaboratorsController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 405, description: 'the repository is not owned by an organization' })
+  @ApiResponse({ status: 422, description: 'the team is already added' })
   @RepoAccess('admin')
   async addTeam(
     @Repo() context: RepositoryContext,
@@ -109,7 +110,7 @@ export class GiteaCollaboratorsController {
     if (context.owner.type !== 'organization')
       throw new NotAllowedError('repo is not owned by an organization', { code: 'REPOSITORY_NOT_IN_ORG' });
     const team = await this.collaborators.requireTeam(context.repo, context.owner, params.team);
-    await this.collaborators.addTeam(context.repo, team.id);
+    await this.collaborators.addTeamOnce(context.repo, team);
   }
 
   @Delete('teams/:team')
@@ -120,6 +121,7 @@ export class GiteaCollaboratorsController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   @ApiResponse({ status: 405, description: 'the repository is not owned by an organization' })
+  @ApiResponse({ status: 422, description: 'the team was not added' })
   @RepoAccess('admin')
   async removeTeam(
     @Repo() context: RepositoryContext,
@@ -128,6 +130,6 @@ export class GiteaCollaboratorsController {
     if (context.owner.type !== 'organization')
       throw new NotAllowedError('repo is not owned by an organization', { code: 'REPOSITORY_NOT_IN_ORG' });
     const team = await this.collaborators.requireTeam(context.repo, context.owner, params.team);
-    await this.collaborators.removeTeam(context.repo, team.id);
+    await this.collaborators.removeTeamOnce(context.repo, team);
   }
 }

@@ -5,6 +5,9 @@ import { Comment } from '../issues/comment.entity';
 import { Issue } from '../issues/issue.entity';
 import { PullRequest } from '../issues/pull-request.entity';
 import { Release } from '../releases/release.entity';
+import { IssueLabel, Label } from '../labels/label.entity';
+import { PullReview, PullReviewComment } from '../reviews/pull-review.entity';
+import { CommitStatus } from '../statuses/commit-status.entity';
 import { Collaborator } from './collaborator.entity';
 import { RepositoryRedirect } from './repository-redirect.entity';
 import { Repository } from './repository.entity';
@@ -22,4 +25,9 @@ export const REPOSITORIES_ENTITIES: Function[] = [
   Attachment,
   BranchProtection,
   RepositoryMirror,
+  CommitStatus,
+  PullReview,
+  PullReviewComment,
+  Label,
+  IssueLabel,
 ];

@@ -390,6 +390,7 @@ export class PullsService {
       base: pull.baseBranch,
       baseId: pull.baseCommitId,
       headId: pull.headCommitId,
+      issueId: issue.id,
     });
     if (refusal)
       throw new NotAllowedError(refusal.message, {

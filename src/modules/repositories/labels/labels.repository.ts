@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, In } from 'typeorm';
+import { IssueLabel, Label } from './label.entity';
+
+/** The `labels` and `issue_labels` tables. */
+@Injectable()
+export class LabelsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private get labels() {
+    return this.dataSource.manager.getRepository(Label);
+  }
+
+  private get links() {
+    return this.dataSource.manager.getRepository(IssueLabel);
+  }
+
+  ofRepository(repositoryId: string): Promise<Label[]> {
+    return this.labels.find({ where: { repositoryId }, order: { name: 'ASC', id: 'ASC' } });
+  }
+
+  find(repositoryId: string, id: string): Promise<Label | null> {
+    if (!/^\d{1,18}$/.test(id)) return Promise.resolve(null);
+    return this.labels.findOneBy({ repositoryId, id });
+  }
+
+  save(label: Partial<Label>): Promise<Label> {
+    return this.labels.save(this.labels.create(label));
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.labels.delete({ id });
+  }
+
+  async ofIssue(issueId: string): Promise<Label[]> {
+    const rows = await this.links.find({ where: { issueId }, relations: { label: true } });
+    return rows.map((row) => row.label).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Replaces (or adds to) an issue's labels in one transaction. */
+  async setIssueLabels(issueId: string, labelIds: string[], replace: boolean): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      if (replace) await manager.delete(IssueLabel, { issueId });
+      if (labelIds.length > 0)
+        await manager
+          .createQueryBuilder()
+          .insert()
+          .into(IssueLabel)
+          .values(labelIds.map((labelId) => ({ issueId, labelId })))
+          .orIgnore()
+          .execute();
+    });
+  }
+
+  async removeIssueLabel(issueId: string, labelId: string): Promise<boolean> {
+    const result = await this.links.delete({ issueId, labelId });
+    return (result.affected ?? 0) > 0;
+  }
+
+  findMany(repositoryId: string, ids: string[]): Promise<Label[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.labels.findBy({ repositoryId, id: In(ids) });
+  }
+}
