@@ -1,3 +1,6 @@
+import { ProvisionerKeyDaemonsController } from './controllers/provisioner-key-daemons.controller';
+import { DeploymentStatsRepository } from './repositories/deployment-stats.repository';
+import { WorkspaceDeploymentReports } from './workspace-deployment-reports';
 import { WorkspaceAccounts } from './workspace-accounts.service';
 import { CoderWorkspacePresenter } from './controllers/coder-workspace-presenter.service';
 import { WorkspaceWatches, WorkspaceWatchGateway } from './controllers/workspace-watch';
@@ -62,6 +65,7 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     TasksController,
     ExperimentalTasksController,
     ConnectionLogController,
+    ProvisionerKeyDaemonsController,
   ],
   providers: [
     // Repositories of the provisioner jobs, agents, agent calls, prebuilds and provisioner keys.
@@ -71,6 +75,8 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     ProvisionerDaemonsRepository,
     ProvisionerKeysRepository,
     WorkspaceAgentsRepository,
+    DeploymentStatsRepository,
+    WorkspaceDeploymentReports,
     {
       provide: WORKSPACES_CONFIG,
       inject: [APP_CONFIG],
