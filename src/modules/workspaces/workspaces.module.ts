@@ -1,3 +1,5 @@
+import { WorkspaceFormReadsController } from './controllers/workspace-form-reads.controller';
+import { DynamicParametersGateway } from './controllers/dynamic-parameters.gateway';
 import { ProvisionerKeyDaemonsController } from './controllers/provisioner-key-daemons.controller';
 import { DeploymentStatsRepository } from './repositories/deployment-stats.repository';
 import { WorkspaceDeploymentReports } from './workspace-deployment-reports';
@@ -66,6 +68,7 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     ExperimentalTasksController,
     ConnectionLogController,
     ProvisionerKeyDaemonsController,
+    WorkspaceFormReadsController,
   ],
   providers: [
     // Repositories of the provisioner jobs, agents, agent calls, prebuilds and provisioner keys.
@@ -101,6 +104,7 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     PrebuildsService,
     TasksService,
     BuildWatchGateway,
+    DynamicParametersGateway,
     BuildLogsGateway,
     VersionLogsGateway,
     AgentDesktopGateway,
