@@ -156,6 +156,22 @@ describe("Coder's web UI: workspace form reads and dynamic parameters", () => {
     await json(await api(bob.token, 'GET', `/api/v2/workspacebuilds/${buildId}/parameters`), 404);
   });
 
+  it('build logs take after=-1 (from the start), over HTTP and the follow WebSocket; after=x is 400', async () => {
+    const buildId = workspace.latest_build.id as string;
+    expect(
+      Array.isArray(
+        await json(await api(alice.token, 'GET', `/api/v2/workspacebuilds/${buildId}/logs?after=-1`), 200),
+      ),
+    ).toBe(true);
+    await json(await api(alice.token, 'GET', `/api/v2/workspacebuilds/${buildId}/logs?after=x`), 400);
+    const follow = new WatchClient(
+      `${t.url!.replace('http', 'ws')}/api/v2/workspacebuilds/${buildId}/logs?follow=true&after=-1`,
+      { 'Service-Session-Token': alice.token },
+    );
+    await follow.opened;
+    follow.close();
+  });
+
   it('resolve-autostart: no parameter mismatch; 404 for another member', async () => {
     const res = await json(
       await api(alice.token, 'GET', `/api/v2/workspaces/${workspace.id}/resolve-autostart`),
