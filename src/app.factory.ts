@@ -18,6 +18,7 @@ import type { DatabaseRuntime } from './platform/database/database-runtime';
 import { trustProxySetting } from './platform/http/trusted-proxies';
 import { IndexedExpressAdapter } from './platform/http/route-index';
 import { apiSwaggerRedirect, changePasswordPage, landingPage } from './platform/http/landing-page';
+import { siteDirectory, siteDirFromEnv } from './platform/http/site-directory';
 import { AppLogger } from './platform/logging/app-logger';
 import { HttpRequestLogger } from './platform/logging/logging.module';
 
@@ -76,10 +77,19 @@ function configureApp(app: NestExpressApplication, adapter: IndexedExpressAdapte
   app.use(rejectNulBytes((error, req, res) => sendError(dialectOfPath(req.path), error, req, res, config)));
   app.use(app.get(HttpRequestLogger).middleware);
   // The landing page the banner points at, and the docs link of Gitea error bodies (issue 36.2).
-  adapter.get('/', landingPage(config.publicUrl));
+  // SITE_DIR: a built Coder-compatible web UI at `/` instead (issue 48 item 2).
+  const siteDir = siteDirFromEnv(config.env);
+  const site = siteDir
+    ? siteDirectory(siteDir, { secureCookies: config.publicUrl.startsWith('https:') })
+    : undefined;
+  adapter.get('/', site ? site.index : landingPage(config.publicUrl));
   adapter.get('/api/swagger', apiSwaggerRedirect(config.publicUrl));
   adapter.get('/user/change_password', changePasswordPage(config.publicUrl));
   app.useWebSocketAdapter(new RealtimeWsAdapter(app));
   // Swagger UI behind every API route: API requests never try the documentation's paths (issue 10 item 14).
-  adapter.deferUntilRoutes(() => setupOpenApi(app as INestApplication));
+  adapter.deferUntilRoutes(() => {
+    setupOpenApi(app as INestApplication);
+    // The site's pages and files behind every route: it never shadows one.
+    if (site) adapter.use(site.fallback);
+  });
 }

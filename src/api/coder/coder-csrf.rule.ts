@@ -4,8 +4,9 @@ import { BadRequestError } from '../../platform/errors/domain-error';
 import {
   CSRF_COOKIE,
   CSRF_HEADER,
-  SESSION_COOKIE,
-  SESSION_HEADER,
+  firstNamed,
+  SESSION_COOKIE_NAMES,
+  SESSION_HEADER_NAMES,
 } from '../../platform/http/credential-names';
 import type { CallerRule } from '../../platform/http/request-caller';
 
@@ -29,9 +30,10 @@ function same(a: unknown, b: unknown): boolean {
 export function csrfSatisfied(req: Request): boolean {
   if (SAFE_METHODS.has(req.method)) return true;
   const cookies = (req.cookies ?? {}) as Record<string, unknown>;
-  const session = cookies[SESSION_COOKIE];
+  const session = firstNamed(cookies, SESSION_COOKIE_NAMES);
   const query = (req.query ?? {}) as Record<string, unknown>;
-  if (same(req.headers[SESSION_HEADER], session) || same(query[SESSION_COOKIE], session)) return true;
+  const header = firstNamed(req.headers, SESSION_HEADER_NAMES);
+  if (same(header, session) || same(firstNamed(query, SESSION_COOKIE_NAMES), session)) return true;
   if (/^bearer\s/i.test(req.headers.authorization ?? '')) return true;
   return same(req.headers[CSRF_HEADER], cookies[CSRF_COOKIE]);
 }

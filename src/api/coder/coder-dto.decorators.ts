@@ -72,6 +72,8 @@ export function decodesAs(value: unknown, goType: string): boolean {
       return Array.isArray(value) && value.every((item) => typeof item === 'string');
     case 'map[string]bool':
       return isPlainObject(value) && Object.values(value).every((item) => typeof item === 'boolean');
+    case 'map[string]string':
+      return isPlainObject(value) && Object.values(value).every((item) => typeof item === 'string');
     case 'uuid.UUID':
       return typeof value === 'string' && GO_UUID.test(value);
     case '[]uuid.UUID':

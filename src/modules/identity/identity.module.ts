@@ -11,6 +11,7 @@ import { CoderGroupsController } from './controllers/coder-groups.controller';
 import { CoderInsightsController } from './controllers/coder-insights.controller';
 import { CoderOrganizationsController } from './controllers/coder-organizations.controller';
 import { CoderUsersController } from './controllers/coder-users.controller';
+import { CoderSignInController } from './controllers/coder-sign-in.controller';
 import { CoderOrganizationsService } from './management/coder-organizations.service';
 import { CoderUsersService } from './management/coder-users.service';
 import { UserStatusChartService } from './management/user-status-chart.service';
@@ -48,6 +49,8 @@ import { UserSecretsRepository } from './secrets/user-secrets.repository';
   imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES)],
   controllers: [
     OcsCloudUserController,
+    // before CoderUsersController: `users/first` and `users/authmethods` are not `users/{user}`
+    CoderSignInController,
     CoderUsersController,
     GiteaUsersController,
     GiteaOrganizationsController,

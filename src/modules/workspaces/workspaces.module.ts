@@ -1,3 +1,8 @@
+import { WorkspaceFormReadsController } from './controllers/workspace-form-reads.controller';
+import { DynamicParametersGateway } from './controllers/dynamic-parameters.gateway';
+import { ProvisionerKeyDaemonsController } from './controllers/provisioner-key-daemons.controller';
+import { DeploymentStatsRepository } from './repositories/deployment-stats.repository';
+import { WorkspaceDeploymentReports } from './workspace-deployment-reports';
 import { WorkspaceAccounts } from './workspace-accounts.service';
 import { CoderWorkspacePresenter } from './controllers/coder-workspace-presenter.service';
 import { WorkspaceWatches, WorkspaceWatchGateway } from './controllers/workspace-watch';
@@ -62,6 +67,8 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     TasksController,
     ExperimentalTasksController,
     ConnectionLogController,
+    ProvisionerKeyDaemonsController,
+    WorkspaceFormReadsController,
   ],
   providers: [
     // Repositories of the provisioner jobs, agents, agent calls, prebuilds and provisioner keys.
@@ -71,6 +78,8 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     ProvisionerDaemonsRepository,
     ProvisionerKeysRepository,
     WorkspaceAgentsRepository,
+    DeploymentStatsRepository,
+    WorkspaceDeploymentReports,
     {
       provide: WORKSPACES_CONFIG,
       inject: [APP_CONFIG],
@@ -95,6 +104,7 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     PrebuildsService,
     TasksService,
     BuildWatchGateway,
+    DynamicParametersGateway,
     BuildLogsGateway,
     VersionLogsGateway,
     AgentDesktopGateway,

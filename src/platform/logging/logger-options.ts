@@ -54,9 +54,9 @@ export function loggerOptions(config: AppConfig): Options {
   };
 }
 
-const QUERY_CREDENTIAL = /([?&](?:token|access_token|service_session_token)=)[^&#]*/gi;
+const QUERY_CREDENTIAL = /([?&](?:token|access_token|service_session_token|coder_session_token)=)[^&#]*/gi;
 
-/** Gitea's `?token=` and Coder's `?service_session_token=` must not reach the logs. */
+/** Gitea's `?token=` and Coder's `?service_session_token=` (`?coder_session_token=`) must not reach the logs. */
 export function redactQueryCredentials(url: string): string {
   return url.includes('=') ? url.replace(QUERY_CREDENTIAL, '$1[redacted]') : url;
 }

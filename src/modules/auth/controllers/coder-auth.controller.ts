@@ -45,7 +45,7 @@ import { PasswordStrengthService } from '../password-strength.service';
 import type { Principal } from '../../../api/access/principal';
 import { EXTERNAL_SCOPES } from '../rbac/rbac-catalogue';
 import { CONVERT_STATE_SECONDS, SessionsService } from '../sessions.service';
-import { CSRF_COOKIE, newCsrfToken } from '../csrf';
+import { CSRF_COOKIE, keptCsrfToken } from '../csrf';
 import { TargetUserResolver } from '../target-user.service';
 
 export const CONVERT_COOKIE = 'service_oauth_convert';
@@ -140,7 +140,9 @@ export class CoderAuthController {
       maxAge: ONE_YEAR_MS,
     });
     // Readable by the page on purpose: it echoes it in X-CSRF-Token on cookie-authenticated writes.
-    res.cookie(CSRF_COOKIE, newCsrfToken(), {
+    // The page's own token (set with the HTML, rendered in its meta) is kept: a new one would
+    // invalidate the meta token of the page that is signing in.
+    res.cookie(CSRF_COOKIE, keptCsrfToken(req), {
       path: '/',
       httpOnly: false,
       sameSite: 'lax',

@@ -5,7 +5,7 @@ import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
 import { Public } from '../../../api/access/access.decorators';
 import { SESSION_COOKIE } from '../credential-resolver.service';
-import { CSRF_COOKIE, newCsrfToken } from '../csrf';
+import { CSRF_COOKIE, keptCsrfToken } from '../csrf';
 import { OidcCallbackQueryDto } from '../dto/coder-oidc.dto';
 import { MERGE_STATE_PREFIX, OidcSignInService } from '../oidc/oidc-sign-in.service';
 import { CONVERT_COOKIE } from './coder-auth.controller';
@@ -92,7 +92,7 @@ export class CoderOidcController {
     );
     for (const name of [STATE_COOKIE, VERIFIER_COOKIE, REDIRECT_COOKIE]) res.clearCookie(name, { path: '/' });
     res.cookie(SESSION_COOKIE, signedIn.key, this.cookieOptions(ONE_YEAR_MS));
-    res.cookie(CSRF_COOKIE, newCsrfToken(), this.cookieOptions(ONE_YEAR_MS, false));
+    res.cookie(CSRF_COOKIE, keptCsrfToken(req), this.cookieOptions(ONE_YEAR_MS, false));
     res.redirect(307, signedIn.redirect);
   }
 }

@@ -3,7 +3,13 @@ import { requestState } from '../../../platform/http/request-state';
 import { parseToken } from '../../identity/api-token-codec';
 import type { CredentialSource } from '../../../api/access/principal';
 
-import { SESSION_COOKIE, SESSION_HEADER } from '../../../platform/http/credential-names';
+import {
+  firstNamed,
+  SESSION_COOKIE,
+  SESSION_COOKIE_NAMES,
+  SESSION_HEADER,
+  SESSION_HEADER_NAMES,
+} from '../../../platform/http/credential-names';
 
 export { SESSION_COOKIE, SESSION_HEADER };
 export const PROVISIONER_KEY_HEADER = 'service-provisioner-key';
@@ -44,12 +50,13 @@ function firstString(value: unknown): string | undefined {
 }
 
 function parse(req: Request): PresentedCredential | null {
-  const cookie = firstString((req.cookies as Record<string, unknown> | undefined)?.[SESSION_COOKIE]);
+  // devplane's names and Coder's (`coder_session_token`, `Coder-Session-Token`) are the same credential.
+  const cookie = firstNamed(req.cookies as Record<string, unknown> | undefined, SESSION_COOKIE_NAMES);
   if (cookie) return { strategy: 'session-cookie', source: 'cookie', token: cookie };
   const query = (req.query ?? {}) as Record<string, unknown>;
-  const sessionQuery = firstString(query[SESSION_COOKIE]);
+  const sessionQuery = firstNamed(query, SESSION_COOKIE_NAMES);
   if (sessionQuery) return { strategy: 'session-query', source: 'session_query', token: sessionQuery };
-  const header = firstString(req.headers[SESSION_HEADER]);
+  const header = firstNamed(req.headers, SESSION_HEADER_NAMES);
   if (header) {
     const token = header.trim();
     // Workspace agents present their agent token (a uuid, never a valid API key) in the session header.

@@ -15,7 +15,12 @@ export interface WatchFilters extends InboxFilters {
 }
 
 /** Credential query parameters are not "excess" parameters (browsers cannot set WebSocket headers). */
-export const CREDENTIAL_PARAMS = new Set(['service_session_token', 'access_token', 'token']);
+export const CREDENTIAL_PARAMS = new Set([
+  'service_session_token',
+  'coder_session_token',
+  'access_token',
+  'token',
+]);
 
 export const READ_STATUS_MESSAGE =
   "starting_before query parameter should be any of 'all', 'read', 'unread'.";

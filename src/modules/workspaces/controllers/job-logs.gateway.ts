@@ -25,16 +25,17 @@ interface Follow {
 
 const FOLLOW = Symbol('devplane:job-log-follow');
 
-/** `after=` as Coder reads it (an integer log id; the lines after it are sent). */
+/** `after=` as Coder reads it (an integer log id, negative = from the start; the lines after it are sent). */
 function parseAfter(url: URL): number {
   const text = url.searchParams.get('after');
   if (text === null || text === '') return 0;
-  const after = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
+  const after = /^-?\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isInteger(after))
     throw new InvalidError('Query parameters have invalid values.', {
       fields: [{ field: 'after', detail: 'must be an integer' }],
     });
-  return after;
+  // Any int64 as Coder reads it: a negative id (the UI's `after=-1`) is "from the start".
+  return Math.max(after, 0);
 }
 
 /**

@@ -16,6 +16,7 @@ import { AuthorizationService } from '../../auth/authorization.service';
 import type { AnyPrincipal, Principal } from '../../../api/access/principal';
 import { CoderOrganizationsService } from '../../identity/management/coder-organizations.service';
 import { presentJob } from '../coder-workspace.presenter';
+import { presentDaemon } from '../provisioner-daemon.presenter';
 import {
   CreateProvisionerKeyRequestDto,
   CreateProvisionerKeyResponseDto,
@@ -27,12 +28,7 @@ import {
 } from '../dto/workspaces.dto';
 import { type JobCaller, ProvisionerJobsService } from '../provisioner-jobs.service';
 import { ProvisionerKeysService } from '../provisioner-keys.service';
-import {
-  BUILT_IN_KEY_ID,
-  BUILT_IN_KEY_NAME,
-  daemonStatus,
-  ProvisionerDaemonsService,
-} from '../provisioner-daemons.service';
+import { daemonStatus, ProvisionerDaemonsService } from '../provisioner-daemons.service';
 import type { JobRow } from '../workspace-views';
 import {
   BadRequestError,
@@ -202,22 +198,7 @@ export class ProvisionersController {
       )
         continue;
       if (filters.maxAgeMs > 0 && now - new Date(row.last_seen_at).getTime() > filters.maxAgeMs) continue;
-      listed.push({
-        id: row.id,
-        organization_id: row.organization_id ?? organizationId,
-        key_id: row.key_id ?? BUILT_IN_KEY_ID,
-        created_at: new Date(row.created_at).toISOString(),
-        last_seen_at: new Date(row.last_seen_at).toISOString(),
-        name: row.name,
-        version: row.version,
-        api_version: '1.0',
-        provisioners: ['devplane'],
-        tags: row.tags,
-        key_name: row.key_id ? row.key_name : BUILT_IN_KEY_NAME,
-        status,
-        current_job: row.current_job,
-        previous_job: row.previous_job,
-      });
+      listed.push(presentDaemon(row, organizationId, now));
       if (listed.length >= filters.limit) break;
     }
     return listed;

@@ -107,7 +107,10 @@ export class TemplatesController {
     @Query() query: BuildLogsQueryDto,
   ): Promise<ProvisionerJobLogDto[]> {
     const version = await this.workspaces.requireVersion(principal, id);
-    const logs = await this.workspaces.buildLogs(version.jobId, Number.parseInt(query.after ?? '0', 10) || 0);
+    const logs = await this.workspaces.buildLogs(
+      version.jobId,
+      Math.max(Number.parseInt(query.after ?? '0', 10) || 0, 0),
+    );
     return logs.map((log) => ({ ...log, created_at: new Date(log.created_at).toISOString() }));
   }
 

@@ -267,12 +267,14 @@ export class WorkspacesController {
     @Query() query: BuildLogsQueryDto,
   ): Promise<ProvisionerJobLogDto[]> {
     const build = await this.workspaces.requireBuild(principal, id);
-    const after = query.after === undefined ? 0 : Number.parseInt(query.after, 10);
-    if (!Number.isInteger(after) || after < 0)
+    // Coder's `after` is any int64 log id: a negative one (the UI sends `after=-1`) means from the start.
+    const after =
+      query.after === undefined ? 0 : /^-?\d{1,15}$/.test(query.after) ? Number(query.after) : NaN;
+    if (!Number.isInteger(after))
       throw new InvalidError('Query parameters have invalid values.', {
         fields: [{ field: 'after', detail: 'must be an integer' }],
       });
-    const logs = await this.workspaces.buildLogs(build.job_id, after);
+    const logs = await this.workspaces.buildLogs(build.job_id, Math.max(after, 0));
     return logs.map((log) => ({ ...log, created_at: new Date(log.created_at).toISOString() }));
   }
 
