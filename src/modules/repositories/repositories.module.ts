@@ -49,6 +49,7 @@ import { GitStorage } from './git/git-storage.service';
 import { PushSessions } from './git/push-sessions.service';
 import { SmartHttpService } from './git/smart-http.service';
 import { PushHooksService } from './push-hooks.service';
+import { PullCheckQueue } from './issues/pull-check-queue';
 import { PushReactionsService } from './push-reactions.service';
 import { RefChangesService } from './ref-changes.service';
 import { RepositoriesService } from './repositories.service';
@@ -107,6 +108,7 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     BranchProtectionsRepository,
     IssuesService,
     PullsService,
+    PullCheckQueue,
     ReleasesService,
     AttachmentsService,
     BranchProtectionsService,
