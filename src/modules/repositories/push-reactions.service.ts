@@ -4,6 +4,7 @@ import type { BranchEventPayload } from '../../platform/events/subject-events';
 import { type JobContext, JobQueue } from '../../platform/jobs/job-queue.service';
 import { OrganizationsService } from '../identity/organizations.service';
 import { isZeroId } from './branches/branch-git';
+import { PULL_CHECK_JOB, type PullCheckJobPayload } from './issues/pull-check-queue';
 import { PullsService } from './issues/pulls.service';
 import { PUSH_JOB, type PushJobPayload } from './ref-changes.service';
 import { REPOSITORIES_CONFIG, type RepositoriesConfig } from './repositories.config';
@@ -16,8 +17,9 @@ import { RepositoriesService } from './repositories.service';
  *   `idempotencyKey` = `<job id>:<ref>`: the workflow engine queues a rule's webhook once per key, so a
  *   retried job does not fire a webhook twice. A listener that fails with a keyed event fails the run
  *   (it is retried).
- * - `pulls`: open pull requests with a moved branch as base or head are brought up to date (a
- *   recomputation: the same result however often it runs).
+ * - `pulls`: open pull requests with a moved branch as base or head (marked `checking` when the refs were
+ *   recorded) are brought up to date (a recomputation: the same result however often it runs).
+ * It also runs the `repositories.pull-check` jobs (PullCheckQueue: rechecks after a protection rule change).
  */
 @Injectable()
 export class PushReactionsService implements OnModuleInit {
@@ -39,6 +41,14 @@ export class PushReactionsService implements OnModuleInit {
       maxBackoffMs: 600_000,
       leaseMs: this.config.pushReactionsLeaseMs,
     });
+    // The mergeability queue's other feed (PullCheckQueue): pull requests a protection rule change governs.
+    this.jobs.register<PullCheckJobPayload>(
+      PULL_CHECK_JOB,
+      async (job) => {
+        await this.pulls.recheck(job.payload.issueIds);
+      },
+      { maxAttempts: 10, backoffMs: 1_000, maxBackoffMs: 600_000, leaseMs: this.config.pushReactionsLeaseMs },
+    );
   }
 
   async run(job: JobContext<PushJobPayload>): Promise<void> {

@@ -4,6 +4,7 @@ import { type Transaction, TransactionRunner } from '../../platform/database/tra
 import { JobQueue } from '../../platform/jobs/job-queue.service';
 import type { User } from '../identity/entities/user.entity';
 import { BranchGit, isZeroId } from './branches/branch-git';
+import { PullCheckQueue } from './issues/pull-check-queue';
 import type { Repository } from './entities/repository.entity';
 import type { PushedRef } from './events';
 import { RepositoriesRepository } from './repositories.repository';
@@ -56,6 +57,7 @@ export class RefChangesService {
     private readonly repositoryRows: RepositoriesRepository,
     private readonly transactions: TransactionRunner,
     private readonly jobs: JobQueue,
+    private readonly pullChecks: PullCheckQueue,
   ) {}
 
   /** Records the changes; answers the repository with the recorded row changes applied (not re-read). */
@@ -71,6 +73,9 @@ export class RefChangesService {
     const pushedBranches = refs
       .filter((ref) => ref.ref.startsWith('refs/heads/') && !isZeroId(ref.newId))
       .map((ref) => ref.ref.slice('refs/heads/'.length));
+    const movedBranches = refs
+      .filter((ref) => ref.ref.startsWith('refs/heads/'))
+      .map((ref) => ref.ref.slice('refs/heads/'.length));
     const changes = await this.repositories.pushChanges(repo, repo.owner, pushedBranches);
     const payload: PushJobPayload = {
       repositoryId: repo.id,
@@ -83,6 +88,8 @@ export class RefChangesService {
     const write = async (t: Transaction): Promise<void> => {
       await this.repositoryRows.update(repo.id, changes, t.manager);
       if (refs.length > 0) await this.jobs.enqueue(t.manager, PUSH_JOB, payload);
+      // The pull requests the moved branches touch show `checking` until the push job recomputed them.
+      await this.pullChecks.markTouching(t.manager, repo.id, movedBranches);
       t.emit('repository.pushed', {
         repositoryId: repo.id,
         ownerId: repo.ownerId,

@@ -63,6 +63,7 @@ import { PushSessions } from './git/push-sessions.service';
 import { HookCallerAssignment } from './git/hook-caller.assignment';
 import { SmartHttpService } from './git/smart-http.service';
 import { PushHooksService } from './push-hooks.service';
+import { PullCheckQueue } from './issues/pull-check-queue';
 import { PushReactionsService } from './push-reactions.service';
 import { RefChangesService } from './ref-changes.service';
 import { RepositoriesService } from './repositories.service';
@@ -127,6 +128,7 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     BranchProtectionsRepository,
     IssuesService,
     PullsService,
+    PullCheckQueue,
     ReleasesService,
     AttachmentsService,
     BranchProtectionsService,

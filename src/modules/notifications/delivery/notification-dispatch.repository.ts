@@ -139,10 +139,10 @@ export class NotificationDispatchRepository {
            FROM input
          ON CONFLICT (id) DO NOTHING RETURNING id, user_id, created_at
        ), unread AS (
-         -- The statement's snapshot: unread items before this batch (for the watchers' unread_count).
-         SELECT user_id, count(*) AS n FROM inbox_notifications
-          WHERE user_id IN (SELECT DISTINCT user_id FROM input) AND read_at IS NULL
-          GROUP BY user_id
+         -- The statement's snapshot of the maintained counts (the triggers run after the statement): unread
+         -- items before this batch (for the watchers' unread_count), one row per recipient.
+         SELECT user_id, unread AS n FROM inbox_counters
+          WHERE user_id IN (SELECT DISTINCT user_id FROM input)
        ), marked AS (
          UPDATE notification_messages m
             SET status = 'sent', attempt_count = m.attempt_count + 1, updated_at = now(), leased_until = NULL,

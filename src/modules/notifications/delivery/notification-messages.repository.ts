@@ -74,10 +74,10 @@ export class NotificationMessagesRepository {
           WHERE m.status = 'sent'
          ON CONFLICT (id) DO NOTHING RETURNING id, user_id, created_at
        ), unread AS (
-         -- The statement's snapshot: unread items before these (for the watchers' unread_count).
-         SELECT user_id, count(*) AS n FROM inbox_notifications
-          WHERE user_id IN (SELECT user_id FROM delivered) AND read_at IS NULL
-          GROUP BY user_id
+         -- The statement's snapshot of the maintained counts (the triggers run after the statement): unread
+         -- items before these (for the watchers' unread_count), one row per recipient, no count of items.
+         SELECT user_id, unread AS n FROM inbox_counters
+          WHERE user_id IN (SELECT user_id FROM delivered)
        )
        SELECT m.id, m.status, d.created_at, COALESCE(u.n, 0) AS unread_before
          FROM messages m LEFT JOIN delivered d ON d.id = m.id LEFT JOIN unread u ON u.user_id = d.user_id`,

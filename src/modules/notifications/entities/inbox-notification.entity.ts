@@ -5,7 +5,8 @@ import { User } from '../../identity/entities/user.entity';
 /** An inbox item. Its id is the id of the queue message that produced it (idempotent delivery). */
 @Entity({ name: 'inbox_notifications' })
 @Index('IDX_inbox_notifications_user_created', ['userId', 'createdAt', 'id'])
-@Index('IDX_inbox_notifications_user_unread', ['userId'], { where: `"read_at" IS NULL` })
+// Unread items newest first (the unread page, the counters' recount): only unread rows are in it.
+@Index('IDX_inbox_notifications_user_unread', ['userId', 'createdAt', 'id'], { where: `"read_at" IS NULL` })
 export class InboxNotification {
   @PrimaryColumn({ type: 'uuid' })
   id: string;

@@ -1,3 +1,4 @@
+import { InboxCounter } from './inbox-counter.entity';
 import { InboxNotification } from './inbox-notification.entity';
 import { NotificationMessage } from './notification-message.entity';
 import { NotificationPreference } from './notification-preference.entity';
@@ -8,4 +9,5 @@ export const NOTIFICATIONS_ENTITIES: Function[] = [
   NotificationMessage,
   NotificationPreference,
   InboxNotification,
+  InboxCounter,
 ];

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { TemplateAction } from '../entities/notification-template.entity';
 import { resultRows } from '../../../platform/database/result-rows';
 import type { InboxFilters } from './inbox-query';
@@ -19,9 +19,19 @@ export interface InboxRow {
   created_at: Date;
 }
 
+/**
+ * An item is read when `read_at` is set or it was created at or before the user's mark-all-as-read
+ * watermark (`inbox_counters.read_all_before`, written on by a job): reads honour the watermark, showing
+ * it as `read_at` until the job wrote it.
+ */
+const READ_AT = `COALESCE(i.read_at, CASE WHEN i.created_at <= m.read_all_before THEN m.read_all_before END)`;
+const IS_UNREAD = `(i.read_at IS NULL AND (m.read_all_before IS NULL OR i.created_at > m.read_all_before))`;
 const SELECT = `SELECT i.id, i.user_id::text AS user_id, i.template_id, i.targets, i.title, i.content, i.icon, i.actions,
-                         i.read_at, i.created_at
-                    FROM inbox_notifications i`;
+                         ${READ_AT} AS read_at, i.created_at
+                    FROM inbox_notifications i LEFT JOIN inbox_counters m ON m.user_id = i.user_id`;
+
+/** Rows applied per statement by the mark-all-as-read job. */
+const READ_ALL_BATCH = 5_000;
 
 /** The `inbox_notifications` table (recipients by numeric account id; their uuids come from identity's directory). */
 @Injectable()
@@ -48,8 +58,8 @@ export class InboxRepository {
       params.push(filters.templates);
       where.push(`i.template_id = ANY($${params.length}::uuid[])`);
     }
-    if (filters.readStatus === 'read') where.push('i.read_at IS NOT NULL');
-    if (filters.readStatus === 'unread') where.push('i.read_at IS NULL');
+    if (filters.readStatus === 'read') where.push(`NOT ${IS_UNREAD}`);
+    if (filters.readStatus === 'unread') where.push(IS_UNREAD);
     if (filters.startingBefore) {
       const cursor: unknown[] = await this.dataSource.query(
         'SELECT 1 FROM inbox_notifications WHERE id = $1 AND user_id = $2',
@@ -65,8 +75,7 @@ export class InboxRepository {
     const joined: (Omit<InboxRow, 'id'> & { id: string | null; unread_count: number })[] =
       await this.dataSource.query(
         `SELECT u.unread_count, p.*
-           FROM (SELECT count(*)::int AS unread_count FROM inbox_notifications
-                  WHERE user_id = $1 AND read_at IS NULL) u
+           FROM (SELECT COALESCE((SELECT unread FROM inbox_counters WHERE user_id = $1), 0) AS unread_count) u
            LEFT JOIN LATERAL (${SELECT} WHERE ${where.join(' AND ')}
                                ORDER BY i.created_at DESC, i.id DESC LIMIT ${pageSize}) p ON true
           ORDER BY p.created_at DESC, p.id DESC`,
@@ -78,22 +87,22 @@ export class InboxRepository {
     return { rows, unreadCount: Number(joined[0]?.unread_count ?? 0) };
   }
 
+  /** The maintained unread count (inbox_counters; kept by triggers, no count over the items). */
   async unreadCount(userId: string): Promise<number> {
-    const rows: { count: string }[] = await this.dataSource.query(
-      'SELECT count(*) AS count FROM inbox_notifications WHERE user_id = $1 AND read_at IS NULL',
+    const rows: { unread: number }[] = await this.dataSource.query(
+      'SELECT unread FROM inbox_counters WHERE user_id = $1',
       [userId],
     );
-    return Number(rows[0]?.count ?? 0);
+    return Number(rows[0]?.unread ?? 0);
   }
 
-  /** Unread counts by numeric user id (users without unread items are absent); one query for a batch. */
+  /** Unread counts by numeric user id (users without a counter are absent); one query for a batch. */
   async unreadCounts(userIds: string[]): Promise<Map<string, number>> {
-    const rows: { user_id: string; count: string }[] = await this.dataSource.query(
-      `SELECT user_id::text AS user_id, count(*) AS count FROM inbox_notifications
-        WHERE user_id = ANY($1::bigint[]) AND read_at IS NULL GROUP BY user_id`,
+    const rows: { user_id: string; unread: number }[] = await this.dataSource.query(
+      `SELECT user_id::text AS user_id, unread FROM inbox_counters WHERE user_id = ANY($1::bigint[])`,
       [userIds],
     );
-    return new Map(rows.map((row) => [row.user_id, Number(row.count)]));
+    return new Map(rows.map((row) => [row.user_id, Number(row.unread)]));
   }
 
   async find(id: string): Promise<InboxRow | undefined> {
@@ -101,10 +110,41 @@ export class InboxRepository {
     return rows[0];
   }
 
+  /** The user's counter row, locked until the transaction ends (null when the user has no items yet). */
+  async lockCounter(manager: EntityManager, userId: string): Promise<{ readAllBefore: Date | null } | null> {
+    const rows: { read_all_before: Date | null }[] = await manager.query(
+      'SELECT read_all_before FROM inbox_counters WHERE user_id = $1 FOR UPDATE',
+      [userId],
+    );
+    return rows[0] ? { readAllBefore: rows[0].read_all_before } : null;
+  }
+
+  /** The creation time of an item of the user (null when the user has no such item). */
+  async createdAtOf(manager: EntityManager, userId: string, id: string): Promise<Date | null> {
+    const rows: { created_at: Date }[] = await manager.query(
+      'SELECT created_at FROM inbox_notifications WHERE id = $1 AND user_id = $2',
+      [id, userId],
+    );
+    return rows[0]?.created_at ?? null;
+  }
+
+  /**
+   * Writes the watermark on every item under it at once and drops it (an item under the watermark is to
+   * become unread: the watermark can no longer stand for it). Runs with the counter row locked.
+   */
+  async applyWatermarkNow(manager: EntityManager, userId: string): Promise<void> {
+    await manager.query(
+      `UPDATE inbox_notifications i SET read_at = m.read_all_before FROM inbox_counters m
+        WHERE m.user_id = $1 AND i.user_id = $1 AND i.read_at IS NULL AND i.created_at <= m.read_all_before`,
+      [userId],
+    );
+    await manager.query('UPDATE inbox_counters SET read_all_before = NULL WHERE user_id = $1', [userId]);
+  }
+
   /** Sets an item of the user read or unread; false when the user has no such item. */
-  async setReadStatus(userId: string, id: string, read: boolean): Promise<boolean> {
+  async setReadStatus(manager: EntityManager, userId: string, id: string, read: boolean): Promise<boolean> {
     const updated = resultRows<{ id: string }>(
-      await this.dataSource.query(
+      await manager.query(
         `UPDATE inbox_notifications SET read_at = CASE WHEN $3::boolean THEN now() ELSE NULL END
           WHERE id = $1 AND user_id = $2 RETURNING id`,
         [id, userId, read],
@@ -113,9 +153,49 @@ export class InboxRepository {
     return updated.length > 0;
   }
 
-  async markAllRead(userId: string): Promise<void> {
+  /**
+   * Mark all as read, at once: the watermark moves to now (every item created up to now is read for every
+   * later read) and the count is 0, in one single-row statement; the caller enqueues the job that writes
+   * `read_at` on the items under it. `clock_timestamp()` is taken after the row lock is held.
+   */
+  async markAllReadWatermark(manager: EntityManager, userId: string): Promise<void> {
+    await manager.query(
+      `INSERT INTO inbox_counters AS c (user_id, unread, read_all_before) VALUES ($1, 0, clock_timestamp())
+       ON CONFLICT (user_id) DO UPDATE SET unread = 0, read_all_before = clock_timestamp()`,
+      [userId],
+    );
+  }
+
+  /**
+   * One batch of the mark-all-as-read job: writes the watermark as `read_at` on up to READ_ALL_BATCH
+   * items under it (they are read already; the counters do not move). Returns how many.
+   */
+  async applyWatermarkBatch(userId: string): Promise<number> {
+    const rows = resultRows<{ id: string }>(
+      await this.dataSource.query(
+        `UPDATE inbox_notifications i SET read_at = m.read_all_before FROM inbox_counters m
+          WHERE m.user_id = $1 AND i.id IN (
+                SELECT u.id FROM inbox_notifications u, inbox_counters w
+                 WHERE w.user_id = $1 AND u.user_id = $1 AND u.read_at IS NULL AND u.created_at <= w.read_all_before
+                 LIMIT ${READ_ALL_BATCH})
+          RETURNING i.id`,
+        [userId],
+      ),
+    );
+    return rows.length;
+  }
+
+  /**
+   * The count again from the items (once the watermark is written on them: the unread rows of the partial
+   * index), correcting any drift of writes that raced the watermark.
+   */
+  async recount(userId: string): Promise<void> {
     await this.dataSource.query(
-      'UPDATE inbox_notifications SET read_at = now() WHERE user_id = $1 AND read_at IS NULL',
+      `UPDATE inbox_counters m SET unread = (
+         SELECT count(*) FROM inbox_notifications i
+          WHERE i.user_id = $1 AND i.read_at IS NULL
+            AND (m.read_all_before IS NULL OR i.created_at > m.read_all_before))
+        WHERE m.user_id = $1`,
       [userId],
     );
   }

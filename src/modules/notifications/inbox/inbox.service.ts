@@ -1,4 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
+import { JobQueue } from '../../../platform/jobs/job-queue.service';
 import { CODER_NOT_FOUND } from '../../../api/coder/coder-error.renderer';
 import { NotFoundError } from '../../../platform/errors/domain-error';
 import { IdentityDirectory } from '../../identity/identity-directory.service';
@@ -13,6 +15,9 @@ export function inboxSubject(userUuid: string): string {
   return `inbox:${userUuid}`;
 }
 export const INBOX_PAGE_SIZE = 25;
+
+/** The durable job that writes a mark-all-as-read watermark on the items under it (payload: the user id). */
+export const INBOX_READ_ALL_JOB = 'notifications.inbox-read-all';
 
 /** Wire shape (codersdk.InboxNotification). */
 export interface InboxNotificationView {
@@ -60,14 +65,30 @@ function present(row: InboxRow, userUuid: string): InboxNotificationView {
 
 /** The per-user inbox: list with filters and keyset paging, read status, unread count, fan-out. */
 @Injectable()
-export class InboxService {
+export class InboxService implements OnModuleInit {
   private readonly logger = new Logger(InboxService.name);
 
   constructor(
     private readonly rows: InboxRepository,
     private readonly hub: RealtimeHub,
     private readonly directory: IdentityDirectory,
+    private readonly transactions: TransactionRunner,
+    private readonly jobs: JobQueue,
   ) {}
+
+  onModuleInit(): void {
+    this.jobs.register<{ userId: string }>(
+      INBOX_READ_ALL_JOB,
+      async (job) => {
+        // Bounded statements: a 100,000-item inbox is 20 short updates, not one long one.
+        while ((await this.rows.applyWatermarkBatch(job.payload.userId)) > 0) {
+          if (job.signal.aborted) throw new Error('aborted');
+        }
+        await this.rows.recount(job.payload.userId);
+      },
+      { maxAttempts: 10, backoffMs: 1_000, maxBackoffMs: 600_000 },
+    );
+  }
 
   /** The items with their recipients' uuids (items of an account that is gone are dropped). */
   private async present(rows: InboxRow[]): Promise<InboxNotificationView[]> {
@@ -106,15 +127,38 @@ export class InboxService {
   }
 
   async setReadStatus(userId: string, id: string, read: boolean): Promise<InboxNotificationView> {
-    if (!(await this.rows.setReadStatus(userId, id, read)))
-      throw new NotFoundError(CODER_NOT_FOUND, { code: 'INBOX_NOTIFICATION_NOT_FOUND' });
+    const found = await this.transactions.run(async (tx) => {
+      const counter = await this.rows.lockCounter(tx.manager, userId);
+      if (!read && counter?.readAllBefore) {
+        // An item under the mark-all-as-read watermark is read by it: to make it unread, the watermark is
+        // first written on the items it covers and dropped (rare: unread right after mark-all).
+        const createdAt = await this.rows.createdAtOf(tx.manager, userId, id);
+        if (createdAt && createdAt <= counter.readAllBefore)
+          await this.rows.applyWatermarkNow(tx.manager, userId);
+      }
+      return this.rows.setReadStatus(tx.manager, userId, id, read);
+    });
+    if (!found) throw new NotFoundError(CODER_NOT_FOUND, { code: 'INBOX_NOTIFICATION_NOT_FOUND' });
     const view = await this.find(id);
     if (!view) throw new NotFoundError(CODER_NOT_FOUND, { code: 'INBOX_NOTIFICATION_NOT_FOUND' });
     return view;
   }
 
+  /**
+   * Answers at once (issue 52.2): one single-row write moves the user's watermark to now and sets the
+   * count to 0, and a durable job (same transaction) writes `read_at` on the items under it in batches.
+   * Every later read honours the watermark, so the answer is true before the job ran.
+   */
   async markAllRead(userId: string): Promise<void> {
-    await this.rows.markAllRead(userId);
+    await this.transactions.run(async (tx) => {
+      await this.rows.markAllReadWatermark(tx.manager, userId);
+      await this.jobs.enqueue(
+        tx.manager,
+        INBOX_READ_ALL_JOB,
+        { userId },
+        { dedupeKey: `inbox-read-all:${userId}` },
+      );
+    });
   }
 
   /** Tells watchers on every instance about a new item. */

@@ -26,6 +26,15 @@ export class AttachmentsRepository {
     return this.attachments.find({ where: { issueId, commentId: IsNull() }, order: { id: 'ASC' } });
   }
 
+  /** The own attachments of a page of issues, in one query (ids ascending). */
+  ofIssues(issueIds: string[]): Promise<Attachment[]> {
+    if (issueIds.length === 0) return Promise.resolve([]);
+    return this.attachments.find({
+      where: { issueId: In(issueIds), commentId: IsNull() },
+      order: { id: 'ASC' },
+    });
+  }
+
   ofComment(commentId: string): Promise<Attachment[]> {
     return this.attachments.find({ where: { commentId }, order: { id: 'ASC' } });
   }

@@ -115,6 +115,14 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
     this.deletionHooks.register('attachments', (tx, scope) => this.deleteAllOf(tx, scope));
     this.issueAssets.use({
       ofIssue: async (issueId) => this.present(await this.attachments.ofIssue(issueId)),
+      ofIssues: async (issueIds) => {
+        const byIssue = new Map<string, Attachment[]>();
+        for (const row of await this.attachments.ofIssues(issueIds)) {
+          const key = String(row.issueId);
+          byIssue.set(key, [...(byIssue.get(key) ?? []), row]);
+        }
+        return new Map(issueIds.map((id) => [id, this.present(byIssue.get(id) ?? [])]));
+      },
       ofComment: async (commentId) => this.present(await this.attachments.ofComment(commentId)),
       ofRelease: async (releaseId) => this.present(await this.listOfRelease(releaseId)),
     });

@@ -39,8 +39,8 @@ export class BranchProtectionsRepository {
     return this.rules.create(values);
   }
 
-  save(rule: BranchProtection): Promise<BranchProtection> {
-    return this.rules.save(rule);
+  save(rule: BranchProtection, manager?: EntityManager): Promise<BranchProtection> {
+    return (manager ? manager.getRepository(BranchProtection) : this.rules).save(rule);
   }
 
   async delete(id: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { IdentityDirectory } from '../../identity/identity-directory.service';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   BadRequestError,
   ForbiddenError,
@@ -12,7 +12,8 @@ import { OrganizationsService } from '../../identity/organizations.service';
 import { UsersService } from '../../identity/users.service';
 import type { Repository } from '../entities/repository.entity';
 import { CollaboratorsRepository } from '../collaborators.repository';
-import { PullsService } from '../issues/pulls.service';
+import { PullCheckQueue } from '../issues/pull-check-queue';
+import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
 import { type AccessMode, atLeast, RepositoryPermissions } from '../repository-permissions.service';
 import type { BranchProtection } from './branch-protection.entity';
 import { BranchProtectionsRepository } from './branch-protections.repository';
@@ -121,15 +122,14 @@ export function protectionNotFound(): NotFoundError {
  */
 @Injectable()
 export class BranchProtectionsService {
-  private readonly logger = new Logger(BranchProtectionsService.name);
-
   constructor(
     private readonly rules: BranchProtectionsRepository,
     private readonly collaborators: CollaboratorsRepository,
     private readonly users: UsersService,
     private readonly organizations: OrganizationsService,
     private readonly permissions: RepositoryPermissions,
-    private readonly pulls: PullsService,
+    private readonly pullChecks: PullCheckQueue,
+    private readonly transactions: TransactionRunner,
     private readonly directory: IdentityDirectory,
   ) {}
 
@@ -199,12 +199,11 @@ export class BranchProtectionsService {
       ...lists,
     });
     for (const flag of PLAIN_FLAGS) rule[flag] = input[flag] ?? false;
-    const saved = await this.rules.save(rule).catch((error: unknown) => {
+    const saved = await this.saveAndRecheck(repo, rule).catch((error: unknown) => {
       // A concurrent create of the same name lost the unique index: the same answer as the check above.
       if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') throw alreadyExists();
       throw error;
     });
-    await this.recheckPulls(repo, saved);
     return (await this.rules.findById(saved.id))!;
   }
 
@@ -257,8 +256,7 @@ export class BranchProtectionsService {
       rule.unprotectedFilePatterns = input.unprotectedFilePatterns;
     if (input.priority !== undefined && input.priority > 0) rule.priority = String(input.priority);
     Object.assign(rule, await this.resolveLists(repo, input, rule));
-    const saved = await this.rules.save(rule);
-    await this.recheckPulls(repo, saved);
+    const saved = await this.saveAndRecheck(repo, rule);
     return (await this.rules.findById(saved.id))!;
   }
 
@@ -336,16 +334,16 @@ export class BranchProtectionsService {
     return { users, teams };
   }
 
-  /** Open pull requests whose base the rule governs get their mergeable state computed again. */
-  private async recheckPulls(repo: Repository, rule: BranchProtection): Promise<void> {
-    const set = new ProtectionRuleSet([rule]);
-    try {
-      await this.pulls.recheckOpen(repo, (base) => set.protects(base));
-    } catch (error) {
-      this.logger.warn(
-        { err: error, repositoryId: repo.id },
-        'rechecking pull requests after a protection change failed',
-      );
-    }
+  /**
+   * Saves the rule and, in the same transaction, marks the open pull requests whose base it governs
+   * `checking` and queues their recomputation (PullCheckQueue; a durable job, not a call into pulls).
+   */
+  private async saveAndRecheck(repo: Repository, rule: BranchProtection): Promise<BranchProtection> {
+    return this.transactions.run(async (tx) => {
+      const saved = await this.rules.save(rule, tx.manager);
+      const set = new ProtectionRuleSet([saved]);
+      await this.pullChecks.recheckOpenInto(tx.manager, repo.id, (base) => set.protects(base));
+      return saved;
+    });
   }
 }

@@ -98,8 +98,15 @@ export class GiteaIssuesController {
       keyword: query.q?.trim() || undefined,
       ...paging,
     });
-    const presented = [];
-    for (const issue of items) presented.push(await this.presentIssue(issue, context, principal));
+    // Per page, not per issue: the pull rows (stored state, no git) and the assets in one query each.
+    const pulls = new Map(
+      (await this.pulls.ofIssues(context.repo, items)).map((found) => [found.issue.id, found.pull]),
+    );
+    const assets = await this.assets.ofIssues(items);
+    const present = this.presentContext(context, principal);
+    const presented = items.map((issue) =>
+      presentGiteaIssue(issue, present, assets.get(issue.id) ?? [], pulls.get(issue.id) ?? null),
+    );
     return new GiteaPage(presented, total, paging);
   }
 

@@ -23,7 +23,7 @@ import { GiteaPullRequestDto, presentGiteaPull } from '../issues/gitea-issue.pre
 import { type Pull, PullsService } from '../issues/pulls.service';
 import { presentGiteaRepository } from '../presenters/gitea-repository.presenter';
 import { RepositoriesService } from '../repositories.service';
-import { RepositoryPermissions } from '../repository-permissions.service';
+import { type AccessMode, RepositoryPermissions } from '../repository-permissions.service';
 import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 
 const ERROR = { description: 'Gitea error `{message, url}`' };
@@ -43,6 +43,7 @@ export class GiteaPullsController {
     found: Pull,
     context: RepositoryContext,
     principal: Principal | undefined,
+    modes?: Map<string, Promise<AccessMode>>,
   ): Promise<GiteaPullRequestDto> {
     const viewer = principal?.user;
     const publicUrl = this.repositories.publicUrl;
@@ -50,10 +51,17 @@ export class GiteaPullsController {
     const headRepo = found.pull.headRepository;
     let head: { repo: ReturnType<typeof presentGiteaRepository>; ownerName: string } | null = null;
     if (headRepo) {
-      const mode =
-        headRepo.id === context.repo.id
-          ? context.mode
-          : await this.permissions.modeOf(viewer ?? null, headRepo);
+      let mode: AccessMode;
+      if (headRepo.id === context.repo.id) mode = context.mode;
+      else {
+        // One permission computation per head repository on a page, not per row.
+        let pending = modes?.get(headRepo.id);
+        if (!pending) {
+          pending = this.permissions.modeOf(viewer ?? null, headRepo);
+          modes?.set(headRepo.id, pending);
+        }
+        mode = await pending;
+      }
       head = {
         repo: presentGiteaRepository(headRepo, headRepo.owner, viewer, mode, publicUrl),
         ownerName: headRepo.owner.name,
@@ -81,7 +89,8 @@ export class GiteaPullsController {
     const state = query.state === 'closed' || query.state === 'all' ? query.state : 'open';
     const { items, total } = await this.pulls.list(context.repo, { state, ...paging });
     const presented = [];
-    for (const found of items) presented.push(await this.present(found, context, principal));
+    const modes = new Map<string, Promise<AccessMode>>();
+    for (const found of items) presented.push(await this.present(found, context, principal, modes));
     return new GiteaPage(presented, total, paging);
   }
 

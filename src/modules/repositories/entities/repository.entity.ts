@@ -19,6 +19,8 @@ import { User } from '../../identity/entities/user.entity';
  */
 @Entity({ name: 'repositories' })
 @Index('IDX_repositories_owner_lower_name', ['ownerId', 'lowerName'], { unique: true })
+// `numForks` and fork lookups (a pull request's head repository) by the forked repository.
+@Index('IDX_repositories_fork', ['forkId'], { where: 'fork_id IS NOT NULL' })
 export class Repository {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;

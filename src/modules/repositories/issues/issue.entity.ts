@@ -18,6 +18,12 @@ import { Repository } from '../entities/repository.entity';
  */
 @Entity({ name: 'issues' })
 @Index('IDX_issues_repository_index', ['repositoryId', 'index'], { unique: true })
+// The lists' order (created_at DESC, id DESC) per repository and kind: a page at any depth walks this index.
+@Index('IDX_issues_repository_kind_created', ['repositoryId', 'isPull', 'createdAt', 'id'])
+// Open issues and pulls (the default list, and the repository row's open counters): only open rows.
+@Index('IDX_issues_repository_kind_open', ['repositoryId', 'isPull', 'createdAt', 'id'], {
+  where: 'is_closed = false',
+})
 export class Issue {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;

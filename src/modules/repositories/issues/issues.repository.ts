@@ -40,25 +40,38 @@ export class IssuesRepository {
     return issues.save(issues.create(values));
   }
 
-  list(filter: IssueListFilter): Promise<[Issue[], number]> {
-    const builder = this.manager
-      .getRepository(Issue)
-      .createQueryBuilder('issue')
-      .leftJoinAndSelect('issue.poster', 'poster')
-      .where('issue.repository_id = :repositoryId', { repositoryId: filter.repositoryId });
-    if (filter.closed !== undefined) builder.andWhere('issue.is_closed = :closed', { closed: filter.closed });
-    if (filter.isPull !== undefined) builder.andWhere('issue.is_pull = :isPull', { isPull: filter.isPull });
-    if (filter.keyword) {
-      builder.andWhere("(issue.title ILIKE :keyword ESCAPE '\\' OR issue.body ILIKE :keyword ESCAPE '\\')", {
-        keyword: `%${filter.keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
-      });
-    }
-    return builder
+  /**
+   * One page and the total. The poster join is many-to-one (no row multiplies), so the page is a plain
+   * `ORDER BY created_at DESC, id DESC LIMIT/OFFSET` walking `IDX_issues_repository_kind_*` (no DISTINCT
+   * subquery), and the total one `count(*)` without the join (no COUNT(DISTINCT)).
+   */
+  async list(filter: IssueListFilter): Promise<[Issue[], number]> {
+    const issues = this.manager.getRepository(Issue);
+    const where = (builder: ReturnType<typeof issues.createQueryBuilder>) => {
+      builder.where('issue.repository_id = :repositoryId', { repositoryId: filter.repositoryId });
+      // Literals, not parameters: the planner matches them to the partial index on open rows.
+      if (filter.closed !== undefined)
+        builder.andWhere(`issue.is_closed = ${filter.closed ? 'true' : 'false'}`);
+      if (filter.isPull !== undefined)
+        builder.andWhere(`issue.is_pull = ${filter.isPull ? 'true' : 'false'}`);
+      if (filter.keyword) {
+        builder.andWhere(
+          "(issue.title ILIKE :keyword ESCAPE '\\' OR issue.body ILIKE :keyword ESCAPE '\\')",
+          {
+            keyword: `%${filter.keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+          },
+        );
+      }
+      return builder;
+    };
+    const page = where(issues.createQueryBuilder('issue').leftJoinAndSelect('issue.poster', 'poster'))
       .orderBy('issue.created_at', 'DESC')
       .addOrderBy('issue.id', 'DESC')
-      .skip(filter.offset)
-      .take(filter.limit)
-      .getManyAndCount();
+      .offset(filter.offset)
+      .limit(filter.limit)
+      .getMany();
+    const total = where(issues.createQueryBuilder('issue')).getCount();
+    return Promise.all([page, total]);
   }
 
   findByIndex(repositoryId: string, index: string): Promise<Issue | null> {

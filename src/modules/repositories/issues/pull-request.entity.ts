@@ -1,4 +1,13 @@
-import { Column, Entity, JoinColumn, ManyToOne, OneToOne, PrimaryColumn, type Relation } from 'typeorm';
+import {
+  Column,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  OneToOne,
+  PrimaryColumn,
+  type Relation,
+} from 'typeorm';
 import { User } from '../../identity/entities/user.entity';
 import { Repository } from '../entities/repository.entity';
 import { Issue } from './issue.entity';
@@ -11,6 +20,8 @@ export type PullStatus = 'checking' | 'mergeable' | 'conflict' | 'empty' | 'merg
  * merge. The head commits are kept in the base repository under `refs/pull/{index}/head`.
  */
 @Entity({ name: 'pull_requests' })
+// A push to a repository finds the pull requests it heads (PullCheckQueue, PullsRepository.openTouching).
+@Index('IDX_pull_requests_head', ['headRepositoryId', 'headBranch'])
 export class PullRequest {
   @PrimaryColumn({ name: 'issue_id', type: 'bigint' })
   issueId: string;

@@ -49,12 +49,87 @@ export class PullsRepository {
     return pulls.save(pulls.create(values));
   }
 
-  /** The pull requests of these issues, with their head repository (and its owner) and merger. */
+  /**
+   * The pull requests of these issues (one page) with their merger, in one query; their head
+   * repositories are loaded once per distinct repository (`repositoriesWithOwner`), not per row.
+   */
   ofIssues(issueIds: string[]): Promise<PullRequest[]> {
     return this.manager.getRepository(PullRequest).find({
-      where: issueIds.map((issueId) => ({ issueId })),
-      relations: { headRepository: { owner: true }, mergedBy: true },
+      where: { issueId: In(issueIds) },
+      relations: { mergedBy: true },
     });
+  }
+
+  /** Repositories with their owner, by ids (one query). */
+  repositoriesWithOwner(ids: string[]): Promise<Repository[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.manager
+      .getRepository(Repository)
+      .find({ where: { id: In(ids) }, relations: { owner: true } });
+  }
+
+  /**
+   * Open, unmerged pull requests of these issues with their issue (its poster, repository and owner) and
+   * head repository (and owner): what a mergeability recomputation needs (PullCheckQueue's job).
+   */
+  openWithContext(issueIds: string[]): Promise<PullRequest[]> {
+    if (issueIds.length === 0) return Promise.resolve([]);
+    return this.manager
+      .getRepository(PullRequest)
+      .createQueryBuilder('pull')
+      .innerJoinAndSelect('pull.issue', 'issue')
+      .leftJoinAndSelect('issue.poster', 'poster')
+      .innerJoinAndSelect('issue.repository', 'base')
+      .innerJoinAndSelect('base.owner', 'baseOwner')
+      .leftJoinAndSelect('pull.headRepository', 'head')
+      .leftJoinAndSelect('head.owner', 'headOwner')
+      .where('pull.issue_id IN (:...issueIds)', { issueIds })
+      .andWhere('issue.is_closed = false')
+      .andWhere('pull.has_merged = false')
+      .getMany();
+  }
+
+  /** The base branches of the open, unmerged pull requests into the repository (the caller's transaction). */
+  async openBasesInto(
+    manager: EntityManager,
+    repositoryId: string,
+  ): Promise<{ issueId: string; baseBranch: string }[]> {
+    const rows = (await manager.query(
+      `SELECT p.issue_id, p.base_branch FROM pull_requests p JOIN issues i ON i.id = p.issue_id
+        WHERE i.repository_id = $1 AND i.is_pull AND NOT i.is_closed AND NOT p.has_merged`,
+      [repositoryId],
+    )) as { issue_id: string; base_branch: string }[];
+    return rows.map((row) => ({ issueId: String(row.issue_id), baseBranch: row.base_branch }));
+  }
+
+  /** Marks these pull requests `checking` (a recomputation is queued; the caller's transaction). */
+  async markChecking(manager: EntityManager, issueIds: string[]): Promise<void> {
+    if (issueIds.length === 0) return;
+    await manager
+      .createQueryBuilder()
+      .update(PullRequest)
+      .set({ status: 'checking' })
+      .where('issue_id IN (:...issueIds) AND has_merged = false', { issueIds })
+      .execute();
+  }
+
+  /**
+   * Marks `checking` the open, unmerged pull requests a move of `branches` of the repository touches: into
+   * it with one of them as base, or from it with one of them as head (the caller's transaction).
+   */
+  async markTouchingChecking(
+    manager: EntityManager,
+    repositoryId: string,
+    branches: string[],
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE pull_requests p SET status = 'checking'
+         FROM issues i
+        WHERE i.id = p.issue_id AND NOT i.is_closed AND NOT p.has_merged AND p.status <> 'checking'
+          AND ((i.repository_id = $1 AND p.base_branch = ANY($2::varchar[]))
+            OR (p.head_repository_id = $1 AND p.head_branch = ANY($2::varchar[])))`,
+      [repositoryId, branches],
+    );
   }
 
   ofIssue(issueId: string): Promise<PullRequest | null> {

@@ -222,27 +222,50 @@ export class PullsService {
     return created;
   }
 
+  /**
+   * One page of pull requests with their stored state: no git runs and nothing is written here (the
+   * mergeability queue keeps the rows current, PullCheckQueue). Three queries per page: the issues (and
+   * their count), the pull rows, and the head repositories other than `repo` (once each).
+   */
   async list(
     repo: Repository,
     query: { state: 'open' | 'closed' | 'all'; limit: number; offset: number },
   ): Promise<{ items: Pull[]; total: number }> {
     const { items, total } = await this.issuesService.list(repo, { ...query, type: 'pulls' });
-    const rows = items.length ? await this.pulls.ofIssues(items.map((issue) => issue.id)) : [];
-    const byIssue = new Map(rows.map((row) => [row.issueId, row]));
-    const pulls: Pull[] = [];
-    for (const issue of items) {
-      const pull = byIssue.get(issue.id);
-      if (pull) pulls.push({ issue, pull: await this.refresh(repo, issue, pull) });
-    }
+    const pulls = await this.ofIssues(repo, items);
     return { items: pulls, total };
   }
 
+  /** The pull requests of a page of issues of `repo` (stored state, no git), in the issues' order. */
+  async ofIssues(repo: Repository, issues: Issue[]): Promise<Pull[]> {
+    const pullIssues = issues.filter((issue) => issue.isPull);
+    if (pullIssues.length === 0) return [];
+    const rows = await this.pulls.ofIssues(pullIssues.map((issue) => issue.id));
+    const foreign = [
+      ...new Set(
+        rows.map((row) => row.headRepositoryId).filter((id): id is string => !!id && id !== repo.id),
+      ),
+    ];
+    const heads = new Map((await this.pulls.repositoriesWithOwner(foreign)).map((head) => [head.id, head]));
+    heads.set(repo.id, repo);
+    const byIssue = new Map(rows.map((row) => [row.issueId, row]));
+    const pulls: Pull[] = [];
+    for (const issue of pullIssues) {
+      const pull = byIssue.get(issue.id);
+      if (!pull) continue;
+      pull.headRepository = pull.headRepositoryId ? (heads.get(pull.headRepositoryId) ?? null) : null;
+      pulls.push({ issue, pull });
+    }
+    return pulls;
+  }
+
+  /** A pull request with its stored state (no git, no write: PullCheckQueue keeps it current). */
   async find(repo: Repository, index: string): Promise<Pull | null> {
     const issue = await this.issuesService.find(repo, index);
     if (!issue?.isPull) return null;
     const pull = await this.pulls.ofIssue(issue.id);
     if (!pull) return null;
-    return { issue, pull: await this.refresh(repo, issue, pull) };
+    return { issue, pull };
   }
 
   async require(repo: Repository, index: string): Promise<Pull> {
@@ -295,16 +318,17 @@ export class PullsService {
     return Object.assign(pull, changes);
   }
 
-  /** Open pull requests into `repo` whose base branch satisfies `baseMatches`, rechecked from scratch. */
-  async recheckOpen(repo: Repository, baseMatches: (baseBranch: string) => boolean): Promise<number> {
-    const open = await this.pulls.openInto(repo.id);
-    let rechecked = 0;
-    for (const pull of open.filter((row) => baseMatches(row.baseBranch))) {
+  /**
+   * The `repositories.pull-check` job (PullCheckQueue): the open pull requests among `issueIds`, marked
+   * `checking` when queued, get their commits, mergeability and statistics computed again.
+   */
+  async recheck(issueIds: string[]): Promise<number> {
+    const open = await this.pulls.openWithContext(issueIds);
+    for (const pull of open) {
       pull.status = 'checking';
-      await this.refresh(repo, pull.issue, pull);
-      rechecked++;
+      await this.refresh(pull.issue.repository, pull.issue, pull);
     }
-    return rechecked;
+    return open.length;
   }
 
   /**
@@ -370,9 +394,11 @@ export class PullsService {
     mode: AccessMode,
     input: MergeInput,
   ): Promise<Pull> {
-    const { issue, pull } = found;
     if (!atLeast(mode, 'write'))
       throw new NotAllowedError('User not allowed to merge PR', { code: 'PULL_MERGE_FORBIDDEN' });
+    // Reads show the stored state; a merge (a write) brings it up to date first, as a push queued it.
+    const issue = found.issue;
+    const pull = await this.refresh(repo, issue, found.pull);
     if (pull.hasMerged) throw new NotAllowedError('The PR is already merged', { code: 'PULL_MERGED' });
     if (issue.isClosed) throw pullNotFound();
     if (pull.status === 'empty' && input.style !== 'merge')
