@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createParser } from 'eventsource-parser';
 import { createWebSocketStream, WebSocket } from 'ws';
 import { launch } from '../provisioner/sandbox/launcher';
+import { AgentStreams } from './agent-streams';
 
 export interface AgentOptions {
   url: string;
@@ -81,8 +82,19 @@ export class WorkspaceAgent {
   /** The desktop's VNC server, started on the first desktop stream (a process group: killed with the agent). */
   private vnc: ChildProcess | undefined;
   private readonly appHealth = new Map<string, string>();
+  /** Sessions the server opens into the workspace (reconnecting PTYs): agent-streams.ts. */
+  private readonly streams: AgentStreams;
 
-  constructor(private readonly options: AgentOptions) {}
+  constructor(private readonly options: AgentOptions) {
+    this.streams = new AgentStreams({
+      url: options.url,
+      token: options.token,
+      directory: options.directory,
+      env: () => this.manifestData?.environment_variables ?? {},
+      log: options.log,
+      ptyIdleMs: Number.parseInt(process.env.DEVPLANE_AGENT_PTY_IDLE_MS ?? '', 10) || undefined,
+    });
+  }
 
   private async call(method: string, route: string, body?: unknown): Promise<Response> {
     return fetch(new URL(route, this.options.url), {
@@ -168,6 +180,7 @@ export class WorkspaceAgent {
             );
           // A desktop may take seconds to start: it does not hold up the calls behind it.
           if (call.tool === 'desktop_open') void this.openDesktop(call.arguments).then(answer);
+          else if (call.tool === 'stream_open') void this.streams.open(call.arguments).then(answer);
           else await answer(await runTool(this.options.directory, call.tool, call.arguments));
         }
       } catch (error) {
@@ -432,6 +445,7 @@ export class WorkspaceAgent {
   async stop(): Promise<void> {
     clearInterval(this.heartbeat);
     this.server?.close();
+    this.streams.close();
     if (this.vnc?.pid && this.vnc.exitCode === null) {
       try {
         process.kill(-this.vnc.pid, 'SIGTERM');

@@ -147,6 +147,7 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
       reason?: string;
       code?: number;
       time?: Date;
+      userId?: string;
     },
   ): Promise<void> {
     const time = input.time ?? new Date();
@@ -158,6 +159,7 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
         ip: input.ip ?? null,
         slugOrPort: input.slugOrPort ?? null,
         userAgent: input.userAgent ?? null,
+        userId: input.userId ?? null,
       });
       return;
     }

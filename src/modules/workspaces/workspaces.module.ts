@@ -12,6 +12,9 @@ import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { PROVISIONER_KEY_LOOKUP, WORKSPACE_AGENT_LOOKUP } from '../../api/access/principal-ports';
 import { AgentDesktopGateway } from './controllers/agent-desktop.gateway';
+import { AgentStreamsGateway } from './controllers/agent-streams.gateway';
+import { WorkspacePtyGateway } from './controllers/workspace-pty.gateway';
+import { AgentStreamsService } from './agent-streams.service';
 import { BuildWatchGateway } from './controllers/build-watch.gateway';
 import { BuildLogsGateway, VersionLogsGateway } from './controllers/job-logs.gateway';
 import { ConnectionLogController } from './controllers/connection-log.controller';
@@ -98,6 +101,9 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     BuildLogsGateway,
     VersionLogsGateway,
     AgentDesktopGateway,
+    AgentStreamsService,
+    AgentStreamsGateway,
+    WorkspacePtyGateway,
     WorkspaceSharingListener,
     AgentCallsService,
     { provide: WorkspaceAgentCalls, useExisting: AgentCallsService },

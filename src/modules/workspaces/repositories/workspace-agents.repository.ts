@@ -31,6 +31,8 @@ export interface ConnectionOpened {
   ip: string | null;
   slugOrPort: string | null;
   userAgent: string | null;
+  /** The user of a session the server itself opened (terminal, app): null for the agent's own reports. */
+  userId?: string | null;
 }
 
 /**
@@ -212,11 +214,20 @@ export class WorkspaceAgentsRepository {
   async openConnectionLog(agentId: string, input: ConnectionOpened): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO connection_logs (connect_time, organization_id, workspace_owner_id, workspace_id, workspace_name, agent_id,
-           agent_name, type, ip, connection_id, slug_or_port, user_agent)
-         SELECT $2, w.organization_id, w.owner_id, w.id, w.name, a.id, a.name, $3, $4, $5, $6, $7
+           agent_name, type, ip, connection_id, slug_or_port, user_agent, user_id)
+         SELECT $2, w.organization_id, w.owner_id, w.id, w.name, a.id, a.name, $3, $4, $5, $6, $7, $8
            FROM workspace_agents a JOIN workspaces w ON w.id = a.workspace_id WHERE a.id = $1
          ON CONFLICT (agent_id, connection_id) DO NOTHING`,
-      [agentId, input.time, input.type, input.ip, input.connectionId, input.slugOrPort, input.userAgent],
+      [
+        agentId,
+        input.time,
+        input.type,
+        input.ip,
+        input.connectionId,
+        input.slugOrPort,
+        input.userAgent,
+        input.userId ?? null,
+      ],
     );
   }
 
