@@ -3,11 +3,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { WebSocket } from 'ws';
 import { resolveIsolation } from '../../src/provisioner/sandbox/launcher';
+import { AgentStreamsService } from '../../src/modules/workspaces/agent-streams.service';
 import { WorkspacePtyGateway } from '../../src/modules/workspaces/controllers/workspace-pty.gateway';
 import type { CreatedUser } from '../helpers/factories';
 import { killAgents, type ProvisionerProcess, waitFor } from '../helpers/provisioner-process';
 import { createTestApp, type TestApp } from '../helpers/test-app';
-import { coderClient, type Json, workspacesDirOf, workspaceWithAgent } from './helpers';
+import { coderClient, EMBEDDED, type Json, workspacesDirOf, workspaceWithAgent } from './helpers';
 
 /** A terminal socket: everything it received as text (output is binary frames of raw bytes). */
 class Terminal {
@@ -226,5 +227,63 @@ describe('workspace terminal (reconnecting PTY)', () => {
       204,
     );
     expect((await refusal(ptyUrl(t, agentId, { reconnect: randomUUID() }), bob.token)).status).toBe(404);
+  });
+});
+
+/**
+ * Two instances on one PostgreSQL: the agent talks to the first, the browser to the second; the PTY
+ * opens through the call channel and its frames cross over the ClusterBus.
+ */
+(EMBEDDED ? describe.skip : describe)('workspace terminal across instances', () => {
+  let first: TestApp;
+  let second: TestApp;
+  let provisioner: ProvisionerProcess;
+  const isolationBefore = process.env.WORKSPACE_ISOLATION;
+  beforeAll(async () => {
+    if (resolveIsolation('auto').mode === 'user') process.env.WORKSPACE_ISOLATION = 'none';
+    first = await createTestApp();
+    await first.listen();
+    second = await createTestApp({ schema: first.schema });
+    await second.listen();
+  });
+  afterAll(async () => {
+    await provisioner?.kill('SIGKILL');
+    killAgents(workspacesDirOf(first));
+    await second?.close();
+    await first?.close();
+    if (isolationBefore === undefined) delete process.env.WORKSPACE_ISOLATION;
+    else process.env.WORKSPACE_ISOLATION = isolationBefore;
+  });
+
+  it("echoes and reconnects with history when the browser's instance is not the agent's", async () => {
+    const admin = await first.factories.admin({ username: 'ptyxadmin' });
+    const owner = await first.factories.user({ username: 'ptyxowner' });
+    let workspaceId: string;
+    ({ provisioner, workspaceId } = await workspaceWithAgent(first, {
+      adminToken: admin.token,
+      ownerToken: owner.token,
+      name: 'termx',
+      definition: { directory: 'termx' },
+    }));
+    const workspace = await coderClient(() => second.url!).json(
+      await coderClient(() => second.url!).api(owner.token, 'GET', `/api/v2/workspaces/${workspaceId}`),
+      200,
+    );
+    const agentId = workspace.latest_build.resources[0].agents[0].id as string;
+    const url = ptyUrl(second, agentId, { reconnect: randomUUID(), width: '80', height: '24' });
+    const terminal = await connect(url, owner.token);
+    // A paste larger than one bus part keeps its frame whole.
+    terminal.type(`echo cross-$((20+3)) ${'x'.repeat(6000).slice(0, 5)} # ${'y'.repeat(6000)}\r`);
+    await terminal.until(/cross-23 xxxxx/, 'the echo across instances');
+    terminal.socket.close();
+    await waitFor(() => (terminal.closed ? true : undefined), 5_000, 'closed');
+    const again = await connect(url, owner.token);
+    await again.until(/cross-23 xxxxx/, 'the history across instances');
+    again.type('echo still-$((3*3))\r');
+    await again.until(/still-9/, 'the same terminal');
+    again.socket.close();
+    // Both sockets of the agent reached the first instance and were relayed to the second.
+    expect(first.app.get(AgentStreamsService).relayed).toBe(2);
+    expect(second.app.get(AgentStreamsService).relayed).toBe(0);
   });
 });

@@ -127,6 +127,8 @@ export class AgentStreamsService implements OnModuleDestroy {
   private readonly logger = new Logger(AgentStreamsService.name);
   private readonly pending = new Map<string, Pending>();
   private readonly relays = new Set<WebSocket>();
+  /** Agent sockets this instance relayed to another one (tests read it). */
+  relayed = 0;
 
   constructor(
     private readonly calls: AgentCallsService,
@@ -230,6 +232,7 @@ export class AgentStreamsService implements OnModuleDestroy {
 
   private relay(agent: WorkspaceAgentIdentity, session: string, socket: WebSocket): void {
     this.relays.add(socket);
+    this.relayed++;
     let acknowledged = false;
     const readUp = frameReader((data, binary) => {
       if (socket.readyState === socket.OPEN) socket.send(data, { binary });
