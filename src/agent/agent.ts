@@ -8,6 +8,7 @@ import { createParser } from 'eventsource-parser';
 import { createWebSocketStream, WebSocket } from 'ws';
 import { launch } from '../provisioner/sandbox/launcher';
 import { AgentStreams } from './agent-streams';
+import { type MetadataItem, MetadataRunner } from './metadata';
 
 export interface AgentOptions {
   url: string;
@@ -33,6 +34,8 @@ interface Manifest {
   apps: { id: string; slug: string; url?: string }[];
   /** The template's command that starts a VNC server on DEVPLANE_VNC_PORT (empty: no desktop). */
   vnc_command?: string;
+  /** The template's metadata items (metadata.ts). */
+  metadata?: MetadataItem[];
 }
 
 /** Where the desktop's VNC server listens unless the workspace's environment sets DEVPLANE_VNC_PORT. */
@@ -84,6 +87,7 @@ export class WorkspaceAgent {
   private readonly appHealth = new Map<string, string>();
   /** Sessions the server opens into the workspace (reconnecting PTYs): agent-streams.ts. */
   private readonly streams: AgentStreams;
+  private readonly metadata: MetadataRunner;
 
   constructor(private readonly options: AgentOptions) {
     this.streams = new AgentStreams({
@@ -94,6 +98,12 @@ export class WorkspaceAgent {
       log: options.log,
       ptyIdleMs: Number.parseInt(process.env.DEVPLANE_AGENT_PTY_IDLE_MS ?? '', 10) || undefined,
     });
+    this.metadata = new MetadataRunner(
+      options.directory,
+      () => this.manifestData?.environment_variables ?? {},
+      (metadata) => this.send('/api/v2/workspaceagents/me/metadata', { metadata }),
+      options.log,
+    );
   }
 
   private async call(method: string, route: string, body?: unknown): Promise<Response> {
@@ -295,6 +305,7 @@ export class WorkspaceAgent {
   private async initialize(manifest: Manifest): Promise<void> {
     this.owner = manifest.owner_id;
     this.apps = manifest.apps ?? [];
+    this.metadata.start(manifest.metadata ?? []);
     await this.lifecycle('starting');
     // The owner marker lives beside the agent's state (the provisioner's `.devplane`), not in the user's files.
     if (this.options.stateFile)
@@ -446,6 +457,7 @@ export class WorkspaceAgent {
     clearInterval(this.heartbeat);
     this.server?.close();
     this.streams.close();
+    this.metadata.stop();
     if (this.vnc?.pid && this.vnc.exitCode === null) {
       try {
         process.kill(-this.vnc.pid, 'SIGTERM');

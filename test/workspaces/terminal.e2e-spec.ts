@@ -8,7 +8,15 @@ import { WorkspacePtyGateway } from '../../src/modules/workspaces/controllers/wo
 import type { CreatedUser } from '../helpers/factories';
 import { killAgents, type ProvisionerProcess, waitFor } from '../helpers/provisioner-process';
 import { createTestApp, type TestApp } from '../helpers/test-app';
-import { coderClient, EMBEDDED, type Json, workspacesDirOf, workspaceWithAgent } from './helpers';
+import {
+  agentToken,
+  coderClient,
+  EMBEDDED,
+  readStream,
+  type Json,
+  workspacesDirOf,
+  workspaceWithAgent,
+} from './helpers';
 
 /** A terminal socket: everything it received as text (output is binary frames of raw bytes). */
 class Terminal {
@@ -105,7 +113,14 @@ describe('workspace terminal (reconnecting PTY)', () => {
         adminToken: admin.token,
         ownerToken: alice.token,
         name: 'term',
-        definition: { directory: 'term', env: { GREETING: 'hello-from-env' } },
+        definition: {
+          directory: 'term',
+          env: { GREETING: 'hello-from-env' },
+          metadata: [
+            { key: 'answer', display_name: 'The answer', script: 'echo $((6*7)) $GREETING', interval: 1 },
+            { key: 'broken', script: 'echo nope >&2; exit 3', interval: 1, timeout: 2 },
+          ],
+        },
       }));
     } catch (error) {
       // The agents' logs say why a workspace did not come up.
@@ -207,6 +222,74 @@ describe('workspace terminal (reconnecting PTY)', () => {
     const agentSide = `${t.url!.replace('http', 'ws')}/api/v2/workspaceagents/me/streams/${randomUUID()}`;
     const userOnAgentRoute = new WebSocket(agentSide, { headers: { 'Service-Session-Token': alice.token } });
     expect(await new Promise<number>((resolve) => userOnAgentRoute.once('close', resolve))).toBe(4401);
+  });
+
+  it("metadata: the agent runs the template's scripts; watch-metadata-ws and watch-metadata stream Coder's frames", async () => {
+    const socket = new WebSocket(
+      `${t.url!.replace('http', 'ws')}/api/v2/workspaceagents/${agentId}/watch-metadata-ws`,
+      { headers: { 'Service-Session-Token': alice.token } },
+    );
+    const frames: Json[] = [];
+    socket.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString())));
+    const frame = await waitFor(
+      () =>
+        frames.find(
+          (candidate) =>
+            candidate.data?.find((item: Json) => item.description.key === 'answer')?.result.value ===
+              '42 hello-from-env' &&
+            candidate.data?.find((item: Json) => item.description.key === 'broken')?.result.error,
+        ),
+      20_000,
+      'metadata results',
+    );
+    socket.close();
+    expect(frame.type).toBe('data');
+    const answer = frame.data.find((item: Json) => item.description.key === 'answer');
+    expect(answer.description).toEqual({
+      display_name: 'The answer',
+      key: 'answer',
+      script: 'echo $((6*7)) $GREETING',
+      interval: 1,
+      timeout: 1,
+    });
+    expect(answer.result).toEqual({
+      collected_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      age: expect.any(Number),
+      value: '42 hello-from-env',
+      error: '',
+    });
+    const broken = frame.data.find((item: Json) => item.description.key === 'broken');
+    expect(broken.result.error).toBe('nope');
+    expect(broken.description.display_name).toBe('broken');
+
+    // The event-stream form.
+    const response = await client.api(
+      alice.token,
+      'GET',
+      `/api/v2/workspaceagents/${agentId}/watch-metadata`,
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const { text } = await readStream(response, 1_500);
+    expect(text).toMatch(/^event: data$/m);
+    expect(text).toContain('"value":"42 hello-from-env"');
+
+    // Others: 404 before the stream; an agent reporting a key the template does not declare: 400.
+    expect(
+      (await client.api(bob.token, 'GET', `/api/v2/workspaceagents/${agentId}/watch-metadata`)).status,
+    ).toBe(404);
+    const token = await agentToken(t, workspaceId);
+    const bad = await client.api(token, 'POST', '/api/v2/workspaceagents/me/metadata', {
+      metadata: [{ key: 'invented', value: 'x', error: '', collected_at: new Date().toISOString() }],
+    });
+    expect(bad.status).toBe(400);
+    expect(
+      (
+        await client.api(alice.token, 'POST', '/api/v2/workspaceagents/me/metadata', {
+          metadata: [],
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('a user the workspace is shared with may open the terminal', async () => {

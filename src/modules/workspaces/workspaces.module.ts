@@ -15,6 +15,7 @@ import { AgentDesktopGateway } from './controllers/agent-desktop.gateway';
 import { AgentStreamsGateway } from './controllers/agent-streams.gateway';
 import { WorkspacePtyGateway } from './controllers/workspace-pty.gateway';
 import { AgentStreamsService } from './agent-streams.service';
+import { AgentMetadataWatches, AgentMetadataWatchGateway } from './controllers/agent-metadata-watch';
 import { BuildWatchGateway } from './controllers/build-watch.gateway';
 import { BuildLogsGateway, VersionLogsGateway } from './controllers/job-logs.gateway';
 import { ConnectionLogController } from './controllers/connection-log.controller';
@@ -104,6 +105,8 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     AgentStreamsService,
     AgentStreamsGateway,
     WorkspacePtyGateway,
+    AgentMetadataWatches,
+    AgentMetadataWatchGateway,
     WorkspaceSharingListener,
     AgentCallsService,
     { provide: WorkspaceAgentCalls, useExisting: AgentCallsService },
