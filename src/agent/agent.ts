@@ -8,6 +8,7 @@ import { createParser } from 'eventsource-parser';
 import { createWebSocketStream, WebSocket } from 'ws';
 import { launch } from '../provisioner/sandbox/launcher';
 import { AgentStreams } from './agent-streams';
+import { listeningPorts } from './listening-ports';
 import { type MetadataItem, MetadataRunner } from './metadata';
 
 export interface AgentOptions {
@@ -191,6 +192,8 @@ export class WorkspaceAgent {
           // A desktop may take seconds to start: it does not hold up the calls behind it.
           if (call.tool === 'desktop_open') void this.openDesktop(call.arguments).then(answer);
           else if (call.tool === 'stream_open') void this.streams.open(call.arguments).then(answer);
+          else if (call.tool === 'listening_ports')
+            await answer({ ok: true, output: JSON.stringify(await listeningPorts()) });
           else await answer(await runTool(this.options.directory, call.tool, call.arguments));
         }
       } catch (error) {

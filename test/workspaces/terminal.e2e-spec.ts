@@ -292,6 +292,34 @@ describe('workspace terminal (reconnecting PTY)', () => {
     ).toBe(401);
   });
 
+  it('listening-ports: a port a program in the workspace listens on is listed; others 404', async () => {
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const server = await connect(
+      ptyUrl(t, agentId, {
+        reconnect: randomUUID(),
+        command: `exec ${process.execPath} -e "require('net').createServer().listen(${port}, '127.0.0.1', () => console.log('listening'))"`,
+      }),
+      alice.token,
+    );
+    await server.until(/listening/, 'the listener');
+    const ports = await waitFor(
+      async () => {
+        const body = await client.json(
+          await client.api(alice.token, 'GET', `/api/v2/workspaceagents/${agentId}/listening-ports`),
+          200,
+        );
+        return body.ports.some((entry: Json) => entry.port === port) ? body.ports : undefined;
+      },
+      10_000,
+      'the port listed',
+    );
+    expect(ports).toContainEqual({ process_name: '', network: 'tcp', port });
+    server.socket.close();
+    expect(
+      (await client.api(bob.token, 'GET', `/api/v2/workspaceagents/${agentId}/listening-ports`)).status,
+    ).toBe(404);
+  });
+
   it('a user the workspace is shared with may open the terminal', async () => {
     await client.json(
       await client.api(alice.token, 'PATCH', `/api/v2/workspaces/${workspaceId}/acl`, {

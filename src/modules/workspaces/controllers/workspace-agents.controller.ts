@@ -18,7 +18,12 @@ import {
 import type { Request, Response } from 'express';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
-import { BadRequestError, NotFoundError, UnauthenticatedError } from '../../../platform/errors/domain-error';
+import {
+  BadRequestError,
+  NotFoundError,
+  UnauthenticatedError,
+  UnavailableError,
+} from '../../../platform/errors/domain-error';
 import { SseStreams } from '../../../platform/realtime/sse-streams.service';
 import { Authenticated, CurrentCaller, CurrentPrincipal } from '../../../api/access/access.decorators';
 import type { AnyPrincipal, Principal } from '../../../api/access/principal';
@@ -320,6 +325,25 @@ export class WorkspaceAgentsController {
     };
     const first = queued.shift();
     if (first) sink.deliver(first);
+  }
+
+  @Get(':workspaceagent/listening-ports')
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+  @ApiOperation({
+    summary: "Listening ports of a workspace agent (Coder's WorkspaceAgentListeningPortsResponse)",
+  })
+  @ApiOkResponse({ description: '{ports: [{process_name, network, port}]}' })
+  @ApiResponse({ status: 404, ...ERROR })
+  async listeningPorts(
+    @CurrentPrincipal() principal: Principal,
+    @Param('workspaceagent', UUID_PIPE) id: string,
+  ): Promise<{ ports: unknown[] }> {
+    const agent = await this.agents.findAgent(id);
+    if (!agent) throw new NotFoundError('Resource not found or you do not have access to this resource');
+    await this.workspaces.requireWorkspace(principal, agent.workspace_id);
+    const result = await this.agentCalls.callAgent(agent, 'listening_ports', {}, 10_000);
+    if (!result.ok) throw new UnavailableError(`Failed to read the listening ports: ${result.output}`);
+    return { ports: JSON.parse(result.output) as unknown[] };
   }
 
   @Get(':workspaceagent/watch-metadata')
