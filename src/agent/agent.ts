@@ -7,6 +7,9 @@ import path from 'node:path';
 import { createParser } from 'eventsource-parser';
 import { createWebSocketStream, WebSocket } from 'ws';
 import { launch } from '../provisioner/sandbox/launcher';
+import { AgentStreams } from './agent-streams';
+import { listeningPorts } from './listening-ports';
+import { type MetadataItem, MetadataRunner } from './metadata';
 
 export interface AgentOptions {
   url: string;
@@ -32,6 +35,8 @@ interface Manifest {
   apps: { id: string; slug: string; url?: string }[];
   /** The template's command that starts a VNC server on DEVPLANE_VNC_PORT (empty: no desktop). */
   vnc_command?: string;
+  /** The template's metadata items (metadata.ts). */
+  metadata?: MetadataItem[];
 }
 
 /** Where the desktop's VNC server listens unless the workspace's environment sets DEVPLANE_VNC_PORT. */
@@ -81,8 +86,26 @@ export class WorkspaceAgent {
   /** The desktop's VNC server, started on the first desktop stream (a process group: killed with the agent). */
   private vnc: ChildProcess | undefined;
   private readonly appHealth = new Map<string, string>();
+  /** Sessions the server opens into the workspace (reconnecting PTYs): agent-streams.ts. */
+  private readonly streams: AgentStreams;
+  private readonly metadata: MetadataRunner;
 
-  constructor(private readonly options: AgentOptions) {}
+  constructor(private readonly options: AgentOptions) {
+    this.streams = new AgentStreams({
+      url: options.url,
+      token: options.token,
+      directory: options.directory,
+      env: () => this.manifestData?.environment_variables ?? {},
+      log: options.log,
+      ptyIdleMs: Number.parseInt(process.env.DEVPLANE_AGENT_PTY_IDLE_MS ?? '', 10) || undefined,
+    });
+    this.metadata = new MetadataRunner(
+      options.directory,
+      () => this.manifestData?.environment_variables ?? {},
+      (metadata) => this.send('/api/v2/workspaceagents/me/metadata', { metadata }),
+      options.log,
+    );
+  }
 
   private async call(method: string, route: string, body?: unknown): Promise<Response> {
     return fetch(new URL(route, this.options.url), {
@@ -180,6 +203,9 @@ export class WorkspaceAgent {
             );
           // A desktop may take seconds to start: it does not hold up the calls behind it.
           if (call.tool === 'desktop_open') void this.openDesktop(call.arguments).then(answer);
+          else if (call.tool === 'stream_open') void this.streams.open(call.arguments).then(answer);
+          else if (call.tool === 'listening_ports')
+            await answer({ ok: true, output: JSON.stringify(await listeningPorts()) });
           else await answer(await runTool(this.options.directory, call.tool, call.arguments));
         }
       } catch (error) {
@@ -294,6 +320,7 @@ export class WorkspaceAgent {
   private async initialize(manifest: Manifest): Promise<void> {
     this.owner = manifest.owner_id;
     this.apps = manifest.apps ?? [];
+    this.metadata.start(manifest.metadata ?? []);
     await this.lifecycle('starting');
     // The owner marker lives beside the agent's state (the workspace's `.devplane`).
     if (this.options.stateFile) {
@@ -450,6 +477,8 @@ export class WorkspaceAgent {
   async stop(): Promise<void> {
     clearInterval(this.heartbeat);
     this.server?.close();
+    this.streams.close();
+    this.metadata.stop();
     if (this.vnc?.pid && this.vnc.exitCode === null) {
       try {
         process.kill(-this.vnc.pid, 'SIGTERM');

@@ -157,4 +157,31 @@ describe('parseTemplateDefinition', () => {
       instances: 0,
     });
   });
+
+  it('checks metadata items: key, script, whole seconds; display name and timeout default', () => {
+    expect(refusal({ metadata: {} })).toMatchObject({ field: 'metadata', detail: 'must be a list' });
+    expect(refusal({ metadata: [{ script: 'true' }] })).toMatchObject({ field: 'metadata[0].key' });
+    expect(refusal({ metadata: [{ key: 'a b', script: 'true' }] })).toMatchObject({
+      field: 'metadata[0].key',
+    });
+    expect(refusal({ metadata: [{ key: 'a' }] })).toMatchObject({ field: 'metadata[0].script' });
+    expect(
+      refusal({
+        metadata: [
+          { key: 'a', script: 'true' },
+          { key: 'a', script: 'true' },
+        ],
+      }),
+    ).toMatchObject({ field: 'metadata[1].key', detail: 'is used twice' });
+    for (const interval of [0, 1.5, '2', 86_401])
+      expect(refusal({ metadata: [{ key: 'a', script: 'true', interval }] })).toMatchObject({
+        field: 'metadata[0].interval',
+      });
+    expect(refusal({ metadata: [{ key: 'a', script: 'true', timeout: -1 }] })).toMatchObject({
+      field: 'metadata[0].timeout',
+    });
+    expect(parseTemplateDefinition({ metadata: [{ key: 'load', script: 'uptime' }] }).metadata).toEqual([
+      { key: 'load', display_name: 'load', script: 'uptime', interval: 10, timeout: 1 },
+    ]);
+  });
 });

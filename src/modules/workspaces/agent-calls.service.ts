@@ -78,8 +78,8 @@ export class AgentCallsService extends WorkspaceAgentCalls implements OnModuleDe
     return this.callAgent(agent, tool, args, timeoutMs);
   }
 
-  /** `call` for an agent already looked up. */
-  private async callAgent(
+  /** `call` for an agent already looked up (also the stream opener's way in, agent-streams.service.ts). */
+  async callAgent(
     agent: AgentRow,
     tool: AgentTool,
     args: Record<string, unknown>,

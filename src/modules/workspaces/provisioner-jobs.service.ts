@@ -320,6 +320,7 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
       apps,
       startupScript: definition.startup_script ?? '',
       vncCommand: definition.vnc_command ?? '',
+      metadata: definition.metadata ?? [],
     });
     return { id, token, name: 'main' };
   }

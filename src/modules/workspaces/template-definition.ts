@@ -59,6 +59,7 @@ export function parseTemplateDefinition(raw: unknown): TemplateDefinition {
     'has_ai_task',
     'vnc_command',
     'presets',
+    'metadata',
   ]);
   for (const key of Object.keys(input)) if (!known.has(key)) throw invalid(key, 'is not a known field');
   const out: TemplateDefinition = {};
@@ -107,6 +108,7 @@ export function parseTemplateDefinition(raw: unknown): TemplateDefinition {
       };
     });
   }
+  if (input.metadata !== undefined) out.metadata = parseMetadata(input.metadata);
   if (input.presets !== undefined) {
     if (!Array.isArray(input.presets)) throw invalid('presets', 'must be a list');
     const names = new Set<string>();
@@ -132,4 +134,38 @@ export function parseTemplateDefinition(raw: unknown): TemplateDefinition {
     });
   }
   return out;
+}
+
+const MAX_METADATA = 32;
+
+/** Agent metadata items: a unique key, a script, an interval and a timeout in seconds (Coder's defaults: timeout 1). */
+function parseMetadata(raw: unknown): NonNullable<TemplateDefinition['metadata']> {
+  if (!Array.isArray(raw)) throw invalid('metadata', 'must be a list');
+  if (raw.length > MAX_METADATA) throw invalid('metadata', `at most ${MAX_METADATA} items`);
+  const keys = new Set<string>();
+  return raw.map((item: unknown, index) => {
+    const entry = (item ?? {}) as Record<string, unknown>;
+    const field = (name: string) => `metadata[${index}].${name}`;
+    if (typeof entry.key !== 'string' || !/^[A-Za-z0-9_.-]{1,128}$/.test(entry.key))
+      throw invalid(field('key'), 'is required: letters, digits, "_", "." and "-" (at most 128)');
+    if (keys.has(entry.key)) throw invalid(field('key'), 'is used twice');
+    keys.add(entry.key);
+    if (typeof entry.script !== 'string' || entry.script.trim() === '')
+      throw invalid(field('script'), 'is required');
+    if (entry.display_name !== undefined && typeof entry.display_name !== 'string')
+      throw invalid(field('display_name'), 'must be a string');
+    const seconds = (name: string, fallback: number): number => {
+      const value = entry[name] ?? fallback;
+      if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 86_400)
+        throw invalid(field(name), 'must be a whole number of seconds from 1 to 86400');
+      return value as number;
+    };
+    return {
+      key: entry.key,
+      display_name: (entry.display_name as string | undefined) ?? entry.key,
+      script: entry.script,
+      interval: seconds('interval', 10),
+      timeout: seconds('timeout', 1),
+    };
+  });
 }

@@ -1,3 +1,4 @@
+import type { AgentMetadataItem } from './entities/workspace-agent.entity';
 import { IdentityDirectory } from '../identity/identity-directory.service';
 import { Inject, Injectable } from '@nestjs/common';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
@@ -44,6 +45,16 @@ export interface AgentManifest {
   apps: unknown[];
   startup_script: string;
   vnc_command: string;
+  /** The metadata items the agent runs (issue 50.2). */
+  metadata: { key: string; display_name: string; script: string; interval: number; timeout: number }[];
+}
+
+/** One result the agent reports for a metadata item. */
+export interface MetadataResult {
+  key: string;
+  value: string;
+  error: string;
+  collected_at: string;
 }
 
 /**
@@ -89,6 +100,13 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
       apps: row.apps as unknown[],
       startup_script: row.startup_script as string,
       vnc_command: row.vnc_command as string,
+      metadata: ((row.metadata as AgentMetadataItem[] | null) ?? []).map((item) => ({
+        key: item.key,
+        display_name: item.display_name,
+        script: item.script,
+        interval: item.interval,
+        timeout: item.timeout,
+      })),
     };
   }
 
@@ -128,6 +146,29 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
     });
   }
 
+  /** Metadata results the agent collected; unknown keys are 400 and change nothing. */
+  async reportMetadata(agent: WorkspaceAgentIdentity, results: MetadataResult[]): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      const items = (await this.agents.lockMetadata(tx.manager, agent.agentId)) ?? [];
+      for (const result of results) {
+        const item = items.find((candidate) => candidate.key === result.key);
+        if (!item)
+          throw new InvalidError('Validation failed.', {
+            fields: [{ field: 'metadata', detail: `unknown metadata key ${result.key}` }],
+          });
+        item.value = result.value.slice(0, 10 * 1024);
+        item.error = result.error.slice(0, 10 * 1024);
+        item.collected_at = result.collected_at;
+      }
+      await this.agents.saveMetadata(tx.manager, agent.agentId, items);
+    });
+  }
+
+  /** The agent's metadata items with their latest results (the watch; the caller checks access). */
+  async metadataOf(agentId: string): Promise<AgentMetadataItem[]> {
+    return (await this.agents.metadataOf(agentId)) ?? [];
+  }
+
   /** Heartbeat: connected now; `disconnect` marks a clean disconnection. */
   async reportConnection(agent: WorkspaceAgentIdentity, disconnect: boolean): Promise<void> {
     if (disconnect) await this.agents.recordDisconnected(agent.agentId);
@@ -147,6 +188,7 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
       reason?: string;
       code?: number;
       time?: Date;
+      userId?: string;
     },
   ): Promise<void> {
     const time = input.time ?? new Date();
@@ -158,6 +200,7 @@ export class WorkspaceAgentsService implements WorkspaceAgentLookup {
         ip: input.ip ?? null,
         slugOrPort: input.slugOrPort ?? null,
         userAgent: input.userAgent ?? null,
+        userId: input.userId ?? null,
       });
       return;
     }

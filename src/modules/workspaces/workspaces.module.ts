@@ -17,6 +17,10 @@ import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { PROVISIONER_KEY_LOOKUP, WORKSPACE_AGENT_LOOKUP } from '../../api/access/principal-ports';
 import { AgentDesktopGateway } from './controllers/agent-desktop.gateway';
+import { AgentStreamsGateway } from './controllers/agent-streams.gateway';
+import { WorkspacePtyGateway } from './controllers/workspace-pty.gateway';
+import { AgentStreamsService } from './agent-streams.service';
+import { AgentMetadataWatches, AgentMetadataWatchGateway } from './controllers/agent-metadata-watch';
 import { BuildWatchGateway } from './controllers/build-watch.gateway';
 import { BuildLogsGateway, VersionLogsGateway } from './controllers/job-logs.gateway';
 import { ConnectionLogController } from './controllers/connection-log.controller';
@@ -108,6 +112,11 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     BuildLogsGateway,
     VersionLogsGateway,
     AgentDesktopGateway,
+    AgentStreamsService,
+    AgentStreamsGateway,
+    WorkspacePtyGateway,
+    AgentMetadataWatches,
+    AgentMetadataWatchGateway,
     WorkspaceSharingListener,
     AgentCallsService,
     { provide: WorkspaceAgentCalls, useExisting: AgentCallsService },

@@ -19,6 +19,11 @@ export interface TemplateDefinition {
    */
   provision_script?: string;
   has_ai_task?: boolean;
+  /**
+   * Agent metadata (Coder's `coder_agent.metadata`): each script runs in the workspace every `interval`
+   * seconds, killed after `timeout` seconds; its output is shown on the workspace page.
+   */
+  metadata?: { key: string; display_name: string; script: string; interval: number; timeout: number }[];
   /** The desktop's VNC server command (served by the agent for chats, later). */
   vnc_command?: string;
   presets?: {

@@ -6,7 +6,14 @@
 import type { Duplex } from 'node:stream';
 
 export type AgentTool =
-  'read_file' | 'write_file' | 'list_directory' | 'run_command' | 'git_scan' | 'desktop_open';
+  | 'read_file'
+  | 'write_file'
+  | 'list_directory'
+  | 'run_command'
+  | 'git_scan'
+  | 'desktop_open'
+  | 'stream_open'
+  | 'listening_ports';
 
 export interface AgentCallResult {
   ok: boolean;

@@ -1,15 +1,36 @@
 import { Body, Get, HttpCode, Inject, Param, ParseUUIDPipe, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
 import type { Request, Response } from 'express';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
-import { BadRequestError, NotFoundError, UnauthenticatedError } from '../../../platform/errors/domain-error';
+import {
+  BadRequestError,
+  NotFoundError,
+  UnauthenticatedError,
+  UnavailableError,
+} from '../../../platform/errors/domain-error';
 import { SseStreams } from '../../../platform/realtime/sse-streams.service';
 import { Authenticated, CurrentCaller, CurrentPrincipal } from '../../../api/access/access.decorators';
 import type { AnyPrincipal, Principal } from '../../../api/access/principal';
 import type { WorkspaceAgentIdentity } from '../../../api/access/principal-ports';
 import { AgentCallsService } from '../agent-calls.service';
+import { AgentMetadataWatches } from './agent-metadata-watch';
+import { realtimeIdentity } from '../../auth/realtime-access.service';
 import { presentAgent } from '../coder-workspace.presenter';
 import { WorkspaceAgentDto } from '../dto/workspaces.dto';
 import { PrebuildsService, type ReinitEvent } from '../prebuilds.service';
@@ -47,6 +68,22 @@ export class AgentAppHealthRequestDto {
   })
   @IsObject()
   healths: Record<string, string>;
+}
+
+export class AgentMetadataResultDto {
+  @ApiProperty() @IsString() @MaxLength(128) key: string;
+  @ApiProperty() @IsString() @MaxLength(64 * 1024) value: string;
+  @ApiProperty() @IsString() @MaxLength(64 * 1024) error: string;
+  @ApiProperty({ format: 'date-time' }) @IsISO8601() collected_at: string;
+}
+
+export class AgentMetadataRequestDto {
+  @ApiProperty({ type: [AgentMetadataResultDto] })
+  @IsArray()
+  @ArrayMaxSize(64)
+  @ValidateNested({ each: true })
+  @Type(() => AgentMetadataResultDto)
+  metadata: AgentMetadataResultDto[];
 }
 
 export class AgentCallsQueryDto {
@@ -92,6 +129,7 @@ export class WorkspaceAgentsController {
     private readonly prebuilds: PrebuildsService,
     private readonly workspaces: WorkspacesService,
     private readonly sse: SseStreams,
+    private readonly metadataWatches: AgentMetadataWatches,
     @Inject(WORKSPACES_CONFIG) private readonly config: WorkspacesConfig,
   ) {}
 
@@ -154,6 +192,19 @@ export class WorkspaceAgentsController {
     @Body() body: AgentAppHealthRequestDto,
   ): Promise<void> {
     await this.agents.reportAppHealth(agentOf(caller), body.healths);
+  }
+
+  @Post('me/metadata')
+  @HttpCode(204)
+  @Authenticated({ principals: ['agent'] })
+  @ApiOperation({ summary: "Agent: results of the template's metadata scripts" })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 400, ...ERROR })
+  async metadata(
+    @CurrentCaller() caller: AnyPrincipal,
+    @Body() body: AgentMetadataRequestDto,
+  ): Promise<void> {
+    await this.agents.reportMetadata(agentOf(caller), body.metadata);
   }
 
   @Get('me/calls')
@@ -274,6 +325,46 @@ export class WorkspaceAgentsController {
     };
     const first = queued.shift();
     if (first) sink.deliver(first);
+  }
+
+  @Get(':workspaceagent/listening-ports')
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+  @ApiOperation({
+    summary: "Listening ports of a workspace agent (Coder's WorkspaceAgentListeningPortsResponse)",
+  })
+  @ApiOkResponse({ description: '{ports: [{process_name, network, port}]}' })
+  @ApiResponse({ status: 404, ...ERROR })
+  async listeningPorts(
+    @CurrentPrincipal() principal: Principal,
+    @Param('workspaceagent', UUID_PIPE) id: string,
+  ): Promise<{ ports: unknown[] }> {
+    const agent = await this.agents.findAgent(id);
+    if (!agent) throw new NotFoundError('Resource not found or you do not have access to this resource');
+    await this.workspaces.requireWorkspace(principal, agent.workspace_id);
+    const result = await this.agentCalls.callAgent(agent, 'listening_ports', {}, 10_000);
+    if (!result.ok) throw new UnavailableError(`Failed to read the listening ports: ${result.output}`);
+    return { ports: JSON.parse(result.output) as unknown[] };
+  }
+
+  @Get(':workspaceagent/watch-metadata')
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+  @ApiOperation({
+    summary:
+      "Watch an agent's metadata (Coder's watch-metadata over server-sent events): `event: data` with [WorkspaceAgentMetadata] at once and after each change",
+  })
+  @ApiOkResponse({ description: 'text/event-stream: `event: data` frames' })
+  @ApiResponse({ status: 404, ...ERROR })
+  async watchMetadata(
+    @CurrentPrincipal() principal: Principal,
+    @Param('workspaceagent', UUID_PIPE) id: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const workspaceId = await this.metadataWatches.check(principal, id);
+    const connection = this.sse.open(req, res, realtimeIdentity(principal));
+    this.metadataWatches.watch(principal, id, workspaceId, connection, (json) =>
+      connection.send({ event: 'data', data: json }),
+    );
   }
 
   @Get(':workspaceagent')

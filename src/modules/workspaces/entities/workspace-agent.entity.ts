@@ -13,6 +13,18 @@ export interface WorkspaceAppDefinition {
   health?: 'healthy' | 'unhealthy';
 }
 
+/** A metadata item the template declares and what its script last produced. */
+export interface AgentMetadataItem {
+  key: string;
+  display_name: string;
+  script: string;
+  interval: number;
+  timeout: number;
+  value?: string;
+  error?: string;
+  collected_at?: string;
+}
+
 /** A workspace agent: authenticated by its token, reporting lifecycle, connection and apps. */
 @Entity({ name: 'workspace_agents' })
 export class WorkspaceAgent {
@@ -47,6 +59,10 @@ export class WorkspaceAgent {
 
   @Column({ type: 'jsonb', default: () => "'[]'" })
   apps: WorkspaceAppDefinition[];
+
+  /** The template's metadata items and their latest results (issue 50.2). */
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  metadata: AgentMetadataItem[];
 
   @Column({ name: 'startup_script', type: 'text', default: '' })
   startupScript: string;

@@ -3,6 +3,7 @@ import { AgentCalls1795753956405 } from './1795753956405-AgentCalls';
 import { TaskPrompt1795883060072 } from './1795883060072-TaskPrompt';
 import { WorkspaceIsolation1795884540213 } from './1795884540213-WorkspaceIsolation';
 import { ProvisionerDaemons1795935566955 } from './1795935566955-ProvisionerDaemons';
+import { AgentMetadata1796678935990 } from './1796678935990-AgentMetadata';
 
 export const WORKSPACES_MIGRATIONS: Function[] = [
   Workspaces1795750043624,
@@ -10,4 +11,5 @@ export const WORKSPACES_MIGRATIONS: Function[] = [
   TaskPrompt1795883060072,
   WorkspaceIsolation1795884540213,
   ProvisionerDaemons1795935566955,
+  AgentMetadata1796678935990,
 ];

@@ -1,3 +1,4 @@
+import type { AgentMetadataItem } from '../entities/workspace-agent.entity';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { resultRows } from '../../../platform/database/result-rows';
@@ -21,6 +22,8 @@ export interface NewAgent {
   apps: unknown[];
   startupScript: string;
   vncCommand: string;
+  /** The template's metadata items (issue 50.2). */
+  metadata?: unknown[];
 }
 
 /** A session an agent served, as it reports it (connection log). */
@@ -31,6 +34,8 @@ export interface ConnectionOpened {
   ip: string | null;
   slugOrPort: string | null;
   userAgent: string | null;
+  /** The user of a session the server itself opened (terminal, app): null for the agent's own reports. */
+  userId?: string | null;
 }
 
 /**
@@ -133,8 +138,8 @@ export class WorkspaceAgentsRepository {
   async insert(manager: EntityManager, agent: NewAgent): Promise<void> {
     await manager.query(
       `INSERT INTO workspace_agents (id, resource_id, workspace_id, name, token_hash, sealed_token,
-         environment_variables, apps, startup_script, vnc_command)
-       VALUES ($1, $2, $3, 'main', $4, $5, $6, $7, $8, $9)`,
+         environment_variables, apps, startup_script, vnc_command, metadata)
+       VALUES ($1, $2, $3, 'main', $4, $5, $6, $7, $8, $9, $10)`,
       [
         agent.id,
         agent.resourceId,
@@ -145,6 +150,7 @@ export class WorkspaceAgentsRepository {
         JSON.stringify(agent.apps),
         agent.startupScript,
         agent.vncCommand,
+        JSON.stringify(agent.metadata ?? []),
       ],
     );
   }
@@ -173,6 +179,29 @@ export class WorkspaceAgentsRepository {
        WHERE id = $1`,
       [agentId, state, ownerId],
     );
+  }
+
+  /** The agent's metadata items, its row locked until the caller's transaction ends. */
+  async lockMetadata(manager: EntityManager, agentId: string): Promise<AgentMetadataItem[] | undefined> {
+    const [row] = (await manager.query('SELECT metadata FROM workspace_agents WHERE id = $1 FOR UPDATE', [
+      agentId,
+    ])) as { metadata: AgentMetadataItem[] }[];
+    return row?.metadata;
+  }
+
+  async saveMetadata(manager: EntityManager, agentId: string, metadata: AgentMetadataItem[]): Promise<void> {
+    await manager.query('UPDATE workspace_agents SET metadata = $2 WHERE id = $1', [
+      agentId,
+      JSON.stringify(metadata),
+    ]);
+  }
+
+  /** The agent's metadata items and results (the watch reads them). */
+  async metadataOf(agentId: string): Promise<AgentMetadataItem[] | undefined> {
+    const [row] = (await this.dataSource.query('SELECT metadata FROM workspace_agents WHERE id = $1', [
+      agentId,
+    ])) as { metadata: AgentMetadataItem[] }[];
+    return row?.metadata;
   }
 
   /** The agent's apps, its row locked until the caller's transaction ends. */
@@ -212,11 +241,20 @@ export class WorkspaceAgentsRepository {
   async openConnectionLog(agentId: string, input: ConnectionOpened): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO connection_logs (connect_time, organization_id, workspace_owner_id, workspace_id, workspace_name, agent_id,
-           agent_name, type, ip, connection_id, slug_or_port, user_agent)
-         SELECT $2, w.organization_id, w.owner_id, w.id, w.name, a.id, a.name, $3, $4, $5, $6, $7
+           agent_name, type, ip, connection_id, slug_or_port, user_agent, user_id)
+         SELECT $2, w.organization_id, w.owner_id, w.id, w.name, a.id, a.name, $3, $4, $5, $6, $7, $8
            FROM workspace_agents a JOIN workspaces w ON w.id = a.workspace_id WHERE a.id = $1
          ON CONFLICT (agent_id, connection_id) DO NOTHING`,
-      [agentId, input.time, input.type, input.ip, input.connectionId, input.slugOrPort, input.userAgent],
+      [
+        agentId,
+        input.time,
+        input.type,
+        input.ip,
+        input.connectionId,
+        input.slugOrPort,
+        input.userAgent,
+        input.userId ?? null,
+      ],
     );
   }
 
