@@ -49,8 +49,14 @@ export async function createApp(
   const app = await NestFactory.create<NestExpressApplication>(root, adapter, {
     bufferLogs: options.bufferLogs ?? true,
     bodyParser: false,
+    // A module that fails to start (a malformed SECRETS_KEY, an unreachable bucket) rejects this call
+    // instead of Nest logging it in its own coloured format and exiting: the caller prints one line
+    // naming the setting (main.ts). Buffered start-up logs go out through pino once it is in place.
+    abortOnError: false,
+    autoFlushLogs: false,
   });
   configureApp(app, adapter);
+  app.flushLogs();
   await app.init();
   return app;
 }

@@ -1,26 +1,17 @@
-import { NestFactory } from '@nestjs/core';
 import { randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
-import { AdminUsersService } from './modules/admin-users/admin-users.service';
-import { EditUserOptionDto } from './modules/admin-users/dto/edit-user-option.dto';
-import { DataSource } from 'typeorm';
-import { AppModule } from './app.module';
-import { APP_ENTITIES, APP_MIGRATIONS } from './app.modules';
-import { PasswordStrengthService } from './modules/auth/password-strength.service';
-import { canonicalExternalScope } from './modules/auth/rbac/rbac-catalogue';
-import { isGiteaScope } from './modules/auth/token-scopes';
-import { ApiTokensService } from './modules/identity/api-tokens.service';
-import { BootstrapAdminService } from './modules/identity/bootstrap-admin.service';
-import { UsersService } from './modules/identity/users.service';
-import { ConfigError, loadConfig } from './platform/config/app-config';
-import { dataSourceOptions } from './platform/database/data-source.factory';
-import { DataDirectoryLockedError } from './platform/database/embedded-postgres';
-import { openDatabase, type OpenDatabase } from './platform/database/open-database';
-import type { AppConfig } from './platform/config/app-config';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { dumpInstance, restoreInstance } from './platform/database/dump';
+import { parseArgs } from 'node:util';
+import type { PasswordStrengthService } from './modules/auth/password-strength.service';
+import { ConfigError, loadConfig } from './platform/config/app-config';
+import type { AppConfig } from './platform/config/app-config';
+import { DataDirectoryLockedError } from './platform/database/embedded-postgres';
+import { openDatabase, type OpenDatabase } from './platform/database/open-database';
+import { LIGHT_COMMANDS, required, runLightCommand, SchemaBehind, UsageError } from './cli-light';
 
+// The application (AppModule, every module) is loaded only by the commands that need it (issue 51.5):
+// the light commands (src/cli-light.ts) run on the identity repositories alone, in well under a second
+// of their own.
 const USAGE = `devplane admin CLI: npm run cli -- <command> [options]
 
   migrate                                   apply pending migrations
@@ -35,8 +26,11 @@ const USAGE = `devplane admin CLI: npm run cli -- <command> [options]
   list-tokens --username U                  the user's API tokens and sessions (id, name, login type, expiry,
                                             last use); the secrets are never shown again
   revoke-token --username U --id ID         delete one token of the user
-  create-token --username U [--name N] [--scopes all,read:user] [--lifetime-days 30]
-                                            print a new API token (shown once)
+  create-token --username U [--name N] [--scopes all,read:user] [--lifetime-days D]
+                                            print a new API token (shown once); without --lifetime-days it
+                                            lives TOKEN_DEFAULT_LIFETIME_SECONDS (7 days); longer than the
+                                            user's cap (an administrator's: TOKEN_MAX_ADMIN_LIFETIME_SECONDS,
+                                            7 days) is refused, as the API refuses it
   list-users                                list individual accounts (id, name, e-mail, admin, status, login type)
   reset-password --username U [--password P] [--must-change-password]
                                             set a new password (generated and printed when not given)
@@ -54,35 +48,15 @@ Uses the same configuration as the server (DATABASE_URL, or the embedded databas
 server runs on the embedded database, the commands connect to it through its Unix socket in DATA_DIR (as
 another connection of the server's own pool); restore needs the server stopped. The CLI never listens
 on a port (no CONNECT proxy, no metrics port), whatever the environment configures.
-\`npm run cli -- <command>\` builds first (a source checkout); in a production install or the Docker image
-run the build directly: \`node dist/cli.js <command>\`.`;
-
-function required(values: Record<string, string | boolean | undefined>, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
-  return value;
-}
-
-class UsageError extends Error {}
+\`npm run cli -- <command>\` never builds: it runs dist/cli.js when a build exists (the code \`npm start\` runs),
+else the source through @swc-node/register; \`node dist/cli.js <command>\` in a production install or the
+Docker image. The account and token commands (list-users, list-tokens, create-token, revoke-token) load
+only the identity tables' code, not the application.`;
 
 /** The CLI sets passwords like the Coder dialect does: the entropy rule applies. */
 function assertStrong(strength: PasswordStrengthService, password: string): void {
   const verdict = strength.check(password);
   if (!verdict.valid) throw new UsageError(`--password is too weak: ${verdict.details}`);
-}
-
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
-  );
-  for (const row of [header, ...rows]) {
-    process.stdout.write(
-      `${row
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join('  ')
-        .trimEnd()}\n`,
-    );
-  }
 }
 
 /**
@@ -101,6 +75,35 @@ async function openCliDatabase(config: AppConfig): Promise<OpenDatabase> {
     const url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(path.dirname(socket))}`;
     return { url, embedded: true, close: async () => undefined };
   }
+}
+
+/**
+ * A module loaded when a command needs it, not when the CLI starts (issue 51.5): the application and
+ * its modules take seconds to load, and the light commands need none of them.
+ */
+function lazy<T>(id: string): T {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at call time: startup cost
+  return require(id) as T;
+}
+
+/** The commands that run on the whole application (the others: LIGHT_COMMANDS, migrate, dump, restore). */
+const FULL_COMMANDS = new Set([
+  'create-admin',
+  'create-user',
+  'suspend',
+  'activate',
+  'set-admin',
+  'reset-password',
+  'delete-user',
+]);
+
+/** The application without HTTP (a Nest application context): it migrates the schema as it starts. */
+async function bootApplication(config: AppConfig, database: OpenDatabase) {
+  const { NestFactory } = lazy<typeof import('@nestjs/core')>('@nestjs/core');
+  const { AppModule } = lazy<typeof import('./app.module')>('./app.module');
+  return NestFactory.createApplicationContext(AppModule.forRoot(config, database), {
+    logger: ['error', 'warn'],
+  });
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -140,6 +143,7 @@ async function main(argv: string[]): Promise<void> {
   // dump and restore work below the application (src/platform/database/dump.ts); progress goes to stderr.
   const progress = (line: string): void => void process.stderr.write(`${line}\n`);
   if (command === 'dump') {
+    const { dumpInstance } = lazy<typeof import('./platform/database/dump')>('./platform/database/dump');
     const result = await dumpInstance(config, required(values, 'output'), {
       open: () => openCliDatabase(config),
       includeKey: values['include-key'] === true,
@@ -149,6 +153,8 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'restore') {
+    const { restoreInstance } = lazy<typeof import('./platform/database/dump')>('./platform/database/dump');
+    const { APP_MIGRATIONS } = lazy<typeof import('./app.modules')>('./app.modules');
     const result = await restoreInstance(config, required(values, 'input'), {
       open: () => openDatabase(config),
       migrations: APP_MIGRATIONS,
@@ -160,7 +166,25 @@ async function main(argv: string[]): Promise<void> {
   }
   const database = await openCliDatabase(config);
   try {
+    if (LIGHT_COMMANDS.has(command)) {
+      try {
+        await runLightCommand(command, values, config, database);
+        return;
+      } catch (error) {
+        if (!(error instanceof SchemaBehind)) throw error;
+      }
+      // A schema that is missing or behind: the application migrates it (as the server would at
+      // start), then the light command runs on it.
+      await (await bootApplication(config, database)).close();
+      await runLightCommand(command, values, config, database);
+      return;
+    }
     if (command === 'migrate') {
+      const { DataSource } = lazy<typeof import('typeorm')>('typeorm');
+      const { dataSourceOptions } = lazy<typeof import('./platform/database/data-source.factory')>(
+        './platform/database/data-source.factory',
+      );
+      const { APP_ENTITIES, APP_MIGRATIONS } = lazy<typeof import('./app.modules')>('./app.modules');
       const dataSource = await new DataSource(
         dataSourceOptions(config, database.url, { entities: APP_ENTITIES, migrations: APP_MIGRATIONS }),
       ).initialize();
@@ -171,9 +195,23 @@ async function main(argv: string[]): Promise<void> {
       );
       return;
     }
-    const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, database), {
-      logger: ['error', 'warn'],
-    });
+    if (!FULL_COMMANDS.has(command)) throw new UsageError(`unknown command "${command}"`);
+    const app = await bootApplication(config, database);
+    const { PasswordStrengthService } = lazy<typeof import('./modules/auth/password-strength.service')>(
+      './modules/auth/password-strength.service',
+    );
+    const { BootstrapAdminService } = lazy<typeof import('./modules/identity/bootstrap-admin.service')>(
+      './modules/identity/bootstrap-admin.service',
+    );
+    const { UsersService } = lazy<typeof import('./modules/identity/users.service')>(
+      './modules/identity/users.service',
+    );
+    const { AdminUsersService } = lazy<typeof import('./modules/admin-users/admin-users.service')>(
+      './modules/admin-users/admin-users.service',
+    );
+    const { EditUserOptionDto } = lazy<typeof import('./modules/admin-users/dto/edit-user-option.dto')>(
+      './modules/admin-users/dto/edit-user-option.dto',
+    );
     try {
       switch (command) {
         case 'create-admin': {
@@ -231,69 +269,6 @@ async function main(argv: string[]): Promise<void> {
           );
           break;
         }
-        case 'list-tokens': {
-          const user = await app.get(UsersService).requireByName(required(values, 'username'));
-          const rows = (await app.get(ApiTokensService).listForUser(user.id)).map((token) => [
-            token.id,
-            token.name,
-            token.loginType,
-            token.scopes.join(','),
-            token.expiresAt.toISOString(),
-            token.lastUsedAt ? token.lastUsedAt.toISOString() : '-',
-          ]);
-          printTable(['ID', 'NAME', 'LOGIN TYPE', 'SCOPES', 'EXPIRES', 'LAST USED'], rows);
-          break;
-        }
-        case 'revoke-token': {
-          const user = await app.get(UsersService).requireByName(required(values, 'username'));
-          const id = required(values, 'id');
-          const tokens = app.get(ApiTokensService);
-          const token = (await tokens.listForUser(user.id)).find((candidate) => candidate.id === id);
-          if (!token) throw new UsageError(`${user.name} has no token with id ${id}`);
-          await tokens.delete(token.id);
-          process.stdout.write(`Revoked token "${token.name}" (${token.id}) of ${user.name}.\n`);
-          break;
-        }
-        case 'create-token': {
-          const user = await app.get(UsersService).requireByName(required(values, 'username'));
-          const days = Number(values['lifetime-days'] ?? 30);
-          if (!Number.isFinite(days) || days <= 0)
-            throw new UsageError('--lifetime-days must be a positive number');
-          const scopes = (values.scopes ?? 'all')
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean);
-          const unknown = scopes.filter(
-            (scope) => canonicalExternalScope(scope) === null && !isGiteaScope(scope),
-          );
-          if (scopes.length === 0 || unknown.length > 0) {
-            throw new UsageError(
-              `--scopes: unknown scope(s) ${unknown.join(', ') || '(none given)'}; see GET /api/v2/auth/scopes and Gitea's read:/write:<category>`,
-            );
-          }
-          const { key, token } = await app.get(ApiTokensService).create({
-            userId: user.id,
-            name: values.name,
-            scopes,
-            lifetimeSeconds: Math.round(days * 86_400),
-          });
-          process.stdout.write(
-            `Token "${token.name}" for ${user.name}, expires ${token.expiresAt.toISOString()}:\n${key}\n`,
-          );
-          break;
-        }
-        case 'list-users': {
-          const rows = (await app.get(UsersService).listIndividuals()).map((user) => [
-            String(user.id),
-            user.name,
-            user.email,
-            user.isAdmin ? 'admin' : '',
-            user.status,
-            user.loginType,
-          ]);
-          printTable(['ID', 'USERNAME', 'EMAIL', 'ADMIN', 'STATUS', 'LOGIN TYPE'], rows);
-          break;
-        }
         case 'reset-password': {
           const users = app.get(UsersService);
           const user = await users.requireByName(required(values, 'username'));
@@ -317,8 +292,6 @@ async function main(argv: string[]): Promise<void> {
           process.stdout.write(`Deleted user ${target.name}.\n`);
           break;
         }
-        default:
-          throw new UsageError(`unknown command "${command}"`);
       }
     } finally {
       await app.close();

@@ -5,6 +5,7 @@ import { openDatabase } from './platform/database/open-database';
 import { APP_MODULES } from './app.modules';
 import { loadJobsConfig } from './platform/jobs/jobs.config';
 import { Client } from 'pg';
+import { createServer } from 'node:net';
 
 /** One connection before Nest starts: an unreachable database is one clear line, not a retry loop's stacks. */
 async function probeDatabase(url: string): Promise<void> {
@@ -36,6 +37,16 @@ function isConnectionFailure(error: unknown): boolean {
       '3D000',
     ].includes(code)
   );
+}
+
+/** Whether the port can be bound, by binding it for a moment (EADDRINUSE, EACCES: rejected with the code). */
+function probePort(port: number, host: string): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
 }
 
 async function main(): Promise<void> {
@@ -72,7 +83,23 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
-  await app.listen(config.port, config.host);
+  // A taken port is found before Nest listens (its listen failure is also logged by Nest): one line.
+  await probePort(config.port, config.host)
+    .then(() => app.listen(config.port, config.host))
+    .catch((error: unknown) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE')
+        throw new ConfigError(
+          'PORT',
+          `${config.port} on ${config.host} is taken by another process (EADDRINUSE): stop that process, or set PORT (or HOST) to a free one`,
+        );
+      if (code === 'EACCES' || code === 'EADDRNOTAVAIL')
+        throw new ConfigError(
+          code === 'EACCES' ? 'PORT' : 'HOST',
+          `${config.host}:${config.port} cannot be listened on (${code}): ${code === 'EACCES' ? 'ports below 1024 need privileges; set PORT to 1024 or above' : 'set HOST to an address of this machine'}`,
+        );
+      throw error;
+    });
   const { port } = app.getHttpServer().address() as { port: number };
   stopProvisioners = startEmbeddedProvisioners(app, config, database.embedded, port);
   // The first administrator only once the server listens: a start that failed earlier created nobody.

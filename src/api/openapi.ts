@@ -1,6 +1,56 @@
 import type { INestApplication } from '@nestjs/common';
+import { PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { DEVPLANE_VERSION } from '../platform/build-info';
+import {
+  ACCESS_METADATA,
+  type AccessDeclaration,
+  CALLER_PARAM_FACTORIES,
+  RESOURCE_ASSIGNMENT,
+  SECURITY_SCHEMES,
+} from './access/access.decorators';
+
+/** @nestjs/swagger's metadata key of `@ApiSecurity` (DECORATORS.API_SECURITY): read per handler. */
+const API_SECURITY = 'swagger/apiSecurity';
+
+/**
+ * Optional authentication (issue 51.2): OpenAPI's `security: [{}, {scheme}, ...]` (anonymous, or any one
+ * scheme). A public route whose answer depends on the caller (a resource assignment: private
+ * repositories, packages, organizations; or a CurrentPrincipal/CurrentCaller parameter) accepts
+ * credentials, and Swagger UI sends the authorized token only to operations that list a scheme: with
+ * `security: []` "Try it out" read a private repository as anonymous (404). Set as the handlers'
+ * swagger metadata before the document is built; public routes that ignore the caller keep `[]`.
+ */
+function markOptionalAuthentication(app: INestApplication): void {
+  const optional = [{}, ...SECURITY_SCHEMES.map((scheme) => ({ [scheme]: [] }))];
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as (new (...args: never[]) => object) | null;
+      if (!controller?.prototype) continue;
+      const prototype = controller.prototype as object;
+      for (const name of Object.getOwnPropertyNames(prototype)) {
+        // The descriptor's value: reading the property would run getters.
+        const handler: unknown =
+          name === 'constructor' ? undefined : Object.getOwnPropertyDescriptor(prototype, name)?.value;
+        if (typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined)
+          continue;
+        const access = (Reflect.getMetadata(ACCESS_METADATA, handler) ??
+          Reflect.getMetadata(ACCESS_METADATA, controller)) as AccessDeclaration | undefined;
+        if (access?.kind !== 'public' || Reflect.getMetadata(API_SECURITY, handler)) continue;
+        const assigned =
+          Reflect.getMetadata(RESOURCE_ASSIGNMENT, handler) ??
+          Reflect.getMetadata(RESOURCE_ASSIGNMENT, controller);
+        const params = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<
+          string,
+          { factory?: unknown }
+        >;
+        const readsCaller = Object.values(params).some((param) => CALLER_PARAM_FACTORIES.has(param.factory));
+        if (assigned || readsCaller) Reflect.defineMetadata(API_SECURITY, optional, handler);
+      }
+    }
+  }
+}
 
 /**
  * Experimental surfaces Coder leaves out of its public API document (chats): served apart, in
@@ -49,11 +99,17 @@ function buildFullDocument(app: INestApplication): OpenAPIObject {
       { type: 'http', scheme: 'basic', description: 'username or email, with a password or a token' },
       'basic',
     )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'the `METRICS_TOKEN` setting (`GET /metrics` only)' },
+      'metrics-token',
+    )
     .addTag('ocs', 'Nextcloud OCS dialect')
     .addTag('coder', 'Coder-style platform API')
     .addTag('gitea', 'Gitea-style code hosting API')
+    .addTag('git', 'git smart HTTP (clone, fetch, push): `<PUBLIC_URL><owner>/<repo>.git`')
     .addTag('operations', 'Health and readiness')
     .build();
+  markOptionalAuthentication(app);
   const document = SwaggerModule.createDocument(app, config);
   // Every route is @Public() or @Authenticated() (a test walks them all), and @Authenticated() documents
   // its schemes: an operation without a security requirement is public, which OpenAPI says with `[]`.
@@ -67,12 +123,23 @@ function buildFullDocument(app: INestApplication): OpenAPIObject {
 }
 
 /**
+ * Swagger UI's options (issues 46.6, 51.2): no validator (its default sends the document's URL to
+ * validator.swagger.io from the reader's browser), and the authorized token kept across reloads (in
+ * the browser's localStorage, as Swagger UI does).
+ */
+export const SWAGGER_UI_OPTIONS = { validatorUrl: null, persistAuthorization: true };
+
+/**
  * Swagger UI at /docs, the document at /docs-json; the experimental ones at /docs-experimental(-json).
  * The caller registers them behind the API's routes (IndexedExpressAdapter.deferUntilRoutes).
  */
 export function setupOpenApi(app: INestApplication): void {
-  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
+    jsonDocumentUrl: 'docs-json',
+    swaggerOptions: SWAGGER_UI_OPTIONS,
+  });
   SwaggerModule.setup('docs-experimental', app, () => buildExperimentalOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-experimental-json',
+    swaggerOptions: SWAGGER_UI_OPTIONS,
   });
 }

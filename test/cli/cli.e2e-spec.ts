@@ -56,6 +56,47 @@ async function accountLifecycle(env: Record<string, string | undefined>): Promis
   expect((await cli(env, 'list-users')).stdout).not.toContain(' bob ');
 }
 
+/** The token commands (after accountLifecycle made root, before it deleted bob: bob is made again). */
+async function tokenCommands(env: Record<string, string | undefined>): Promise<void> {
+  expect(
+    (await cli(env, 'create-user', '--username', 'bob', '--email', 'bob@example.com', '--password', STRONG))
+      .code,
+  ).toBe(0);
+  // The token lifetime cap of the API applies (issue 46.4): an administrator's tokens live at most 7 days.
+  const tooLong = await cli(env, 'create-token', '--username', 'root', '--lifetime-days', '99999');
+  expect(tooLong.code).toBe(1);
+  expect(tooLong.stderr).toContain('lifetime must be less than 168h0m0s');
+  expect(tooLong.stderr).toContain('TOKEN_MAX_ADMIN_LIFETIME_SECONDS');
+  expect(tooLong.stdout).toBe('');
+  expect((await cli(env, 'list-tokens', '--username', 'root')).stdout.trim().split('\n')).toHaveLength(1);
+  const byDefault = await cli(env, 'create-token', '--username', 'root', '--name', 'ci');
+  expect(byDefault.code).toBe(0);
+  const expires = Date.parse(/expires (\S+):/.exec(byDefault.stdout)![1]!);
+  expect(expires).toBeGreaterThan(Date.now() + 6 * 86_400_000);
+  expect(expires).toBeLessThanOrEqual(Date.now() + 7 * 86_400_000);
+  expect(byDefault.stdout).toMatch(/\n[A-Za-z0-9]{10}-[A-Za-z0-9]{22}\n$/);
+  // A user's cap is Coder's ~100 years: 40 days are fine for bob, refused for root.
+  expect((await cli(env, 'create-token', '--username', 'root', '--lifetime-days', '40')).code).toBe(1);
+  const bobs = await cli(
+    env,
+    'create-token',
+    '--username',
+    'bob',
+    '--name',
+    'deploy',
+    '--lifetime-days',
+    '40',
+  );
+  expect(bobs.code).toBe(0);
+  const bobTokens = await cli(env, 'list-tokens', '--username', 'bob');
+  const deployLine = bobTokens.stdout.split('\n').find((line) => line.includes(' deploy '))!;
+  expect(deployLine).toMatch(/^\S{10}\s+deploy\s+token\s+all\s/);
+  const revoked = await cli(env, 'revoke-token', '--username', 'bob', '--id', deployLine.split(' ')[0]!);
+  expect(revoked).toMatchObject({ code: 0 });
+  expect((await cli(env, 'list-tokens', '--username', 'bob')).stdout).not.toContain(' deploy ');
+  expect((await cli(env, 'delete-user', '--username', 'bob')).code).toBe(0);
+}
+
 const embeddedTestDatabase = process.env.DATABASE_EMBEDDED === 'true';
 
 describe('admin CLI on PostgreSQL', () => {
@@ -85,6 +126,14 @@ describe('admin CLI on PostgreSQL', () => {
     'creates, lists, resets and deletes accounts',
     async () => {
       await accountLifecycle(env());
+    },
+    120_000,
+  );
+
+  serverOnly(
+    'creates, lists and revokes tokens within the lifetime cap of the API',
+    async () => {
+      await tokenCommands(env());
     },
     120_000,
   );
@@ -166,9 +215,18 @@ describe('admin CLI on the embedded database', () => {
     await rm(tmp, { recursive: true, force: true });
   });
 
+  it('lists the users of a database it has to migrate first (the light path falls back)', async () => {
+    const fresh = await cli({ DATA_DIR: path.join(tmp, 'fresh') }, 'list-users');
+    expect(fresh).toMatchObject({ code: 0, stdout: 'ID  USERNAME  EMAIL  ADMIN  STATUS  LOGIN TYPE\n' });
+  }, 120_000);
+
   it('creates, lists, resets and deletes accounts', async () => {
     await accountLifecycle(env());
   }, 180_000);
+
+  it('creates, lists and revokes tokens within the lifetime cap of the API', async () => {
+    await tokenCommands(env());
+  }, 240_000);
 
   it('dumps the instance and restores it over existing data only with --force, keeping the old data', async () => {
     const file = path.join(tmp, 'copy.tar.gz');

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
@@ -45,10 +46,12 @@ describe('security 31.8: two instances on one database without SECRETS_KEY', () 
       },
       (error: Error) => error.message,
     );
+    // Refused before it writes a key of its own (issue 51.7), naming the key it lacks.
     expect(failure).toContain(
-      `Invalid configuration: SECRETS_KEY is unset, and the key this instance uses (${dirs[1]}/secrets.key, generated at its first start) is not the one this database was encrypted with`,
+      `Invalid configuration: SECRETS_KEY is unset and ${dirs[1]}/secrets.key does not exist, but this database holds secrets sealed with a key`,
     );
     expect(failure).toContain('Every instance on one database needs the same SECRETS_KEY');
+    expect(existsSync(`${dirs[1]}/secrets.key`)).toBe(false);
 
     // The remedy the message gives: the first instance's key on the second one.
     const key = (await readFile(`${dirs[0]}/secrets.key`, 'utf8')).trim();

@@ -86,6 +86,11 @@ export interface ResourceAssigner {
   ): Promise<void>;
 }
 
+/** The route's OpenAPI security: any one of the four credential schemes (what @Authenticated documents). */
+export function DocumentCredentials(): MethodDecorator & ClassDecorator {
+  return documentSecurity();
+}
+
 function documentSecurity(): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ApiSecurity('session-token'),
@@ -115,16 +120,23 @@ export function Authenticated(options: AuthenticatedOptions = {}): MethodDecorat
  * The resolved user (undefined on a public route called anonymously, and for agents and
  * provisioners): what every user route takes.
  */
-export const CurrentPrincipal = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): UserPrincipal | undefined =>
-    requestPrincipal(context.switchToHttp().getRequest<Request>()),
-);
+const principalParam = (_data: unknown, context: ExecutionContext): UserPrincipal | undefined =>
+  requestPrincipal(context.switchToHttp().getRequest<Request>());
+export const CurrentPrincipal = createParamDecorator(principalParam);
 
 /** The resolved caller of any kind (routes with `principals` beyond users). */
-export const CurrentCaller = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): AnyPrincipal | undefined =>
-    requestAnyPrincipal(context.switchToHttp().getRequest<Request>()),
-);
+const callerParam = (_data: unknown, context: ExecutionContext): AnyPrincipal | undefined =>
+  requestAnyPrincipal(context.switchToHttp().getRequest<Request>());
+export const CurrentCaller = createParamDecorator(callerParam);
+
+/**
+ * The factories of CurrentPrincipal and CurrentCaller: a public route with such a parameter reads its
+ * caller, so credentials change its answer (the OpenAPI document marks its authentication optional).
+ */
+export const CALLER_PARAM_FACTORIES: ReadonlySet<unknown> = new Set([principalParam, callerParam]);
+
+/** The security requirements of a route that needs credentials: any one of the four schemes. */
+export const SECURITY_SCHEMES = ['session-token', 'bearer', 'gitea-token', 'basic'] as const;
 
 /** The kinds a declaration admits. */
 export function admittedKinds(access: AccessDeclaration): readonly PrincipalKind[] {

@@ -1,5 +1,5 @@
 import { applyDecorators, Controller, SetMetadata, UseFilters } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { DIALECT_METADATA } from '../dialect';
 import { GitExceptionFilter } from '../dialect-exception.filter';
 
@@ -13,6 +13,7 @@ export function GitController(path: string): ClassDecorator {
     SetMetadata(DIALECT_METADATA, 'git'),
     Controller(path),
     UseFilters(GitExceptionFilter),
-    ApiExcludeController(),
+    // In the public document (issue 51.2): the routes git itself calls, for operators and proxies.
+    ApiTags('git'),
   );
 }

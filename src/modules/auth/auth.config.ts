@@ -54,6 +54,28 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
   };
 }
 
+/** The longest lifetime a token of this user may have: owners' tokens are capped shorter (Coder's rule). */
+export function maxTokenLifetimeSeconds(config: AuthConfig, isAdmin: boolean): number {
+  return isAdmin ? config.maxAdminTokenLifetimeSeconds : config.maxTokenLifetimeSeconds;
+}
+
+/**
+ * The token lifetime rule, shared by the API (Coder's keys route) and the admin CLI (issue 46.4): a
+ * requested lifetime in whole seconds (0 = the default) becomes the lifetime to store, or the reason it
+ * is refused (`lifetime must be less than 168h0m0s`). Refused, never clamped: the caller asked for it.
+ */
+export function tokenLifetime(
+  config: AuthConfig,
+  isAdmin: boolean,
+  requestedSeconds: number,
+): { seconds: number } | { refused: string } {
+  if (requestedSeconds === 0) return { seconds: config.defaultTokenLifetimeSeconds };
+  if (!(requestedSeconds > 0)) return { refused: 'lifetime must be positive number greater than 0' };
+  const max = maxTokenLifetimeSeconds(config, isAdmin);
+  if (requestedSeconds > max) return { refused: `lifetime must be less than ${goDuration(max)}` };
+  return { seconds: requestedSeconds };
+}
+
 /** Go's `time.Duration.String()` for whole seconds: `168h0m0s`, `1m30s`, `45s`. */
 export function goDuration(totalSeconds: number): string {
   const hours = Math.floor(totalSeconds / 3600);

@@ -7,7 +7,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '../../platform/er
 import { ApiTokensService } from '../identity/api-tokens.service';
 import { ApiToken } from '../identity/entities/api-token.entity';
 import type { User } from '../identity/entities/user.entity';
-import { AUTH_CONFIG, type AuthConfig, goDuration } from './auth.config';
+import { AUTH_CONFIG, type AuthConfig, maxTokenLifetimeSeconds, tokenLifetime } from './auth.config';
 import { AuthorizationService } from './authorization.service';
 import type { Principal } from '../../api/access/principal';
 import { canonicalExternalScope, resourceActions } from './rbac/rbac-catalogue';
@@ -150,27 +150,17 @@ export class CoderTokensService {
   }
 
   private validLifetime(target: User, lifetimeNs: number): number {
-    if (lifetimeNs === 0) return this.config.defaultTokenLifetimeSeconds;
-    if (lifetimeNs < 0) {
-      throw new BadRequestError('Failed to validate create API key request.', {
-        detail: 'lifetime must be positive number greater than 0',
-      });
+    const seconds = lifetimeNs === 0 ? 0 : lifetimeNs < 0 ? -1 : Math.floor(lifetimeNs / 1e9);
+    // Under a second (but not 0): refused as a non-positive lifetime, as Coder does.
+    const verdict = tokenLifetime(
+      this.config,
+      target.isAdmin,
+      lifetimeNs > 0 && seconds === 0 ? -1 : seconds,
+    );
+    if ('refused' in verdict) {
+      throw new BadRequestError('Failed to validate create API key request.', { detail: verdict.refused });
     }
-    const seconds = Math.floor(lifetimeNs / 1e9);
-    const max = target.isAdmin
-      ? this.config.maxAdminTokenLifetimeSeconds
-      : this.config.maxTokenLifetimeSeconds;
-    if (seconds > max) {
-      throw new BadRequestError('Failed to validate create API key request.', {
-        detail: `lifetime must be less than ${goDuration(max)}`,
-      });
-    }
-    if (seconds === 0) {
-      throw new BadRequestError('Failed to validate create API key request.', {
-        detail: 'lifetime must be positive number greater than 0',
-      });
-    }
-    return seconds;
+    return verdict.seconds;
   }
 
   private async views(principal: Principal, action: string, rows: ApiToken[]): Promise<TokenView[]> {
@@ -241,6 +231,6 @@ export class CoderTokensService {
   }
 
   maxLifetimeSeconds(target: User): number {
-    return target.isAdmin ? this.config.maxAdminTokenLifetimeSeconds : this.config.maxTokenLifetimeSeconds;
+    return maxTokenLifetimeSeconds(this.config, target.isAdmin);
   }
 }

@@ -11,7 +11,7 @@ import { ApiTokensService } from '../identity/api-tokens.service';
 import type { ApiToken } from '../identity/entities/api-token.entity';
 import type { User } from '../identity/entities/user.entity';
 import { UsersService } from '../identity/users.service';
-import { AUTH_CONFIG, type AuthConfig } from './auth.config';
+import { AUTH_CONFIG, type AuthConfig, maxTokenLifetimeSeconds } from './auth.config';
 import { isGiteaScope } from './token-scopes';
 
 export interface GiteaTokenView {
@@ -88,9 +88,7 @@ export class GiteaTokensService {
     if (normalized.length === 0)
       throw new BadRequestError('access token must have a scope', { code: 'TOKEN_SCOPE_INVALID' });
     // Gitea's tokens do not expire; devplane's always do: the longest lifetime the user may have.
-    const lifetimeSeconds = user.isAdmin
-      ? this.config.maxAdminTokenLifetimeSeconds
-      : this.config.maxTokenLifetimeSeconds;
+    const lifetimeSeconds = maxTokenLifetimeSeconds(this.config, user.isAdmin);
     const { token, key } = await this.tokens.create({
       userId: user.id,
       name,

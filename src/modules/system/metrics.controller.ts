@@ -1,5 +1,5 @@
 import { Controller, Get, Headers, Res } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProduces, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { MetricsService } from '../../platform/metrics/metrics.service';
 import { Public } from '../../api/access/access.decorators';
@@ -12,6 +12,8 @@ export class MetricsController {
 
   @Get('metrics')
   @Public()
+  // Not a user credential: the METRICS_TOKEN setting, as a Bearer token (issue 51.2).
+  @ApiSecurity('metrics-token')
   @ApiOperation({
     summary: 'Prometheus metrics (Authorization: Bearer METRICS_TOKEN); 404 unless METRICS_TOKEN is set',
   })

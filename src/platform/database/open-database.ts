@@ -1,7 +1,7 @@
-import { chmodSync, mkdirSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import type { AppConfig } from '../config/app-config';
+import { type AppConfig, ConfigError } from '../config/app-config';
 import type { DatabaseRuntime } from './database-runtime';
 import { startEmbeddedPostgres } from './embedded-postgres';
 
@@ -40,8 +40,18 @@ export function ownerOnlyDataDir(dataDir: string): void {
   } catch {
     // worker threads cannot change the umask (the modes given at creation still apply)
   }
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  chmodSync(dataDir, 0o700);
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    chmodSync(dataDir, 0o700);
+    accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);
+  } catch (error) {
+    // One line naming the setting (issue 51.3), not a stack from mkdir.
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new ConfigError(
+      'DATA_DIR',
+      `(${dataDir}) cannot be created or written by this user (${code}): set DATA_DIR to a directory it owns, or create this one with \`mkdir -p\` and \`chown\` it to the user devplane runs as`,
+    );
+  }
 }
 
 /**

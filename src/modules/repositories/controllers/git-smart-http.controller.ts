@@ -1,5 +1,6 @@
 import { FinishBeforeShutdown } from '../../../platform/lifecycle/shutdown-drain';
 import { Get, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { DocumentPathParams } from '../../../api/path-params.decorator';
 import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
@@ -7,7 +8,7 @@ import { BodyStream, StreamBody } from '../../../api/body/body.decorators';
 import { GitController } from '../../../api/git/git-controller.decorator';
 import { ForbiddenError } from '../../../platform/errors/domain-error';
 import { requestSnapshot } from '../../../platform/events/subject-events';
-import { Public } from '../../../api/access/access.decorators';
+import { DocumentCredentials, Public } from '../../../api/access/access.decorators';
 import { GitStorage } from '../git/git-storage.service';
 import { PushSessions } from '../git/push-sessions.service';
 import { type GitService, SmartHttpService } from '../git/smart-http.service';
@@ -51,6 +52,12 @@ export class GitSmartHttpController {
   @Get(':owner/:repo/info/refs')
   @Public({ scopes: ['repository'], scopeCheck: 'resource' })
   @RepoAccess(infoRefsLevel, { protocol: 'git' })
+  @ApiOperation({
+    summary: 'git smart HTTP: the refs advertisement (`{repo}` may end in `.git`); a push needs credentials',
+  })
+  @ApiQuery({ name: 'service', enum: SERVICES, required: true })
+  @ApiResponse({ status: 200, description: '`application/x-<service>-advertisement`' })
+  @ApiResponse({ status: 401, description: 'Basic challenge: a private repository, or a push' })
   async infoRefs(
     @Repo() { repo, owner }: RepositoryContext,
     @Query('service') service: string | undefined,
@@ -76,6 +83,8 @@ export class GitSmartHttpController {
   @Public({ scopes: ['repository'], scopeCheck: 'resource' })
   @RepoAccess('read', { protocol: 'git' })
   @StreamBody()
+  @ApiOperation({ summary: 'git smart HTTP: fetch and clone (a pack for the wants and haves git sends)' })
+  @ApiResponse({ status: 200, description: '`application/x-git-upload-pack-result`' })
   async uploadPack(
     @Repo() { repo, owner }: RepositoryContext,
     @BodyStream() body: Readable,
@@ -97,6 +106,9 @@ export class GitSmartHttpController {
   @StreamBody()
   // The hooks call back on a new connection: the listener stays open until the push ended (issue 36.8).
   @FinishBeforeShutdown()
+  @ApiOperation({ summary: 'git smart HTTP: push (the pusher needs write access and `write:repository`)' })
+  @ApiResponse({ status: 200, description: '`application/x-git-receive-pack-result`' })
+  @DocumentCredentials()
   async receivePack(
     @Repo() { repo, owner, viewer, mode }: RepositoryContext,
     @BodyStream() body: Readable,
