@@ -249,7 +249,7 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
           blobKey,
         });
         await this.touchParent(tx, target);
-        tx.emit(
+        tx.emitDurable(
           'file.created',
           await this.fileEvent(input.repo, saved, input.uploader, input.request, { kind: KIND[kind] }),
         );
@@ -317,7 +317,7 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
       throw new InvalidError(FORBIDDEN_TYPE_MESSAGE, { code: 'ATTACHMENT_TYPE' });
     return this.transactions.run(async (tx) => {
       const updated = await this.attachments.rename(tx.manager, attachment.id, name);
-      tx.emit(
+      tx.emitDurable(
         'file.renamed',
         await this.fileEvent(repo, updated, actor, request, { oldName: attachment.name }),
       );
@@ -334,7 +334,7 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
     await this.transactions.run(async (tx) => {
       await this.attachments.delete(tx.manager, attachment.id);
       await this.jobs.enqueue(tx.manager, DELETE_BLOB_JOB, { key: attachment.blobKey });
-      tx.emit('file.deleted', await this.fileEvent(repo, attachment, actor, request));
+      tx.emitDurable('file.deleted', await this.fileEvent(repo, attachment, actor, request));
     });
   }
 
