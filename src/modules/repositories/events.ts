@@ -1,3 +1,5 @@
+import type { BranchProtection } from './branches/branch-protection.entity';
+
 /** One ref a push moved (zero id = created or deleted). */
 export interface PushedRef {
   ref: string;
@@ -48,6 +50,12 @@ export interface RepositoryEvents {
     isPull: boolean;
   };
   'issue.comment_deleted': { repositoryId: string; issueId: string; commentId: string; actorId: string };
+  /**
+   * A branch protection rule was created or changed (after it was saved): the open pull requests
+   * into the branches it governs have their mergeable state computed again (PullsService listens;
+   * an event, so branch protections never call pulls back: issue 47.5).
+   */
+  'branch_protection.changed': { repositoryId: string; rule: BranchProtection };
   /** A pull request was merged: the base branch moved to `mergedCommitId`. */
   'pull.merged': {
     repositoryId: string;

@@ -12,7 +12,7 @@ import { OrganizationsService } from '../../identity/organizations.service';
 import { UsersService } from '../../identity/users.service';
 import type { Repository } from '../entities/repository.entity';
 import { CollaboratorsRepository } from '../collaborators.repository';
-import { PullsService } from '../issues/pulls.service';
+import { EventBus } from '../../../platform/events/event-bus.service';
 import { type AccessMode, atLeast, RepositoryPermissions } from '../repository-permissions.service';
 import type { BranchProtection } from './branch-protection.entity';
 import { BranchProtectionsRepository } from './branch-protections.repository';
@@ -129,7 +129,7 @@ export class BranchProtectionsService {
     private readonly users: UsersService,
     private readonly organizations: OrganizationsService,
     private readonly permissions: RepositoryPermissions,
-    private readonly pulls: PullsService,
+    private readonly events: EventBus,
     private readonly directory: IdentityDirectory,
   ) {}
 
@@ -336,11 +336,13 @@ export class BranchProtectionsService {
     return { users, teams };
   }
 
-  /** Open pull requests whose base the rule governs get their mergeable state computed again. */
+  /**
+   * Open pull requests whose base the rule governs get their mergeable state computed again: told by
+   * an event (`branch_protection.changed`, awaited; PullsService listens), not a call into pulls.
+   */
   private async recheckPulls(repo: Repository, rule: BranchProtection): Promise<void> {
-    const set = new ProtectionRuleSet([rule]);
     try {
-      await this.pulls.recheckOpen(repo, (base) => set.protects(base));
+      await this.events.emitAsync('branch_protection.changed', { repositoryId: repo.id, rule });
     } catch (error) {
       this.logger.warn(
         { err: error, repositoryId: repo.id },

@@ -1,6 +1,8 @@
-import { ModuleRef } from '@nestjs/core';
-import type { BranchProtectionsService } from '../branches/branch-protections.service';
-import type { RefUpdateChecks } from '../branches/ref-update-checks.service';
+import { BranchProtectionsService } from '../branches/branch-protections.service';
+import { ProtectionRuleSet } from '../branches/protection-rules';
+import { RefUpdateChecks } from '../branches/ref-update-checks.service';
+import { OnDomainEvent } from '../../../platform/events/event-bus.service';
+import type { DomainEventMap } from '../../../platform/events/event-map';
 import { Injectable, Logger } from '@nestjs/common';
 import path from 'node:path';
 import type { EntityManager } from 'typeorm';
@@ -88,28 +90,17 @@ export class PullsService {
     private readonly users: UsersService,
     private readonly storage: GitStorage,
     private readonly transactions: TransactionRunner,
-    private readonly moduleRef: ModuleRef,
     private readonly refChanges: RefChangesService,
+    private readonly protections: BranchProtectionsService,
+    private readonly refChecks: RefUpdateChecks,
   ) {}
 
-  /**
-   * BranchProtectionsService depends on this service (status checks read pulls), so it is looked up
-   * lazily instead of injected: a constructor parameter would be a circular import and provider.
-   */
-  private branchProtections() {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at call time: a circular import
-    const loaded = require('../branches/branch-protections.service') as {
-      BranchProtectionsService: typeof BranchProtectionsService;
-    };
-    return this.moduleRef.get(loaded.BranchProtectionsService, { strict: false });
+  private branchProtections(): BranchProtectionsService {
+    return this.protections;
   }
 
-  private refUpdateChecks() {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at call time: a circular import
-    const loaded = require('../branches/ref-update-checks.service') as {
-      RefUpdateChecks: typeof RefUpdateChecks;
-    };
-    return this.moduleRef.get(loaded.RefUpdateChecks, { strict: false });
+  private refUpdateChecks(): RefUpdateChecks {
+    return this.refChecks;
   }
 
   /** The head repository named by `head` (`branch`, `owner:branch`, `owner/repo:branch`), readable by the caller. */
@@ -296,6 +287,15 @@ export class PullsService {
   }
 
   /** Open pull requests into `repo` whose base branch satisfies `baseMatches`, rechecked from scratch. */
+  /** A protection rule was created or changed: the open pull requests into the branches it governs. */
+  @OnDomainEvent('branch_protection.changed')
+  async onProtectionChanged(event: DomainEventMap['branch_protection.changed']): Promise<void> {
+    const repo = await this.repositories.findById(event.repositoryId);
+    if (!repo) return;
+    const set = new ProtectionRuleSet([event.rule]);
+    await this.recheckOpen(repo, (base) => set.protects(base));
+  }
+
   async recheckOpen(repo: Repository, baseMatches: (baseBranch: string) => boolean): Promise<number> {
     const open = await this.pulls.openInto(repo.id);
     let rechecked = 0;
