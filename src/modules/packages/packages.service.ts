@@ -1,5 +1,5 @@
+import { OnDomainEvent } from '../../platform/events/event-bus.service';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
@@ -414,7 +414,7 @@ export class PackagesService {
   }
 
   /** A deleted repository leaves its packages unlinked. */
-  @OnEvent('repository.deleted')
+  @OnDomainEvent('repository.deleted')
   async onRepositoryDeleted(event: { repositoryId: string }): Promise<void> {
     await this.rows.unlinkRepository(event.repositoryId);
   }

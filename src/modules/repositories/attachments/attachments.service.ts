@@ -8,7 +8,6 @@ import {
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import { TransactionRunner, type Transaction } from '../../../platform/database/transaction-runner.service';
@@ -95,7 +94,6 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
     private readonly blobs: BlobStore,
     private readonly jobs: JobQueue,
     private readonly transactions: TransactionRunner,
-    private readonly dataSource: DataSource,
     private readonly organizations: OrganizationsService,
     private readonly deletionHooks: ContentDeletionHooks,
     private readonly issueAssets: IssueAssets,
@@ -214,7 +212,7 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
     const uuid = randomUUID();
     const blobKey = `attachments/${uuid[0]}/${uuid[1]}/${uuid}`;
     // A crash after the bytes are stored and before the row commits must not leave them forever.
-    await this.dataSource.transaction((manager) =>
+    await this.transactions.run(({ manager }) =>
       this.jobs.enqueue(manager, DELETE_BLOB_JOB, { key: blobKey }, { delayMs: ORPHAN_GRACE_MS }),
     );
     const maxBytes = this.maxBytes(kind);
