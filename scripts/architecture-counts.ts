@@ -1,8 +1,9 @@
 /**
  * Counts the persistence and ownership rules of docs/ARCHITECTURE.md from the code (issue 32) and prints them:
  * SQL in controllers, `.query(` outside repository classes, SQL on identity's tables outside identity, the
- * identity ↔ auth imports, and which feature modules have unit tests. `--strict` exits 1 when a count the rules
- * set to zero is not zero (CI runs it without, to print the figures while the migration is under way).
+ * identity ↔ auth imports, which feature modules have unit tests, and (issue 47) import cycles in src, relative
+ * require(), eslint-disable for cycles, DataSource.transaction outside the database layer, raw @OnEvent and unit
+ * tests outside test/unit/<module>/. `--strict` exits 1 when any count is not zero; CI runs it strict.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -55,13 +56,11 @@ const authToIdentity = importsOf('auth', 'identity');
 const featureModules = fs
   .readdirSync(modulesDir)
   .filter((name) => fs.statSync(path.join(modulesDir, name)).isDirectory());
+/** Unit tests live in test/unit/<module>/ (issue 47.8); a spec left in src counts too (and is reported below). */
 const unitTests = (name: string): number => {
   const inModule = walkSpecs(path.join(modulesDir, name)).length;
-  const unitDir = path.join(root, 'test', 'unit');
-  const inUnitDir = fs.existsSync(unitDir)
-    ? fs.readdirSync(unitDir).filter((f) => f.startsWith(`${name}-`)).length
-    : 0;
-  return inModule + inUnitDir;
+  const unitDir = path.join(root, 'test', 'unit', name);
+  return inModule + (fs.existsSync(unitDir) ? walkSpecs(unitDir).length : 0);
 };
 function walkSpecs(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -71,6 +70,100 @@ function walkSpecs(dir: string): string[] {
   });
 }
 const withoutUnitTests = featureModules.filter((name) => unitTests(name) === 0);
+
+/** Every .ts file of `src` (specs and migrations included: they are part of the import graph). */
+function walkAll(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return walkAll(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+const srcFiles = walkAll(path.join(root, 'src')).map((file) => ({
+  file,
+  text: fs.readFileSync(file, 'utf8'),
+}));
+
+/** The import graph of `src` (static, type-only, dynamic and require), relative specifiers resolved to files. */
+function resolveImport(from: string, specifier: string): string | null {
+  const base = path.resolve(path.dirname(from), specifier);
+  for (const candidate of [base, `${base}.ts`, path.join(base, 'index.ts')])
+    if (candidate.endsWith('.ts') && fs.existsSync(candidate) && fs.statSync(candidate).isFile())
+      return candidate;
+  return null;
+}
+const IMPORT_SPECIFIER =
+  /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]*)['"]/gm;
+const graph = new Map<string, string[]>();
+for (const { file, text } of srcFiles) {
+  const targets = new Set<string>();
+  for (const match of text.matchAll(IMPORT_SPECIFIER)) {
+    const target = resolveImport(file, match[1]!);
+    if (target) targets.add(target);
+  }
+  graph.set(file, [...targets]);
+}
+/** Strongly connected components of more than one file (Tarjan): each is one import cycle ("circle"). */
+function cycles(): string[][] {
+  let index = 0;
+  const indexes = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string): void => {
+    indexes.set(node, index);
+    low.set(node, index++);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!indexes.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, indexes.get(next)!));
+    }
+    if (low.get(node) === indexes.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) found.push(component.map(rel).sort());
+    }
+  };
+  for (const node of graph.keys()) if (!indexes.has(node)) visit(node);
+  return found;
+}
+const importCycles = cycles();
+const relativeRequires = srcFiles
+  .map(({ file, text }) => ({ file, count: (text.match(/\brequire\s*\(\s*['"]\.{1,2}\//g) ?? []).length }))
+  .filter(({ count }) => count > 0);
+const cycleDisables = srcFiles.filter(({ text }) => /eslint-disable[^\n]*(?:circular|cycle)/i.test(text));
+const isDatabaseLayer = (file: string): boolean =>
+  rel(file).startsWith(path.join('src', 'platform', 'database'));
+const directTransactions = srcFiles
+  .filter(({ file }) => !isDatabaseLayer(file))
+  .map(({ file, text }) => ({
+    file,
+    count: (text.match(/[dD]ataSource\s*\.\s*transaction\s*\(/g) ?? []).length,
+  }))
+  .filter(({ count }) => count > 0);
+const rawOnEvent = srcFiles
+  .filter(({ file }) => !rel(file).startsWith(path.join('src', 'platform', 'events')))
+  .map(({ file, text }) => ({ file, count: (text.match(/@OnEvent\s*\(/g) ?? []).length }))
+  .filter(({ count }) => count > 0);
+const unitRoot = path.join(root, 'test', 'unit');
+const misplacedSpecs = [
+  ...srcFiles.filter(({ file }) => file.endsWith('.spec.ts')).map(({ file }) => file),
+  ...(fs.existsSync(unitRoot)
+    ? fs
+        .readdirSync(unitRoot)
+        .filter((name) => name.endsWith('.spec.ts'))
+        .map((name) => path.join(unitRoot, name))
+    : []),
+];
 
 const rows: [string, number, string[]][] = [
   ['SQL calls in controllers (files)', controllerSql.length, controllerSql.map(({ file }) => rel(file))],
@@ -90,6 +183,24 @@ const rows: [string, number, string[]][] = [
     [`identity → auth: ${identityToAuth.length}`, `auth → identity: ${authToIdentity.length}`],
   ],
   ['feature modules without unit tests', withoutUnitTests.length, withoutUnitTests],
+  ['import cycles in src (issue 47.5)', importCycles.length, importCycles.map((cycle) => cycle.join(' ↔ '))],
+  [
+    'relative require() in src',
+    relativeRequires.reduce((sum, { count }) => sum + count, 0),
+    relativeRequires.map(({ file, count }) => `${rel(file)} (${count})`),
+  ],
+  ['eslint-disable for import cycles', cycleDisables.length, cycleDisables.map(({ file }) => rel(file))],
+  [
+    'DataSource.transaction outside platform/database (TransactionRunner only)',
+    directTransactions.reduce((sum, { count }) => sum + count, 0),
+    directTransactions.map(({ file, count }) => `${rel(file)} (${count})`),
+  ],
+  [
+    'raw @OnEvent (use @OnDomainEvent)',
+    rawOnEvent.reduce((sum, { count }) => sum + count, 0),
+    rawOnEvent.map(({ file, count }) => `${rel(file)} (${count})`),
+  ],
+  ['unit tests outside test/unit/<module>/', misplacedSpecs.length, misplacedSpecs.map(rel)],
 ];
 
 const verbose = process.argv.includes('--verbose');

@@ -67,6 +67,19 @@ describe('chat runner', () => {
   });
 
   it('runs each pending chat exactly once across the instances; the answer carries its cost', async () => {
+    // Every write to api_tokens from now on (a turn must write none: no token is minted per model call).
+    await a.dataSource.query(`CREATE TABLE api_token_writes (op text NOT NULL, token_id text)`);
+    await a.dataSource.query(
+      `CREATE FUNCTION api_token_write() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN INSERT INTO api_token_writes VALUES (TG_OP, COALESCE(NEW.id, OLD.id)::text); RETURN NULL; END $$`,
+    );
+    await a.dataSource.query(
+      `CREATE TRIGGER api_token_write AFTER INSERT OR UPDATE OR DELETE ON api_tokens
+         FOR EACH ROW EXECUTE FUNCTION api_token_write()`,
+    );
+    const existing = (
+      (await a.dataSource.query(`SELECT id::text AS id FROM api_tokens`)) as { id: string }[]
+    ).map((row) => row.id);
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) {
       const chat = await client.json(
@@ -113,10 +126,30 @@ describe('chat runner', () => {
         WHERE u.name = 'runalice'`,
     )) as { n: number }[];
     expect(interceptions!.n).toBe(12);
-    const [keys] = (await a.dataSource.query(
-      `SELECT count(*)::int AS n FROM api_tokens WHERE name LIKE 'chat-runner-%'`,
-    )) as { n: number }[];
-    expect(keys!.n).toBe(0);
+    // Recorded as a data-plane client's call: the chat client, the chat as the session, the usage; no API key.
+    const recorded = (await a.dataSource.query(
+      `SELECT i.client, i.api_key_id, i.session_id, i.credential_kind, i.status_code, u.input_tokens::int AS input, u.output_tokens::int AS output
+         FROM ai_gateway_interceptions i JOIN ai_gateway_token_usages u ON u.interception_id = i.id
+        WHERE i.session_id = ANY($1::text[])`,
+      [ids],
+    )) as Json[];
+    expect(recorded).toHaveLength(12);
+    for (const row of recorded)
+      expect(row).toMatchObject({
+        client: 'devplane-chat',
+        api_key_id: null,
+        credential_kind: 'centralized',
+        status_code: 200,
+        input: 30,
+        output: 7,
+      });
+    // The turns wrote nothing to api_tokens: no insert, no delete; the only updates are the last use of
+    // the tokens this test called the API with (the activity recorder).
+    const writes = (await a.dataSource.query(`SELECT op, token_id FROM api_token_writes`)) as {
+      op: string;
+      token_id: string;
+    }[];
+    expect(writes.filter((write) => write.op !== 'UPDATE' || !existing.includes(write.token_id))).toEqual([]);
   });
 
   it('a model that asks for tools in a chat without a workspace leaves it requiring action; a provider error leaves it in error', async () => {

@@ -4,6 +4,7 @@ import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { AiProviderDirectory } from '../../platform/ports/ai-provider-directory';
 import { AiSeats } from '../../platform/ports/ai-seats';
+import { ModelGateway } from '../../platform/ports/model-gateway';
 import { AI_GATEWAY_CONFIG, loadAiGatewayConfig } from './ai-gateway.config';
 import './ai-gateway.error-codes';
 import { AiGatewayQueries } from './ai-gateway-queries.service';
@@ -21,11 +22,12 @@ import {
 } from './controllers/ai-gateway.controller';
 import { AI_GATEWAY_ENTITIES } from './entities';
 import { InterceptionsRecorder } from './interceptions-recorder.service';
+import { ModelGatewayService } from './model-gateway.service';
 import { AiInterceptionsRepository } from './repositories/ai-interceptions.repository';
 import { AiProvidersRepository } from './repositories/ai-providers.repository';
 import { InterceptionRecordsRepository } from './repositories/interception-records.repository';
 
-/** The AI gateway: provider proxy, interception records, sessions API, AI seats, CONNECT proxy. See README.md. */
+/** The AI gateway: provider proxy, in-process model calls (ModelGateway), interception records, sessions API, AI seats, CONNECT proxy. See README.md. */
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature(AI_GATEWAY_ENTITIES)],
@@ -59,8 +61,10 @@ import { InterceptionRecordsRepository } from './repositories/interception-recor
         typeOf: async (name) => (await providers.find(name))?.type ?? null,
       }),
     },
+    ModelGatewayService,
+    { provide: ModelGateway, useExisting: ModelGatewayService },
     ConnectProxyService,
   ],
-  exports: [AiSeats, AiProviderDirectory],
+  exports: [AiSeats, AiProviderDirectory, ModelGateway],
 })
 export class AiGatewayModule {}

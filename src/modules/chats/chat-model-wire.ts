@@ -1,3 +1,4 @@
+import type { ModelUsage } from '../../platform/ports/model-gateway';
 import type { MessageRow } from './repositories/chat-messages.repository';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider JSON, read field by field
@@ -14,7 +15,7 @@ export interface OpenAiMessage {
 export interface ModelAnswer {
   text: string;
   toolCalls: { id: string; name: string; arguments: string }[];
-  usage: { input: number; output: number; reasoning: number; cacheRead: number; cacheWrite: number };
+  usage: ModelUsage;
 }
 
 /** The stored history as OpenAI chat messages (tool calls and their results included). */
@@ -56,23 +57,20 @@ export function toOpenAiMessages(history: MessageRow[]): OpenAiMessage[] {
 }
 
 /**
- * The path (under the AI gateway's data plane) and the JSON body of a model call: OpenAI chat
- * completions with the tools when given; Anthropic messages with the user and assistant texts only.
+ * The provider API path (as the AI gateway's data plane takes it after the provider's name) and the
+ * JSON body of a model call: OpenAI chat completions with the tools when given; Anthropic messages
+ * with the user and assistant texts only.
  */
 export function modelRequest(
   type: 'openai' | 'anthropic',
-  provider: string,
   model: string,
   messages: OpenAiMessage[],
   tools: unknown[] | undefined,
 ): { path: string; body: Json } {
   if (type === 'openai')
-    return {
-      path: `/api/v2/aigateway/${encodeURIComponent(provider)}/v1/chat/completions`,
-      body: { model, messages, ...(tools ? { tools } : {}) },
-    };
+    return { path: '/v1/chat/completions', body: { model, messages, ...(tools ? { tools } : {}) } };
   return {
-    path: `/api/v2/aigateway/${encodeURIComponent(provider)}/v1/messages`,
+    path: '/v1/messages',
     body: {
       model,
       max_tokens: 4096,
@@ -84,50 +82,18 @@ export function modelRequest(
 }
 
 /**
- * A provider's answer: OpenAI's first choice (cached prompt tokens counted apart from the input) or
- * Anthropic's text and `tool_use` blocks (a tool call's arguments are its input as JSON).
+ * The text of a provider's answer: OpenAI's first choice, or Anthropic's text blocks joined. The tool
+ * calls and the token usage come from the AI gateway's record of the call (`ModelGateway`), not from
+ * a second reading here.
  */
-export function modelAnswer(type: 'openai' | 'anthropic', parsed: Json): ModelAnswer {
+export function answerText(type: 'openai' | 'anthropic', parsed: Json | null): string {
+  if (!parsed) return '';
   if (type === 'openai') {
-    const message = parsed.choices?.[0]?.message ?? {};
-    const usage = parsed.usage ?? {};
-    const cached = Number(usage.prompt_tokens_details?.cached_tokens ?? 0);
-    return {
-      text: typeof message.content === 'string' ? message.content : '',
-      toolCalls: (message.tool_calls ?? []).map((call: Json) => ({
-        id: String(call.id),
-        name: String(call.function?.name ?? ''),
-        arguments: String(call.function?.arguments ?? ''),
-      })),
-      usage: {
-        input: Math.max(0, Number(usage.prompt_tokens ?? 0) - cached),
-        output: Number(usage.completion_tokens ?? 0),
-        reasoning: Number(usage.completion_tokens_details?.reasoning_tokens ?? 0),
-        cacheRead: cached,
-        cacheWrite: 0,
-      },
-    };
+    const content = parsed.choices?.[0]?.message?.content;
+    return typeof content === 'string' ? content : '';
   }
-  const blocks = (parsed.content ?? []) as Json[];
-  const usage = parsed.usage ?? {};
-  return {
-    text: blocks
-      .filter((block) => block.type === 'text')
-      .map((block) => String(block.text))
-      .join(''),
-    toolCalls: blocks
-      .filter((block) => block.type === 'tool_use')
-      .map((block) => ({
-        id: String(block.id),
-        name: String(block.name),
-        arguments: JSON.stringify(block.input ?? {}),
-      })),
-    usage: {
-      input: Number(usage.input_tokens ?? 0),
-      output: Number(usage.output_tokens ?? 0),
-      reasoning: 0,
-      cacheRead: Number(usage.cache_read_input_tokens ?? 0),
-      cacheWrite: Number(usage.cache_creation_input_tokens ?? 0),
-    },
-  };
+  return ((parsed.content ?? []) as Json[])
+    .filter((block) => block.type === 'text')
+    .map((block) => String(block.text))
+    .join('');
 }

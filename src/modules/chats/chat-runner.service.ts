@@ -6,24 +6,22 @@ import {
   type OnApplicationShutdown,
   Optional,
 } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.token';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { ClusterBus } from '../../platform/events/cluster-bus.service';
 import { LeaseLoop } from '../../platform/jobs/lease-loop';
 import { AiProviderDirectory } from '../../platform/ports/ai-provider-directory';
+import { ModelGateway } from '../../platform/ports/model-gateway';
 import { PullRequests } from '../../platform/ports/pull-requests';
 import {
   type AgentCallResult,
   type AgentTool,
   WorkspaceAgentCalls,
 } from '../../platform/ports/workspace-agent-calls';
-import { ApiTokensService } from '../identity/api-tokens.service';
 import { AGENTS_EXPERIMENT } from './agents-experiment.guard';
-import { type ModelAnswer, modelAnswer, modelRequest, toOpenAiMessages } from './chat-model-wire';
+import { answerText, type ModelAnswer, modelRequest, toOpenAiMessages } from './chat-model-wire';
 import { CHATS_CONFIG, type ChatsConfig } from './chats.config';
 import { ChatsService, type MessageRow } from './chats.service';
 import type { Chat } from './entities/chat.entity';
@@ -36,6 +34,9 @@ export { toOpenAiMessages } from './chat-model-wire';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider JSON, read field by field
 type Json = Record<string, any>;
+
+/** The client name the gateway records for chat calls (`devplane-chat`). */
+const CHAT_USER_AGENT = 'devplane-chats';
 
 /** The chat is no longer this runner's. */
 class LeaseLost extends Error {}
@@ -126,8 +127,9 @@ const TOOL_DEFINITIONS = [
  * The chat runner (issue 19.2): every instance acquires pending chats in batches of
  * CHAT_ACQUIRE_BATCH_SIZE with `FOR UPDATE SKIP LOCKED` (so instances share the work and no chat runs
  * twice), under a lease that a dead runner loses. A turn calls the chat's model through the AI
- * gateway's data plane on this server, as the chat's owner (a short-lived key), so the interception
- * and its token usage are recorded there; the answer is stored with its cost.
+ * gateway in process (the `ModelGateway` port), for the chat's owner, so the interception and its
+ * token usage are recorded there as for any data-plane client; the answer is stored with the cost of
+ * the recorded usage. No API token is minted and no HTTP request leaves for this server.
  */
 @Injectable()
 export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -149,14 +151,13 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
     private readonly pullRequestLinks: ChatPullRequestsRepository,
     private readonly transactions: TransactionRunner,
     private readonly chats: ChatsService,
-    private readonly tokens: ApiTokensService,
     private readonly cluster: ClusterBus,
-    private readonly http: HttpAdapterHost,
     @Inject(APP_CONFIG) app: AppConfig,
     @Inject(CHATS_CONFIG) config: ChatsConfig,
     @Optional() private readonly providers?: AiProviderDirectory,
     @Optional() private readonly agentCalls?: WorkspaceAgentCalls,
     @Optional() private readonly pullRequests?: PullRequests,
+    @Optional() private readonly models?: ModelGateway,
   ) {
     this.maxSteps = config.maxSteps;
     this.batchSize = config.acquireBatchSize;
@@ -333,12 +334,6 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
     };
   }
 
-  private base(): string {
-    const address = this.http.httpAdapter?.getHttpServer()?.address() as AddressInfo | string | null;
-    if (!address || typeof address === 'string') throw new Error('the server does not listen yet');
-    return `http://127.0.0.1:${address.port}`;
-  }
-
   private async callModel(
     chat: Chat,
     provider: string,
@@ -347,39 +342,32 @@ export class ChatRunnerService implements OnApplicationBootstrap, OnApplicationS
     history: MessageRow[],
     withTools: boolean,
   ): Promise<ModelAnswer> {
+    if (!this.models) throw new Error('the AI gateway is not available on this server');
     const ownerId = await this.chats.ownerIdOf(chat);
     if (!ownerId) throw new Error('the chat owner is gone');
-    const created = await this.tokens.create({
-      userId: ownerId,
-      name: `chat-runner-${chat.id}-${Date.now()}`,
-      scopes: ['all'],
-      lifetimeSeconds: 600,
+    const request = modelRequest(
+      type,
+      model,
+      toOpenAiMessages(history),
+      withTools ? TOOL_DEFINITIONS : undefined,
+    );
+    const result = await this.models.call({
+      initiatorId: ownerId,
+      provider,
+      path: request.path,
+      body: request.body,
+      sessionId: chat.rootChatId ?? chat.id,
+      userAgent: CHAT_USER_AGENT,
+      signal: AbortSignal.timeout(300_000),
     });
-    try {
-      const request = modelRequest(
-        type,
-        provider,
-        model,
-        toOpenAiMessages(history),
-        withTools ? TOOL_DEFINITIONS : undefined,
+    if (result.status < 200 || result.status >= 300)
+      throw new Error(
+        `model call failed: HTTP ${result.status} ${JSON.stringify(result.body ?? result.error?.message ?? '').slice(0, 300)}`,
       );
-      const response = await fetch(`${this.base()}${request.path}`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${created.key}`,
-          'Content-Type': 'application/json',
-          'User-Agent': 'devplane-chats',
-          'X-AI-Gateway-Session-Id': chat.rootChatId ?? chat.id,
-          ...(type === 'anthropic' ? { 'anthropic-version': '2023-06-01' } : {}),
-        },
-        body: JSON.stringify(request.body),
-        signal: AbortSignal.timeout(300_000),
-      });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`model call failed: HTTP ${response.status} ${text.slice(0, 300)}`);
-      return modelAnswer(type, JSON.parse(text) as Json);
-    } finally {
-      await this.tokens.delete(created.token.id).catch(() => undefined);
-    }
+    return {
+      text: answerText(type, result.body as Json | null),
+      toolCalls: result.toolCalls,
+      usage: result.usage,
+    };
   }
 }

@@ -1,7 +1,8 @@
+import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { JobQueue } from '../../platform/jobs/job-queue.service';
 import { BlobStore } from '../../platform/storage/blob-store';
 import { digestStream } from '../../platform/storage/parallel-hash';
@@ -28,12 +29,12 @@ export class PackageBlobsService implements OnModuleInit {
     private readonly rows: PackagesRepository,
     private readonly blobStore: BlobStore,
     private readonly jobs: JobQueue,
-    private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   onModuleInit(): void {
     this.jobs.register<{ blobId: string }>(COLLECT_BLOB_JOB, async (job) => {
-      await this.dataSource.transaction(async (manager) => {
+      await this.transactions.run(async ({ manager }) => {
         const blob = await this.rows.lockBlob(manager, job.payload.blobId);
         if (!blob || (await this.rows.blobInUse(manager, blob.id))) return;
         await this.rows.deleteBlob(manager, blob.id);
@@ -100,7 +101,7 @@ export class PackageBlobsService implements OnModuleInit {
   ): Promise<PackageBlob> {
     const uuid = randomUUID();
     const key = `packages/${uuid.slice(0, 2)}/${uuid.slice(2, 4)}/${uuid}`;
-    await this.dataSource.transaction((manager) =>
+    await this.transactions.run(({ manager }) =>
       this.jobs.enqueue(manager, COLLECT_KEY_JOB, { key }, { delayMs: ORPHAN_GRACE_MS }),
     );
     let stored;
@@ -117,7 +118,7 @@ export class PackageBlobsService implements OnModuleInit {
     const size = String(stored.size);
     const given = options.digests;
     try {
-      return await this.dataSource.transaction(async (manager) => {
+      return await this.transactions.run(async ({ manager }) => {
         const existing = await this.rows.findBlobByContent(stored.sha256, size, manager);
         if (existing) {
           await this.blobStore.delete(key);

@@ -1,5 +1,5 @@
+import { OnDomainEvent } from '../../platform/events/event-bus.service';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../../platform/config/app-config';
@@ -283,7 +283,7 @@ export class PackagesService {
         pkg.distTags = { ...pkg.distTags, ...input.distTags };
         await this.rows.setDistTags(pkg.id, pkg.distTags, tx.manager);
       }
-      tx.emit('file.created', {
+      tx.emitDurable('file.created', {
         actorUserId: input.creator.id,
         ownerUserIds,
         request: input.request,
@@ -296,7 +296,7 @@ export class PackagesService {
         packageRef: `${input.owner.name}/${pkg.type}/${pkg.name}@${version.version}`,
       });
       if (createdVersion)
-        tx.emit(
+        tx.emitDurable(
           'package.published',
           this.packageEvent(pkg, input.owner, version.version, input.creator, input.request, ownerUserIds),
         );
@@ -323,7 +323,7 @@ export class PackagesService {
       if (!(await this.rows.hasVersions(tx.manager, pkg.id)))
         await this.rows.deletePackage(tx.manager, pkg.id);
       for (const file of files) {
-        tx.emit('file.deleted', {
+        tx.emitDurable('file.deleted', {
           actorUserId: actor?.id ?? null,
           ownerUserIds,
           request,
@@ -336,7 +336,7 @@ export class PackagesService {
           packageRef: `${pkg.owner.name}/${pkg.type}/${pkg.name}@${version.version}`,
         });
       }
-      tx.emit(
+      tx.emitDurable(
         'package.deleted',
         this.packageEvent(pkg, pkg.owner, version.version, actor, request, ownerUserIds),
       );
@@ -367,7 +367,7 @@ export class PackagesService {
     await this.transactions.run(async (tx) => {
       await this.rows.deleteFile(tx.manager, file.id);
       await this.blobs.collectLater(tx.manager, [file.blobId]);
-      tx.emit('file.deleted', {
+      tx.emitDurable('file.deleted', {
         actorUserId: actor?.id ?? null,
         ownerUserIds,
         request,
@@ -414,7 +414,7 @@ export class PackagesService {
   }
 
   /** A deleted repository leaves its packages unlinked. */
-  @OnEvent('repository.deleted')
+  @OnDomainEvent('repository.deleted')
   async onRepositoryDeleted(event: { repositoryId: string }): Promise<void> {
     await this.rows.unlinkRepository(event.repositoryId);
   }

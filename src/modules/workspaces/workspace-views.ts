@@ -113,6 +113,3 @@ export interface UserSummary {
   name: string;
   avatar_url: string;
 }
-
-/** Kept for callers that load workspace rows with their own filter (prebuilds.service.ts); the SQL lives in the repository. */
-export { loadWorkspaces } from './repositories/workspace-views.repository';

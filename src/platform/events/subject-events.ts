@@ -3,7 +3,7 @@ import type { Request } from 'express';
 /**
  * Events about the platform's stored subjects (files, branches, packages) that the workflow
  * engine matches rules against (spec 1, issue 3). The modules that store those subjects emit
- * them AFTER the write committed (`tx.emit(...)`), with a snapshot of everything a rule's checks
+ * them AFTER the write committed, through the outbox (`tx.emitDurable(...)`), with a snapshot of everything a rule's checks
  * may read: the engine never looks at a live request or re-reads the subject.
  *
  * Users: the engine reads the identity events (`user.created`, `user.updated`,
@@ -56,8 +56,8 @@ export interface SubjectEventBase {
   occurredAt?: string;
   /**
    * Set by emitters that may emit the same event again (a retried durable job, e.g. a push's
-   * reactions): listeners with lasting effects act once per key (the workflow engine records it with
-   * the webhook deliveries it queues).
+   * reactions; the outbox of `tx.emitDurable` sets `outbox:<job id>:<index>`): listeners with lasting
+   * effects act once per key (the workflow engine records it with the webhook deliveries it queues).
    */
   idempotencyKey?: string;
 }

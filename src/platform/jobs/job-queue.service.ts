@@ -233,6 +233,14 @@ export class JobQueue
     return id;
   }
 
+  /** Removes a job no worker took yet (pending); false when it was leased, finished or gone. */
+  async discard(id: string): Promise<boolean> {
+    const rows = resultRows<{ id: string }>(
+      await this.dataSource.query(`DELETE FROM jobs WHERE id = $1 AND status = 'pending' RETURNING id`, [id]),
+    );
+    return rows.length > 0;
+  }
+
   // TypeORM broadcasts these for savepoints (nested transactions) too: only the outermost end counts.
   afterTransactionCommit(event: TransactionCommitEvent): void {
     const data = event.queryRunner.data as Record<string, unknown> | undefined;

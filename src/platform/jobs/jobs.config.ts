@@ -18,6 +18,12 @@ export interface JobsConfig {
    * runs, so a test can kill the process between the lease and the side effect. 0 in production.
    */
   testStartDelayMs: number;
+  /**
+   * DEVPLANE_TEST_OUTBOX_DISPATCH_DELAY_MS (test-only): after a commit, the outbox waits this long
+   * before it emits the transaction's durable events in process, so a test can kill the process
+   * between the commit and the dispatch. 0 in production.
+   */
+  testOutboxDispatchDelayMs: number;
 }
 
 export function loadJobsConfig(env: Env = process.env): JobsConfig {
@@ -28,5 +34,6 @@ export function loadJobsConfig(env: Env = process.env): JobsConfig {
     failedRetentionDays: int(env, 'JOBS_FAILED_RETENTION_DAYS', 30, 1, 3650),
     shutdownGraceMs: int(env, 'JOBS_SHUTDOWN_GRACE_MS', 15_000, 0, 600_000),
     testStartDelayMs: int(env, 'DEVPLANE_TEST_JOB_START_DELAY_MS', 0, 0, 600_000),
+    testOutboxDispatchDelayMs: int(env, 'DEVPLANE_TEST_OUTBOX_DISPATCH_DELAY_MS', 0, 0, 600_000),
   };
 }

@@ -1,10 +1,11 @@
 import { Global, Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.token';
+import { EventOutbox } from './event-outbox.service';
 import { JobQueue } from './job-queue.service';
 import { JOBS_CONFIG, loadJobsConfig } from './jobs.config';
 
-/** Durable jobs (the `jobs` table): JobQueue for every module, one worker loop per instance. */
+/** Durable jobs (the `jobs` table): JobQueue for every module, one worker loop per instance; the event outbox. */
 @Global()
 @Module({
   providers: [
@@ -14,7 +15,8 @@ import { JOBS_CONFIG, loadJobsConfig } from './jobs.config';
       useFactory: (config: AppConfig) => loadJobsConfig(config.env),
     },
     JobQueue,
+    EventOutbox,
   ],
-  exports: [JobQueue, JOBS_CONFIG],
+  exports: [JobQueue, EventOutbox, JOBS_CONFIG],
 })
 export class JobsModule {}

@@ -16,7 +16,7 @@ import type { Principal } from '../../../api/access/principal';
 import { OrganizationMember } from '../entities/organization-member.entity';
 import { Organization, type WorkspaceSharingMode } from '../entities/organization.entity';
 import { Team } from '../entities/team.entity';
-import { LOGIN_TYPES, type LoginType, User, type UserStatus } from '../entities/user.entity';
+import { LOGIN_TYPES, User, type UserStatus } from '../entities/user.entity';
 import { OrganizationsService, OWNERS_TEAM } from '../organizations.service';
 import { OrganizationsRepository } from '../repositories/organizations.repository';
 import { UsersService } from '../users.service';
@@ -41,14 +41,8 @@ export const SHARING_MODES: readonly WorkspaceSharingMode[] = ['none', 'everyone
 export const EVERYONE_GROUP = 'Everyone';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface MemberSearch {
-  search: string;
-  statuses: UserStatus[];
-  loginTypes: LoginType[];
-  roles: string[];
-  serviceAccount?: boolean;
-  userId?: string;
-}
+import type { MemberSearch } from '../repositories/account-queries';
+export type { MemberSearch } from '../repositories/account-queries';
 
 /** Members filters: free text (username, name, email), `status:`, `login_type:`, `role:`, `service_account:`, `user_id:`. */
 export function parseMemberSearch(q: string): MemberSearch {

@@ -33,17 +33,8 @@ export const ASSIGNABLE_SITE_ROLES = ['owner', 'auditor', 'template-admin', 'use
 const USER_STATUSES: readonly UserStatus[] = ['active', 'dormant', 'suspended'];
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
-export interface UserSearch {
-  search: string;
-  statuses: UserStatus[];
-  roles: string[];
-  loginTypes: LoginType[];
-  serviceAccount?: boolean;
-  createdAfter?: Date;
-  createdBefore?: Date;
-  lastSeenAfter?: Date;
-  lastSeenBefore?: Date;
-}
+import type { UserSearch } from '../repositories/account-queries';
+export type { UserSearch } from '../repositories/account-queries';
 
 export interface CreateCoderUserInput {
   username: string;

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Brackets, DataSource, type EntityManager } from 'typeorm';
-import type { CoderPage } from '../../../api/coder/coder-search-query';
-import type { UserSearch } from '../management/coder-users.service';
+import type { UserSearch, Page } from './account-queries';
 import { User } from '../entities/user.entity';
 
 /** SQL on `users` for Coder's user management (CoderUsersService). */
@@ -15,7 +14,7 @@ export class CoderUsersRepository {
    */
   search(
     filters: UserSearch,
-    page: CoderPage,
+    page: Page,
     options: { selfId?: string; afterName?: string },
   ): Promise<[User[], number]> {
     const query = this.dataSource.getRepository(User).createQueryBuilder('u').where("u.type = 'individual'");

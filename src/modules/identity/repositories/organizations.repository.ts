@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type DeepPartial, type EntityManager, In, type SelectQueryBuilder } from 'typeorm';
-import type { CoderPage } from '../../../api/coder/coder-search-query';
-import type { MemberSearch } from '../management/coder-organizations.service';
+import type { MemberSearch, Page } from './account-queries';
 import { OrganizationMember } from '../entities/organization-member.entity';
 import { Organization, type WorkspaceSharingMode } from '../entities/organization.entity';
 import { TeamMember } from '../entities/team-member.entity';
@@ -312,7 +311,7 @@ export class OrganizationsRepository {
   searchMembers(
     organizationId: string,
     filters: MemberSearch,
-    page: CoderPage,
+    page: Page,
     selfId?: string,
   ): Promise<[OrganizationMember[], number]> {
     const query = this.dataSource
@@ -333,7 +332,7 @@ export class OrganizationsRepository {
     organizationId: string,
     teamId: string | null,
     filters: MemberSearch,
-    page: CoderPage,
+    page: Page,
   ): Promise<[User[], number]> {
     const query = this.dataSource.getRepository(User).createQueryBuilder('u');
     if (teamId !== null) {

@@ -8,7 +8,6 @@ import {
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import { TransactionRunner, type Transaction } from '../../../platform/database/transaction-runner.service';
@@ -95,7 +94,6 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
     private readonly blobs: BlobStore,
     private readonly jobs: JobQueue,
     private readonly transactions: TransactionRunner,
-    private readonly dataSource: DataSource,
     private readonly organizations: OrganizationsService,
     private readonly deletionHooks: ContentDeletionHooks,
     private readonly issueAssets: IssueAssets,
@@ -222,7 +220,7 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
     const uuid = randomUUID();
     const blobKey = `attachments/${uuid[0]}/${uuid[1]}/${uuid}`;
     // A crash after the bytes are stored and before the row commits must not leave them forever.
-    await this.dataSource.transaction((manager) =>
+    await this.transactions.run(({ manager }) =>
       this.jobs.enqueue(manager, DELETE_BLOB_JOB, { key: blobKey }, { delayMs: ORPHAN_GRACE_MS }),
     );
     const maxBytes = this.maxBytes(kind);
@@ -257,7 +255,7 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
           blobKey,
         });
         await this.touchParent(tx, target);
-        tx.emit(
+        tx.emitDurable(
           'file.created',
           await this.fileEvent(input.repo, saved, input.uploader, input.request, { kind: KIND[kind] }),
         );
@@ -325,7 +323,7 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
       throw new InvalidError(FORBIDDEN_TYPE_MESSAGE, { code: 'ATTACHMENT_TYPE' });
     return this.transactions.run(async (tx) => {
       const updated = await this.attachments.rename(tx.manager, attachment.id, name);
-      tx.emit(
+      tx.emitDurable(
         'file.renamed',
         await this.fileEvent(repo, updated, actor, request, { oldName: attachment.name }),
       );
@@ -342,7 +340,7 @@ export class AttachmentsService implements OnModuleInit, OnModuleDestroy {
     await this.transactions.run(async (tx) => {
       await this.attachments.delete(tx.manager, attachment.id);
       await this.jobs.enqueue(tx.manager, DELETE_BLOB_JOB, { key: attachment.blobKey });
-      tx.emit('file.deleted', await this.fileEvent(repo, attachment, actor, request));
+      tx.emitDurable('file.deleted', await this.fileEvent(repo, attachment, actor, request));
     });
   }
 

@@ -1,5 +1,5 @@
+import { OnDomainEvent } from '../../../platform/events/event-bus.service';
 import { Injectable, Logger } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
 import { randomBytes } from 'node:crypto';
 import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
 import {
@@ -122,7 +122,7 @@ export class BranchesService {
     return found;
   }
 
-  @OnEvent('repository.pushed')
+  @OnDomainEvent('repository.pushed', { async: false })
   forgetTips(event: { repositoryId: string }): void {
     this.tipsCache.delete(event.repositoryId);
   }

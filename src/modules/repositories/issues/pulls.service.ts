@@ -1,6 +1,5 @@
-import { ModuleRef } from '@nestjs/core';
-import type { BranchProtectionsService } from '../branches/branch-protections.service';
-import type { RefUpdateChecks } from '../branches/ref-update-checks.service';
+import { BranchProtectionsService } from '../branches/branch-protections.service';
+import { RefUpdateChecks } from '../branches/ref-update-checks.service';
 import { Injectable, Logger } from '@nestjs/common';
 import path from 'node:path';
 import type { EntityManager } from 'typeorm';
@@ -88,28 +87,17 @@ export class PullsService {
     private readonly users: UsersService,
     private readonly storage: GitStorage,
     private readonly transactions: TransactionRunner,
-    private readonly moduleRef: ModuleRef,
     private readonly refChanges: RefChangesService,
+    private readonly protections: BranchProtectionsService,
+    private readonly refChecks: RefUpdateChecks,
   ) {}
 
-  /**
-   * BranchProtectionsService depends on this service (status checks read pulls), so it is looked up
-   * lazily instead of injected: a constructor parameter would be a circular import and provider.
-   */
-  private branchProtections() {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at call time: a circular import
-    const loaded = require('../branches/branch-protections.service') as {
-      BranchProtectionsService: typeof BranchProtectionsService;
-    };
-    return this.moduleRef.get(loaded.BranchProtectionsService, { strict: false });
+  private branchProtections(): BranchProtectionsService {
+    return this.protections;
   }
 
-  private refUpdateChecks() {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at call time: a circular import
-    const loaded = require('../branches/ref-update-checks.service') as {
-      RefUpdateChecks: typeof RefUpdateChecks;
-    };
-    return this.moduleRef.get(loaded.RefUpdateChecks, { strict: false });
+  private refUpdateChecks(): RefUpdateChecks {
+    return this.refChecks;
   }
 
   /** The head repository named by `head` (`branch`, `owner:branch`, `owner/repo:branch`), readable by the caller. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
+import { DataSource, type EntityManager, In } from 'typeorm';
 import { IssueLabel, Label } from './label.entity';
 
 /** The `labels` and `issue_labels` tables. */
@@ -37,19 +37,22 @@ export class LabelsRepository {
     return rows.map((row) => row.label).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** Replaces (or adds to) an issue's labels in one transaction. */
-  async setIssueLabels(issueId: string, labelIds: string[], replace: boolean): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      if (replace) await manager.delete(IssueLabel, { issueId });
-      if (labelIds.length > 0)
-        await manager
-          .createQueryBuilder()
-          .insert()
-          .into(IssueLabel)
-          .values(labelIds.map((labelId) => ({ issueId, labelId })))
-          .orIgnore()
-          .execute();
-    });
+  /** Replaces (or adds to) an issue's labels, inside the caller's transaction. */
+  async setIssueLabels(
+    manager: EntityManager,
+    issueId: string,
+    labelIds: string[],
+    replace: boolean,
+  ): Promise<void> {
+    if (replace) await manager.delete(IssueLabel, { issueId });
+    if (labelIds.length > 0)
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(IssueLabel)
+        .values(labelIds.map((labelId) => ({ issueId, labelId })))
+        .orIgnore()
+        .execute();
   }
 
   async removeIssueLabel(issueId: string, labelId: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
+import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
 import type { Repository } from '../entities/repository.entity';
 import type { Label } from './label.entity';
 import { LabelsRepository } from './labels.repository';
@@ -26,7 +27,10 @@ const labelNotFound = (id: string) =>
 /** Repository labels and the labels of issues (Gitea's routers/api/v1/repo/label.go, issue_label.go). */
 @Injectable()
 export class LabelsService {
-  constructor(private readonly rows: LabelsRepository) {}
+  constructor(
+    private readonly rows: LabelsRepository,
+    private readonly transactions: TransactionRunner,
+  ) {}
 
   list(repo: Repository): Promise<Label[]> {
     return this.rows.ofRepository(repo.id);
@@ -96,7 +100,7 @@ export class LabelsService {
       else if (typeof ref === 'number')
         throw new InvalidError(`label does not exist [id: ${text}]`, { code: 'LABEL_NOT_FOUND' });
     }
-    await this.rows.setIssueLabels(issueId, [...ids], replace);
+    await this.transactions.run((tx) => this.rows.setIssueLabels(tx.manager, issueId, [...ids], replace));
     return this.rows.ofIssue(issueId);
   }
 
@@ -107,6 +111,6 @@ export class LabelsService {
   }
 
   async clearIssue(issueId: string): Promise<void> {
-    await this.rows.setIssueLabels(issueId, [], true);
+    await this.transactions.run((tx) => this.rows.setIssueLabels(tx.manager, issueId, [], true));
   }
 }

@@ -1,5 +1,5 @@
+import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
 import { Inject, Injectable, Logger, type OnModuleInit, Optional } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { SecretBox } from '../../../platform/crypto/secret-box';
 import { BadRequestError } from '../../../platform/errors/domain-error';
 import { JobQueue } from '../../../platform/jobs/job-queue.service';
@@ -55,7 +55,7 @@ export class MirrorsService implements OnModuleInit {
     private readonly repositories: RepositoriesService,
     private readonly refChanges: RefChangesService,
     private readonly jobs: JobQueue,
-    private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
     @Inject(REPOSITORIES_CONFIG) private readonly config: RepositoriesConfig,
     @Optional() private readonly secrets?: SecretBox,
   ) {}
@@ -151,7 +151,7 @@ export class MirrorsService implements OnModuleInit {
   async requestSync(repo: Repository): Promise<void> {
     if (!repo.isMirror || !(await this.findMirror(repo)))
       throw new BadRequestError('Repository is not a mirror', { code: 'NOT_A_MIRROR' });
-    await this.dataSource.transaction((manager) =>
+    await this.transactions.run(({ manager }) =>
       this.jobs.enqueue(
         manager,
         MIRROR_SYNC_JOB,
@@ -225,7 +225,7 @@ export class MirrorsService implements OnModuleInit {
     }
     const nextSyncAt =
       mirror.intervalSeconds > 0 ? new Date(Date.now() + mirror.intervalSeconds * 1000) : null;
-    await this.dataSource.transaction(async (manager) => {
+    await this.transactions.run(async ({ manager }) => {
       await this.mirrors.recordSync(manager, repo.id, { updatedAt: new Date(), lastError, nextSyncAt });
       if (nextSyncAt)
         await this.jobs.enqueue(

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { WORKFLOWS_CONFIG, type WorkflowsConfig } from '../workflows.config';
 import { UsersService } from '../../identity/users.service';
-import { DataSource } from 'typeorm';
+import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
 import { EventBus, OnDomainEvent } from '../../../platform/events/event-bus.service';
 import type { DomainEventMap } from '../../../platform/events/event-map';
 import type {
@@ -67,7 +67,7 @@ export class WorkflowEngine {
     private readonly webhooks: WebhookDeliveries,
     private readonly users: UsersService,
     private readonly organizations: OrganizationsService,
-    private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
     private readonly receipts: WorkflowEventReceiptsRepository,
     @Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig,
   ) {}
@@ -212,18 +212,18 @@ export class WorkflowEngine {
   }
 
   /**
-   * The event's webhook deliveries as durable jobs, all in one transaction. Subject events are
-   * emitted after the causing write committed (house rule 5) and the emitter awaits this listener,
-   * so the jobs are committed before the causing request answers; from then on a crash cannot
-   * lose them (the job queue retries them after a restart). A keyed event (emitted by a durable job
-   * that may run again) claims its key in the same transaction: claimed before, nothing is queued.
+   * The event's webhook deliveries as durable jobs, all in one transaction. Subject events come
+   * through the outbox (`tx.emitDurable`, platform/jobs/event-outbox.service.ts) or a durable job
+   * (pushes) with an idempotency key: a crash before this transaction commits leaves the event's
+   * dispatch job, which emits it again. A keyed event claims its key in the same transaction:
+   * claimed before, nothing is queued (the event is delivered once however often it is emitted).
    */
   private async enqueueDeliveries(deliveries: WebhookDelivery[], key: string | undefined): Promise<void> {
     try {
-      await this.dataSource.transaction(async (manager) => {
+      await this.transactions.run(async (tx) => {
         // A key claimed meanwhile (the same event handled twice at once) queues nothing.
-        if (key && !(await this.receipts.claim(manager, key))) return;
-        for (const delivery of deliveries) await this.webhooks.enqueue(manager, delivery);
+        if (key && !(await this.receipts.claim(tx.manager, key))) return;
+        for (const delivery of deliveries) await this.webhooks.enqueue(tx.manager, delivery);
       });
     } catch (error) {
       this.logger.error(

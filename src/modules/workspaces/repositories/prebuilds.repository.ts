@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PrebuiltWorkspace, ReinitState } from '../build-rules';
 import { PREBUILDS_USER_ID } from '../events';
-import { loadWorkspaces, type WorkspaceRow } from '../workspace-views';
+import type { WorkspaceRow } from '../workspace-views';
+import { loadWorkspaces } from './workspace-views.repository';
 
 /**
  * The SQL of prebuilt workspaces: what the reconciler reads (templates, presets that want prebuilds,
