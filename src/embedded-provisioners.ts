@@ -7,6 +7,7 @@ import { embeddedCaller, ProvisionerJobsService } from './modules/workspaces/pro
 import { agentCommandFrom, BuiltinProvisioner } from './provisioner/builtin-provisioner';
 import { ProvisionerDaemon } from './provisioner/daemon';
 import { isolationBanner, resolveIsolation } from './provisioner/sandbox/launcher';
+import { networkBanner, networkFrom } from './provisioner/sandbox/network';
 import { detectCgroups, limitsBanner, limitsFrom } from './provisioner/sandbox/limits';
 import { isolationFrom } from './modules/workspaces/workspaces.config';
 import {
@@ -76,8 +77,11 @@ export function startEmbeddedProvisioners(
   const limits = limitsFrom(config.env as NodeJS.ProcessEnv);
   const cgroups = isolation.mode === 'none' ? undefined : detectCgroups();
   if (cgroups) process.stdout.write(limitsBanner(limits, cgroups));
+  const network = isolation.mode === 'sandbox' ? networkFrom(config.env as NodeJS.ProcessEnv) : undefined;
+  if (network) process.stdout.write(networkBanner(network));
   const provisioner = new BuiltinProvisioner({
     isolation,
+    network,
     hidden: [path.resolve(config.dataDir)],
     workspacesDir: path.join(config.dataDir, 'workspaces'),
     // Issue 53: the provisioner's own state per workspace, root's (0700), never inside the workspace.

@@ -9,6 +9,7 @@ import {
   isolationBanner,
   resolveIsolation,
 } from './provisioner/sandbox/launcher';
+import { networkBanner, networkFrom } from './provisioner/sandbox/network';
 import { detectCgroups, limitsBanner, limitsFrom } from './provisioner/sandbox/limits';
 
 /**
@@ -65,12 +66,21 @@ function main(): void {
   }
   const cgroups = isolation.mode === 'none' ? undefined : detectCgroups();
   if (cgroups) process.stdout.write(limitsBanner(limits, cgroups));
+  let network;
+  try {
+    network = isolation.mode === 'sandbox' ? networkFrom(process.env) : undefined;
+  } catch (error) {
+    process.stderr.write(`devplane provisioner: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  if (network) process.stdout.write(networkBanner(network));
   const hidden = (process.env.PROVISIONER_HIDDEN_PATHS ?? path.resolve(process.env.DATA_DIR ?? './data'))
     .split(':')
     .filter(Boolean)
     .map((entry) => path.resolve(entry));
   const provisioner = new BuiltinProvisioner({
     isolation,
+    network,
     hidden,
     workspacesDir,
     limits,

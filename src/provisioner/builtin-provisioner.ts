@@ -12,7 +12,9 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { insideUrl, type NetworkSetting, serverAddress as serverAddressOf } from './sandbox/network';
 import type { AcquiredJob, JobLog } from './protocol';
 import { isUuid } from '../platform/text/uuid';
 import {
@@ -65,6 +67,8 @@ export interface BuiltinProvisionerOptions {
   /** Per-workspace limits (src/provisioner/sandbox/limits.ts) and the cgroups this host offers for them. */
   limits?: WorkspaceLimits;
   cgroups?: CgroupSupport;
+  /** `sandbox` mode: a network namespace per workspace, outbound per this setting (./sandbox/network.ts). */
+  network?: NetworkSetting;
 }
 
 /** The line the agent logs once its start-up report reached the server (src/agent/agent.ts). */
@@ -374,6 +378,7 @@ export class BuiltinProvisioner implements Provisioner {
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: root,
+        DEVPLANE_URL: this.devplaneUrl(),
         DEVPLANE_WORKSPACE_ID: build.workspace_id,
         DEVPLANE_WORKSPACE_NAME: build.workspace_name,
         DEVPLANE_WORKSPACE_OWNER: build.owner_name,
@@ -433,7 +438,26 @@ export class BuiltinProvisioner implements Provisioner {
         identity && this.options.cgroups && this.options.limits
           ? prepareCgroups(this.options.cgroups, path.basename(root), this.options.limits)
           : undefined,
+      network: this.networked()
+        ? {
+            // A directory per launch (a claim build's provision script runs beside the agent).
+            socketDir: path.join(this.stateDir(path.basename(root)), `net-${randomUUID().slice(0, 8)}`),
+            ...serverAddressOf(this.options.serverUrl),
+            slirp: this.options.network!.outbound && this.options.network!.slirp,
+          }
+        : undefined,
     };
+  }
+
+  /** `DEVPLANE_URL` for workspace code, ending in `/` (`$DEVPLANE_URL<owner>/<repo>.git`). */
+  private devplaneUrl(): string {
+    if (this.networked()) return insideUrl(this.options.serverUrl);
+    return this.options.serverUrl.endsWith('/') ? this.options.serverUrl : `${this.options.serverUrl}/`;
+  }
+
+  /** Whether sandboxes get a network namespace (the `sandbox` mode with a network setting). */
+  private networked(): boolean {
+    return this.options.isolation?.mode === 'sandbox' && this.options.network !== undefined;
   }
 
   /**
@@ -490,7 +514,8 @@ export class BuiltinProvisioner implements Provisioner {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: isolated ? root : (process.env.HOME ?? workdir),
         ...env,
-        DEVPLANE_URL: this.options.serverUrl,
+        // In a network namespace devplane is the forwarder on the namespace's loopback (./sandbox/network.ts).
+        DEVPLANE_URL: this.devplaneUrl(),
         DEVPLANE_AGENT_TOKEN: build.agent!.token,
         DEVPLANE_AGENT_DIR: workdir,
         // The agent's own state: the workspace's (the provisioner never reads or writes it).

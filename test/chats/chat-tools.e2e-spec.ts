@@ -338,9 +338,8 @@ describe('chat tools in a workspace', () => {
         })
       ).status,
     ).toBe(201);
-    const remote = new URL(`${t.url}/toolalice/app.git`);
-    remote.username = 'toolalice';
-    remote.password = alice.token;
+    // The documented URL inside the workspace (in a sandbox's network namespace the host's port is not reachable).
+    const remote = `"$(echo "$DEVPLANE_URL" | sed "s#://#://toolalice:${alice.token}@#")toolalice/app.git"`;
     const identity = '-c user.email=bot@example.com -c user.name=Bot';
     provider.script.push(
       {
@@ -348,7 +347,7 @@ describe('chat tools in a workspace', () => {
           {
             id: 'call_clone',
             name: 'run_command',
-            arguments: JSON.stringify({ command: `git clone -q ${remote.toString()} pr-app` }),
+            arguments: JSON.stringify({ command: `git clone -q ${remote} pr-app` }),
           },
           {
             id: 'call_change',

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
+import { AgentCallsService } from '../../src/modules/workspaces/agent-calls.service';
 import type { CreatedUser } from '../helpers/factories';
 import {
   agentState,
@@ -24,7 +24,10 @@ const DEFINITION = {
     { slug: 'down', display_name: 'Down', url: 'http://127.0.0.1:1/' },
     { slug: 'terminal', display_name: 'Terminal', command: 'bash' },
   ],
-  startup_script: 'echo started > started.txt',
+  // The app listens inside the workspace (in the sandbox mode the workspace has a network namespace of its own).
+  startup_script:
+    "echo started > started.txt; nohup node -e \"require('http').createServer((q, r) => r.end('app')).listen(APP_PORT, '127.0.0.1', () => require('fs').writeFileSync('/tmp/app-APP_PORT.up', ''))\" >/dev/null 2>&1 & " +
+    'for i in $(seq 100); do [ -f /tmp/app-APP_PORT.up ] && break; sleep 0.1; done',
   presets: [{ name: 'small', parameters: { cpu: '1' } }],
 };
 
@@ -61,9 +64,11 @@ describe('workspaces with a real provisioner and agent', () => {
       },
     });
     base = await t.listen();
+    // A free port for the app the startup script starts in the workspace.
     appServer = http.createServer((_req, res) => res.end('app'));
     await new Promise<void>((resolve) => appServer.listen(0, '127.0.0.1', resolve));
     appPort = (appServer.address() as { port: number }).port;
+    await new Promise<void>((resolve) => appServer.close(() => resolve()));
     workspacesDir = path.join(t.config.dataDir, 'workspaces');
     admin = await t.factories.admin({ username: 'wsadmin' });
     alice = await t.factories.user({ username: 'wsalice' });
@@ -102,6 +107,7 @@ describe('workspaces with a real provisioner and agent', () => {
         name: 'v1',
         definition: {
           ...DEFINITION,
+          startup_script: DEFINITION.startup_script.replaceAll('APP_PORT', String(appPort)),
           apps: DEFINITION.apps.map((app) => ({
             ...app,
             url: app.url?.replace('APP_PORT', String(appPort)),
@@ -259,14 +265,16 @@ describe('workspaces with a real provisioner and agent', () => {
       60_000,
       'agent listening',
     );
-    for (let i = 0; i < 3; i++) {
-      await new Promise<void>((resolve, reject) => {
-        const socket = net.connect(state.listen_port as number, '127.0.0.1', () => socket.end('ping'));
-        socket.on('data', () => undefined);
-        socket.once('close', () => resolve());
-        socket.once('error', reject);
-      });
-    }
+    // From inside the workspace (in the sandbox mode the host cannot reach its network namespace).
+    const sessions = await t.app.get(AgentCallsService).call(
+      created.id,
+      'run_command',
+      {
+        command: `node -e "let n = 0; const one = () => { const s = require('net').connect(${state.listen_port as number}, '127.0.0.1', () => s.end('ping')); s.on('data', () => undefined); s.on('close', () => (++n < 3 ? one() : console.log('done'))); }; one();"`,
+      },
+      30_000,
+    );
+    expect(sessions.output.trim()).toBe('done');
     const log = await waitFor(
       async () => {
         const body = await json<Json>(

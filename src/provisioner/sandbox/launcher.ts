@@ -1,6 +1,13 @@
 import { type ChildProcess, spawn, spawnSync, type StdioOptions } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
+import {
+  INSIDE_FORWARDER,
+  INSIDE_PORT,
+  INSIDE_SOCKET_DIR,
+  OUTSIDE_FORWARDER,
+  type SandboxNetwork,
+} from './network';
 
 /**
  * The one way workspace code is started (issue 30): the agent, the provision script, the startup
@@ -9,13 +16,13 @@ import path from 'node:path';
  * - `sandbox`: bubblewrap: a mount namespace where the system is read-only, `/tmp` is private,
  *   DATA_DIR is not visible (a tmpfs over it), only the workspace directory is writable; a pid, IPC
  *   and UTS namespace (`/proc` shows the workspace's processes only: everything in it ends with its
- *   first process); the network stays. Inside, `setpriv` drops to the workspace's uid/gid with no
+ *   first process); a network namespace of its own (src/provisioner/sandbox/network.ts). Inside, `setpriv` drops to the workspace's uid/gid with no
  *   supplementary groups and no capabilities.
  * - `user`: without bubblewrap (issue 53): util-linux `unshare` gives a mount and a pid namespace; inside,
  *   `/tmp`, `/var/tmp` and `/dev/shm` are private tmpfs, DATA_DIR (the hidden paths) is covered by a tmpfs,
  *   the workspace directory is bound back at its own path (its ancestors searchable), then `setpriv` drops
  *   to the workspace's uid/gid (no groups, no capabilities, no new privileges). Unlike `sandbox` the
- *   system directories keep their host permissions (not a read-only mount).
+ *   system directories keep their host permissions (not a read-only mount); the host network stays.
  * - `none`: a plain child process. The agent uses this for its own children: it already runs in
  *   the sandbox as the workspace's identity, and they inherit both.
  */
@@ -43,6 +50,8 @@ export interface SandboxSpec {
   tmpBytes?: number;
   /** `cgroup.procs` files the sandbox's first process joins before anything runs (src/provisioner/sandbox/limits.ts). */
   cgroupProcs?: string[];
+  /** `sandbox` mode: a network namespace, slirp4netns and the devplane forwarder (./network.ts). */
+  network?: SandboxNetwork;
 }
 
 /**
@@ -111,6 +120,7 @@ const MASKED_DIRS = ['/etc/ssl/private', '/etc/sudoers.d'];
 /** The bubblewrap arguments for a sandbox (exported for tests and the README's description). */
 export function bwrapArgs(spec: SandboxSpec, cwd: string, command: string, args: string[]): string[] {
   const out = ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+  if (spec.network) out.push('--unshare-net', '--info-fd', '3', '--block-fd', '4');
   if (spec.dieWithParent) out.push('--die-with-parent');
   for (const dir of SYSTEM_DIRS) {
     if (!existsSync(dir)) continue;
@@ -144,6 +154,10 @@ export function bwrapArgs(spec: SandboxSpec, cwd: string, command: string, args:
   // The workspace at its own path, the one writable place.
   ancestors(spec.workspaceDir);
   out.push('--bind', spec.workspaceDir, spec.workspaceDir, '--chdir', cwd);
+  if (spec.network) {
+    ancestors(INSIDE_SOCKET_DIR);
+    out.push('--ro-bind', spec.network.socketDir, INSIDE_SOCKET_DIR);
+  }
   if (spec.identity)
     out.push(
       'setpriv',
@@ -155,6 +169,14 @@ export function bwrapArgs(spec: SandboxSpec, cwd: string, command: string, args:
       '--inh-caps=-all',
       '--bounding-set=-all',
       '--',
+    );
+  if (spec.network)
+    out.push(
+      process.execPath,
+      '-e',
+      INSIDE_FORWARDER,
+      String(INSIDE_PORT),
+      `${INSIDE_SOCKET_DIR}/server.sock`,
     );
   out.push(command, ...args);
   return out;
@@ -213,7 +235,20 @@ function launchArgs(options: LaunchOptions): {
   // bwrap cannot make a mount point under a read-only parent, and one made later would be visible inside.
   for (const dir of sandbox.hidden ?? [])
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return { command: 'bwrap', args: bwrapArgs(sandbox, options.cwd, options.command, options.args), base };
+  const bwrap = bwrapArgs(sandbox, options.cwd, options.command, options.args);
+  if (!sandbox.network) return { command: 'bwrap', args: bwrap, base };
+  // The outside forwarder runs bubblewrap (./network.ts); it ends with the launcher like bubblewrap would.
+  const outside = [
+    process.execPath,
+    '-e',
+    OUTSIDE_FORWARDER,
+    JSON.stringify(sandbox.network),
+    'bwrap',
+    ...bwrap,
+  ];
+  return sandbox.dieWithParent
+    ? { command: 'setpriv', args: ['--pdeathsig', 'SIGKILL', '--', ...outside], base }
+    : { command: outside[0]!, args: outside.slice(1), base };
 }
 
 /**
