@@ -110,12 +110,15 @@ export async function runLightCommand(
   config: AppConfig,
   runtime: DatabaseRuntime,
 ): Promise<void> {
-  const dataSource = await new DataSource(
-    dataSourceOptions({ ...config, databasePoolSize: 1 }, runtime.url, {
+  const dataSource = await new DataSource({
+    ...dataSourceOptions({ ...config, databasePoolSize: 1 }, runtime.url, {
       entities: [...IDENTITY_ENTITIES, SiteConfig],
       migrations: [],
     }),
-  ).initialize();
+    // A schema that is missing or behind is expected here (the full application takes over): TypeORM's
+    // error log would print the failed probe on stdout, in the middle of the command's output.
+    logging: false,
+  }).initialize();
   let bus: ClusterBus | undefined;
   let tracker: TableWriteTracker | undefined;
   try {

@@ -88,7 +88,8 @@ export class WorkspaceFormReadsController {
 
   @Post('templateversions/:templateversion/dynamic-parameters/evaluate')
   @HttpCode(200)
-  @Authenticated({ tokenScope: { type: 'template', action: 'read' } })
+  // The create-workspace form's call: a POST, so a token that may only read templates is refused (issue 11.4).
+  @Authenticated({ tokenScope: { type: 'workspace', action: 'create' } })
   @ApiOperation({ summary: 'Evaluate the dynamic parameters for inputs: no parameters, no diagnostics' })
   @ApiOkResponse({ type: DynamicParametersResponseDto })
   @ApiResponse({ status: 404, ...ERROR })
