@@ -106,6 +106,23 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether the workspace's agent is still running, by the host pid the provisioner recorded (agent.pid in its
+ * state directory). The agent's self-reported pid is its pid inside the sandbox's pid namespace, which
+ * names some other process (or none) on the host.
+ */
+export function agentRunning(workspacesDir: string, workspaceId: string): boolean {
+  try {
+    const pid = Number.parseInt(
+      readFileSync(path.join(agentStateDir(workspacesDir, workspaceId), 'agent.pid'), 'utf8'),
+      10,
+    );
+    return pid > 1 && isAlive(pid);
+  } catch {
+    return false;
+  }
+}
+
 /** Kills every agent the provisioners started under `workspacesDir` (test clean-up). */
 export function killAgents(workspacesDir: string): void {
   if (!existsSync(workspacesDir)) return;

@@ -2,8 +2,8 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CreatedUser } from '../helpers/factories';
 import {
+  agentRunning,
   agentState,
-  isAlive,
   killAgents,
   type ProvisionerProcess,
   startProvisioner,
@@ -171,7 +171,7 @@ describe('prebuilt workspaces, claims and agent reinitialization', () => {
       .trim()
       .split('\n');
     expect(owners).toEqual(['prebuilds', 'pbalice']);
-    expect(isAlive(state.pid as number)).toBe(true);
+    expect(agentRunning(workspacesDir, claimedId)).toBe(true);
     // Issue 30: with isolation (root, as in CI) the claimed workspace's files are its own uid's, which no
     // other workspace ever had (the agent that re-initialized in place runs as it), never the server's.
     if (resolveIsolation('auto').mode !== 'none') {
@@ -293,7 +293,7 @@ describe('prebuilt workspaces, claims and agent reinitialization', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const state = agentState(workspacesDir, created.id)!;
     expect(state.reinit_connections).toBe(1);
-    expect(isAlive(state.pid as number)).toBe(true);
+    expect(agentRunning(workspacesDir, created.id)).toBe(true);
     expect(state.lifecycle).toBe('ready');
   });
 });
