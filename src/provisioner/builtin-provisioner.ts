@@ -14,7 +14,13 @@ import {
 } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { insideUrl, type NetworkSetting, serverAddress as serverAddressOf } from './sandbox/network';
+import {
+  insideUrl,
+  type NetworkSetting,
+  outboundOn,
+  outboundRoutes,
+  serverAddress as serverAddressOf,
+} from './sandbox/network';
 import type { AcquiredJob, JobLog } from './protocol';
 import { isUuid } from '../platform/text/uuid';
 import {
@@ -443,7 +449,8 @@ export class BuiltinProvisioner implements Provisioner {
             // A directory per launch (a claim build's provision script runs beside the agent).
             socketDir: path.join(this.stateDir(path.basename(root)), `net-${randomUUID().slice(0, 8)}`),
             ...serverAddressOf(this.options.serverUrl),
-            slirp: this.options.network!.outbound && this.options.network!.slirp,
+            slirp: outboundOn(this.options.network!),
+            routes: outboundRoutes(this.options.network!.allowed),
           }
         : undefined,
     };
