@@ -10,6 +10,7 @@ import { isolationBanner, resolveIsolation } from './provisioner/sandbox/launche
 import { networkBanner, networkFrom } from './provisioner/sandbox/network';
 import { detectCgroups, limitsBanner, limitsFrom } from './provisioner/sandbox/limits';
 import { isolationFrom } from './modules/workspaces/workspaces.config';
+import { WorkspacesService } from './modules/workspaces/workspaces.service';
 import {
   type AcquiredJob,
   type JobLog,
@@ -19,7 +20,10 @@ import {
 
 /** The daemon protocol in process: embedded daemons call the job service directly and serve every organization. */
 class InProcessTransport implements ProvisionerTransport {
-  constructor(private readonly jobs: ProvisionerJobsService) {}
+  constructor(
+    private readonly jobs: ProvisionerJobsService,
+    private readonly workspaces: WorkspacesService,
+  ) {}
 
   private async fenced<T>(work: () => Promise<T>): Promise<T> {
     try {
@@ -53,6 +57,10 @@ class InProcessTransport implements ProvisionerTransport {
 
   fail(workerId: string, jobId: string, error: string): Promise<void> {
     return this.fenced(() => this.jobs.fail(embeddedCaller(workerId), jobId, error));
+  }
+
+  async stopWorkspace(_workerId: string, workspaceId: string, _reason: string): Promise<void> {
+    await this.workspaces.stopForProvisioner(workspaceId, null);
   }
 }
 
@@ -92,13 +100,17 @@ export function startEmbeddedProvisioners(
     serverUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     agentCommand: agentCommandFrom(config.env),
   });
-  const transport = new InProcessTransport(app.get(ProvisionerJobsService));
+  const transport = new InProcessTransport(app.get(ProvisionerJobsService), app.get(WorkspacesService));
   const daemons = Array.from(
     { length: count },
     (_, index) => new ProvisionerDaemon(transport, provisioner, { name: `built-in-${index + 1}` }),
   );
   for (const daemon of daemons) daemon.start();
+  const diskWatch = provisioner.watchDisk((workspaceId, reason) =>
+    transport.stopWorkspace(daemons[0]!.workerId, workspaceId, reason),
+  );
   return async () => {
+    await diskWatch?.stop();
     await Promise.all(daemons.map((daemon) => daemon.stop()));
   };
 }

@@ -103,11 +103,21 @@ function main(): void {
       }),
   );
   for (const daemon of daemons) daemon.start();
+  // Issue 53: the workspace directory's size, measured and stopped beyond WORKSPACE_DISK_LIMIT_MB.
+  const diskWatch = provisioner.watchDisk((workspaceId, reason) =>
+    transport.stopWorkspace(daemons[0]!.workerId, workspaceId, reason).catch((error: unknown) => {
+      process.stdout.write(
+        `${new Date().toISOString()} stop of ${workspaceId} (${reason}) failed: ${String(error)}\n`,
+      );
+    }),
+  );
   process.stdout.write(
     `devplane provisioner ${name}: ${count} daemon(s) for ${url}, workspaces in ${workspacesDir}\n`,
   );
   const shutdown = () => {
-    void Promise.all(daemons.map((daemon) => daemon.stop())).then(() => process.exit(0));
+    void Promise.all([diskWatch?.stop(), ...daemons.map((daemon) => daemon.stop())]).then(() =>
+      process.exit(0),
+    );
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);

@@ -14,7 +14,13 @@ import {
 } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { insideUrl, type NetworkSetting, serverAddress as serverAddressOf } from './sandbox/network';
+import {
+  insideUrl,
+  type NetworkSetting,
+  outboundOn,
+  outboundRoutes,
+  serverAddress as serverAddressOf,
+} from './sandbox/network';
 import type { AcquiredJob, JobLog } from './protocol';
 import { isUuid } from '../platform/text/uuid';
 import {
@@ -31,6 +37,10 @@ import {
   removeCgroups,
   type WorkspaceLimits,
 } from './sandbox/limits';
+import { DiskWatch } from './sandbox/disk-watch';
+
+/** Any workspace id: `stateDir(id)`'s parent is the directory of every workspace's state. */
+const DISK_WATCH_PROBE_ID = '00000000-0000-4000-8000-000000000000';
 
 /**
  * The built-in provisioner: a workspace is a directory `<workspacesDir>/<workspace id>`; start
@@ -315,6 +325,67 @@ export class BuiltinProvisioner implements Provisioner {
     }
   }
 
+  /**
+   * The disk watch over this provisioner's workspaces (`WORKSPACE_DISK_LIMIT_MB`; ./sandbox/disk-watch.ts):
+   * a workspace beyond the limit is stopped here, then `requestStop` asks the server for its `stop` build.
+   */
+  watchDisk(requestStop: (workspaceId: string, reason: string) => Promise<void>): DiskWatch | undefined {
+    const limits = this.options.limits;
+    if (!limits || limits.diskBytes <= 0) return undefined;
+    const mib = (bytes: number) => Math.ceil(bytes / 1024 / 1024);
+    const watch = new DiskWatch({
+      workspacesDir: this.options.workspacesDir,
+      stateDir: this.stateDir(DISK_WATCH_PROBE_ID).replace(/[/\\][^/\\]+$/, ''),
+      limitBytes: limits.diskBytes,
+      intervalMs: limits.diskCheckMs,
+      running: (workspaceId) => this.agentRunning(workspaceId),
+      onOver: async (workspaceId, used) => {
+        const reason = `the workspace directory holds ${mib(used)} MiB, beyond WORKSPACE_DISK_LIMIT_MB=${mib(limits.diskBytes)}`;
+        await this.stopOverLimit(workspaceId, reason);
+        await requestStop(workspaceId, reason);
+      },
+    });
+    watch.start();
+    return watch;
+  }
+
+  /** Whether the workspace's agent runs (its pid in the provisioner's state, checked against /proc). */
+  agentRunning(workspaceId: string): boolean {
+    return this.agentPid(this.stateDir(workspaceId), this.workspaceDir(workspaceId)) !== null;
+  }
+
+  /**
+   * A workspace beyond a limit (its directory's size): its agent and every process of its uid and cgroups
+   * end now, and the agent's log (the provisioner's file) says why; the caller then asks for a `stop` build.
+   */
+  async stopOverLimit(workspaceId: string, reason: string): Promise<void> {
+    const root = this.workspaceDir(workspaceId);
+    const state = this.stateDir(workspaceId);
+    try {
+      const fd = openSync(
+        path.join(state, 'agent.log'),
+        constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW,
+        0o600,
+      );
+      try {
+        writeFileSync(fd, `devplane: ${reason}: workspace stopped\n`);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      // no state directory any more
+    }
+    await this.stopAgent(state, root, async () => undefined);
+    let uid: number | undefined;
+    try {
+      uid = lstatSync(root).uid;
+    } catch {
+      uid = undefined;
+    }
+    if (uid !== undefined && uid !== 0 && (this.options.isolation?.mode ?? 'none') !== 'none')
+      this.killIdentity({ uid, gid: uid }, workspaceId);
+  }
+
   /** SIGKILLs every process of the workspace's uid until none is left (a fork bomb keeps forking). */
   private killIdentity(identity: WorkspaceIdentity, workspaceId?: string): void {
     if (identity.uid === 0) return;
@@ -443,7 +514,8 @@ export class BuiltinProvisioner implements Provisioner {
             // A directory per launch (a claim build's provision script runs beside the agent).
             socketDir: path.join(this.stateDir(path.basename(root)), `net-${randomUUID().slice(0, 8)}`),
             ...serverAddressOf(this.options.serverUrl),
-            slirp: this.options.network!.outbound && this.options.network!.slirp,
+            slirp: outboundOn(this.options.network!),
+            routes: outboundRoutes(this.options.network!.allowed),
           }
         : undefined,
     };

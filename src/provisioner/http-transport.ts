@@ -52,6 +52,15 @@ export class HttpProvisionerTransport implements ProvisionerTransport {
     ).body?.cancel();
   }
 
+  async stopWorkspace(workerId: string, workspaceId: string, reason: string): Promise<void> {
+    await (
+      await this.post(`/api/v2/provisionerdaemons/workspaces/${workspaceId}/stop`, {
+        worker_id: workerId,
+        reason,
+      })
+    ).body?.cancel();
+  }
+
   async fail(workerId: string, jobId: string, error: string): Promise<void> {
     await (
       await this.post(`/api/v2/provisionerdaemons/jobs/${jobId}/fail`, { worker_id: workerId, error })

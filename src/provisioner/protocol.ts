@@ -19,6 +19,8 @@ export interface ProvisionerTransport {
   report(workerId: string, jobId: string, logs: JobLog[]): Promise<void>;
   complete(workerId: string, jobId: string): Promise<void>;
   fail(workerId: string, jobId: string, error: string): Promise<void>;
+  /** A workspace went beyond a limit the daemon enforces: the server makes a `stop` build for it. */
+  stopWorkspace(workerId: string, workspaceId: string, reason: string): Promise<void>;
 }
 
 /** The job is no longer this daemon's (its lease expired and another took it): stop working on it. */

@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BuiltinProvisioner } from '../../src/provisioner/builtin-provisioner';
 import type { AcquiredJob, JobLog } from '../../src/provisioner/protocol';
 import { resolveIsolation, strongestIsolation } from '../../src/provisioner/sandbox/launcher';
+import { DiskWatch } from '../../src/provisioner/sandbox/disk-watch';
 import { detectCgroups, limitsBanner, limitsFrom } from '../../src/provisioner/sandbox/limits';
 
 /** Issue 53 item 3: a full /tmp, a big allocation and a fork bomb end inside the workspace. */
@@ -24,6 +25,8 @@ describe('workspace limits settings', () => {
       pids: 512,
       cpuWeight: 100,
       tmpBytes: 512 * 1024 * 1024,
+      diskBytes: 10_240 * 1024 * 1024,
+      diskCheckMs: 60_000,
     });
     expect(limitsFrom({ WORKSPACE_PIDS_LIMIT: '64', WORKSPACE_TMP_SIZE_MB: '16' })).toMatchObject({
       pids: 64,
@@ -33,6 +36,40 @@ describe('workspace limits settings', () => {
     expect(() => limitsFrom({ WORKSPACE_PIDS_LIMIT: 'many' })).toThrow(/WORKSPACE_PIDS_LIMIT/);
     expect(limitsBanner(limitsFrom({}), { version: 0, parents: {} })).toMatch(
       /workspace limits: \/tmp 512 MiB \(tmpfs\); not enforced \(no writable cgroup controller\): memory, pids, cpu/,
+    );
+  });
+});
+
+describe('workspace directory size watch', () => {
+  it('hands over the running workspaces beyond the limit only, and refuses a bad setting', async () => {
+    const state = mkdtempSync(path.join(os.tmpdir(), 'diskwatch-'));
+    const ids = ['00000000-0000-4000-8000-0000000000a1', '00000000-0000-4000-8000-0000000000a2'];
+    const stopped = '00000000-0000-4000-8000-0000000000a3';
+    try {
+      for (const id of [...ids, stopped, 'not-a-workspace']) mkdirSync(path.join(state, id));
+      const sizes: Record<string, number> = { [ids[0]!]: 50, [ids[1]!]: 150, [stopped]: 500 };
+      const over: [string, number][] = [];
+      const watch = new DiskWatch({
+        workspacesDir: '/workspaces',
+        stateDir: state,
+        limitBytes: 100,
+        intervalMs: 1000,
+        running: (id) => id !== stopped,
+        measure: async (dir) => sizes[path.basename(dir)] ?? null,
+        onOver: async (id, used) => void over.push([id, used]),
+      });
+      expect(await watch.check()).toEqual([ids[1]]);
+      expect(over).toEqual([[ids[1], 150]]);
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
+    expect(limitsFrom({ WORKSPACE_DISK_LIMIT_MB: '64', WORKSPACE_DISK_CHECK_SECONDS: '5' })).toMatchObject({
+      diskBytes: 64 * 1024 * 1024,
+      diskCheckMs: 5000,
+    });
+    expect(() => limitsFrom({ WORKSPACE_DISK_LIMIT_MB: 'lots' })).toThrow(/WORKSPACE_DISK_LIMIT_MB/);
+    expect(limitsBanner(limitsFrom({ WORKSPACE_DISK_LIMIT_MB: '0' }), { version: 0, parents: {} })).toMatch(
+      /workspace directory size: not limited \(WORKSPACE_DISK_LIMIT_MB=0\)/,
     );
   });
 });
@@ -49,7 +86,14 @@ describeIf('workspace limits (issue 53)', () => {
 
   it('a full /tmp, a 400 MB allocation and a fork bomb end inside the workspace', async () => {
     const dataDir = path.join(base, 'data');
-    const limits = { memoryBytes: 192 * 1024 * 1024, pids: 48, cpuWeight: 100, tmpBytes: 16 * 1024 * 1024 };
+    const limits = {
+      memoryBytes: 192 * 1024 * 1024,
+      pids: 48,
+      cpuWeight: 100,
+      tmpBytes: 16 * 1024 * 1024,
+      diskBytes: 0,
+      diskCheckMs: 60_000,
+    };
     const provisioner = new BuiltinProvisioner({
       workspacesDir: path.join(dataDir, 'workspaces'),
       serverUrl: 'http://127.0.0.1:1',

@@ -3,7 +3,16 @@ import path from 'node:path';
 import { startEmbeddedProvisioners } from '../../src/embedded-provisioners';
 import { AgentCallsService } from '../../src/modules/workspaces/agent-calls.service';
 import { resolveIsolation } from '../../src/provisioner/sandbox/launcher';
-import { INSIDE_PORT, insideUrl, networkFrom } from '../../src/provisioner/sandbox/network';
+import { createServer, type Server } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import {
+  allowanceFrom,
+  INSIDE_PORT,
+  insideUrl,
+  networkBanner,
+  networkFrom,
+  outboundRoutes,
+} from '../../src/provisioner/sandbox/network';
 import type { CreatedUser } from '../helpers/factories';
 import { killAgents, waitFor } from '../helpers/provisioner-process';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -39,6 +48,28 @@ describe('workspace network settings', () => {
     expect(insideUrl('http://127.0.0.1:3000')).toBe(`http://127.0.0.1:${INSIDE_PORT}/`);
     expect(insideUrl('http://[::1]:3000/dev/')).toBe(`http://127.0.0.1:${INSIDE_PORT}/dev/`);
   });
+
+  it('closes every non-public range but what WEBHOOK_ALLOWED_HOST_LIST opens, and the host itself always', () => {
+    const closed = outboundRoutes(allowanceFrom({}), ['192.0.2.10']);
+    for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10'])
+      expect(closed).toContain(`route add unreachable ${range}`);
+    expect(closed).toContain('route replace unreachable 192.0.2.10/32');
+    expect(closed.some((line) => line.includes('127.0.0.0/8'))).toBe(false);
+
+    const cidr = outboundRoutes(
+      allowanceFrom({ WEBHOOK_ALLOWED_HOST_LIST: 'external, 10.20.0.0/16, *.example.com' }),
+      [],
+    );
+    expect(cidr).toContain('route add unreachable 10.0.0.0/8');
+    expect(cidr).toContain('route replace 10.20.0.0/16 via 10.0.2.2 dev tap0');
+
+    for (const open of ['private', '*']) {
+      const routes = outboundRoutes(allowanceFrom({ WEBHOOK_ALLOWED_HOST_LIST: open }), ['192.0.2.10']);
+      expect(routes).toEqual(['route replace unreachable 192.0.2.10/32']);
+    }
+    const banner = networkBanner({ outbound: true, slirp: true, router: false, allowed: allowanceFrom({}) });
+    expect(banner).toMatch(/ip\) or util-linux \(nsenter\) is missing.*no outbound/);
+  });
 });
 
 describeIf('workspace network namespace (sandbox mode)', () => {
@@ -60,6 +91,8 @@ describeIf('workspace network namespace (sandbox mode)', () => {
           path.join(ROOT, 'src', 'agent.ts'),
         ]),
         DEVPLANE_AGENT_HEARTBEAT_MS: '500',
+        // One private range opened for workspaces (the webhooks' rule): routed, not unreachable.
+        WEBHOOK_ALLOWED_HOST_LIST: '198.18.0.0/15',
       },
     });
     const url = await t.listen();
@@ -129,6 +162,28 @@ describeIf('workspace network namespace (sandbox mode)', () => {
       expect([port, await run(aliceWs, connect('127.0.0.1', port))]).toEqual([port, 'closed']);
       expect([port, await run(aliceWs, connect('10.0.2.2', port))]).toEqual([port, 'closed']);
     }
+    // The rest of the host: its own addresses (a listener on 0.0.0.0) and the private ranges are unreachable.
+    const hostAddress = Object.values(networkInterfaces())
+      .flat()
+      .find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
+    if (hostAddress) {
+      const listener: Server = createServer((socket) => socket.end('host\n'));
+      await new Promise<void>((resolve) => listener.listen(0, '0.0.0.0', resolve));
+      const port = (listener.address() as { port: number }).port;
+      try {
+        expect(await run(aliceWs, connect(hostAddress, port))).toBe('closed');
+      } finally {
+        listener.close();
+      }
+    }
+    const errorOf = (host: string) =>
+      `node -e "const s = require('net').connect(80, '${host}'); s.on('connect', () => { console.log('open'); process.exit(0); }); s.on('error', (e) => { console.log(e.code); process.exit(0); }); setTimeout(() => { console.log('timeout'); process.exit(0); }, 3000);"`;
+    for (const host of ['192.168.255.254', '10.255.0.1', '172.31.255.254', '169.254.169.254'])
+      expect([host, await run(aliceWs, errorOf(host))]).toEqual([host, 'EHOSTUNREACH']);
+    // 198.18.0.0/15 is opened by the setting: routed to slirp4netns (this closed host then has no route either).
+    expect(await run(aliceWs, 'ip route get 198.18.0.1 2>&1')).toMatch(/via 10\.0\.2\.2 dev tap0/);
+    expect(await run(aliceWs, 'ip route get 198.20.0.1 2>&1')).toMatch(/via 10\.0\.2\.2 dev tap0/);
+    expect(await run(aliceWs, 'ip route get 10.255.0.1 2>&1 || true')).not.toMatch(/via 10\.0\.2\.2/);
     // Devplane through the forwarder: the API and git over HTTP with a token.
     expect(
       await run(

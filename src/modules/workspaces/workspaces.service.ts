@@ -292,6 +292,27 @@ export class WorkspacesService {
     return workspace;
   }
 
+  /**
+   * A provisioner stops a workspace it found beyond a limit (issue 53: the workspace directory's size): a
+   * `stop` build with reason `autostop`, initiated for its owner. `organizationId` null: an embedded daemon
+   * (every organization). Null when the workspace is gone, not the daemon's, or a build is already active.
+   */
+  async stopForProvisioner(workspaceId: string, organizationId: string | null): Promise<string | null> {
+    const workspace = await this.views.liveWorkspace(workspaceId);
+    if (!workspace || (organizationId !== null && workspace.organization_id !== organizationId)) return null;
+    try {
+      return await this.transactions.run(async (tx) =>
+        this.buildInTransaction(tx, workspace.owner_id, workspace, {
+          transition: 'stop',
+          reason: 'autostop',
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConflictError) return null;
+      throw error;
+    }
+  }
+
   /** Visible workspaces matching the filters, newest first; `count` is the filtered total. */
   async listWorkspaces(
     principal: Principal,

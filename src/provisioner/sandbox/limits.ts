@@ -17,6 +17,10 @@ export interface WorkspaceLimits {
   cpuWeight: number;
   /** `WORKSPACE_TMP_SIZE_MB`: the size of the private `/tmp` (and `/var/tmp`, `/dev/shm`). */
   tmpBytes: number;
+  /** `WORKSPACE_DISK_LIMIT_MB`: the workspace directory's size, measured and stopped beyond (0: none). */
+  diskBytes: number;
+  /** `WORKSPACE_DISK_CHECK_SECONDS`: how often the directory is measured. */
+  diskCheckMs: number;
 }
 
 export const DEFAULT_LIMITS: WorkspaceLimits = {
@@ -24,6 +28,8 @@ export const DEFAULT_LIMITS: WorkspaceLimits = {
   pids: 512,
   cpuWeight: 100,
   tmpBytes: 512 * 1024 * 1024,
+  diskBytes: 10_240 * 1024 * 1024,
+  diskCheckMs: 60_000,
 };
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
@@ -45,6 +51,12 @@ export function limitsFrom(env: NodeJS.ProcessEnv): WorkspaceLimits {
     pids: positiveInt(env, 'WORKSPACE_PIDS_LIMIT', DEFAULT_LIMITS.pids, 4_194_304),
     cpuWeight: weight === 0 ? DEFAULT_LIMITS.cpuWeight : weight,
     tmpBytes: positiveInt(env, 'WORKSPACE_TMP_SIZE_MB', DEFAULT_LIMITS.tmpBytes / mb, 1_048_576) * mb,
+    diskBytes: positiveInt(env, 'WORKSPACE_DISK_LIMIT_MB', DEFAULT_LIMITS.diskBytes / mb, 1_073_741_824) * mb,
+    diskCheckMs:
+      Math.max(
+        1,
+        positiveInt(env, 'WORKSPACE_DISK_CHECK_SECONDS', DEFAULT_LIMITS.diskCheckMs / 1000, 86_400),
+      ) * 1000,
   };
 }
 
@@ -110,7 +122,9 @@ export function limitsBanner(limits: WorkspaceLimits, support: CgroupSupport): s
     `devplane: workspace limits: ${enforced.join(', ')}` +
     (support.version ? ` (cgroup v${support.version})` : '') +
     (missing.length ? `; not enforced (no writable cgroup controller): ${missing.join(', ')}` : '') +
-    '; workspace directory size: not limited\n'
+    (limits.diskBytes > 0
+      ? `; workspace directory ${mb(limits.diskBytes)} (measured every ${Math.round(limits.diskCheckMs / 1000)} s, stopped beyond)\n`
+      : '; workspace directory size: not limited (WORKSPACE_DISK_LIMIT_MB=0)\n')
   );
 }
 

@@ -28,6 +28,7 @@ import {
 } from '../dto/workspaces.dto';
 import { type JobCaller, ProvisionerJobsService } from '../provisioner-jobs.service';
 import { ProvisionerKeysService } from '../provisioner-keys.service';
+import { WorkspacesService } from '../workspaces.service';
 import { daemonStatus, ProvisionerDaemonsService } from '../provisioner-daemons.service';
 import type { JobRow } from '../workspace-views';
 import {
@@ -76,6 +77,18 @@ export class JobFailRequestDto {
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(64) error_code?: string;
 }
 
+export class LimitStopRequestDto {
+  @ApiProperty() @IsString() @MaxLength(64) worker_id: string;
+  @ApiProperty({ description: 'what the workspace exceeded (logged by the daemon)' })
+  @IsString()
+  @MaxLength(1024)
+  reason: string;
+}
+
+export class LimitStopResponseDto {
+  @ApiProperty({ format: 'uuid', description: 'the stop build' }) build_id: string;
+}
+
 /** The daemon behind a protocol call: its key's organization and key bind it to the jobs it acquired (issue 31.5). */
 function jobCaller(caller: AnyPrincipal, workerId: string): JobCaller {
   if (caller.kind !== 'provisioner') throw new ForbiddenError();
@@ -95,6 +108,7 @@ export class ProvisionersController {
     private readonly organizations: CoderOrganizationsService,
     private readonly authz: AuthorizationService,
     private readonly daemons: ProvisionerDaemonsService,
+    private readonly workspaces: WorkspacesService,
   ) {}
 
   /** The organization's uuid once the caller may `action` its `type` objects (404 unknown, 403 not allowed). */
@@ -346,6 +360,32 @@ export class ProvisionersController {
     const daemon = jobCaller(caller, body.worker_id);
     if (body.logs?.length) await this.jobs.report(daemon, jobId, body.logs);
     await this.jobs.complete(daemon, jobId);
+  }
+
+  @Post('provisionerdaemons/workspaces/:workspace/stop')
+  @Authenticated({ principals: ['provisioner'] })
+  @ApiOperation({
+    summary:
+      "Daemon: a workspace went beyond a limit the daemon enforces (its directory's size): a `stop` build " +
+      "(reason `autostop`); 204 when there is nothing to stop (gone, another organization's, a build active)",
+  })
+  @ApiResponse({ status: 201, type: LimitStopResponseDto })
+  @ApiResponse({ status: 204 })
+  @ApiResponse({ status: 400, ...ERROR })
+  @ApiResponse({ status: 401, ...ERROR })
+  async stopForLimit(
+    @CurrentCaller() caller: AnyPrincipal,
+    @Param('workspace', UUID_PIPE) workspaceId: string,
+    @Body() body: LimitStopRequestDto,
+    @Res() res: Response,
+  ): Promise<void> {
+    const daemon = jobCaller(caller, body.worker_id);
+    const buildId = await this.workspaces.stopForProvisioner(workspaceId, daemon.organizationId);
+    if (!buildId) {
+      res.status(204).end();
+      return;
+    }
+    res.status(201).json({ build_id: buildId });
   }
 
   @Post('provisionerdaemons/jobs/:job/fail')
