@@ -3,8 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { BuiltinProvisioner } from '../../src/provisioner/builtin-provisioner';
 import type { AcquiredJob, JobLog } from '../../src/provisioner/protocol';
+import { spawnSync } from 'node:child_process';
 import {
   isolationBanner,
+  launch,
   resolveIsolation,
   type ResolvedIsolation,
 } from '../../src/provisioner/sandbox/launcher';
@@ -93,5 +95,52 @@ describe('workspace isolation modes', () => {
       return;
     }
     expect(() => resolveIsolation('user')).toThrow(/WORKSPACE_ISOLATION=user is not possible/);
+  });
+});
+
+const unshareWorks =
+  typeof process.getuid === 'function' &&
+  process.getuid() === 0 &&
+  spawnSync('unshare', ['--mount', '--pid', '--fork', '--mount-proc', 'true'], { stdio: 'ignore' }).status ===
+    0;
+if (!unshareWorks)
+  process.stdout.write(
+    'SKIPPED isolation-modes.e2e-spec.ts (user mode reaping): needs root and util-linux unshare\n',
+  );
+
+(unshareWorks ? describe : describe.skip)('the user mode', () => {
+  it('reaps orphans inside the namespace (the workspace code is not PID 1), keeps stdin and the exit code', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'reap-'));
+    try {
+      // An orphan (its parent exits at once) ends 300 ms later; a second later no zombie may be left.
+      const script = [
+        "const cp = require('child_process');",
+        'cp.execSync("sh -c \'sleep 0.3 & exit\'");',
+        'setTimeout(() => {',
+        '  const zombies = cp.execSync("grep -l \'State:.*Z\' /proc/[0-9]*/status 2>/dev/null | wc -l").toString().trim();',
+        "  let input = ''; process.stdin.on('data', (c) => (input += c)).on('end', () => {",
+        '    console.log(`pid ${process.pid} zombies ${zombies} stdin ${input.trim()}`); process.exit(7);',
+        '  });',
+        '}, 1300);',
+      ].join('\n');
+      const child = launch({
+        command: process.execPath,
+        args: ['-e', script],
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        sandbox: { mode: 'user', workspaceDir: dir, identity: { uid: 0, gid: 0 }, dieWithParent: true },
+      });
+      child.stdin!.end('hello\n');
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      const [, pid, rest] = /^pid (\d+) (.*)$/.exec(out.trim()) ?? [];
+      expect(Number(pid)).toBeGreaterThan(1);
+      expect(rest).toBe('zombies 0 stdin hello');
+      expect(code).toBe(7);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

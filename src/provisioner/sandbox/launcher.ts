@@ -70,7 +70,12 @@ const USER_MODE_SETUP = [
   'mount --no-canonicalize --bind /proc/self/fd/3 "$W"',
   'exec 3<&-',
   'cd "$C"',
-  'exec setpriv --reuid "$U" --regid "$G" --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"',
+  // The shell stays the namespace's PID 1 and reaps orphans while it waits (an agent as PID 1 would leave them
+  // zombies); stdin is handed on explicitly (an asynchronous list would get /dev/null).
+  'exec 4<&0',
+  'setpriv --reuid "$U" --regid "$G" --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@" <&4 4<&- &',
+  'exec 4<&-',
+  'wait $!',
 ].join('\n');
 
 /** The `unshare` arguments for the `user` mode (exported for tests). */
