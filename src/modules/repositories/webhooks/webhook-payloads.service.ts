@@ -73,7 +73,7 @@ export class WebhookPayloads {
     const user = (name: string, email: string) => ({ name, email, username: '' });
     return {
       id: commit.sha,
-      message: `${commit.message}\n`,
+      message: commit.message,
       url: `${this.htmlUrl(repo)}/commit/${commit.sha}`,
       author: user(commit.authorName, commit.authorEmail),
       committer: user(commit.committerName, commit.committerEmail),
