@@ -58,7 +58,7 @@ export class Webhook {
   @Column({ name: 'authorization_sealed', type: 'text', default: '' })
   authorizationSealed: string;
 
-  @Column({ type: 'jsonb', default: () => `'[]'::jsonb` })
+  @Column({ type: 'jsonb', default: () => "'[]'" })
   events: string[];
 
   @Column({ name: 'branch_filter', type: 'text', default: '' })
