@@ -233,6 +233,35 @@ describe('repository webhooks (Gitea)', () => {
     expect((await t.http().delete(`${orgPath}/${id}`).set(tok(owner))).status).toBe(204);
   });
 
+  it("an organization's hook fires for the organization's repositories", async () => {
+    const created = await t
+      .http()
+      .post('/api/v1/orgs/hookorg/hooks')
+      .set(tok(owner))
+      .send(hook(`${receiver.url}/org-events`, { events: ['issues'] }));
+    expect(created.status).toBe(201);
+    await t.http().post('/api/v1/orgs/hookorg/repos').set(tok(owner)).send({ name: 'orgrepo' }).expect(201);
+    await t
+      .http()
+      .post('/api/v1/repos/hookorg/orgrepo/issues')
+      .set(tok(owner))
+      .send({ title: 'org issue' })
+      .expect(201);
+    // An issue of a repository the organization does not own does not reach it.
+    await t.http().post(`${repoPath}/issues`).set(tok(owner)).send({ title: 'elsewhere' }).expect(201);
+    await drain();
+    const hits = receiver.at('/org-events');
+    expect(
+      hits.map((d) => [
+        d.headers['x-gitea-event'],
+        d.body.action,
+        (d.body.repository as { full_name: string }).full_name,
+      ]),
+    ).toEqual([['issues', 'opened', 'hookorg/orgrepo']]);
+    expect(hits[0]!.headers['x-gitea-signature']).toBe(sign(hits[0]!.raw));
+    await t.http().delete(`/api/v1/orgs/hookorg/hooks/${created.body.id}`).set(tok(owner)).expect(204);
+  });
+
   it('delivers a signed push by the real git client, a new branch, a new pull request and a comment', async () => {
     const created = await t
       .http()
