@@ -77,7 +77,7 @@ describe('repository webhooks (Gitea)', () => {
   const hook = (url: string, extra: Record<string, unknown> = {}) => ({
     type: 'gitea',
     config: { url, content_type: 'json', secret: 's3cret' },
-    events: ['push', 'create', 'pull_request', 'issue_comment'],
+    events: ['push', 'create', 'pull_request', 'issue_comment', 'release'],
     active: true,
     ...extra,
   });
@@ -389,6 +389,34 @@ describe('repository webhooks (Gitea)', () => {
     const payload = new URLSearchParams(release!.raw).get('payload')!;
     expect(release!.headers['x-gitea-signature']).toBe(sign(payload));
     expect(release!.body.ref).toBe('refs/heads/release/1');
+
+    // A merge: pull_request "closed" with merged true (and a push of main); a release: release "published".
+    const merged = await t
+      .http()
+      .post(`${repoPath}/pulls/${pull.body.number}/merge`)
+      .set(tok(writer))
+      .send({ Do: 'merge' });
+    expect(merged.status).toBe(200);
+    const published = await t
+      .http()
+      .post(`${repoPath}/releases`)
+      .set(tok(writer))
+      .send({ tag_name: 'v1.0.0', name: 'One' });
+    expect(published.status).toBe(201);
+    await drain();
+    const later = receiver.at('/all');
+    const closed = later.filter(
+      (d) => d.headers['x-gitea-event'] === 'pull_request' && d.body.action === 'closed',
+    );
+    expect(closed.map((d) => (d.body.pull_request as { merged: boolean }).merged)).toEqual([true]);
+    expect(later.some((d) => d.headers['x-gitea-event'] === 'push' && d.body.ref === 'refs/heads/main')).toBe(
+      true,
+    );
+    const releases = later.filter((d) => d.headers['x-gitea-event'] === 'release');
+    expect(releases.map((d) => [d.body.action, (d.body.release as { tag_name: string }).tag_name])).toEqual([
+      ['published', 'v1.0.0'],
+    ]);
+    expect(later.some((d) => d.headers['x-gitea-event'] === 'create' && d.body.ref === 'v1.0.0')).toBe(true);
   });
 
   it('the test route queues a push of the default branch; failures are retried and recorded', async () => {
