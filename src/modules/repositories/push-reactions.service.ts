@@ -76,7 +76,12 @@ export class PushReactionsService implements OnModuleInit {
         else if (deleted) await this.events.emitAsync('branch.deleted', { ...base, before: oldId });
         else await this.events.emitAsync('branch.updated', { ...base, before: oldId, after: newId, forced });
       } else if (ref.startsWith('refs/tags/')) {
-        const tag = { repositoryId: repo.id, pusherId: push.pusherId, tag: ref.slice('refs/tags/'.length) };
+        const tag = {
+          repositoryId: repo.id,
+          pusherId: push.pusherId,
+          tag: ref.slice('refs/tags/'.length),
+          idempotencyKey: `${job.id}:${ref}`,
+        };
         if (deleted) await this.events.emitAsync('tag.deleted', { ...tag, oldCommitId: oldId });
         else await this.events.emitAsync('tag.created', { ...tag, commitId: newId });
       }
@@ -85,8 +90,26 @@ export class PushReactionsService implements OnModuleInit {
       .filter((r) => r.ref.startsWith('refs/heads/'))
       .map((r) => r.ref.slice('refs/heads/'.length));
     const refreshed = await this.pulls.refreshAfterPush(repo.id, branches);
+    // Open pull requests whose head branch this push moved (not created or deleted): `pull.synchronized`
+    // (repository webhooks' pull_request "synchronized"), keyed per push job and pull request.
+    const movedHeads = new Set(
+      push.refs
+        .filter((r) => r.ref.startsWith('refs/heads/') && !isZeroId(r.oldId) && !isZeroId(r.newId))
+        .map((r) => r.ref.slice('refs/heads/'.length)),
+    );
+    for (const pull of refreshed) {
+      if (pull.headRepositoryId !== repo.id || !movedHeads.has(pull.headBranch)) continue;
+      await this.events.emitAsync('pull.synchronized', {
+        repositoryId: pull.issue.repositoryId,
+        issueId: pull.issueId,
+        index: pull.issue.index,
+        actorId: push.pusherId,
+        headCommitId: pull.headCommitId,
+        idempotencyKey: `${job.id}:sync:${pull.issueId}`,
+      });
+    }
     this.logger.debug(
-      { repositoryId: repo.id, refs: push.refs.length, pulls: refreshed, jobId: job.id },
+      { repositoryId: repo.id, refs: push.refs.length, pulls: refreshed.length, jobId: job.id },
       'push reactions ran',
     );
   }

@@ -69,6 +69,7 @@ import { RefChangesService } from './ref-changes.service';
 import { RepositoriesService } from './repositories.service';
 import { RepositoryPermissions } from './repository-permissions.service';
 import { RepoAccessGuard, RepoAssignment } from './repo-access';
+import { WEBHOOK_CONTROLLERS, WEBHOOK_PROVIDERS } from './webhooks';
 
 /**
  * Code hosting core (spec 3, issue 12): repositories as rows plus bare git repositories on disk,
@@ -101,6 +102,7 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     AttachmentDownloadsController,
     PullDiffPagesController,
     GiteaReleasesController,
+    ...WEBHOOK_CONTROLLERS,
   ],
   providers: [
     RepositoriesService,
@@ -145,6 +147,7 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     RepositoryLinksService,
     PullRequestsPortService,
     MirrorsService,
+    ...WEBHOOK_PROVIDERS,
     {
       provide: REPOSITORIES_CONFIG,
       inject: [APP_CONFIG],

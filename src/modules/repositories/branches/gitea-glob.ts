@@ -18,7 +18,8 @@ function escapeRegex(text: string): string {
  * `{a,b}` alternation (nestable), `\x` the character x; the whole name must match.
  */
 export function giteaGlobSource(glob: string, separators = '/'): string | null {
-  const notSeparator = `[^${escapeRegex(separators)}]`;
+  // No separators (gobwas/glob as webhooks' branch_filter uses it): `*` and `?` take any character.
+  const notSeparator = separators ? `[^${escapeRegex(separators)}]` : '[\\s\\S]';
   let out = '';
   let depth = 0;
   for (let i = 0; i < glob.length;) {

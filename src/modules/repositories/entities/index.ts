@@ -12,6 +12,7 @@ import { Collaborator } from './collaborator.entity';
 import { RepositoryRedirect } from './repository-redirect.entity';
 import { Repository } from './repository.entity';
 import { TeamRepository } from './team-repository.entity';
+import { WEBHOOK_ENTITIES } from '../webhooks/webhook.entity';
 
 export const REPOSITORIES_ENTITIES: Function[] = [
   Repository,
@@ -30,4 +31,5 @@ export const REPOSITORIES_ENTITIES: Function[] = [
   PullReviewComment,
   Label,
   IssueLabel,
+  ...WEBHOOK_ENTITIES,
 ];

@@ -107,7 +107,7 @@ export class IssuesService {
         isPull: false,
         closed: input.closed,
       });
-      tx.emit('issue.created', {
+      tx.emitDurable('issue.created', {
         repositoryId: repo.id,
         issueId: issue.id,
         index: issue.index,
@@ -166,7 +166,7 @@ export class IssuesService {
       if (Object.keys(changes).length) await this.rows.updateIssue(tx.manager, issue.id, changes);
       const updated = await this.rows.findIssueWithPoster(tx.manager, issue.id);
       if (stateChange)
-        tx.emit(`issue.${stateChange}`, {
+        tx.emitDurable(`issue.${stateChange}`, {
           repositoryId: repo.id,
           issueId: issue.id,
           index: issue.index,
@@ -200,7 +200,7 @@ export class IssuesService {
         posterId: poster.id,
         body,
       });
-      tx.emit('issue.commented', {
+      tx.emitDurable('issue.commented', {
         repositoryId: repo.id,
         issueId: issue.id,
         index: issue.index,

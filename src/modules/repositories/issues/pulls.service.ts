@@ -197,7 +197,7 @@ export class PullsService {
         status: check.status,
         ...statColumns(stat),
       });
-      tx.emit('issue.created', {
+      tx.emitDurable('issue.created', {
         repositoryId: base.id,
         issueId: issue.id,
         index: issue.index,
@@ -324,11 +324,11 @@ export class PullsService {
    * get their commits, mergeability and statistics brought up to date (a reaction of the push job; the
    * result is the same however often it runs).
    */
-  async refreshAfterPush(repositoryId: string, branches: string[]): Promise<number> {
-    if (branches.length === 0) return 0;
+  async refreshAfterPush(repositoryId: string, branches: string[]): Promise<PullRequest[]> {
+    if (branches.length === 0) return [];
     const touched = await this.pulls.openTouching(repositoryId, branches);
     for (const pull of touched) await this.refresh(pull.issue.repository, pull.issue, pull);
-    return touched.length;
+    return touched;
   }
 
   /** Whether an open pull request targets `branch` of `repo` (such a branch cannot be deleted). */
@@ -470,7 +470,7 @@ export class PullsService {
         mergedCommitId,
         baseCommitId: pull.baseCommitId,
       });
-      tx.emit('pull.merged', {
+      tx.emitDurable('pull.merged', {
         repositoryId: repo.id,
         issueId: issue.id,
         index: issue.index,

@@ -137,7 +137,7 @@ export class ReleasesService {
           publishedAt: input.draft ? null : now,
         });
         if (!input.draft)
-          tx.emit('release.published', {
+          tx.emitDurable('release.published', {
             repositoryId: repo.id,
             releaseId: release.id,
             tag: release.tagName,
@@ -225,7 +225,7 @@ export class ReleasesService {
           );
         }
         if (release.isDraft) changes.publishedAt = new Date();
-        tx.emit('release.published', {
+        tx.emitDurable('release.published', {
           repositoryId: repo.id,
           releaseId: release.id,
           tag: tagName,
@@ -240,7 +240,7 @@ export class ReleasesService {
     await this.transactions.run(async (tx) => {
       await this.deletionHooks.run(tx, { kind: 'release', id: release.id });
       await this.releases.delete(tx.manager, release.id);
-      tx.emit('release.deleted', {
+      tx.emitDurable('release.deleted', {
         repositoryId: repo.id,
         releaseId: release.id,
         tag: release.tagName,
