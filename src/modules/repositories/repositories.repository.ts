@@ -42,8 +42,16 @@ export class RepositoriesRepository {
     return this.dataSource.manager.getRepository(Repository);
   }
 
+  // One query: findOne with a relation first selects the DISTINCT ids in a query of its own (two round
+  // trips and twice the query building on every repository route).
+  private withOwner() {
+    return this.repos.createQueryBuilder('Repository').leftJoinAndSelect('Repository.owner', 'owner');
+  }
+
   findByName(ownerId: string, lowerName: string): Promise<Repository | null> {
-    return this.repos.findOne({ where: { ownerId, lowerName }, relations: { owner: true } });
+    return this.withOwner()
+      .where('Repository.owner_id = :ownerId AND Repository.lower_name = :lowerName', { ownerId, lowerName })
+      .getOne();
   }
 
   /** The redirect left by a renamed repository, with the repository and its owner. */
@@ -55,7 +63,7 @@ export class RepositoriesRepository {
   }
 
   findById(id: string): Promise<Repository | null> {
-    return this.repos.findOne({ where: { id }, relations: { owner: true } });
+    return this.withOwner().where('Repository.id = :id', { id }).getOne();
   }
 
   nameTaken(ownerId: string, lowerName: string): Promise<boolean> {
