@@ -35,6 +35,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const OPEN_PULLS = 30;
+// BENCH_PROBE=N: N sequential requests per path and size before the load (N ≥ 2; 1 means 10).
+const PROBES = Math.max(2, Number(process.env.BENCH_PROBE) > 1 ? Number(process.env.BENCH_PROBE) : 10);
 
 interface Tenant {
   size: 'S' | 'L';
@@ -162,17 +164,32 @@ runBench(async () => {
       `seeded in ${((Date.now() - started) / 1000).toFixed(1)} s: factor ${FACTOR} (${embedded ? 'embedded PGlite' : 'PostgreSQL'}); ` +
         `S inbox ${S_INBOX}, issues ${S_ISSUES}; L inbox ${S_INBOX * FACTOR}, issues ${S_ISSUES * FACTOR}, forks ${FACTOR * 10}\n`,
     );
+    // BENCH_PATHS: a comma-separated subset of the path names (substring match), e.g. `pull list`.
+    const only = process.env.BENCH_PATHS?.split(',').map((part) => part.trim());
+    const paths = PATHS.filter((path) => !only || only.some((part) => path.name.includes(part)));
     if (process.env.BENCH_PROBE) {
-      // One timed request per path and size (no load): where a path is slow before it is loaded.
-      for (const path of PATHS.filter((p) => p.method !== 'PUT'))
+      // Timed sequential requests per path and size (no load): where a path is slow before it is loaded.
+      for (const path of paths.filter((p) => p.method !== 'PUT'))
         for (const tenant of [small, large]) {
-          const begin = performance.now();
-          const res = await fetch(`${base}${path.url(tenant)}`, {
-            headers: { Authorization: `token ${tenant.token}`, 'Coder-Session-Token': tenant.token },
-          });
-          await res.arrayBuffer();
+          // PROBES sequential requests: the first (cold), the median of the rest, their CPU time in this
+          // process (server and client: a wait shows as wall time well above it) and the body size.
+          const times: number[] = [];
+          let status = 0;
+          let bytes = 0;
+          let cpu = process.cpuUsage();
+          for (let i = 0; i < PROBES; i++) {
+            if (i === 1) cpu = process.cpuUsage();
+            const begin = performance.now();
+            const res = await fetch(`${base}${path.url(tenant)}`, {
+              headers: { Authorization: `token ${tenant.token}`, 'Coder-Session-Token': tenant.token },
+            });
+            bytes = (await res.arrayBuffer()).byteLength;
+            status = res.status;
+            times.push(performance.now() - begin);
+          }
           process.stdout.write(
-            `probe ${path.name} ${tenant.size}: ${res.status} ${(performance.now() - begin).toFixed(0)} ms\n`,
+            `probe ${path.name} ${tenant.size}: ${status} ${bytes} B, first ${times[0]!.toFixed(0)} ms, ` +
+              `then ${median(times.slice(1)).toFixed(1)} ms (CPU ${(((c) => c.user + c.system)(process.cpuUsage(cpu)) / 1000 / (PROBES - 1)).toFixed(1)} ms)\n`,
           );
         }
     }
@@ -194,9 +211,9 @@ runBench(async () => {
       }
     }
     const results = new Map<string, { S: LoadResult[]; L: LoadResult[] }>();
-    for (const path of PATHS) results.set(path.name, { S: [], L: [] });
+    for (const path of paths) results.set(path.name, { S: [], L: [] });
     for (let round = 0; round < ROUNDS; round++) {
-      for (const path of PATHS) {
+      for (const path of paths) {
         if (path.method === 'PUT' && round > 0) continue;
         // Alternating S and L, the order flipped each round.
         const order = round % 2 === 0 ? [small, large] : [large, small];

@@ -1,7 +1,9 @@
+import { RuleStore } from '../../src/modules/workflows/engine/rule-store.service';
+import { scopeKey } from '../../src/modules/workflows/engine/rule-snapshot';
 import { WorkflowAccessControlService } from '../../src/modules/workflows/workflow-access-control.service';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import type { CreatedUser } from '../helpers/factories';
-import { accessRule, bearer, check, ocs, WF } from './helpers';
+import { ACCESS, accessRule, bearer, check, notifyRule, ocs, WF } from './helpers';
 
 /**
  * Two instances on one PostgreSQL: a rule change on one drops the other's rule cache
@@ -47,5 +49,25 @@ const embedded = process.env.DATABASE_EMBEDDED === 'true';
     expect(await eventually(async () => !(await other.isFileAllowed(file)))).toBe(true);
     await ocs(first, 'delete', `${WF}/global/${created.body.ocs.data.id}`, bearer(admin.token));
     expect(await eventually(() => other.isFileAllowed(file))).toBe(true);
+  });
+
+  it("a deleted user's rules leave the other instance's copy; the other scopes stay as they were compiled", async () => {
+    const user = await first.factories.user();
+    const created = await ocs(first, 'post', `${WF}/user`, bearer(user.token), notifyRule());
+    expect(created.status).toBe(200);
+    const store = second.app.get(RuleStore);
+    const key = scopeKey(1, user.user.id);
+    expect(await eventually(async () => (await store.snapshot()).byScope.has(key))).toBe(true);
+    const before = await store.snapshot();
+    const globalRules = before.rulesOf(scopeKey(0, ''), ACCESS);
+    const deleted = await first
+      .http()
+      .delete(`/api/v1/admin/users/${user.user.name}`)
+      .set('Authorization', `token ${admin.token}`);
+    expect(deleted.status).toBe(204);
+    expect(await eventually(async () => !(await store.snapshot()).byScope.has(key))).toBe(true);
+    // Derived from the copy it had (the user's scope removed), not reloaded: the admin scope's compiled
+    // rules are the same objects.
+    expect((await store.snapshot()).rulesOf(scopeKey(0, ''), ACCESS)).toBe(globalRules);
   });
 });

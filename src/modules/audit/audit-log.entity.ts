@@ -11,6 +11,8 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 @Index('IDX_audit_logs_user_time_id', ['userId', 'time', 'id'])
 @Index('IDX_audit_logs_org_time_id', ['organizationId', 'time', 'id'])
 @Index('IDX_audit_logs_resource_id', ['resourceId'])
+// `action:` filters (with or without `date_from:`) walk this index in the list's order (issue 52.3).
+@Index('IDX_audit_logs_action_time_id', ['action', 'time', 'id'])
 export class AuditLogEntry {
   @PrimaryGeneratedColumn('uuid')
   id: string;

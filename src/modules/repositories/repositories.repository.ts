@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Brackets, type DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import { pageAndCount } from '../../platform/database/page-and-count';
 import { RepositoryRedirect } from './entities/repository-redirect.entity';
 import { Repository } from './entities/repository.entity';
 
@@ -42,8 +43,16 @@ export class RepositoriesRepository {
     return this.dataSource.manager.getRepository(Repository);
   }
 
+  // One query: findOne with a relation first selects the DISTINCT ids in a query of its own (two round
+  // trips and twice the query building on every repository route).
+  private withOwner() {
+    return this.repos.createQueryBuilder('Repository').leftJoinAndSelect('Repository.owner', 'owner');
+  }
+
   findByName(ownerId: string, lowerName: string): Promise<Repository | null> {
-    return this.repos.findOne({ where: { ownerId, lowerName }, relations: { owner: true } });
+    return this.withOwner()
+      .where('Repository.owner_id = :ownerId AND Repository.lower_name = :lowerName', { ownerId, lowerName })
+      .getOne();
   }
 
   /** The redirect left by a renamed repository, with the repository and its owner. */
@@ -55,7 +64,7 @@ export class RepositoriesRepository {
   }
 
   findById(id: string): Promise<Repository | null> {
-    return this.repos.findOne({ where: { id }, relations: { owner: true } });
+    return this.withOwner().where('Repository.id = :id', { id }).getOne();
   }
 
   nameTaken(ownerId: string, lowerName: string): Promise<boolean> {
@@ -146,11 +155,14 @@ export class RepositoriesRepository {
     visibility: RepositoryVisibility,
     page: RepositoryPage,
   ): Promise<[Repository[], number]> {
-    return this.visibleTo(this.base().where('repo.fork_id = :sourceId', { sourceId }), visibility)
-      .orderBy('repo.id', 'ASC')
-      .skip(page.offset)
-      .take(page.limit)
-      .getManyAndCount();
+    return pageAndCount(
+      this.visibleTo(this.base().where('repo.fork_id = :sourceId', { sourceId }), visibility).orderBy(
+        'repo.id',
+        'ASC',
+      ),
+      page.offset,
+      page.limit,
+    );
   }
 
   /** An owner's repositories the viewer may see, by name. */
@@ -159,12 +171,13 @@ export class RepositoriesRepository {
     visibility: RepositoryVisibility,
     page: RepositoryPage,
   ): Promise<[Repository[], number]> {
-    return this.visibleTo(this.base().where('repo.owner_id = :ownerId', { ownerId }), visibility)
-      .orderBy('repo.lower_name', 'ASC')
-      .addOrderBy('repo.id', 'ASC')
-      .skip(page.offset)
-      .take(page.limit)
-      .getManyAndCount();
+    return pageAndCount(
+      this.visibleTo(this.base().where('repo.owner_id = :ownerId', { ownerId }), visibility)
+        .orderBy('repo.lower_name', 'ASC')
+        .addOrderBy('repo.id', 'ASC'),
+      page.offset,
+      page.limit,
+    );
   }
 
   /** What the user owns or may access (collaborations, organizations, teams), ids ascending. */
@@ -174,25 +187,26 @@ export class RepositoriesRepository {
     page: RepositoryPage,
   ): Promise<[Repository[], number]> {
     const { orgIds, teamIds } = reach;
-    return this.base()
-      .where(
-        new Brackets((where) => {
-          where
-            .where('repo.owner_id = :userId', { userId })
-            .orWhere(
-              'EXISTS (SELECT 1 FROM repository_collaborators c WHERE c.repository_id = repo.id AND c.user_id = :userId)',
-            )
-            .orWhere('repo.owner_id = ANY(:orgIds::bigint[])', { orgIds })
-            .orWhere(
-              'EXISTS (SELECT 1 FROM team_repositories tr WHERE tr.repository_id = repo.id AND tr.team_id = ANY(:teamIds::bigint[]))',
-              { teamIds },
-            );
-        }),
-      )
-      .orderBy('repo.id', 'ASC')
-      .skip(page.offset)
-      .take(page.limit)
-      .getManyAndCount();
+    return pageAndCount(
+      this.base()
+        .where(
+          new Brackets((where) => {
+            where
+              .where('repo.owner_id = :userId', { userId })
+              .orWhere(
+                'EXISTS (SELECT 1 FROM repository_collaborators c WHERE c.repository_id = repo.id AND c.user_id = :userId)',
+              )
+              .orWhere('repo.owner_id = ANY(:orgIds::bigint[])', { orgIds })
+              .orWhere(
+                'EXISTS (SELECT 1 FROM team_repositories tr WHERE tr.repository_id = repo.id AND tr.team_id = ANY(:teamIds::bigint[]))',
+                { teamIds },
+              );
+          }),
+        )
+        .orderBy('repo.id', 'ASC'),
+      page.offset,
+      page.limit,
+    );
   }
 
   /** `GET /repos/search` over what the viewer may see. */
@@ -213,11 +227,10 @@ export class RepositoriesRepository {
       id: 'repo.id',
     }[search.sort];
     const direction = search.order === 'desc' ? 'DESC' : 'ASC';
-    return query
-      .orderBy(column, direction)
-      .addOrderBy('repo.id', direction)
-      .skip(search.offset)
-      .take(search.limit)
-      .getManyAndCount();
+    return pageAndCount(
+      query.orderBy(column, direction).addOrderBy('repo.id', direction),
+      search.offset,
+      search.limit,
+    );
   }
 }

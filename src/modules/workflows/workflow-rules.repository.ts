@@ -47,6 +47,18 @@ export class WorkflowRulesRepository {
     return manager.query(`${RULE_ROWS} ORDER BY o.id`);
   }
 
+  /**
+   * One batch of rules with their scopes, ids ascending from after `afterId` (a keyset page: each batch
+   * walks the primary key from where the last stopped, so loading every rule in batches costs one pass).
+   */
+  ruleRowsAfter(
+    afterId: number,
+    limit: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<RuleRow[]> {
+    return manager.query(`${RULE_ROWS} WHERE o.id > $1 ORDER BY o.id LIMIT $2`, [afterId, limit]);
+  }
+
   /** The rules among `ids` that exist, with their scopes, ids ascending (a deleted rule is absent). */
   ruleRowsByIds(ids: number[]): Promise<RuleRow[]> {
     return this.dataSource.query(`${RULE_ROWS} WHERE o.id = ANY($1::bigint[]) ORDER BY o.id`, [ids]);

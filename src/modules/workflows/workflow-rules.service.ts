@@ -278,8 +278,8 @@ export class WorkflowRulesService {
   @OnDomainEvent('user.deleted')
   async onUserDeleted(payload: { userId: string }): Promise<void> {
     await this.rules.deleteRulesOfUser(payload.userId);
-    // Rule 0 drops the whole copy: any number of rules went, and the name may appear as scope_actor_id.
-    await this.store.changed(0, 'deleted');
+    // Any number of rules went: that user's scope leaves the copy (here and on every instance).
+    this.store.userRulesDeleted(payload.userId);
   }
 
   /** After validate(): every element is a check with an operator. */

@@ -98,3 +98,54 @@ describe('RuleSnapshot.eventClasses', () => {
     expect(before.eventClasses.has('OCP\\Other')).toBe(false);
   });
 });
+
+describe('RuleSnapshot: event classes, a deleted user, a renamed user (issue 52.4: no full rebuild)', () => {
+  const CREATED = 'OCP\\Files\\Events\\Node\\NodeCreatedEvent';
+  const WRITTEN = 'OCP\\Files\\Events\\Node\\NodeWrittenEvent';
+  const OTHER = 'OCA\\Other\\Operation';
+  const withEvents = (base: StoredRule, events: string[], cls = base.class): StoredRule => ({
+    ...base,
+    events,
+    class: cls,
+  });
+
+  it('keeps the event → classes map right across changes, as a fresh load computes it', () => {
+    const before = new RuleSnapshot([rule(1, '1'), withEvents(rule(2, '2'), [WRITTEN], OTHER)]);
+    expect([...before.eventClasses.get(CREATED)!]).toEqual([NOTIFY]);
+    // A second listener of CREATED, of another class; then the only NOTIFY listener goes.
+    const added = before.withChanges(new Set([3]), [withEvents(rule(3, '2'), [CREATED, WRITTEN], OTHER)]);
+    expect([...added.eventClasses.get(CREATED)!].sort()).toEqual([NOTIFY, OTHER].sort());
+    const removed = added.withChanges(new Set([1]), []);
+    expect([...removed.eventClasses.get(CREATED)!]).toEqual([OTHER]);
+    // Its last listener gone, the event has no entry (the engine's fast path returns at once).
+    const none = removed.withChanges(new Set([3]), []);
+    expect(none.eventClasses.get(CREATED)).toBeUndefined();
+    expect([...none.eventClasses.get(WRITTEN)!]).toEqual([OTHER]);
+    // Every step equals what a load of the same rules computes; older snapshots are untouched.
+    for (const snapshot of [added, removed, none]) {
+      const fresh = new RuleSnapshot(snapshot.rules);
+      expect(sortedMap(snapshot.eventClasses)).toEqual(sortedMap(fresh.eventClasses));
+    }
+    expect([...before.eventClasses.get(CREATED)!]).toEqual([NOTIFY]);
+  });
+
+  it('drops a deleted user scope and renames a user in its own scope only', () => {
+    const before = new RuleSnapshot([rule(1, '1'), rule(2, '2'), rule(3, '1')]);
+    const compiled = before.rulesOf(scopeKey(1, '2'), NOTIFY);
+    const without = before.withoutScope(scopeKey(1, '1'));
+    expect(without.rules.map((r) => r.id)).toEqual([2]);
+    expect(without.byScope.has(scopeKey(1, '1'))).toBe(false);
+    expect(without.rulesOf(scopeKey(1, '2'), NOTIFY)).toBe(compiled); // other scopes keep their compiled rules
+    expect(before.withoutScope(scopeKey(1, '9'))).toBe(before);
+    const renamed = before.withActorName('1', 'alice2');
+    expect(renamed.byScope.get(scopeKey(1, '1'))!.map((r) => r.scopeActorName)).toEqual(['alice2', 'alice2']);
+    expect(renamed.byScope.get(scopeKey(1, '2'))!.map((r) => r.scopeActorName)).toEqual(['user2']);
+    expect(before.byScope.get(scopeKey(1, '1'))!.map((r) => r.scopeActorName)).toEqual(['user1', 'user1']);
+  });
+});
+
+function sortedMap(map: Map<string, Set<string>>): [string, string[]][] {
+  return [...map]
+    .map(([key, set]): [string, string[]] => [key, [...set].sort()])
+    .sort(([a], [b]) => a.localeCompare(b));
+}

@@ -53,7 +53,7 @@ export class AccountAdminRepository {
     return this.trigramIndexes;
   }
 
-  /** Individuals matching the filters, one page; `total` is counted only when the page cannot tell it. */
+  /** Individuals matching the filters, one page; `total` is counted (once) only when the page cannot tell it. */
   async searchIndividuals(search: IndividualSearch): Promise<{ users: User[]; total: number }> {
     const qb = this.users.createQueryBuilder('u').where("u.type = 'individual'");
     const q = search.q;
@@ -87,29 +87,25 @@ export class AccountAdminRepository {
     // Tie-break by id; not when sorting by id (a second key on the same column would replace the direction).
     if (column !== SORTS.id) qb.addOrderBy('u.id', 'ASC');
     qb.offset(search.offset).limit(search.limit);
-    // The total rides along with the page (a window count over the same conditions): one statement.
-    const { entities: users, raw } = await qb
-      .clone()
-      .addSelect('count(*) OVER ()', 'total_matching')
-      .getRawAndEntities<{ total_matching: string }>();
-    // Only a page past the end has no row to carry it: count then (count(*), not TypeORM's
-    // getCount(), which counts DISTINCT ids and sorts them all).
+    // The page alone (no window count: `count(*) OVER ()` computes every matching row before the LIMIT, so
+    // the planner can neither stop early on the sort's index nor pick the trigram indexes for a page).
+    const users = await qb.getMany();
+    // The total: the page tells it when it is short (and not past the end); else one count(*) over the same
+    // conditions (not TypeORM's getCount(), which counts DISTINCT ids and sorts them all).
     const total =
-      raw.length > 0
-        ? Number(raw[0]!.total_matching)
-        : search.offset === 0
-          ? 0
-          : Number(
-              (
-                await qb
-                  .clone()
-                  .select('count(*)', 'n')
-                  .orderBy()
-                  .offset(undefined)
-                  .limit(undefined)
-                  .getRawOne<{ n: string }>()
-              )?.n ?? 0,
-            );
+      users.length < search.limit && (users.length > 0 || search.offset === 0)
+        ? search.offset + users.length
+        : Number(
+            (
+              await qb
+                .clone()
+                .select('count(*)', 'n')
+                .orderBy()
+                .offset(undefined)
+                .limit(undefined)
+                .getRawOne<{ n: string }>()
+            )?.n ?? 0,
+          );
     return { users, total };
   }
 

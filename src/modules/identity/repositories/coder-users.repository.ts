@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Brackets, DataSource, type EntityManager } from 'typeorm';
 import type { UserSearch, Page } from './account-queries';
 import { User } from '../entities/user.entity';
+import { pageAndCount } from '../../../platform/database/page-and-count';
 
 /** SQL on `users` for Coder's user management (CoderUsersService). */
 @Injectable()
@@ -48,9 +49,7 @@ export class CoderUsersRepository {
     if (options.afterName !== undefined)
       query.andWhere('u.lower_name > :afterName', { afterName: options.afterName });
     query.orderBy('u.lower_name', 'ASC');
-    if (page.offset) query.skip(page.offset);
-    if (page.limit) query.take(page.limit);
-    return query.getManyAndCount();
+    return pageAndCount(query, page.offset ?? 0, page.limit || undefined);
   }
 
   findOrFail(id: string): Promise<User> {

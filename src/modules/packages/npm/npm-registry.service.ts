@@ -20,11 +20,16 @@ export interface SerializedDocument {
 
 /**
  * The terms of the packument caches (version documents and serialised packuments): any write to these
- * tables drops every entry at once (and is announced to other instances); the TTL only bounds a missed
- * announcement, and a short one made entries expire in the middle of an install.
+ * tables drops every entry at once (and is announced to other instances: the TableWriteTracker's
+ * ClusterBus message); the TTL only bounds a missed announcement, and a short one made entries expire in
+ * the middle of an install. Publish, unpublish, dist-tag and deprecate all write these tables.
+ * Not `users` (issue 52.5): the only account data in a packument is the owner's name in the tarball URLs,
+ * which is part of the key (a rename reads under a new key), and a deleted owner or package is refused
+ * before the cache is asked (its entries are unreachable until they expire). With `users` watched,
+ * every account edit on the site (a profile change, a rule run) emptied every cached packument.
  */
 const PACKUMENT_CACHE: VersionedCacheOptions = {
-  tables: ['packages', 'package_versions', 'package_files', 'package_blobs', 'users'],
+  tables: ['packages', 'package_versions', 'package_files', 'package_blobs'],
   ttlMs: 300_000,
   maxEntries: 5_000,
 };

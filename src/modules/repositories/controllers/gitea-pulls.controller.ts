@@ -23,8 +23,15 @@ import { GiteaPullRequestDto, presentGiteaPull } from '../issues/gitea-issue.pre
 import { type Pull, PullsService } from '../issues/pulls.service';
 import { presentGiteaRepository } from '../presenters/gitea-repository.presenter';
 import { RepositoriesService } from '../repositories.service';
-import { type AccessMode, RepositoryPermissions } from '../repository-permissions.service';
+import { RepositoryPermissions } from '../repository-permissions.service';
 import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
+
+type PresentedHead = { repo: ReturnType<typeof presentGiteaRepository>; ownerName: string };
+/** What a page of pulls presents once: the base repository, each head repository. */
+interface PagePresentations {
+  base?: ReturnType<typeof presentGiteaRepository>;
+  heads: Map<string, Promise<PresentedHead>>;
+}
 
 const ERROR = { description: 'Gitea error `{message, url}`' };
 type PullParams = { owner: string; repo: string; index: string };
@@ -39,33 +46,38 @@ export class GiteaPullsController {
     private readonly pulls: PullsService,
   ) {}
 
+  /**
+   * One pull in Gitea's shape. On a page (`page` given), the base repository is presented once and each head
+   * repository once (its permission computed once): a page of 30 pulls of one repository presents 1
+   * repository, not 60.
+   */
   private async present(
     found: Pull,
     context: RepositoryContext,
     principal: Principal | undefined,
-    modes?: Map<string, Promise<AccessMode>>,
+    page?: PagePresentations,
   ): Promise<GiteaPullRequestDto> {
     const viewer = principal?.user;
     const publicUrl = this.repositories.publicUrl;
-    const base = presentGiteaRepository(context.repo, context.owner, viewer, context.mode, publicUrl);
+    const base =
+      page?.base ?? presentGiteaRepository(context.repo, context.owner, viewer, context.mode, publicUrl);
+    if (page) page.base = base;
     const headRepo = found.pull.headRepository;
-    let head: { repo: ReturnType<typeof presentGiteaRepository>; ownerName: string } | null = null;
+    let head: PresentedHead | null = null;
     if (headRepo) {
-      let mode: AccessMode;
-      if (headRepo.id === context.repo.id) mode = context.mode;
-      else {
-        // One permission computation per head repository on a page, not per row.
-        let pending = modes?.get(headRepo.id);
-        if (!pending) {
-          pending = this.permissions.modeOf(viewer ?? null, headRepo);
-          modes?.set(headRepo.id, pending);
-        }
-        mode = await pending;
+      let pending = page?.heads.get(headRepo.id);
+      if (!pending) {
+        pending = (async () => {
+          if (headRepo.id === context.repo.id) return { repo: base, ownerName: headRepo.owner.name };
+          const mode = await this.permissions.modeOf(viewer ?? null, headRepo);
+          return {
+            repo: presentGiteaRepository(headRepo, headRepo.owner, viewer, mode, publicUrl),
+            ownerName: headRepo.owner.name,
+          };
+        })();
+        page?.heads.set(headRepo.id, pending);
       }
-      head = {
-        repo: presentGiteaRepository(headRepo, headRepo.owner, viewer, mode, publicUrl),
-        ownerName: headRepo.owner.name,
-      };
+      head = await pending;
     }
     return presentGiteaPull(
       { ...found, base, head },
@@ -89,8 +101,8 @@ export class GiteaPullsController {
     const state = query.state === 'closed' || query.state === 'all' ? query.state : 'open';
     const { items, total } = await this.pulls.list(context.repo, { state, ...paging });
     const presented = [];
-    const modes = new Map<string, Promise<AccessMode>>();
-    for (const found of items) presented.push(await this.present(found, context, principal, modes));
+    const page: PagePresentations = { heads: new Map() };
+    for (const found of items) presented.push(await this.present(found, context, principal, page));
     return new GiteaPage(presented, total, paging);
   }
 

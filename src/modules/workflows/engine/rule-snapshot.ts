@@ -1,7 +1,7 @@
 import { CHECKS_BY_ID } from '../checks/check-registry';
 import type { CheckSubject, CompiledCheck } from '../checks/check.types';
 import { OPERATIONS_BY_ID } from '../workflow-registry';
-import { SCOPE_ADMIN } from '../workflow.constants';
+import { SCOPE_ADMIN, SCOPE_USER } from '../workflow.constants';
 
 export interface RuleCheck {
   class: string;
@@ -38,6 +38,17 @@ export function scopeKey(type: number, userId: string): string {
   return type === SCOPE_ADMIN ? '0:' : `${type}:${userId}`;
 }
 
+/** Adds (delta 1) or removes (delta -1) a rule's events to the per-event class counts (entries reaching 0 go). */
+function countEvents(counts: Map<string, Map<string, number>>, rule: StoredRule, delta: number): void {
+  for (const event of new Set(rule.events)) {
+    let classes = counts.get(event);
+    if (!classes) counts.set(event, (classes = new Map()));
+    const count = (classes.get(rule.class) ?? 0) + delta;
+    if (count > 0) classes.set(rule.class, count);
+    else classes.delete(rule.class);
+  }
+}
+
 function byId(a: StoredRule, b: StoredRule): number {
   return a.id - b.id;
 }
@@ -60,15 +71,17 @@ function parseRule(rule: StoredRule): ParsedRule {
 }
 
 /**
- * Everything the API and the engine read, built from the database and derived anew on every change
- * (withChanges): rules by scope, rules by (scope, operation class) with compiled checks, and the
- * configured-events map (event name → operation classes) that lets unrelated events return at once.
+ * Everything the API and the engine read, built from the database and carried from snapshot to snapshot
+ * by withChanges: rules by scope, rules by (scope, operation class) with compiled checks (compiled only
+ * for the scopes an event or a list asks for), and the configured-events map (event name → operation
+ * classes, kept by per-event counts a change adjusts) that lets unrelated events return at once.
  * A snapshot is never modified once readers have it.
  */
 export class RuleSnapshot {
   readonly byScope: Map<string, StoredRule[]>;
   private readonly byScopeClass = new Map<string, ParsedRule[]>();
   private events: Map<string, Set<string>> | undefined;
+  private counts: Map<string, Map<string, number>> | undefined;
   private allRules: StoredRule[] | undefined;
   /** The highest rule id here: a changed id above it is a new rule (no scope list to search). */
   private readonly maxId: number;
@@ -104,17 +117,24 @@ export class RuleSnapshot {
     return this.allRules;
   }
 
-  /** Event name → the operation classes of the rules listening to it (built on first use). */
+  /**
+   * Event name → operation class → how many rules of that class listen to it: built once per load (on
+   * first use), then carried from snapshot to snapshot by withChanges (a change adjusts the counts of its
+   * rules' events only, instead of the next event walking every rule again).
+   */
+  private get eventCounts(): Map<string, Map<string, number>> {
+    if (!this.counts) {
+      this.counts = new Map();
+      for (const list of this.byScope.values()) for (const rule of list) countEvents(this.counts, rule, 1);
+    }
+    return this.counts;
+  }
+
+  /** Event name → the operation classes of the rules listening to it. */
   get eventClasses(): Map<string, Set<string>> {
     if (!this.events) {
       this.events = new Map();
-      for (const rule of this.rules) {
-        for (const event of rule.events) {
-          let set = this.events.get(event);
-          if (!set) this.events.set(event, (set = new Set()));
-          set.add(rule.class);
-        }
-      }
+      for (const [event, classes] of this.eventCounts) this.events.set(event, new Set(classes.keys()));
     }
     return this.events;
   }
@@ -150,10 +170,59 @@ export class RuleSnapshot {
       else byScope.delete(key);
     }
     const next = new RuleSnapshot({ byScope, maxId });
+    if (this.counts) {
+      // The counts and the event map adjusted by the rules that went and came (copies of the touched
+      // events' entries only; the others are shared, never modified).
+      const counts = new Map(this.counts);
+      const copied = new Set<string>();
+      const adjust = (rule: StoredRule, delta: number) => {
+        for (const event of rule.events) {
+          if (!copied.has(event)) {
+            copied.add(event);
+            counts.set(event, new Map(counts.get(event)));
+          }
+        }
+        countEvents(counts, rule, delta);
+      };
+      for (const key of touched)
+        for (const rule of this.byScope.get(key) ?? []) if (changedIds.has(rule.id)) adjust(rule, -1);
+      for (const rule of replacements) adjust(rule, 1);
+      for (const event of copied) if (counts.get(event)!.size === 0) counts.delete(event);
+      next.counts = counts;
+      if (this.events) {
+        const events = new Map(this.events);
+        for (const event of copied) {
+          const classes = counts.get(event);
+          if (classes) events.set(event, new Set(classes.keys()));
+          else events.delete(event);
+        }
+        next.events = events;
+      }
+    }
     for (const [key, index] of this.indexCache) if (!touched.has(key)) next.indexCache.set(key, index);
     for (const [key, parsed] of this.byScopeClass)
       if (!touched.has(key.slice(0, key.indexOf('|')))) next.byScopeClass.set(key, parsed);
     return next;
+  }
+
+  /**
+   * A snapshot without one scope's rules (a deleted user's: they went with the user), through
+   * withChanges: the other scopes keep their lists, compiled rules and indexes.
+   */
+  withoutScope(key: string): RuleSnapshot {
+    const list = this.byScope.get(key);
+    if (!list) return this;
+    return this.withChanges(new Set(list.map((rule) => rule.id)), []);
+  }
+
+  /** A snapshot where a renamed user's rules carry the new name (Nextcloud's scope_actor_id). */
+  withActorName(userId: string, name: string): RuleSnapshot {
+    const list = this.byScope.get(scopeKey(SCOPE_USER, userId));
+    if (!list) return this;
+    return this.withChanges(
+      new Set(list.map((rule) => rule.id)),
+      list.map((rule) => ({ ...rule, scopeActorName: name })),
+    );
   }
 
   /** Rules of one class in one scope, compiled on first use; rules whose operation is not available in the scope are skipped. */
