@@ -288,7 +288,8 @@ describe('workspace apps proxy', () => {
   });
 
   it('sharing levels: owner-only apps are 404 to others, 401 (or the sign-in redirect) anonymously; public only when the template allows it', async () => {
-    const as = (token: string | null) => (token ? { 'Coder-Session-Token': token } : {});
+    const as = (token: string | null): Record<string, string> =>
+      token ? { 'Coder-Session-Token': token } : {};
     const status = async (route: string, token: string | null) =>
       (await request(t.url!, route, { headers: as(token) })).status;
     expect(await status('/@appalice/apps/apps/web/', bob.token)).toBe(404);
