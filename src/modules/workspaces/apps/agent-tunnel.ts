@@ -2,6 +2,9 @@ import http from 'node:http';
 import { Duplex } from 'node:stream';
 import type { AgentStream } from '../agent-streams.service';
 
+/** How long a pooled connection to an app stays open unused. */
+const IDLE_MS = 3_000;
+
 /**
  * A TCP connection inside the workspace (the agent's `tcp` stream) as a Node byte stream. Writes go out
  * as binary frames and complete when the agent's socket flushed them (backpressure); reads pause the
@@ -10,6 +13,7 @@ import type { AgentStream } from '../agent-streams.service';
  */
 export class AgentTunnel extends Duplex {
   private ended = false;
+  private idle: NodeJS.Timeout | undefined;
 
   constructor(private readonly stream: AgentStream) {
     super({ allowHalfOpen: false });
@@ -19,6 +23,9 @@ export class AgentTunnel extends Duplex {
     stream.onClose(() => {
       this.ended = true;
       this.push(null);
+      // A pooled connection nobody reads: gone now (the pool drops it on 'close'); else after its last bytes.
+      if (this.readableLength === 0) this.destroy();
+      else this.once('end', () => this.destroy());
     });
   }
 
@@ -47,6 +54,7 @@ export class AgentTunnel extends Duplex {
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    clearTimeout(this.idle);
     this.stream.close();
     callback(error);
   }
@@ -61,10 +69,19 @@ export class AgentTunnel extends Duplex {
   setTimeout(): this {
     return this;
   }
+  /** http.Agent takes a pooled connection back into use. */
   ref(): this {
+    clearTimeout(this.idle);
     return this;
   }
+  /**
+   * http.Agent puts the connection in its pool: closed after IDLE_MS unused, before the app's own
+   * keep-alive timeout (Node's 5 s) would close it under a request.
+   */
   unref(): this {
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => this.destroy(), IDLE_MS);
+    this.idle.unref();
     return this;
   }
 }

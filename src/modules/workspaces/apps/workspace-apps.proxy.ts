@@ -61,6 +61,8 @@ const NOT_FOUND = new AppProxyError(
 );
 /** HTTP requests of one caller to one app are logged (connection log and audit) once per window. */
 const LOG_WINDOW_MS = 5 * 60_000;
+/** How long the workspace and agent a URL names are kept (an app's burst of requests reads them once). */
+const LOOKUP_MS = 1_000;
 const HOP_BY_HOP = [
   'connection',
   'keep-alive',
@@ -108,6 +110,10 @@ export class WorkspaceAppsProxy implements OnApplicationBootstrap, OnModuleDestr
   private readonly logger = new Logger(WorkspaceAppsProxy.name);
   private readonly agents = new Map<string, TunnelAgent>();
   private readonly logged = new Map<string, number>();
+  private readonly lookups = new Map<
+    string,
+    { value: { workspace: WorkspaceRow; agent: AgentRow } | null; expires: number }
+  >();
   /** WebSocket connections relayed now (tests read it). */
   openSockets = 0;
 
@@ -193,22 +199,10 @@ export class WorkspaceAppsProxy implements OnApplicationBootstrap, OnModuleDestr
     // Coder's scope for opening apps and ports.
     if (principal?.token && !keyGrants(principal, { type: 'workspace', action: 'application_connect' }))
       throw new AppProxyError(403, 'Forbidden.', 'The API key does not allow workspace:application_connect.');
-    const owners =
-      target.owner === 'me'
-        ? principal
-          ? [principal.user.uuid]
-          : []
-        : await this.directory.accountUuidsByRef(target.owner);
-    let workspace: WorkspaceRow | undefined;
-    for (const owner of owners) {
-      workspace = await this.views.workspaceByOwnerAndName(owner, target.workspace.toLowerCase());
-      if (workspace) break;
-    }
+    const found = await this.lookup(target, principal);
     // Anonymous callers learn nothing about what exists: they are asked to sign in.
-    if (!workspace) throw principal ? NOT_FOUND : unauthenticated;
-    const agent = await this.agentRows.currentAgentOfWorkspace(workspace.id);
-    if (!agent || (target.agent !== null && target.agent !== agent.name))
-      throw principal ? NOT_FOUND : unauthenticated;
+    if (!found) throw principal ? NOT_FOUND : unauthenticated;
+    const { workspace, agent } = found;
     const port = forwardedPort(target.slugOrPort);
     const app =
       port === null ? agent.apps.find((candidate) => candidate.slug === target.slugOrPort) : undefined;
@@ -252,6 +246,37 @@ export class WorkspaceAppsProxy implements OnApplicationBootstrap, OnModuleDestr
     if (status !== 'connected')
       throw new AppProxyError(502, 'Bad Gateway', `The workspace agent is ${status}, it must be connected.`);
     return { workspace, agent, principal, app, port, host, targetPort, prefix, viaAuthorization };
+  }
+
+  /**
+   * The workspace and its current agent a URL names (null: none, or another agent name). Kept for
+   * LOOKUP_MS: an app's requests come in bursts (a page and its assets) and each would otherwise read
+   * the owner, the workspace and the agent again; access is still decided per request.
+   */
+  private async lookup(
+    target: AppTarget,
+    principal: Principal | undefined,
+  ): Promise<{ workspace: WorkspaceRow; agent: AgentRow } | null> {
+    if (target.owner === 'me' && !principal) return null;
+    const key = `${target.owner === 'me' ? principal!.user.uuid : target.owner.toLowerCase()}|${target.workspace.toLowerCase()}|${target.agent ?? ''}`;
+    const now = Date.now();
+    const cached = this.lookups.get(key);
+    if (cached && cached.expires > now) return cached.value;
+    const owners =
+      target.owner === 'me' ? [principal!.user.uuid] : await this.directory.accountUuidsByRef(target.owner);
+    let workspace: WorkspaceRow | undefined;
+    for (const owner of owners) {
+      workspace = await this.views.workspaceByOwnerAndName(owner, target.workspace.toLowerCase());
+      if (workspace) break;
+    }
+    const agent = workspace ? await this.agentRows.currentAgentOfWorkspace(workspace.id) : undefined;
+    const value =
+      workspace && agent && (target.agent === null || target.agent === agent.name)
+        ? { workspace, agent }
+        : null;
+    if (this.lookups.size > 10_000) this.lookups.clear();
+    this.lookups.set(key, { value, expires: now + LOOKUP_MS });
+    return value;
   }
 
   private tunnelAgent(resolved: Resolved): TunnelAgent {
@@ -318,6 +343,21 @@ export class WorkspaceAppsProxy implements OnApplicationBootstrap, OnModuleDestr
       return;
     }
     this.record(req, target, resolved, false);
+    this.forward(req, res, target, resolved, true);
+  }
+
+  /** One try of the request to the app; a GET/HEAD that met a pooled connection the app had closed is tried once more. */
+  private forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: AppTarget,
+    resolved: Resolved,
+    mayRetry: boolean,
+  ): void {
+    const bodyless =
+      (req.method === 'GET' || req.method === 'HEAD') &&
+      req.headers['content-length'] === undefined &&
+      req.headers['transfer-encoding'] === undefined;
     const upstream = http.request({
       agent: this.tunnelAgent(resolved),
       host: resolved.host,
@@ -344,6 +384,7 @@ export class WorkspaceAppsProxy implements OnApplicationBootstrap, OnModuleDestr
     });
     upstream.on('error', (error) => {
       if (res.headersSent) res.destroy();
+      else if (mayRetry && upstream.reusedSocket && bodyless) this.forward(req, res, target, resolved, false);
       else
         this.refuse(
           req,
@@ -355,7 +396,10 @@ export class WorkspaceAppsProxy implements OnApplicationBootstrap, OnModuleDestr
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
     });
-    req.pipe(upstream);
+    if (bodyless) {
+      req.resume();
+      upstream.end();
+    } else req.pipe(upstream);
   }
 
   private refuse(req: IncomingMessage, res: ServerResponse, target: AppTarget, error: unknown): void {
