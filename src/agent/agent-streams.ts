@@ -1,4 +1,5 @@
-import { WebSocket } from 'ws';
+import net from 'node:net';
+import { createWebSocketStream, WebSocket } from 'ws';
 import { DEFAULT_PTY_IDLE_MS, PtySessions } from './pty-sessions';
 
 export interface AgentStreamsOptions {
@@ -54,6 +55,7 @@ export class AgentStreams {
   async open(args: Record<string, unknown>): Promise<{ ok: boolean; output: string }> {
     const session = typeof args.session === 'string' ? args.session : '';
     if (!SESSION.test(session)) return { ok: false, output: 'the stream session is not valid' };
+    if (args.kind === 'tcp') return this.openTcp(session, args);
     if (args.kind !== 'pty') return { ok: false, output: `unknown stream kind ${String(args.kind)}` };
     const reconnect = typeof args.reconnect === 'string' ? args.reconnect : '';
     if (!SESSION.test(reconnect)) return { ok: false, output: 'the reconnect id is not valid' };
@@ -76,6 +78,51 @@ export class AgentStreams {
       return { ok: false, output: message };
     }
     return { ok: true, output: `pty ${reconnect}` };
+  }
+
+  /** A TCP connection to `{host, port}` inside the workspace, relayed over the stream's socket. */
+  private async openTcp(
+    session: string,
+    args: Record<string, unknown>,
+  ): Promise<{ ok: boolean; output: string }> {
+    const host = typeof args.host === 'string' && /^[A-Za-z0-9.:-]{1,253}$/.test(args.host) ? args.host : '';
+    const port = Number(args.port);
+    if (host === '' || !Number.isInteger(port) || port < 1 || port > 65_535)
+      return { ok: false, output: 'the host or port is not valid' };
+    let tcp: net.Socket;
+    try {
+      tcp = await new Promise<net.Socket>((resolve, reject) => {
+        const socket = net.connect({ host, port, noDelay: true });
+        socket.once('connect', () => {
+          socket.removeAllListeners('error');
+          resolve(socket);
+        });
+        socket.once('error', reject);
+      });
+    } catch (error) {
+      return {
+        ok: false,
+        output: `connect ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    let socket: WebSocket;
+    try {
+      socket = await this.dial(session);
+    } catch (error) {
+      tcp.destroy();
+      return { ok: false, output: error instanceof Error ? error.message : String(error) };
+    }
+    const stream = createWebSocketStream(socket);
+    // Ends travel (pipe ends the other side once its data is written); errors tear both down.
+    const kill = (): void => {
+      tcp.destroy();
+      stream.destroy();
+    };
+    tcp.on('error', kill);
+    stream.on('error', kill);
+    stream.on('close', () => tcp.end());
+    tcp.pipe(stream).pipe(tcp);
+    return { ok: true, output: `tcp ${host}:${port}` };
   }
 
   close(): void {

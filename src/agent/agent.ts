@@ -8,6 +8,7 @@ import { createParser } from 'eventsource-parser';
 import { createWebSocketStream, WebSocket } from 'ws';
 import { launch } from '../provisioner/sandbox/launcher';
 import { AgentStreams } from './agent-streams';
+import { AppHealthRunner, type HealthcheckedApp } from './app-health';
 import { listeningPorts } from './listening-ports';
 import { type MetadataItem, MetadataRunner } from './metadata';
 
@@ -32,7 +33,7 @@ interface Manifest {
   owner_name: string;
   environment_variables: Record<string, string>;
   startup_script: string;
-  apps: { id: string; slug: string; url?: string }[];
+  apps: ({ slug: string; url?: string } & HealthcheckedApp)[];
   /** The template's command that starts a VNC server on DEVPLANE_VNC_PORT (empty: no desktop). */
   vnc_command?: string;
   /** The template's metadata items (metadata.ts). */
@@ -81,11 +82,10 @@ export class WorkspaceAgent {
   private readonly stopping = new AbortController();
   private heartbeat: NodeJS.Timeout | undefined;
   private server: net.Server | undefined;
-  private apps: Manifest['apps'] = [];
   private manifestData: Manifest | undefined;
   /** The desktop's VNC server, started on the first desktop stream (a process group: killed with the agent). */
   private vnc: ChildProcess | undefined;
-  private readonly appHealth = new Map<string, string>();
+  private readonly appHealth: AppHealthRunner;
   /** Sessions the server opens into the workspace (reconnecting PTYs): agent-streams.ts. */
   private readonly streams: AgentStreams;
   private readonly metadata: MetadataRunner;
@@ -99,6 +99,10 @@ export class WorkspaceAgent {
       log: options.log,
       ptyIdleMs: Number.parseInt(process.env.DEVPLANE_AGENT_PTY_IDLE_MS ?? '', 10) || undefined,
     });
+    this.appHealth = new AppHealthRunner(
+      (healths) => this.send('/api/v2/workspaceagents/me/app-health', { healths }),
+      options.log,
+    );
     this.metadata = new MetadataRunner(
       options.directory,
       () => this.manifestData?.environment_variables ?? {},
@@ -166,9 +170,7 @@ export class WorkspaceAgent {
       this.send('/api/v2/workspaceagents/me/heartbeat', {}).catch((error: unknown) =>
         this.options.log(`heartbeat failed: ${String(error)}`),
       );
-      void this.probeApps();
     }, this.options.heartbeatMs);
-    void this.probeApps();
     if (this.options.listenPort !== undefined) await this.listen(this.options.listenPort);
     void this.followReinit();
     void this.serveCalls();
@@ -319,7 +321,7 @@ export class WorkspaceAgent {
   /** The start steps: lifecycle starting, the owner's marker, the startup script, lifecycle ready. */
   private async initialize(manifest: Manifest): Promise<void> {
     this.owner = manifest.owner_id;
-    this.apps = manifest.apps ?? [];
+    this.appHealth.start(manifest.apps ?? []);
     this.metadata.start(manifest.metadata ?? []);
     await this.lifecycle('starting');
     // The owner marker lives beside the agent's state (the workspace's `.devplane`).
@@ -370,30 +372,6 @@ export class WorkspaceAgent {
     await this.retrying(`lifecycle ${state}`, () =>
       this.send('/api/v2/workspaceagents/me/lifecycle', ownerId ? { state, owner_id: ownerId } : { state }),
     );
-  }
-
-  /** Probes each app with a URL (an answer below 500 within 2 s is healthy); reports what changed. */
-  private async probeApps(): Promise<void> {
-    const changed: Record<string, string> = {};
-    for (const app of this.apps) {
-      if (!app.url) continue;
-      let health = 'unhealthy';
-      try {
-        const response = await fetch(app.url, { signal: AbortSignal.timeout(2_000) });
-        await response.body?.cancel();
-        if (response.status < 500) health = 'healthy';
-      } catch {
-        // unreachable: unhealthy
-      }
-      if (this.appHealth.get(app.id) !== health) changed[app.id] = health;
-    }
-    if (Object.keys(changed).length === 0) return;
-    try {
-      await this.send('/api/v2/workspaceagents/me/app-health', { healths: changed });
-      for (const [id, health] of Object.entries(changed)) this.appHealth.set(id, health);
-    } catch (error) {
-      this.options.log(`app health report failed: ${String(error)}`);
-    }
   }
 
   /** Follows `GET /workspaceagents/me/reinit` until 409 or shutdown. */
@@ -479,6 +457,7 @@ export class WorkspaceAgent {
     this.server?.close();
     this.streams.close();
     this.metadata.stop();
+    this.appHealth.stop();
     if (this.vnc?.pid && this.vnc.exitCode === null) {
       try {
         process.kill(-this.vnc.pid, 'SIGTERM');

@@ -20,8 +20,18 @@ const DEFINITION = {
   files: { 'project/README.md': '# hello\n' },
   env: { GREETING: 'hi' },
   apps: [
-    { slug: 'code', display_name: 'Code', url: 'http://127.0.0.1:APP_PORT/' },
-    { slug: 'down', display_name: 'Down', url: 'http://127.0.0.1:1/' },
+    {
+      slug: 'code',
+      display_name: 'Code',
+      url: 'http://127.0.0.1:APP_PORT/',
+      healthcheck: { url: 'http://127.0.0.1:APP_PORT/', interval: 1, threshold: 1 },
+    },
+    {
+      slug: 'down',
+      display_name: 'Down',
+      url: 'http://127.0.0.1:1/',
+      healthcheck: { url: 'http://127.0.0.1:1/', interval: 1, threshold: 1 },
+    },
     { slug: 'terminal', display_name: 'Terminal', command: 'bash' },
   ],
   // The app listens inside the workspace (in the sandbox mode the workspace has a network namespace of its own).
@@ -111,6 +121,14 @@ describe('workspaces with a real provisioner and agent', () => {
           apps: DEFINITION.apps.map((app) => ({
             ...app,
             url: app.url?.replace('APP_PORT', String(appPort)),
+            ...(app.healthcheck
+              ? {
+                  healthcheck: {
+                    ...app.healthcheck,
+                    url: app.healthcheck.url.replace('APP_PORT', String(appPort)),
+                  },
+                }
+              : {}),
           })),
         },
       }),
@@ -173,7 +191,7 @@ describe('workspaces with a real provisioner and agent', () => {
       'agent ready',
     );
     expect(agent.apps.map((app: Json) => app.slug)).toEqual(['code', 'down', 'terminal']);
-    // The agent probes the apps with a URL and reports their health.
+    // The agent runs the apps' healthchecks and reports their health (no healthcheck: disabled).
     const apps = await waitFor(
       async () => {
         const current = await workspace(workspaceId, alice.token);

@@ -17,6 +17,8 @@ export interface AgentStream {
   onMessage(handler: (data: Buffer, binary: boolean) => void): void;
   onClose(handler: () => void): void;
   close(): void;
+  /** The agent's own socket when it reached this instance (byte streams use it directly, with backpressure). */
+  socket?: WebSocket;
 }
 
 const ARRIVED = 'workspace.agent_stream.arrived:';
@@ -71,6 +73,7 @@ function localStream(socket: WebSocket): AgentStream {
   socket.on('close', () => queue.end());
   socket.on('error', () => socket.terminate());
   return {
+    socket,
     send: (data, binary) => {
       if (socket.readyState === socket.OPEN) socket.send(data, { binary });
     },

@@ -119,13 +119,11 @@ export function presentAgent(agent: AgentRow, disconnectMs: number) {
       display_name: app.display_name,
       command: app.command ?? '',
       icon: app.icon ?? '',
-      subdomain: false,
-      sharing_level: 'owner',
-      healthcheck: app.url
-        ? { url: app.url, interval: 0, threshold: 0 }
-        : { url: '', interval: 0, threshold: 0 },
-      // The agent probes apps with a URL and reports `healthy` / `unhealthy`; until then `initializing`.
-      health: app.health ?? (app.url ? 'initializing' : 'disabled'),
+      subdomain: app.subdomain ?? false,
+      sharing_level: app.share ?? 'owner',
+      healthcheck: app.healthcheck ?? { url: '', interval: 0, threshold: 0 },
+      // Coder: `disabled` without a healthcheck; the agent reports healthy/unhealthy, until then `initializing`.
+      health: app.healthcheck ? (app.health ?? 'initializing') : 'disabled',
       group: '',
       hidden: false,
       open_in: 'slim-window',

@@ -309,6 +309,10 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
       command: app.command,
       url: app.url,
       icon: app.icon,
+      subdomain: app.subdomain ?? false,
+      share: app.share ?? 'owner',
+      max_share: definition.max_share_level ?? 'owner',
+      ...(app.healthcheck ? { healthcheck: app.healthcheck } : {}),
     }));
     await this.agents.insert(manager, {
       id,

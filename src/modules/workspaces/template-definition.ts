@@ -44,6 +44,41 @@ function stringMap(value: unknown, field: string): Record<string, string> {
   return out;
 }
 
+/** Coder's app sharing levels, narrowest first. */
+export const SHARE_LEVELS = ['owner', 'authenticated', 'organization', 'public'] as const;
+export type ShareLevel = (typeof SHARE_LEVELS)[number];
+
+/** An app URL the agent can reach: http(s) with a host. */
+function appUrl(value: string, field: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid(field, 'must be an http or https URL');
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '')
+    throw invalid(field, 'must be an http or https URL');
+  return url;
+}
+
+function parseHealthcheck(
+  value: unknown,
+  field: string,
+): { url: string; interval: number; threshold: number } {
+  const entry = (value ?? {}) as Record<string, unknown>;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw invalid(field, 'must be an object {url, interval, threshold}');
+  if (typeof entry.url !== 'string') throw invalid(`${field}.url`, 'is required');
+  appUrl(entry.url, `${field}.url`);
+  const interval = entry.interval ?? 5;
+  const threshold = entry.threshold ?? 3;
+  if (!Number.isInteger(interval) || (interval as number) < 1 || (interval as number) > 3600)
+    throw invalid(`${field}.interval`, 'must be an integer from 1 to 3600 (seconds)');
+  if (!Number.isInteger(threshold) || (threshold as number) < 1 || (threshold as number) > 100)
+    throw invalid(`${field}.threshold`, 'must be an integer from 1 to 100');
+  return { url: entry.url, interval: interval as number, threshold: threshold as number };
+}
+
 /** Checks a definition; throws InvalidError (400 with the field) on anything the provisioner could not apply. */
 export function parseTemplateDefinition(raw: unknown): TemplateDefinition {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
@@ -60,6 +95,7 @@ export function parseTemplateDefinition(raw: unknown): TemplateDefinition {
     'vnc_command',
     'presets',
     'metadata',
+    'max_share_level',
   ]);
   for (const key of Object.keys(input)) if (!known.has(key)) throw invalid(key, 'is not a known field');
   const out: TemplateDefinition = {};
@@ -99,14 +135,29 @@ export function parseTemplateDefinition(raw: unknown): TemplateDefinition {
       for (const key of ['display_name', 'command', 'url', 'icon'])
         if (entry[key] !== undefined && typeof entry[key] !== 'string')
           throw invalid(`apps[${index}].${key}`, 'must be a string');
+      if (entry.subdomain !== undefined && typeof entry.subdomain !== 'boolean')
+        throw invalid(`apps[${index}].subdomain`, 'must be a boolean');
+      if (entry.share !== undefined && !SHARE_LEVELS.includes(entry.share as ShareLevel))
+        throw invalid(`apps[${index}].share`, `must be one of ${SHARE_LEVELS.join(', ')}`);
+      if (entry.url !== undefined) appUrl(entry.url as string, `apps[${index}].url`);
       return {
         slug: entry.slug,
         display_name: entry.display_name as string | undefined,
         command: entry.command as string | undefined,
         url: entry.url as string | undefined,
         icon: entry.icon as string | undefined,
+        ...(entry.subdomain === undefined ? {} : { subdomain: entry.subdomain }),
+        ...(entry.share === undefined ? {} : { share: entry.share as ShareLevel }),
+        ...(entry.healthcheck === undefined
+          ? {}
+          : { healthcheck: parseHealthcheck(entry.healthcheck, `apps[${index}].healthcheck`) }),
       };
     });
+  }
+  if (input.max_share_level !== undefined) {
+    if (!SHARE_LEVELS.includes(input.max_share_level as ShareLevel))
+      throw invalid('max_share_level', `must be one of ${SHARE_LEVELS.join(', ')}`);
+    out.max_share_level = input.max_share_level as ShareLevel;
   }
   if (input.metadata !== undefined) out.metadata = parseMetadata(input.metadata);
   if (input.presets !== undefined) {

@@ -39,6 +39,10 @@ export interface AgentRow {
     url?: string;
     icon?: string;
     health?: string;
+    subdomain?: boolean;
+    share?: string;
+    max_share?: string;
+    healthcheck?: { url: string; interval: number; threshold: number };
   }[];
   lifecycle_state: string;
   version: string;

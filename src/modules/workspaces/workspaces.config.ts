@@ -24,6 +24,21 @@ export interface WorkspacesConfig {
   logFollowPollMs: number;
   /** `WORKSPACE_WATCH_POLL_MS`: how often a workspace watch (`/watch`, `/watch-ws`) compares the workspace. */
   watchPollMs: number;
+  /**
+   * `WILDCARD_ACCESS_URL` (Coder's name; e.g. `*.apps.example.com` or `https://*.apps.example.com:8443`):
+   * subdomain apps and ports are served at `{app}--{agent}--{workspace}--{owner}.<suffix>`; null when unset.
+   */
+  wildcardAccess: { suffix: string; port: string; protocol: string } | null;
+}
+
+/** `WILDCARD_ACCESS_URL`: `*.<domain>` with an optional scheme and port. */
+export function wildcardAccessFrom(env: Env): WorkspacesConfig['wildcardAccess'] {
+  const raw = read(env, 'WILDCARD_ACCESS_URL')?.trim();
+  if (!raw) return null;
+  const match = /^(?:(https?):\/\/)?\*([.-][A-Za-z0-9.-]+?)(?::(\d{1,5}))?\/?$/.exec(raw);
+  if (!match)
+    throw new ConfigError('WILDCARD_ACCESS_URL', 'must be *.<domain> (optionally with a scheme and a port)');
+  return { protocol: match[1] ?? 'http', suffix: match[2]!.toLowerCase(), port: match[3] ?? '' };
 }
 
 /** `WORKSPACE_UID_RANGE` (`FIRST-LAST`, default 200000-265535). */
@@ -83,5 +98,6 @@ export function loadWorkspacesConfig(env: Env): WorkspacesConfig {
     connectionLogCountCap: int(env, 'CONNECTION_LOG_COUNT_CAP', 2000, 1, 100_000_000),
     logFollowPollMs: int(env, 'CODER_LOG_FOLLOW_POLL_MS', 500, 20, 60_000),
     watchPollMs: int(env, 'WORKSPACE_WATCH_POLL_MS', 1_000, 20, 60_000),
+    wildcardAccess: wildcardAccessFrom(env),
   };
 }

@@ -20,6 +20,7 @@ import { AgentDesktopGateway } from './controllers/agent-desktop.gateway';
 import { AgentStreamsGateway } from './controllers/agent-streams.gateway';
 import { WorkspacePtyGateway } from './controllers/workspace-pty.gateway';
 import { AgentStreamsService } from './agent-streams.service';
+import { WorkspaceAppsProxy } from './apps/workspace-apps.proxy';
 import { AgentMetadataWatches, AgentMetadataWatchGateway } from './controllers/agent-metadata-watch';
 import { BuildWatchGateway } from './controllers/build-watch.gateway';
 import { BuildLogsGateway, VersionLogsGateway } from './controllers/job-logs.gateway';
@@ -113,6 +114,7 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     VersionLogsGateway,
     AgentDesktopGateway,
     AgentStreamsService,
+    WorkspaceAppsProxy,
     AgentStreamsGateway,
     WorkspacePtyGateway,
     AgentMetadataWatches,

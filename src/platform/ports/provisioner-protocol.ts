@@ -10,7 +10,21 @@ export interface TemplateDefinition {
   directory?: string;
   files?: Record<string, string>;
   env?: Record<string, string>;
-  apps?: { slug: string; display_name?: string; command?: string; url?: string; icon?: string }[];
+  apps?: {
+    slug: string;
+    display_name?: string;
+    command?: string;
+    url?: string;
+    icon?: string;
+    /** Coder's `subdomain`: served at `{slug}--{agent}--{workspace}--{owner}` under WILDCARD_ACCESS_URL. */
+    subdomain?: boolean;
+    /** Coder's `share`: owner (default), authenticated, organization, public. */
+    share?: 'owner' | 'authenticated' | 'organization' | 'public';
+    /** Coder's healthcheck: `interval` seconds between probes, `threshold` failures in a row = unhealthy. */
+    healthcheck?: { url: string; interval: number; threshold: number };
+  }[];
+  /** The widest sharing level an app of this template may have (default `owner`; Coder's max_port_share_level). */
+  max_share_level?: 'owner' | 'authenticated' | 'organization' | 'public';
   /** Shell command the agent runs at each start (and again after a reinit for a new owner). */
   startup_script?: string;
   /**

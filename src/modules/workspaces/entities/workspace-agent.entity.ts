@@ -9,8 +9,14 @@ export interface WorkspaceAppDefinition {
   icon?: string;
   external?: boolean;
   hidden?: boolean;
-  /** What the agent last reported: healthy, unhealthy (apps without a URL: none). */
+  /** What the agent last reported: healthy, unhealthy (apps without a healthcheck: none). */
   health?: 'healthy' | 'unhealthy';
+  /** Served on a subdomain of WILDCARD_ACCESS_URL (issue 50). */
+  subdomain?: boolean;
+  /** The app's sharing level and the template's widest allowed one (owner, authenticated, organization, public). */
+  share?: string;
+  max_share?: string;
+  healthcheck?: { url: string; interval: number; threshold: number };
 }
 
 /** A metadata item the template declares and what its script last produced. */
