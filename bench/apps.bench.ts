@@ -3,6 +3,8 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { WebSocket } from 'ws';
+import path from 'node:path';
+import { killAgents } from '../test/helpers/provisioner-process';
 import { appDefinition } from '../test/workspaces/app-server';
 import {
   benchDatabase,
@@ -236,6 +238,8 @@ async function main(): Promise<void> {
       `app small GETs (${small}, 10 parallel, keep-alive): proxy ${rpsProxy.toFixed(0)} req/s, direct ${rpsDirect.toFixed(0)} req/s, ratio ${(rpsProxy / rpsDirect).toFixed(2)}`,
     );
   } finally {
+    // The agent (and the app it started) outlives the server: its whole process group goes.
+    killAgents(path.join(db.env.DATA_DIR!, 'workspaces'));
     await stopAll(children);
     await db.close();
   }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { WebSocket } from 'ws';
 import { resolveIsolation } from '../../src/provisioner/sandbox/launcher';
+import { WORKSPACES_CONFIG, type WorkspacesConfig } from '../../src/modules/workspaces/workspaces.config';
 import type { CreatedUser } from '../helpers/factories';
 import { killAgents, type ProvisionerProcess, waitFor } from '../helpers/provisioner-process';
 import { createTestApp, type TestApp } from '../helpers/test-app';
@@ -64,7 +65,13 @@ describe('workspace apps proxy', () => {
       process.env.WORKSPACE_ISOLATION = 'none';
     }
     t = await createTestApp({
-      env: { WILDCARD_ACCESS_URL: '*.apps.devplane.test', DEVPLANE_AGENT_HEARTBEAT_MS: '500' },
+      env: {
+        WILDCARD_ACCESS_URL: '*.apps.devplane.test',
+        DEVPLANE_AGENT_HEARTBEAT_MS: '500',
+        // Sharing path-based apps is Coder's opt-in (the last test turns both off again).
+        DANGEROUS_ALLOW_PATH_APP_SHARING: 'true',
+        DANGEROUS_ALLOW_PATH_APP_SITE_OWNER_ACCESS: 'true',
+      },
     });
     await t.listen();
     admin = await t.factories.admin({ username: 'appadmin' });
@@ -243,6 +250,30 @@ describe('workspace apps proxy', () => {
     expect(await status('/@appalice/tight/apps/pub/', alice.token)).toBe(200);
     // Anonymous callers learn nothing about what does not exist either.
     expect(await status('/@appalice/nothing/apps/pub/', null)).toBe(401);
+  });
+
+  it("by default path-based apps open only for the workspace's users (Coder's dangerous flags off); subdomain apps keep their sharing level", async () => {
+    const config = t.app.get<WorkspacesConfig>(WORKSPACES_CONFIG);
+    config.allowPathAppSharing = false;
+    config.allowPathAppSiteOwnerAccess = false;
+    const status = async (route: string, token: string | null, host?: string) =>
+      (
+        await request(t.url!, route, {
+          headers: { ...(token ? { 'Coder-Session-Token': token } : {}), ...(host ? { Host: host } : {}) },
+        })
+      ).status;
+    try {
+      expect(await status('/@appalice/apps/apps/authn/', bob.token)).toBe(404);
+      expect(await status('/@appalice/apps/apps/pub/', null)).toBe(401);
+      expect(await status('/@appalice/apps/apps/web/', admin.token)).toBe(404);
+      expect(await status('/@appalice/apps/apps/web/', alice.token)).toBe(200);
+      expect(await status('/', null, 'pub--main--apps--appalice.apps.devplane.test')).toBe(200);
+      expect(await status('/', bob.token, 'authn--main--apps--appalice.apps.devplane.test')).toBe(200);
+      expect(await status('/', admin.token, 'web--main--apps--appalice.apps.devplane.test')).toBe(200);
+    } finally {
+      config.allowPathAppSharing = true;
+      config.allowPathAppSiteOwnerAccess = true;
+    }
   });
 
   it('refuses a narrow token (403) and a wrong token like no token', async () => {

@@ -1,4 +1,4 @@
-import { ConfigError, type Env, int, read } from '../../platform/config/app-config';
+import { bool, ConfigError, type Env, int, read } from '../../platform/config/app-config';
 
 /** Settings of the workspaces module (README.md in this folder), validated at boot. */
 export interface WorkspacesConfig {
@@ -29,6 +29,14 @@ export interface WorkspacesConfig {
    * subdomain apps and ports are served at `{app}--{agent}--{workspace}--{owner}.<suffix>`; null when unset.
    */
   wildcardAccess: { suffix: string; port: string; protocol: string } | null;
+  /**
+   * `DANGEROUS_ALLOW_PATH_APP_SHARING` (Coder's flag, default false): path-based apps run on the API's origin,
+   * so by default they open only for who may `application_connect` the workspace (sharing levels apply to
+   * subdomain apps); true lets path-based apps be shared at their level.
+   */
+  allowPathAppSharing: boolean;
+  /** `DANGEROUS_ALLOW_PATH_APP_SITE_OWNER_ACCESS` (Coder's flag, default false): site owners may open other users' path-based apps. */
+  allowPathAppSiteOwnerAccess: boolean;
 }
 
 /** `WILDCARD_ACCESS_URL`: `*.<domain>` with an optional scheme and port. */
@@ -99,5 +107,7 @@ export function loadWorkspacesConfig(env: Env): WorkspacesConfig {
     logFollowPollMs: int(env, 'CODER_LOG_FOLLOW_POLL_MS', 500, 20, 60_000),
     watchPollMs: int(env, 'WORKSPACE_WATCH_POLL_MS', 1_000, 20, 60_000),
     wildcardAccess: wildcardAccessFrom(env),
+    allowPathAppSharing: bool(env, 'DANGEROUS_ALLOW_PATH_APP_SHARING', false),
+    allowPathAppSiteOwnerAccess: bool(env, 'DANGEROUS_ALLOW_PATH_APP_SITE_OWNER_ACCESS', false),
   };
 }

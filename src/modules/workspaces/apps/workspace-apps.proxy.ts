@@ -207,10 +207,24 @@ export class WorkspaceAppsProxy implements OnApplicationBootstrap, OnModuleDestr
     const app =
       port === null ? agent.apps.find((candidate) => candidate.slug === target.slugOrPort) : undefined;
     if (port === null && !app) throw principal ? NOT_FOUND : unauthenticated;
-    const canConnect = principal
-      ? await this.authz.authorize(principal, 'application_connect', workspaceObject(workspace))
-      : false;
-    const level = app ? effectiveShare(app.share, app.max_share) : 'owner';
+    // Path-based apps run on the API's origin: shared beyond the workspace's own users, or opened by a site
+    // owner who is not one of them, only when the deployment allows it (Coder's dangerous flags).
+    const pathApp = !target.subdomain;
+    const siteOwnerOnly =
+      principal !== undefined &&
+      pathApp &&
+      !this.config.allowPathAppSiteOwnerAccess &&
+      principal.user.isAdmin &&
+      principal.user.uuid !== workspace.owner_id &&
+      !(principal.user.uuid in (workspace.user_acl ?? {}));
+    const canConnect =
+      principal && !siteOwnerOnly
+        ? await this.authz.authorize(principal, 'application_connect', workspaceObject(workspace))
+        : false;
+    const level =
+      app && (!pathApp || this.config.allowPathAppSharing)
+        ? effectiveShare(app.share, app.max_share)
+        : 'owner';
     let inOrganization = false;
     if (!canConnect && principal && level === 'organization') {
       const memberships = await this.directory.subjectMemberships(principal.user.id);
