@@ -69,6 +69,11 @@ import { RefChangesService } from './ref-changes.service';
 import { RepositoriesService } from './repositories.service';
 import { RepositoryPermissions } from './repository-permissions.service';
 import { RepoAccessGuard, RepoAssignment } from './repo-access';
+import { GitLfsController } from './lfs/git-lfs.controller';
+import { LfsAccessAssignment } from './lfs/lfs-access.assignment';
+import { LfsLinks } from './lfs/lfs-links';
+import { LfsRepository } from './lfs/lfs.repository';
+import { LfsService } from './lfs/lfs.service';
 
 /**
  * Code hosting core (spec 3, issue 12): repositories as rows plus bare git repositories on disk,
@@ -84,6 +89,7 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     GiteaCollaboratorsController,
     GiteaTeamRepositoriesController,
     GitSmartHttpController,
+    GitLfsController,
     GitHooksController,
     GiteaMigrationsController,
     GiteaBranchProtectionsController,
@@ -107,6 +113,10 @@ import { RepoAccessGuard, RepoAssignment } from './repo-access';
     PullDiffsService,
     RepositoryPermissions,
     RepoAssignment,
+    LfsAccessAssignment,
+    LfsLinks,
+    LfsRepository,
+    LfsService,
     HookCallerAssignment,
     RepoAccessGuard,
     CollaboratorsService,

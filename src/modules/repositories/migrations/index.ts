@@ -7,6 +7,7 @@ import { PullDiffStats1795759950808 } from './1795759950808-PullDiffStats';
 import { ScaleIndexes1796676977232 } from './1796676977232-ScaleIndexes';
 import { StatusesReviews1796678434029 } from './1796678434029-StatusesReviews';
 import { Labels1796680223359 } from './1796680223359-Labels';
+import { MilestonesLfs1796689603235 } from './1796689603235-MilestonesLfs';
 
 export const REPOSITORIES_MIGRATIONS: Function[] = [
   Repositories1795473797497,
@@ -18,4 +19,5 @@ export const REPOSITORIES_MIGRATIONS: Function[] = [
   ScaleIndexes1796676977232,
   StatusesReviews1796678434029,
   Labels1796680223359,
+  MilestonesLfs1796689603235,
 ];
