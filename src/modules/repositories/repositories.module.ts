@@ -70,6 +70,10 @@ import { RepositoriesService } from './repositories.service';
 import { RepositoryPermissions } from './repository-permissions.service';
 import { RepoAccessGuard, RepoAssignment } from './repo-access';
 import { GitLfsController } from './lfs/git-lfs.controller';
+import { GiteaMilestonesController } from './controllers/gitea-milestones.controller';
+import { IssueMetaLoader } from './milestones/issue-meta';
+import { MilestonesRepository } from './milestones/milestones.repository';
+import { MilestonesService } from './milestones/milestones.service';
 import { LfsAccessAssignment } from './lfs/lfs-access.assignment';
 import { LfsLinks } from './lfs/lfs-links';
 import { LfsRepository } from './lfs/lfs.repository';
@@ -96,6 +100,7 @@ import { LfsService } from './lfs/lfs.service';
     GiteaBranchesController,
     GiteaContentsController,
     GiteaLabelsController,
+    GiteaMilestonesController,
     GiteaStatusesController,
     GiteaReviewsController,
     GiteaCommitsController,
@@ -117,6 +122,9 @@ import { LfsService } from './lfs/lfs.service';
     LfsLinks,
     LfsRepository,
     LfsService,
+    IssueMetaLoader,
+    MilestonesRepository,
+    MilestonesService,
     HookCallerAssignment,
     RepoAccessGuard,
     CollaboratorsService,

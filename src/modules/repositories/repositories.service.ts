@@ -450,13 +450,20 @@ export class RepositoriesService {
    * transaction: RefChangesService): emptiness and size; an empty repository (or one whose default
    * branch is gone) takes the first pushed branch as default (HEAD is moved here).
    */
-  async pushChanges(repo: Repository, owner: User, pushedBranches: string[]): Promise<Partial<Repository>> {
+  async pushChanges(
+    repo: Repository,
+    owner: User,
+    pushedBranches: string[],
+    manager?: EntityManager,
+  ): Promise<Partial<Repository>> {
     const gitDir = this.gitDir(owner, repo);
     const branches = await this.storage.branches(gitDir);
     const changes: Partial<Repository> = {
       isEmpty: branches.length === 0,
       // Gitea's size: git's objects plus the repository's LFS objects.
-      sizeKib: String((await this.storage.sizeKib(gitDir)) + (await this.lfsObjects.sizeKib(repo.id))),
+      sizeKib: String(
+        (await this.storage.sizeKib(gitDir)) + (await this.lfsObjects.sizeKib(repo.id, manager)),
+      ),
     };
     if (branches.length > 0 && !branches.some((branch) => branch.name === repo.defaultBranch)) {
       changes.defaultBranch =

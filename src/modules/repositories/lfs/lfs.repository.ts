@@ -61,8 +61,8 @@ export class LfsRepository {
   }
 
   /** The KiB of the LFS objects a repository holds (each rounded up), added to git's size. */
-  async sizeKib(repositoryId: string): Promise<number> {
-    const [row] = (await this.dataSource.manager.query(
+  async sizeKib(repositoryId: string, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    const [row] = (await manager.query(
       'SELECT COALESCE(SUM((size + 1023) / 1024), 0)::bigint AS kib FROM lfs_repository_objects WHERE repository_id = $1',
       [repositoryId],
     )) as { kib: string }[];
