@@ -10,17 +10,20 @@ import type { ErrorRenderContext, RenderedError } from '../rendered-error';
  */
 export function renderGitError(
   error: AnyDomainError | InternalFailure,
-  _context: ErrorRenderContext,
+  context: ErrorRenderContext,
 ): RenderedError {
   if (error instanceof InternalFailure)
     return { status: 500, body: `${error.publicMessage ?? 'Internal Server Error'}\n` };
   const text = `${error.message}\n`;
+  // Git LFS (`.../info/lfs/...`) reads JSON errors `{message}` and prints the message.
+  const lfs = context.req.path.includes('/info/lfs/');
+  const body = lfs ? { message: error.message } : text;
   switch (error.kind) {
     case 'unauthenticated':
-      return { status: 401, body: text, headers: basicChallenge() };
+      return { status: 401, body, headers: basicChallenge() };
     case 'moved':
       // git follows the redirect of its first request (info/refs) and uses the new base URL after it.
-      return { status: 307, body: text, headers: { Location: error.location } };
+      return { status: 307, body, headers: { Location: error.location } };
     case 'bad_request':
     case 'invalid':
     case 'forbidden':
@@ -34,6 +37,6 @@ export function renderGitError(
     case 'rate_limited':
     case 'unavailable':
     case 'not_allowed':
-      return { status: protocolStatus(error.kind), body: text };
+      return { status: protocolStatus(error.kind), body };
   }
 }

@@ -9,6 +9,16 @@ declare module '../../platform/errors/domain-error' {
     LABEL_COLOR: true;
     LABEL_NAME: true;
     LABEL_NOT_FOUND: true;
+    LFS_BATCH: true;
+    LFS_OBJECT_NOT_FOUND: true;
+    LFS_OID: true;
+    LFS_OID_MISMATCH: true;
+    LFS_SIZE_MISMATCH: true;
+    LFS_TOO_LARGE: true;
+    LFS_LINK: true;
+    MILESTONE_NOT_FOUND: true;
+    MILESTONE_TITLE: true;
+    MILESTONE_STATE: true;
     REVIEW_BODY: true;
     REVIEW_EVENT: true;
     REVIEW_FORBIDDEN: true;

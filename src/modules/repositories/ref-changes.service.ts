@@ -76,7 +76,8 @@ export class RefChangesService {
     const movedBranches = refs
       .filter((ref) => ref.ref.startsWith('refs/heads/'))
       .map((ref) => ref.ref.slice('refs/heads/'.length));
-    const changes = await this.repositories.pushChanges(repo, repo.owner, pushedBranches);
+    // Inside the caller's transaction when there is one (the embedded database serves one connection at a time).
+    const changes = await this.repositories.pushChanges(repo, repo.owner, pushedBranches, tx?.manager);
     const payload: PushJobPayload = {
       repositoryId: repo.id,
       pusherId: input.actor.id,

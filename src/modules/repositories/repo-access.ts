@@ -80,6 +80,11 @@ export function requestRepositoryContext(req: Request): RepositoryContext {
   return context;
 }
 
+/** Stashes the context for `@Repo()`: for assignments that decide access their own way (LFS transfer links). */
+export function assignRepositoryContext(req: Request, context: RepositoryContext): void {
+  contexts.set(req, context);
+}
+
 function levelOf(spec: RepoAccessSpec, req: Request): AccessMode {
   return typeof spec.level === 'function' ? spec.level(req) : spec.level;
 }

@@ -16,6 +16,10 @@ export interface RepositoriesConfig {
    * before another worker takes it over (a crashed worker's run is repeated after this).
    */
   pushReactionsLeaseMs: number;
+  /** LFS_MAX_FILE_SIZE: the largest Git LFS object accepted, in bytes (Gitea's [server] LFS_MAX_FILE_SIZE). */
+  lfsMaxFileSize: number;
+  /** LFS_HTTP_AUTH_EXPIRY_SECONDS: how long the signed links of an LFS batch answer stay valid. */
+  lfsLinkExpirySeconds: number;
 }
 
 export function loadRepositoriesConfig(env: Env = process.env): RepositoriesConfig {
@@ -25,5 +29,7 @@ export function loadRepositoriesConfig(env: Env = process.env): RepositoriesConf
     mirrorMinIntervalSeconds: int(env, 'MIRROR_MIN_INTERVAL_SECONDS', 600, 1, 86_400),
     migrationsStallSeconds: int(env, 'MIGRATIONS_STALL_SECONDS', 60, 5, 3600),
     pushReactionsLeaseMs: int(env, 'PUSH_REACTIONS_LEASE_MS', 300_000, 2_000, 3_600_000),
+    lfsMaxFileSize: int(env, 'LFS_MAX_FILE_SIZE', 4 * 1024 ** 3, 1, 1024 ** 4),
+    lfsLinkExpirySeconds: int(env, 'LFS_HTTP_AUTH_EXPIRY_SECONDS', 3600, 60, 7 * 86_400),
   };
 }

@@ -70,6 +70,15 @@ import { RepositoriesService } from './repositories.service';
 import { RepositoryPermissions } from './repository-permissions.service';
 import { RepoAccessGuard, RepoAssignment } from './repo-access';
 import { WEBHOOK_CONTROLLERS, WEBHOOK_PROVIDERS } from './webhooks';
+import { GitLfsController } from './lfs/git-lfs.controller';
+import { GiteaMilestonesController } from './controllers/gitea-milestones.controller';
+import { IssueMetaLoader } from './milestones/issue-meta';
+import { MilestonesRepository } from './milestones/milestones.repository';
+import { MilestonesService } from './milestones/milestones.service';
+import { LfsAccessAssignment } from './lfs/lfs-access.assignment';
+import { LfsLinks } from './lfs/lfs-links';
+import { LfsRepository } from './lfs/lfs.repository';
+import { LfsService } from './lfs/lfs.service';
 
 /**
  * Code hosting core (spec 3, issue 12): repositories as rows plus bare git repositories on disk,
@@ -85,12 +94,14 @@ import { WEBHOOK_CONTROLLERS, WEBHOOK_PROVIDERS } from './webhooks';
     GiteaCollaboratorsController,
     GiteaTeamRepositoriesController,
     GitSmartHttpController,
+    GitLfsController,
     GitHooksController,
     GiteaMigrationsController,
     GiteaBranchProtectionsController,
     GiteaBranchesController,
     GiteaContentsController,
     GiteaLabelsController,
+    GiteaMilestonesController,
     GiteaStatusesController,
     GiteaReviewsController,
     GiteaCommitsController,
@@ -109,6 +120,13 @@ import { WEBHOOK_CONTROLLERS, WEBHOOK_PROVIDERS } from './webhooks';
     PullDiffsService,
     RepositoryPermissions,
     RepoAssignment,
+    LfsAccessAssignment,
+    LfsLinks,
+    LfsRepository,
+    LfsService,
+    IssueMetaLoader,
+    MilestonesRepository,
+    MilestonesService,
     HookCallerAssignment,
     RepoAccessGuard,
     CollaboratorsService,

@@ -20,6 +20,7 @@ import {
   type RepositoryVisibility,
 } from './repositories.repository';
 import { ContentDeletionHooks } from './content-deletion-hooks';
+import { LfsRepository } from './lfs/lfs.repository';
 import { GitStorage, type StagedMove } from './git/git-storage.service';
 import { GitCommandError, runGit } from './git/run-git';
 import { redactUrlIn } from '../../platform/net/safe-url';
@@ -81,6 +82,7 @@ export class RepositoriesService {
     private readonly deletionHooks: ContentDeletionHooks,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly directory: IdentityDirectory,
+    private readonly lfsObjects: LfsRepository,
   ) {}
 
   gitDir(owner: User, repo: Repository): string {
@@ -448,12 +450,20 @@ export class RepositoriesService {
    * transaction: RefChangesService): emptiness and size; an empty repository (or one whose default
    * branch is gone) takes the first pushed branch as default (HEAD is moved here).
    */
-  async pushChanges(repo: Repository, owner: User, pushedBranches: string[]): Promise<Partial<Repository>> {
+  async pushChanges(
+    repo: Repository,
+    owner: User,
+    pushedBranches: string[],
+    manager?: EntityManager,
+  ): Promise<Partial<Repository>> {
     const gitDir = this.gitDir(owner, repo);
     const branches = await this.storage.branches(gitDir);
     const changes: Partial<Repository> = {
       isEmpty: branches.length === 0,
-      sizeKib: String(await this.storage.sizeKib(gitDir)),
+      // Gitea's size: git's objects plus the repository's LFS objects.
+      sizeKib: String(
+        (await this.storage.sizeKib(gitDir)) + (await this.lfsObjects.sizeKib(repo.id, manager)),
+      ),
     };
     if (branches.length > 0 && !branches.some((branch) => branch.name === repo.defaultBranch)) {
       changes.defaultBranch =

@@ -21,6 +21,7 @@ import {
 } from '../dto/issues.dto';
 import { GiteaListQueryDto } from '../dto/repositories.dto';
 import { IssueAssets } from '../issues/issue-assets';
+import { IssueMetaLoader } from '../milestones/issue-meta';
 import {
   GiteaCommentDto,
   GiteaIssueDto,
@@ -53,6 +54,7 @@ export class GiteaIssuesController {
     private readonly issues: IssuesService,
     private readonly pulls: PullsService,
     private readonly assets: IssueAssets,
+    private readonly meta: IssueMetaLoader,
   ) {}
 
   private presentContext(context: RepositoryContext, principal: Principal | undefined): PresentContext {
@@ -75,6 +77,7 @@ export class GiteaIssuesController {
       this.presentContext(context, principal),
       await this.assets.ofIssue(issue),
       pull,
+      await this.meta.ofIssue(context.repo, context.owner, this.repositories.publicUrl, issue),
     );
   }
 
@@ -92,10 +95,13 @@ export class GiteaIssuesController {
   ): Promise<GiteaPage<GiteaIssueDto> | undefined> {
     const paging = giteaPaging(query);
     const type = query.type === 'issues' || query.type === 'pulls' ? query.type : undefined;
+    const filter = await this.meta.listFilter(context.repo, query.labels, query.milestones);
+    if (!filter) return new GiteaPage<GiteaIssueDto>([], 0, paging);
     const { items, total } = await this.issues.list(context.repo, {
       state: issueState(query.state),
       type,
       keyword: query.q?.trim() || undefined,
+      ...filter,
       ...paging,
     });
     // Per page, not per issue: the pull rows (stored state, no git) and the assets in one query each.
@@ -103,9 +109,16 @@ export class GiteaIssuesController {
       (await this.pulls.ofIssues(context.repo, items)).map((found) => [found.issue.id, found.pull]),
     );
     const assets = await this.assets.ofIssues(items);
+    const metas = await this.meta.ofIssues(context.repo, context.owner, this.repositories.publicUrl, items);
     const present = this.presentContext(context, principal);
     const presented = items.map((issue) =>
-      presentGiteaIssue(issue, present, assets.get(issue.id) ?? [], pulls.get(issue.id) ?? null),
+      presentGiteaIssue(
+        issue,
+        present,
+        assets.get(issue.id) ?? [],
+        pulls.get(issue.id) ?? null,
+        metas.get(issue.id),
+      ),
     );
     return new GiteaPage(presented, total, paging);
   }
@@ -124,11 +137,16 @@ export class GiteaIssuesController {
     @Body() body: CreateIssueOptionDto,
   ): Promise<GiteaIssueDto | undefined> {
     this.permissions.assertNotArchived(context.repo, context.owner.name);
+    const prepared = await this.meta.prepare(context.repo, context.mode, {
+      labels: body.labels,
+      milestone: body.milestone,
+    });
     const issue = await this.issues.create(context.repo, principal.user, {
       title: body.title,
       body: body.body,
       closed: body.closed,
     });
+    await this.meta.apply(context.repo, issue, prepared);
     return this.presentIssue(issue, context, principal);
   }
 
@@ -257,11 +275,13 @@ export class GiteaIssuesController {
   ): Promise<GiteaIssueDto | undefined> {
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const issue = await this.issues.require(context.repo, params.index);
+    const prepared = await this.meta.prepare(context.repo, context.mode, { milestone: body.milestone });
     const edited = await this.issues.edit(context.repo, issue, principal.user, context.mode, {
       title: body.title,
       body: body.body,
       state: body.state,
     });
+    await this.meta.apply(context.repo, edited, prepared);
     return this.presentIssue(edited, context, principal);
   }
 

@@ -17,6 +17,7 @@ import { CreateLabelOptionDto, EditLabelOptionDto, IssueLabelsOptionDto } from '
 import { IssuesService } from '../issues/issues.service';
 import type { Label } from '../labels/label.entity';
 import { LabelsService } from '../labels/labels.service';
+import { presentGiteaLabel } from '../labels/gitea-label.presenter';
 import { RepositoriesService } from '../repositories.service';
 import { RepositoryPermissions } from '../repository-permissions.service';
 import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
@@ -24,19 +25,6 @@ import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 const ERROR = { description: 'Gitea error `{message, url}`' };
 type LabelParams = { owner: string; repo: string; id: string };
 type IssueParams = { owner: string; repo: string; index: string };
-
-/** Gitea `api.Label`: the colour without `#`. */
-function presentLabel(label: Label, api: string) {
-  return {
-    id: Number(label.id),
-    name: label.name,
-    exclusive: label.exclusive,
-    is_archived: label.isArchived,
-    color: label.color.replace(/^#/, ''),
-    description: label.description,
-    url: `${api}/labels/${label.id}`,
-  };
-}
 
 /** Gitea's label routes: repository labels and the labels of issues and pulls. Token scope `issue`. */
 @DocumentPathParams()
@@ -51,7 +39,7 @@ export class GiteaLabelsController {
 
   private present(context: RepositoryContext) {
     const api = repoLinks(this.repositories.publicUrl, context.owner.name, context.repo.name).api;
-    return (label: Label) => presentLabel(label, api);
+    return (label: Label) => presentGiteaLabel(label, api);
   }
 
   @Get('labels')

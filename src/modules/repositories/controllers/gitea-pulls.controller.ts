@@ -23,6 +23,7 @@ import { GiteaPullRequestDto, presentGiteaPull } from '../issues/gitea-issue.pre
 import { type Pull, PullsService } from '../issues/pulls.service';
 import { presentGiteaRepository } from '../presenters/gitea-repository.presenter';
 import { RepositoriesService } from '../repositories.service';
+import { type IssueMeta, IssueMetaLoader } from '../milestones/issue-meta';
 import { RepositoryPermissions } from '../repository-permissions.service';
 import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
 
@@ -44,6 +45,7 @@ export class GiteaPullsController {
     private readonly repositories: RepositoriesService,
     private readonly permissions: RepositoryPermissions,
     private readonly pulls: PullsService,
+    private readonly meta: IssueMetaLoader,
   ) {}
 
   /**
@@ -56,6 +58,7 @@ export class GiteaPullsController {
     context: RepositoryContext,
     principal: Principal | undefined,
     page?: PagePresentations,
+    meta?: IssueMeta,
   ): Promise<GiteaPullRequestDto> {
     const viewer = principal?.user;
     const publicUrl = this.repositories.publicUrl;
@@ -80,7 +83,12 @@ export class GiteaPullsController {
       head = await pending;
     }
     return presentGiteaPull(
-      { ...found, base, head },
+      {
+        ...found,
+        base,
+        head,
+        meta: meta ?? (await this.meta.ofIssue(context.repo, context.owner, publicUrl, found.issue)),
+      },
       { repo: context.repo, owner: context.owner, viewer, publicUrl },
     );
   }
@@ -99,10 +107,24 @@ export class GiteaPullsController {
   ): Promise<GiteaPage<GiteaPullRequestDto> | undefined> {
     const paging = giteaPaging(query);
     const state = query.state === 'closed' || query.state === 'all' ? query.state : 'open';
-    const { items, total } = await this.pulls.list(context.repo, { state, ...paging });
+    const filter = await this.meta.listFilter(
+      context.repo,
+      query.labels,
+      [query.milestones ?? [], query.milestone && query.milestone !== '0' ? query.milestone : []].flat(),
+    );
+    if (!filter) return new GiteaPage<GiteaPullRequestDto>([], 0, paging);
+    const { items, total } = await this.pulls.list(context.repo, { state, ...filter, ...paging });
+    // Labels and milestones of the page in a fixed number of queries.
+    const metas = await this.meta.ofIssues(
+      context.repo,
+      context.owner,
+      this.repositories.publicUrl,
+      items.map((found) => found.issue),
+    );
     const presented = [];
     const page: PagePresentations = { heads: new Map() };
-    for (const found of items) presented.push(await this.present(found, context, principal, page));
+    for (const found of items)
+      presented.push(await this.present(found, context, principal, page, metas.get(found.issue.id)));
     return new GiteaPage(presented, total, paging);
   }
 
@@ -121,12 +143,17 @@ export class GiteaPullsController {
     @Body() body: CreatePullRequestOptionDto,
   ): Promise<GiteaPullRequestDto | undefined> {
     this.permissions.assertNotArchived(context.repo, context.owner.name);
+    const prepared = await this.meta.prepare(context.repo, context.mode, {
+      labels: body.labels,
+      milestone: body.milestone,
+    });
     const created = await this.pulls.create(context.repo, principal.user, {
       head: body.head,
       base: body.base,
       title: body.title,
       body: body.body,
     });
+    await this.meta.apply(context.repo, created.issue, prepared);
     return this.present(created, context, principal);
   }
 
@@ -162,11 +189,13 @@ export class GiteaPullsController {
   ): Promise<GiteaPullRequestDto | undefined> {
     this.permissions.assertNotArchived(context.repo, context.owner.name);
     const found = await this.pulls.require(context.repo, params.index);
-    return this.present(
-      await this.pulls.edit(context.repo, found, principal.user, context.mode, body),
-      context,
-      principal,
-    );
+    const prepared = await this.meta.prepare(context.repo, context.mode, {
+      labels: body.labels,
+      milestone: body.milestone,
+    });
+    const edited = await this.pulls.edit(context.repo, found, principal.user, context.mode, body);
+    await this.meta.apply(context.repo, edited.issue, prepared);
+    return this.present(edited, context, principal);
   }
 
   @Get(':index/merge')

@@ -4,9 +4,19 @@ import { Binding, GoStruct, GoType } from '../../../api/gitea/gitea-binding.deco
 import { MERGE_STYLES } from '../issues/pull-git';
 import { GiteaListQueryDto } from './repositories.dto';
 
-/** Gitea `api.CreateIssueOption` (labels, milestones and assignees are accepted and ignored). */
+/** Gitea `api.CreateIssueOption` (assignees are accepted and ignored). */
 @GoStruct('CreateIssueOption')
 export class CreateIssueOptionDto {
+  @ApiPropertyOptional({ type: [Number], description: 'label ids' })
+  @GoType('[]int64')
+  @Binding('')
+  labels?: number[];
+
+  @ApiPropertyOptional({ description: 'milestone id' })
+  @GoType('int64')
+  @Binding('')
+  milestone?: number;
+
   @ApiProperty({ maxLength: 255 })
   @GoType('string')
   @Binding('Required;MaxSize(255)')
@@ -40,6 +50,11 @@ export class EditIssueOptionDto {
   @GoType('string')
   @Binding('In(open,closed)')
   state?: 'open' | 'closed';
+
+  @ApiPropertyOptional({ description: 'milestone id; 0 removes the milestone (write access)' })
+  @GoType('int64')
+  @Binding('')
+  milestone?: number;
 }
 
 /** `GET /repos/{o}/{r}/issues`. */
@@ -58,6 +73,16 @@ export class IssueListQueryDto extends GiteaListQueryDto {
   @IsOptional()
   @IsString()
   q?: string;
+
+  @ApiPropertyOptional({ description: 'comma-separated label names or ids: issues carrying all of them' })
+  @IsOptional()
+  @IsString()
+  labels?: string;
+
+  @ApiPropertyOptional({ description: 'comma-separated milestone names or ids: issues in any of them' })
+  @IsOptional()
+  @IsString()
+  milestones?: string;
 }
 
 /** `GET /repos/{o}/{r}/pulls`. */
@@ -66,6 +91,24 @@ export class PullListQueryDto extends GiteaListQueryDto {
   @IsOptional()
   @IsString()
   state?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'label ids or names (repeated, or comma-separated): pulls carrying all of them',
+  })
+  @IsOptional()
+  @IsString({ each: true })
+  labels?: string | string[];
+
+  @ApiPropertyOptional({ description: 'milestone id (Gitea)' })
+  @IsOptional()
+  @IsString()
+  milestone?: string;
+
+  @ApiPropertyOptional({ description: 'comma-separated milestone names or ids' })
+  @IsOptional()
+  @IsString()
+  milestones?: string;
 }
 
 /** Gitea `api.CreateIssueCommentOption`. */
@@ -108,6 +151,16 @@ export class CreatePullRequestOptionDto {
   @GoType('string')
   @Binding('')
   body?: string;
+
+  @ApiPropertyOptional({ type: [Number], description: 'label ids' })
+  @GoType('[]int64')
+  @Binding('')
+  labels?: number[];
+
+  @ApiPropertyOptional({ description: 'milestone id' })
+  @GoType('int64')
+  @Binding('')
+  milestone?: number;
 }
 
 /** Gitea `api.EditPullRequestOption`. */
@@ -132,6 +185,16 @@ export class EditPullRequestOptionDto {
   @GoType('string')
   @Binding('')
   base?: string;
+
+  @ApiPropertyOptional({ type: [Number], description: 'label ids: replace the labels (write access)' })
+  @GoType('[]int64')
+  @Binding('')
+  labels?: number[];
+
+  @ApiPropertyOptional({ description: 'milestone id; 0 removes the milestone (write access)' })
+  @GoType('int64')
+  @Binding('')
+  milestone?: number;
 }
 
 /** Gitea `api.MergePullRequestOption` (form `MergePullRequestForm`). */

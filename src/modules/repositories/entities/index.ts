@@ -8,6 +8,8 @@ import { Release } from '../releases/release.entity';
 import { IssueLabel, Label } from '../labels/label.entity';
 import { PullReview, PullReviewComment } from '../reviews/pull-review.entity';
 import { CommitStatus } from '../statuses/commit-status.entity';
+import { Milestone } from '../milestones/milestone.entity';
+import { LfsObject, LfsRepositoryObject } from '../lfs/lfs-object.entity';
 import { Collaborator } from './collaborator.entity';
 import { RepositoryRedirect } from './repository-redirect.entity';
 import { Repository } from './repository.entity';
@@ -32,4 +34,7 @@ export const REPOSITORIES_ENTITIES: Function[] = [
   Label,
   IssueLabel,
   ...WEBHOOK_ENTITIES,
+  Milestone,
+  LfsObject,
+  LfsRepositoryObject,
 ];

@@ -6,6 +6,9 @@ import { GiteaRepositoryDto } from '../presenters/gitea-repository.presenter';
 import type { Comment } from './comment.entity';
 import type { Issue } from './issue.entity';
 import type { PullRequest } from './pull-request.entity';
+import { GiteaLabelDto } from '../labels/gitea-label.presenter';
+import { GiteaMilestoneDto } from '../milestones/gitea-milestone.presenter';
+import type { IssueMeta } from '../milestones/issue-meta';
 
 /** What a presenter needs to build URLs and user JSON. */
 export interface PresentContext {
@@ -74,7 +77,7 @@ export class GiteaPullRequestMetaDto {
   @ApiProperty() html_url: string;
 }
 
-/** Gitea's `Issue` JSON (labels, milestones and assignees are not modelled: always empty). */
+/** Gitea's `Issue` JSON (assignees are not modelled: always empty). */
 export class GiteaIssueDto {
   @ApiProperty() id: number;
   @ApiProperty() url: string;
@@ -87,8 +90,8 @@ export class GiteaIssueDto {
   @ApiProperty() body: string;
   @ApiProperty() ref: string;
   @ApiProperty({ type: [GiteaAssetDto] }) assets: GiteaAssetDto[];
-  @ApiProperty({ type: [Object] }) labels: unknown[];
-  @ApiProperty({ nullable: true, type: Object }) milestone: null;
+  @ApiProperty({ type: [GiteaLabelDto] }) labels: GiteaLabelDto[];
+  @ApiProperty({ nullable: true, type: GiteaMilestoneDto }) milestone: GiteaMilestoneDto | null;
   @ApiProperty({ nullable: true, type: Object }) assignee: null;
   @ApiProperty({ nullable: true, type: [Object] }) assignees: null;
   @ApiProperty({ enum: ['open', 'closed'] }) state: 'open' | 'closed';
@@ -111,6 +114,7 @@ export function presentGiteaIssue(
   context: PresentContext,
   assets: GiteaAssetDto[] = [],
   pull?: PullRequest | null,
+  meta?: IssueMeta,
 ): GiteaIssueDto {
   const path = repoPath(context);
   const kind = issue.isPull ? 'pulls' : 'issues';
@@ -126,8 +130,8 @@ export function presentGiteaIssue(
     body: issue.body,
     ref: '',
     assets,
-    labels: [],
-    milestone: null,
+    labels: meta?.labels ?? [],
+    milestone: meta?.milestone ?? null,
     assignee: null,
     assignees: null,
     state: issue.isClosed ? 'closed' : 'open',
@@ -210,8 +214,8 @@ export class GiteaPullRequestDto {
   @ApiProperty({ type: GiteaUserDto }) user: GiteaUserDto;
   @ApiProperty() title: string;
   @ApiProperty() body: string;
-  @ApiProperty({ type: [Object] }) labels: unknown[];
-  @ApiProperty({ nullable: true, type: Object }) milestone: null;
+  @ApiProperty({ type: [GiteaLabelDto] }) labels: GiteaLabelDto[];
+  @ApiProperty({ nullable: true, type: GiteaMilestoneDto }) milestone: GiteaMilestoneDto | null;
   @ApiProperty({ nullable: true, type: Object }) assignee: null;
   @ApiProperty({ nullable: true, type: [Object] }) assignees: null;
   /** Gitea answers `[]` rather than null (GitHub's shape); devplane has no review requests. */
@@ -249,6 +253,8 @@ export interface PullPresentation {
   base: GiteaRepositoryDto;
   /** Null when the head fork is gone. */
   head: { repo: GiteaRepositoryDto; ownerName: string } | null;
+  /** Labels and milestone (IssueMetaLoader); none when left out. */
+  meta?: IssueMeta;
 }
 
 export function presentGiteaPull(input: PullPresentation, context: PresentContext): GiteaPullRequestDto {
@@ -263,8 +269,8 @@ export function presentGiteaPull(input: PullPresentation, context: PresentContex
     user: presentPoster(issue.poster, context),
     title: issue.title,
     body: issue.body,
-    labels: [],
-    milestone: null,
+    labels: input.meta?.labels ?? [],
+    milestone: input.meta?.milestone ?? null,
     assignee: null,
     assignees: null,
     requested_reviewers: [],

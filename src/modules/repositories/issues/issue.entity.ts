@@ -11,6 +11,7 @@ import {
 } from 'typeorm';
 import { User } from '../../identity/entities/user.entity';
 import { Repository } from '../entities/repository.entity';
+import { Milestone } from '../milestones/milestone.entity';
 
 /**
  * An issue or a pull request (Gitea keeps both in one table so they share the per-repository
@@ -24,6 +25,8 @@ import { Repository } from '../entities/repository.entity';
 @Index('IDX_issues_repository_kind_open', ['repositoryId', 'isPull', 'createdAt', 'id'], {
   where: 'is_closed = false',
 })
+// The milestone filter and the milestones' open/closed counts.
+@Index('IDX_issues_milestone', ['milestoneId', 'isClosed'])
 export class Issue {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;
@@ -73,4 +76,12 @@ export class Issue {
 
   @Column({ name: 'closed_at', type: 'timestamptz', nullable: true })
   closedAt: Date | null;
+
+  /** Gitea's milestone of the issue (labels: `issue_labels`); the milestone's deletion clears it. */
+  @Column({ name: 'milestone_id', type: 'bigint', nullable: true })
+  milestoneId: string | null;
+
+  @ManyToOne(() => Milestone, { onDelete: 'SET NULL', nullable: true })
+  @JoinColumn({ name: 'milestone_id' })
+  milestone?: Relation<Milestone> | null;
 }

@@ -12,6 +12,10 @@ export interface IssueListFilter {
   /** Pull requests (true), issues (false) or both (undefined). */
   isPull?: boolean;
   keyword?: string;
+  /** Issues carrying every one of these labels. */
+  labelIds?: string[];
+  /** Issues in one of these milestones. */
+  milestoneIds?: string[];
   limit: number;
   offset: number;
 }
@@ -62,8 +66,17 @@ export class IssuesRepository {
           },
         );
       }
+      filter.labelIds?.forEach((labelId, i) =>
+        builder.andWhere(
+          `EXISTS (SELECT 1 FROM issue_labels il WHERE il.issue_id = issue.id AND il.label_id = :label${i})`,
+          { [`label${i}`]: labelId },
+        ),
+      );
+      if (filter.milestoneIds)
+        builder.andWhere('issue.milestone_id IN (:...milestoneIds)', { milestoneIds: filter.milestoneIds });
       return builder;
     };
+    if (filter.milestoneIds?.length === 0) return [[], 0];
     const page = where(issues.createQueryBuilder('issue').leftJoinAndSelect('issue.poster', 'poster'))
       .orderBy('issue.created_at', 'DESC')
       .addOrderBy('issue.id', 'DESC')

@@ -17,6 +17,10 @@ export interface IssueListQuery {
   /** `issues`, `pulls` or both (undefined). */
   type?: 'issues' | 'pulls';
   keyword?: string;
+  /** Issues carrying every one of these labels. */
+  labelIds?: string[];
+  /** Issues in one of these milestones. */
+  milestoneIds?: string[];
   limit: number;
   offset: number;
 }
@@ -124,6 +128,8 @@ export class IssuesService {
       closed: query.state === 'all' ? undefined : query.state === 'closed',
       isPull: query.type ? query.type === 'pulls' : undefined,
       keyword: query.keyword,
+      labelIds: query.labelIds,
+      milestoneIds: query.milestoneIds,
       limit: query.limit,
       offset: query.offset,
     });
@@ -175,6 +181,13 @@ export class IssuesService {
         });
       return updated;
     });
+  }
+
+  /** Sets (or clears, null) the milestone of an issue or pull request; the caller checked write access. */
+  async setMilestone(issue: Issue, milestoneId: string | null): Promise<void> {
+    if (issue.milestoneId === milestoneId) return;
+    await this.transactions.run((tx) => this.rows.updateIssue(tx.manager, issue.id, { milestoneId }));
+    issue.milestoneId = milestoneId;
   }
 
   /** Marks the issue as updated (an attachment or comment changed it). */

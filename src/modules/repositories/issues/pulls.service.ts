@@ -217,7 +217,13 @@ export class PullsService {
    */
   async list(
     repo: Repository,
-    query: { state: 'open' | 'closed' | 'all'; limit: number; offset: number },
+    query: {
+      state: 'open' | 'closed' | 'all';
+      labelIds?: string[];
+      milestoneIds?: string[];
+      limit: number;
+      offset: number;
+    },
   ): Promise<{ items: Pull[]; total: number }> {
     const { items, total } = await this.issuesService.list(repo, { ...query, type: 'pulls' });
     const pulls = await this.ofIssues(repo, items);

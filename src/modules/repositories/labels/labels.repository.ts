@@ -37,6 +37,31 @@ export class LabelsRepository {
     return rows.map((row) => row.label).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
+  /** The labels of a page of issues, in one query: issue id → labels by name. */
+  async ofIssues(issueIds: string[]): Promise<Map<string, Label[]>> {
+    const byIssue = new Map<string, Label[]>();
+    if (issueIds.length === 0) return byIssue;
+    const rows = await this.links.find({
+      where: { issueId: In(issueIds) },
+      relations: { label: true },
+    });
+    for (const row of rows) {
+      const list = byIssue.get(row.issueId) ?? [];
+      list.push(row.label);
+      byIssue.set(row.issueId, list);
+    }
+    for (const list of byIssue.values())
+      list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return byIssue;
+  }
+
+  /** Labels of the repository among `refs` (names or ids). */
+  async resolve(repositoryId: string, refs: string[]): Promise<Label[]> {
+    if (refs.length === 0) return [];
+    const all = await this.ofRepository(repositoryId);
+    return all.filter((label) => refs.includes(label.name) || refs.includes(label.id));
+  }
+
   /** Replaces (or adds to) an issue's labels, inside the caller's transaction. */
   async setIssueLabels(
     manager: EntityManager,

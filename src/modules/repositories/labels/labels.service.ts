@@ -74,6 +74,23 @@ export class LabelsService {
     await this.rows.delete((await this.require(repo, id)).id);
   }
 
+  ofIssues(issueIds: string[]): Promise<Map<string, Label[]>> {
+    return this.rows.ofIssues(issueIds);
+  }
+
+  /** The labels `refs` (names or ids) name: their ids, and the refs that name none. */
+  async resolveRefs(repo: Repository, refs: string[]): Promise<{ ids: string[]; missing: string[] }> {
+    const found = await this.rows.resolve(repo.id, refs);
+    const ids = new Set<string>();
+    const missing: string[] = [];
+    for (const ref of refs) {
+      const label = found.find((candidate) => candidate.name === ref || candidate.id === ref);
+      if (label) ids.add(label.id);
+      else missing.push(ref);
+    }
+    return { ids: [...ids], missing };
+  }
+
   ofIssue(issueId: string): Promise<Label[]> {
     return this.rows.ofIssue(issueId);
   }

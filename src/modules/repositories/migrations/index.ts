@@ -8,6 +8,7 @@ import { ScaleIndexes1796676977232 } from './1796676977232-ScaleIndexes';
 import { StatusesReviews1796678434029 } from './1796678434029-StatusesReviews';
 import { Labels1796680223359 } from './1796680223359-Labels';
 import { Webhooks1796690175951 } from './1796690175951-Webhooks';
+import { MilestonesLfs1796689603235 } from './1796689603235-MilestonesLfs';
 
 export const REPOSITORIES_MIGRATIONS: Function[] = [
   Repositories1795473797497,
@@ -19,5 +20,6 @@ export const REPOSITORIES_MIGRATIONS: Function[] = [
   ScaleIndexes1796676977232,
   StatusesReviews1796678434029,
   Labels1796680223359,
+  MilestonesLfs1796689603235,
   Webhooks1796690175951,
 ];
