@@ -74,8 +74,9 @@ export function parseAfterId(raw: string | null): number {
 }
 
 /**
- * `GET /api/experimental/chats/{chat}/stream` over WebSocket (Coder's `watchChat` / `StreamChat`): frames in
- * Coder's one-way envelope `{"type":"data","data":[ChatStreamEvent…]}` (a batch per frame). On connect the
+ * `GET /api/experimental/chats/{chat}/stream` over WebSocket (Coder's `watchChat` / `StreamChat`): each text
+ * frame is a bare JSON array of ChatStreamEvent (a batch per frame), as Coder's server sends it and its web UI
+ * parses it (no `{"type":"data"}` envelope, no ping frames; issue 48 item 5). On connect the
  * snapshot: the messages after `after_id` (oldest first), `queue_update`, `status` and, for a chat in
  * `error`, its `error`; then new messages and status changes until the client closes. Who may not read the
  * chat gets 404 and no credential 401, both before the upgrade. Decision: as the chats watch, the stream
@@ -147,6 +148,6 @@ export class ChatStreamGateway implements OnGatewayConnection, OnModuleDestroy, 
     if (messages.length) state.lastMessageId = Number(messages[messages.length - 1].id);
     state.status = chat.status;
     state.lastError = chat.lastError;
-    if (events.length && !connection.closed) connection.send(JSON.stringify({ type: 'data', data: events }));
+    if (events.length && !connection.closed) connection.send(JSON.stringify(events));
   }
 }

@@ -68,8 +68,8 @@ interface Watcher {
 
 /**
  * `GET /api/experimental/chats/watch` over WebSocket (Coder's `watchChats`, reference D.4): a best-effort
- * stream of hints about the caller's own chats, `{"type":"data","data":{"kind":…,"chat":Chat}}` text frames
- * (Coder's one-way socket envelope), no initial snapshot and no replay: clients refetch the list over REST
+ * stream of hints about the caller's own chats, one bare ChatWatchEvent `{"kind":…,"chat":Chat}` per text frame
+ * (as Coder's server sends it: no `{"type":"data"}` envelope, issue 48 item 5), no initial snapshot and no replay: clients refetch the list over REST
  * for correctness. Decision: the watch compares the caller's chats every CHAT_WATCH_POLL_MS (default 1 s)
  * instead of listening to every writer, so a change on any instance (runner, API, retention) shows up
  * without each of them announcing it. A chat that is gone is sent as `{id}` only.
@@ -137,6 +137,6 @@ export class ChatsWatchGateway implements OnGatewayConnection, OnModuleDestroy, 
 
   private send(watcher: Watcher, kind: ChatWatchKind, chat: Chat | undefined, id: string): void {
     const payload = chat ? presentChat(chat, watcher.owner) : { id };
-    watcher.connection.send(JSON.stringify({ type: 'data', data: { kind, chat: payload } }));
+    watcher.connection.send(JSON.stringify({ kind, chat: payload }));
   }
 }
