@@ -1,5 +1,6 @@
 import { InterceptionsRecorder } from '../../src/modules/ai-gateway/interceptions-recorder.service';
 import { acquireBatchSize } from '../../src/modules/chats/chat-runner.service';
+import { ModelGateway } from '../../src/platform/ports/model-gateway';
 import type { CreatedUser } from '../helpers/factories';
 import { fakeOpenAi, type FakeProvider } from '../helpers/fake-ai-providers';
 import { waitFor } from '../helpers/provisioner-process';
@@ -189,5 +190,60 @@ describe('chat runner', () => {
       30_000,
       'error',
     );
+  });
+
+  it("a suspended or deleted owner gets no model call: the chat ends in error with the guard's text, the provider never hears of it", async () => {
+    const carol = await a.factories.user({ username: 'runcarol' });
+    const [row] = (await a.dataSource.query(
+      `SELECT id::text AS id, uuid::text AS uuid FROM users WHERE id = $1`,
+      [carol.user.id],
+    )) as { id: string; uuid: string }[];
+    await a.dataSource.query(`UPDATE users SET status = 'suspended' WHERE id = $1`, [row.id]);
+    const seenBefore = provider.seen.length;
+    // A pending chat of the suspended owner, as one left from before the suspension.
+    const [chat] = (await a.dataSource.query(
+      `WITH made AS (
+         INSERT INTO chats (organization_id, owner_id, last_model_config_id, title, status)
+         SELECT o.uuid, $1::uuid, $2::uuid, 'suspended owner', 'pending' FROM users o WHERE o.lower_name = 'default'
+         RETURNING id)
+       INSERT INTO chat_messages (chat_id, role, content)
+       SELECT id, 'user', '[{"type":"text","text":"still there?"}]'::jsonb FROM made RETURNING chat_id::text AS id`,
+      [row.uuid, configId],
+    )) as { id: string }[];
+    const failed = await waitFor(
+      async () => {
+        const [state] = (await a.dataSource.query(`SELECT status, last_error FROM chats WHERE id = $1`, [
+          chat.id,
+        ])) as { status: string; last_error: string | null }[];
+        return state.status === 'error' ? state : undefined;
+      },
+      30_000,
+      'the chat in error',
+    );
+    expect(failed.last_error).toContain('User is not active (status = "suspended")');
+    expect(provider.seen.length).toBe(seenBefore);
+
+    // The port itself (every in-process caller): deleted, suspended and login-prohibited initiators are refused.
+    const gateway = a.app.get(ModelGateway);
+    const call = (initiatorId: string) =>
+      gateway.call({
+        initiatorId,
+        provider: 'fake',
+        path: '/v1/chat/completions',
+        body: { model: 'fake-model', messages: [{ role: 'user', content: 'x' }] },
+        sessionId: null,
+        userAgent: 'test',
+      });
+    await expect(call(row.id)).rejects.toMatchObject({ kind: 'unauthenticated', reason: 'inactive' });
+    await expect(call('999999999')).rejects.toThrow('User deleted.');
+    await a.dataSource.query(`UPDATE users SET status = 'active', prohibit_login = true WHERE id = $1`, [
+      row.id,
+    ]);
+    await expect(call(row.id)).rejects.toThrow('prohibited from signing in');
+    expect(provider.seen.length).toBe(seenBefore);
+    // An active owner is called (the check is not a blanket refusal).
+    await a.dataSource.query(`UPDATE users SET prohibit_login = false WHERE id = $1`, [row.id]);
+    expect((await call(row.id)).status).toBe(200);
+    expect(provider.seen.length).toBe(seenBefore + 1);
   });
 });

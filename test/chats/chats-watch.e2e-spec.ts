@@ -70,10 +70,8 @@ describe('GET /api/experimental/chats/watch (WebSocket)', () => {
     for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
     if (!check()) throw new Error(`timed out waiting for ${what}`);
   };
-  type Event = {
-    type: string;
-    data: { kind: string; chat: { id: string; title: string; owner_username?: string } };
-  };
+  /** Coder's ChatWatchEvent: the frame itself (no envelope). */
+  type Event = { kind: string; chat: { id: string; title: string; owner_username?: string } };
 
   beforeAll(async () => {
     t = await createTestApp({
@@ -102,7 +100,7 @@ describe('GET /api/experimental/chats/watch (WebSocket)', () => {
   });
   afterAll(async () => t.close());
 
-  it("sends created and deleted hints for the caller's chats, in Coder's one-way envelope, and nothing of others'", async () => {
+  it("sends created and deleted hints for the caller's chats, one bare event per frame as Coder sends it, and nothing of others'", async () => {
     const aliceWatch = new WatchClient(watchUrl(), { 'Service-Session-Token': alice.token });
     const bobWatch = new WatchClient(watchUrl(), { 'Service-Session-Token': bob.token });
     await aliceWatch.opened;
@@ -119,19 +117,13 @@ describe('GET /api/experimental/chats/watch (WebSocket)', () => {
       201,
     );
     const events = () => aliceWatch.frames as unknown as Event[];
-    await until(
-      () => events().some((e) => e.data.kind === 'created' && e.data.chat.id === chat.id),
-      'created',
-    );
-    const created = events().find((e) => e.data.kind === 'created')!;
-    expect(created.type).toBe('data');
-    expect(created.data.chat).toMatchObject({ id: chat.id, owner_username: 'watchalice' });
+    await until(() => events().some((e) => e.kind === 'created' && e.chat.id === chat.id), 'created');
+    const created = events().find((e) => e.kind === 'created')!;
+    expect(Object.keys(created).sort()).toEqual(['chat', 'kind']);
+    expect(created.chat).toMatchObject({ id: chat.id, owner_username: 'watchalice' });
 
     expect((await api(alice.token, 'POST', `/api/experimental/chats/${chat.id}/archive`)).status).toBe(204);
-    await until(
-      () => events().some((e) => e.data.kind === 'deleted' && e.data.chat.id === chat.id),
-      'deleted',
-    );
+    await until(() => events().some((e) => e.kind === 'deleted' && e.chat.id === chat.id), 'deleted');
     expect(bobWatch.frames).toEqual([]);
     aliceWatch.close();
     bobWatch.close();
@@ -148,10 +140,7 @@ describe('GET /api/experimental/chats/watch (WebSocket)', () => {
   describe("GET /api/experimental/chats/{chat}/stream (Coder's watchChat)", () => {
     const streamUrl = (id: string, query = '') =>
       `${t.url!.replace('http', 'ws')}/api/experimental/chats/${id}/stream${query}`;
-    type Frame = {
-      type: string;
-      data: { type: string; chat_id: string; message?: { id: number }; status?: { status: string } }[];
-    };
+    type Frame = { type: string; chat_id: string; message?: { id: number }; status?: { status: string } }[];
 
     it('sends the snapshot after after_id, then new messages; others 404, no credential 401, before the upgrade', async () => {
       const chat = await json(
@@ -180,10 +169,10 @@ describe('GET /api/experimental/chats/watch (WebSocket)', () => {
         'Service-Session-Token': alice.token,
       });
       await after.opened;
-      const events = (client: WatchClient) => (client.frames as unknown as Frame[]).flatMap((f) => f.data);
+      const events = (client: WatchClient) => (client.frames as unknown as Frame[]).flat();
       await until(() => events(full).some((e) => e.type === 'status'), 'snapshot');
       await until(() => events(after).some((e) => e.type === 'status'), 'snapshot after_id');
-      expect((full.frames[0] as unknown as Frame).type).toBe('data');
+      expect(Array.isArray(full.frames[0])).toBe(true);
       const snapshot = events(full);
       expect(snapshot.filter((e) => e.type === 'message')).toHaveLength(2);
       expect(snapshot.map((e) => e.type).slice(-2)).toEqual(['queue_update', 'status']);

@@ -570,8 +570,7 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
       const socket = browserSocket(`/api/experimental/chats/${chatId}/stream?after_id=${ids[0]}`, alice);
       await socket.opened;
       type Event = { type: string; chat_id: string; message?: { id: number }; status?: { status: string } };
-      const events = () =>
-        (socket.frames as unknown as { type: string; data: Event[] }[]).flatMap((f) => f.data);
+      const events = () => (socket.frames as unknown as Event[][]).flat();
       await waitFor(
         () => events().some((event) => event.type === 'status') || undefined,
         10_000,

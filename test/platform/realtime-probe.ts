@@ -9,6 +9,15 @@ import type { Principal } from '../../src/api/access/principal';
 import { realtimeIdentity } from '../../src/modules/auth/realtime-access.service';
 import { upgradedConnection } from '../../src/platform/realtime/realtime-gateways.service';
 import { RealtimeHub } from '../../src/platform/realtime/realtime-hub.service';
+import { realtimeSubject } from '../../src/platform/realtime/realtime-subjects';
+
+declare module '../../src/platform/realtime/realtime-subjects' {
+  interface RealtimeSubjects {
+    /** Test subjects (realtime.e2e-spec, the probe gateway). */
+    test: unknown;
+    probe: unknown;
+  }
+}
 import type { SseConnection } from '../../src/platform/realtime/sse-connection';
 import { SseStreams } from '../../src/platform/realtime/sse-streams.service';
 import type { WsConnection } from '../../src/platform/realtime/ws-connection';
@@ -53,7 +62,7 @@ export class ProbeStreamController {
     this.streams.push(connection);
     connection.send({ event: 'hello', data: connection.lastEventId ?? '' });
     let n = 0;
-    this.hub.subscribeFor(connection, `probe:${principal.user.id}`, (payload) => {
+    this.hub.subscribeFor(connection, realtimeSubject('probe', principal.user.id), (payload) => {
       n += 1;
       connection.send({ event: 'probe', id: String(n), data: String(payload) });
     });

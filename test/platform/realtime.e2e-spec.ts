@@ -4,6 +4,7 @@ import { Public } from '../../src/api/access/access.decorators';
 import { AuthGuard } from '../../src/modules/auth/auth.guard';
 import { RealtimeConnections } from '../../src/platform/realtime/realtime-connections.service';
 import { RealtimeHub } from '../../src/platform/realtime/realtime-hub.service';
+import { realtimeSubject } from '../../src/platform/realtime/realtime-subjects';
 import type { CreatedUser } from '../helpers/factories';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { EMBEDDED, sleep, waitFor, WatchClient } from '../notifications/helpers';
@@ -115,23 +116,23 @@ describe('realtime layer (platform/realtime)', () => {
       const hub = t.app.get(RealtimeHub);
       const got: unknown[] = [];
       const other: unknown[] = [];
-      const stop = hub.subscribe('test:a', (payload) => got.push(payload));
-      hub.subscribe('test:b', (payload) => other.push(payload));
-      await hub.publish('test:a', { n: 1 });
+      const stop = hub.subscribe(realtimeSubject('test', 'a'), (payload) => got.push(payload));
+      hub.subscribe(realtimeSubject('test', 'b'), (payload) => other.push(payload));
+      await hub.publish(realtimeSubject('test', 'a'), { n: 1 });
       stop();
-      await hub.publish('test:a', { n: 2 });
+      await hub.publish(realtimeSubject('test', 'a'), { n: 2 });
       expect(got).toEqual([{ n: 1 }]);
       expect(other).toEqual([]);
-      expect(hub.hasSubscribers('test:a')).toBe(false);
+      expect(hub.hasSubscribers(realtimeSubject('test', 'a'))).toBe(false);
     });
 
     (EMBEDDED ? it.skip : it)('fans out to subscribers on another instance (ClusterBus)', async () => {
       const second = await createTestApp({ schema: t.schema });
       try {
         const arrived = new Promise<unknown>((resolve) =>
-          second.app.get(RealtimeHub).subscribe('test:cluster', resolve),
+          second.app.get(RealtimeHub).subscribe(realtimeSubject('test', 'cluster'), resolve),
         );
-        await t.app.get(RealtimeHub).publish('test:cluster', { from: 'first' });
+        await t.app.get(RealtimeHub).publish(realtimeSubject('test', 'cluster'), { from: 'first' });
         await expect(arrived).resolves.toEqual({ from: 'first' });
       } finally {
         await second.close();
@@ -222,7 +223,7 @@ describe('realtime layer (platform/realtime)', () => {
         5_000,
         'subscription',
       );
-      await t.app.get(RealtimeHub).publish(`probe:${alice.user.id}`, 'line one\nline two');
+      await t.app.get(RealtimeHub).publish(realtimeSubject('probe', alice.user.id), 'line one\nline two');
       await waitFor(() => s.events().length === 2, 5_000, 'probe event');
       expect(s.events()[1]).toEqual({ event: 'probe', id: '1', data: 'line one\nline two' });
       expect(s.text).toContain('event: probe\nid: 1\ndata: line one\ndata: line two\n\n');

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { BadRequestError, NotFoundError } from '../../platform/errors/domain-error';
+import { BadRequestError, NotFoundError, UnauthenticatedError } from '../../platform/errors/domain-error';
 import {
   type ModelCall,
   type ModelCallResult,
   ModelGateway,
   type ModelUsage,
 } from '../../platform/ports/model-gateway';
+import { IdentityDirectory } from '../identity/identity-directory.service';
 import { AiProvidersService } from './ai-providers.service';
 import { InterceptionsRecorder } from './interceptions-recorder.service';
 import {
@@ -19,6 +20,22 @@ import {
 } from './wire/provider-wire';
 import { upstreamRequest } from './wire/upstream-request';
 import { upstreamUrl } from './wire/upstream-url';
+
+/**
+ * Why the initiator may not make model calls, or null: the rule realtime connections recheck held
+ * credentials with (active or dormant, login not prohibited; a dormant user is not reactivated by a
+ * background call). The old loopback path got the same refusals from the guard through the minted token.
+ */
+export function initiatorRefusal(
+  state: { status: string; prohibit_login: boolean } | undefined,
+): string | null {
+  if (!state) return 'User deleted.';
+  if (state.status !== 'active' && state.status !== 'dormant')
+    return `User is not active (status = "${state.status}"). Contact an admin to reactivate your account.`;
+  if (state.prohibit_login)
+    return 'This account is prohibited from signing in, please contact your site administrator.';
+  return null;
+}
 
 function modelUsage(usage: Usage | null): ModelUsage {
   if (!usage) return { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 };
@@ -37,17 +54,21 @@ function modelUsage(usage: Usage | null): ModelUsage {
  * client key): the interception prepared as the request leaves (thread root by tool-call
  * correlation), the answer read by the same wire reader, the tool calls remembered for the next
  * request's thread, the record queued in the recorder's batch; the usage returned is the recorded one.
+ * The initiator is admitted as the data plane's guard admits a token's owner: a deleted, suspended or
+ * login-prohibited user gets no call (401 `inactive`, before the provider is looked up or reached).
  */
 @Injectable()
 export class ModelGatewayService extends ModelGateway {
   constructor(
     private readonly providers: AiProvidersService,
     private readonly recorder: InterceptionsRecorder,
+    private readonly directory: IdentityDirectory,
   ) {
     super();
   }
 
   async call(input: ModelCall): Promise<ModelCallResult> {
+    await this.admitInitiator(input.initiatorId);
     const provider = await this.providers.find(input.provider);
     if (!provider) throw new NotFoundError('Provider not found.', { code: 'AI_PROVIDER_NOT_FOUND' });
     if (input.sessionId !== null && input.sessionId.length > 256)
@@ -145,5 +166,12 @@ export class ModelGatewayService extends ModelGateway {
       })),
       error,
     };
+  }
+
+  /** One primary-key read: the initiator's status now (never a cached principal). */
+  private async admitInitiator(initiatorId: string): Promise<void> {
+    const [state] = /^\d+$/.test(initiatorId) ? await this.directory.loginStates([initiatorId]) : [];
+    const refusal = initiatorRefusal(state);
+    if (refusal) throw new UnauthenticatedError('inactive', refusal);
   }
 }

@@ -1,9 +1,11 @@
+import { realtimeSubject } from '../../platform/realtime/realtime-subjects';
+
 /**
  * What the workspaces module announces. Build state changes go to watchers on every instance through
  * the RealtimeHub subject `workspace-builds`; a claimed prebuild's reinitialization goes over the
  * ClusterBus topic `workspace.reinit:<workspace id>` as a JSON string (see prebuilds.service.ts).
  */
-export const BUILD_UPDATES_SUBJECT = 'workspace-builds';
+export const BUILD_UPDATES_SUBJECT = realtimeSubject('workspace-builds');
 export const PROVISIONER_WAKE_TOPIC = 'provisioner.jobs';
 export const REINIT_TOPIC_PREFIX = 'workspace.reinit:';
 
@@ -26,3 +28,10 @@ export const TASK_NOTIFICATION_TEMPLATES = {
   taskPaused: 'd6ae6d7e-0b0b-4d8e-9a52-5b7c6f3f1a01',
   taskResumed: 'd6ae6d7e-0b0b-4d8e-9a52-5b7c6f3f1a02',
 } as const;
+
+declare module '../../platform/realtime/realtime-subjects' {
+  interface RealtimeSubjects {
+    /** Every build state change, on every instance (the build watch). */
+    'workspace-builds': BuildUpdateFrame;
+  }
+}

@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { ClusterBus } from '../events/cluster-bus.service';
 import type { RealtimeConnection } from './realtime-connection';
+import type { RealtimeSubject } from './realtime-subjects';
 
 export type RealtimeSubscriber = (payload: unknown) => void;
 
@@ -13,7 +14,7 @@ interface HubMessage {
 }
 
 /**
- * Subscriptions per subject (`inbox:<userUuid>`, later `workspace:<id>`, `build:<id>`): `publish`
+ * Subscriptions per subject (typed: `realtimeSubject('inbox', userUuid)`, see realtime-subjects.ts): `publish`
  * delivers to this instance's subscribers at once and to the other instances through the
  * ClusterBus (PostgreSQL LISTEN/NOTIFY; in process only on the embedded database). A subject
  * nobody here listens to costs one map lookup.
@@ -39,20 +40,26 @@ export class RealtimeHub implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Adds a subscriber; call the returned function to remove it. */
-  subscribe(subject: string, subscriber: RealtimeSubscriber): () => void {
+  subscribe<P>(subject: RealtimeSubject<P>, subscriber: (payload: P) => void): () => void {
+    // The subject's type is the publishers' contract (publish takes the same P).
+    const untyped = subscriber as RealtimeSubscriber;
     let set = this.subjects.get(subject);
     if (!set) this.subjects.set(subject, (set = new Set()));
-    set.add(subscriber);
+    set.add(untyped);
     return () => {
       const current = this.subjects.get(subject);
       if (!current) return;
-      current.delete(subscriber);
+      current.delete(untyped);
       if (current.size === 0) this.subjects.delete(subject);
     };
   }
 
   /** A subscription that ends when the connection does. */
-  subscribeFor(connection: RealtimeConnection, subject: string, subscriber: RealtimeSubscriber): void {
+  subscribeFor<P>(
+    connection: RealtimeConnection,
+    subject: RealtimeSubject<P>,
+    subscriber: (payload: P) => void,
+  ): void {
     const unsubscribe = this.subscribe(subject, subscriber);
     connection.onClose(unsubscribe);
   }
@@ -70,7 +77,7 @@ export class RealtimeHub implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Delivers locally at once, then to the other instances. */
-  async publish(subject: string, payload: unknown): Promise<void> {
+  async publish<P>(subject: RealtimeSubject<P>, payload: P): Promise<void> {
     await this.cluster.publish(REALTIME_PUBLISH_TOPIC, { subject, payload } satisfies HubMessage);
   }
 

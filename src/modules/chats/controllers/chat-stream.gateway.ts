@@ -1,17 +1,11 @@
-import { Inject, Logger, SetMetadata, type OnModuleDestroy } from '@nestjs/common';
-import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import { Inject, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { type OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
-import { DIALECT_METADATA } from '../../../api/dialect';
-import { Authenticated } from '../../../api/access/access.decorators';
-import type { Principal } from '../../../api/access/principal';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import { BadRequestError, NotFoundError } from '../../../platform/errors/domain-error';
 import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
-import {
-  RefuseUnauthenticatedBeforeUpgrade,
-  type UpgradePrecheck,
-} from '../../../platform/realtime/realtime-ports';
+import { type UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { ConnectionPolls } from '../../../platform/realtime/connection-polls';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
 import type { WsConnection } from '../../../platform/realtime/ws-connection';
@@ -21,6 +15,7 @@ import { presentMessage } from '../chats.presenter';
 import { ChatsService } from '../chats.service';
 import type { Chat } from '../entities/chat.entity';
 import type { MessageRow } from '../repositories/chat-messages.repository';
+import { CoderGateway, requireGatewayUser } from '../../../api/coder/coder-gateway';
 
 export const CHAT_STREAM_PATH = '/api/experimental/chats/:chat/stream';
 
@@ -74,18 +69,16 @@ export function parseAfterId(raw: string | null): number {
 }
 
 /**
- * `GET /api/experimental/chats/{chat}/stream` over WebSocket (Coder's `watchChat` / `StreamChat`): frames in
- * Coder's one-way envelope `{"type":"data","data":[ChatStreamEvent…]}` (a batch per frame). On connect the
+ * `GET /api/experimental/chats/{chat}/stream` over WebSocket (Coder's `watchChat` / `StreamChat`): each text
+ * frame is a bare JSON array of ChatStreamEvent (a batch per frame), as Coder's server sends it and its web UI
+ * parses it (no `{"type":"data"}` envelope, no ping frames; issue 48 item 5). On connect the
  * snapshot: the messages after `after_id` (oldest first), `queue_update`, `status` and, for a chat in
  * `error`, its `error`; then new messages and status changes until the client closes. Who may not read the
  * chat gets 404 and no credential 401, both before the upgrade. Decision: as the chats watch, the stream
  * re-reads the chat every CHAT_WATCH_POLL_MS (new messages by id, the status) instead of every writer
  * announcing; devplane stores whole messages, so there are no `message_part` deltas.
  */
-@WebSocketGateway({ path: CHAT_STREAM_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@RefuseUnauthenticatedBeforeUpgrade()
-@Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+@CoderGateway(CHAT_STREAM_PATH, { tokenScope: { type: 'chat', action: 'read' }, refuseBeforeUpgrade: true })
 export class ChatStreamGateway implements OnGatewayConnection, OnModuleDestroy, UpgradePrecheck {
   private readonly logger = new Logger(ChatStreamGateway.name);
   private readonly polls = new ConnectionPolls();
@@ -105,7 +98,7 @@ export class ChatStreamGateway implements OnGatewayConnection, OnModuleDestroy, 
 
   async precheckUpgrade(req: IncomingMessage, url: URL, context?: unknown): Promise<void> {
     if (!this.config.experiments.includes(AGENTS_EXPERIMENT)) throw new NotFoundError('Route not found.');
-    const principal = context as Principal;
+    const principal = requireGatewayUser(context);
     const chat = await this.chats.requireChat(principal, upgradePathParams(req).chat ?? '');
     const afterId = parseAfterId(url.searchParams.get('after_id'));
     (req as unknown as { devplaneChatStream?: { chat: Chat; afterId: number } }).devplaneChatStream = {
@@ -147,6 +140,6 @@ export class ChatStreamGateway implements OnGatewayConnection, OnModuleDestroy, 
     if (messages.length) state.lastMessageId = Number(messages[messages.length - 1].id);
     state.status = chat.status;
     state.lastError = chat.lastError;
-    if (events.length && !connection.closed) connection.send(JSON.stringify({ type: 'data', data: events }));
+    if (events.length && !connection.closed) connection.send(JSON.stringify(events));
   }
 }

@@ -1,17 +1,11 @@
-import { Inject, Logger, SetMetadata, type OnModuleDestroy } from '@nestjs/common';
-import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import { Inject, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { type OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
-import { DIALECT_METADATA } from '../../../api/dialect';
-import { Authenticated } from '../../../api/access/access.decorators';
-import type { Principal } from '../../../api/access/principal';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import { NotFoundError } from '../../../platform/errors/domain-error';
 import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
-import {
-  RefuseUnauthenticatedBeforeUpgrade,
-  type UpgradePrecheck,
-} from '../../../platform/realtime/realtime-ports';
+import { type UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { ConnectionPolls } from '../../../platform/realtime/connection-polls';
 import type { WsConnection } from '../../../platform/realtime/ws-connection';
 import { AGENTS_EXPERIMENT } from '../agents-experiment.guard';
@@ -19,6 +13,7 @@ import { CHATS_CONFIG, type ChatsConfig } from '../chats.config';
 import { presentChat } from '../chats.presenter';
 import { ChatsService } from '../chats.service';
 import type { Chat } from '../entities/chat.entity';
+import { CoderGateway, gatewayUser } from '../../../api/coder/coder-gateway';
 
 export const CHATS_WATCH_PATH = '/api/experimental/chats/watch';
 
@@ -68,16 +63,13 @@ interface Watcher {
 
 /**
  * `GET /api/experimental/chats/watch` over WebSocket (Coder's `watchChats`, reference D.4): a best-effort
- * stream of hints about the caller's own chats, `{"type":"data","data":{"kind":…,"chat":Chat}}` text frames
- * (Coder's one-way socket envelope), no initial snapshot and no replay: clients refetch the list over REST
+ * stream of hints about the caller's own chats, one bare ChatWatchEvent `{"kind":…,"chat":Chat}` per text frame
+ * (as Coder's server sends it: no `{"type":"data"}` envelope, issue 48 item 5), no initial snapshot and no replay: clients refetch the list over REST
  * for correctness. Decision: the watch compares the caller's chats every CHAT_WATCH_POLL_MS (default 1 s)
  * instead of listening to every writer, so a change on any instance (runner, API, retention) shows up
  * without each of them announcing it. A chat that is gone is sent as `{id}` only.
  */
-@WebSocketGateway({ path: CHATS_WATCH_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@RefuseUnauthenticatedBeforeUpgrade()
-@Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+@CoderGateway(CHATS_WATCH_PATH, { tokenScope: { type: 'chat', action: 'read' }, refuseBeforeUpgrade: true })
 export class ChatsWatchGateway implements OnGatewayConnection, OnModuleDestroy, UpgradePrecheck {
   private readonly logger = new Logger(ChatsWatchGateway.name);
   private readonly polls = new ConnectionPolls();
@@ -98,14 +90,14 @@ export class ChatsWatchGateway implements OnGatewayConnection, OnModuleDestroy, 
   precheckUpgrade(_req: IncomingMessage, _url: URL, context?: unknown): Promise<void> {
     if (!this.config.experiments.includes(AGENTS_EXPERIMENT))
       return Promise.reject(new NotFoundError('Route not found.'));
-    const principal = context as Principal | undefined;
+    const principal = gatewayUser(context);
     if (!principal?.user) return Promise.reject(new NotFoundError('Route not found.'));
     return Promise.resolve();
   }
 
   handleConnection(_socket: unknown, req: IncomingMessage): void {
     const connection = upgradedConnection(req);
-    const principal = connection?.context as Principal | undefined;
+    const principal = gatewayUser(connection?.context);
     if (!connection || !principal?.user) return;
     const watcher: Watcher = {
       ownerUuid: principal.user.uuid,
@@ -137,6 +129,6 @@ export class ChatsWatchGateway implements OnGatewayConnection, OnModuleDestroy, 
 
   private send(watcher: Watcher, kind: ChatWatchKind, chat: Chat | undefined, id: string): void {
     const payload = chat ? presentChat(chat, watcher.owner) : { id };
-    watcher.connection.send(JSON.stringify({ type: 'data', data: { kind, chat: payload } }));
+    watcher.connection.send(JSON.stringify({ kind, chat: payload }));
   }
 }

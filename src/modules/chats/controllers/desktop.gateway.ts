@@ -1,10 +1,8 @@
-import { Inject, Logger, Optional, SetMetadata } from '@nestjs/common';
-import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import { Inject, Logger, Optional } from '@nestjs/common';
+import { type OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, type WebSocket } from 'ws';
-import { RefuseUnauthenticatedBeforeUpgrade } from '../../../platform/realtime/realtime-ports';
-import { DIALECT_METADATA } from '../../../api/dialect';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../../platform/errors/domain-error';
@@ -13,11 +11,10 @@ import { WorkspaceLookup, workspaceRbacObject } from '../../../platform/ports/wo
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
 import { isUuid } from '../../../platform/text/uuid';
-import { Authenticated } from '../../../api/access/access.decorators';
 import { AuthorizationService } from '../../auth/authorization.service';
-import type { Principal } from '../../../api/access/principal';
 import { AGENTS_EXPERIMENT } from '../agents-experiment.guard';
 import { ChatsService } from '../chats.service';
+import { CoderGateway, requireGatewayUser } from '../../../api/coder/coder-gateway';
 
 export const DESKTOP_PATH = '/api/experimental/chats/:chat/desktop';
 /** Coder's path for the same stream. */
@@ -35,10 +32,7 @@ const CLAIM_MS = 10_000;
  * `application_connect` or `ssh` on the workspace. The desktop is opened before the upgrade too, so a
  * desktop that cannot start is an HTTP error (503), not a socket that closes at once.
  */
-@WebSocketGateway({ path: DESKTOP_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@RefuseUnauthenticatedBeforeUpgrade()
-@Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+@CoderGateway(DESKTOP_PATH, { tokenScope: { type: 'chat', action: 'read' }, refuseBeforeUpgrade: true })
 export class DesktopGateway implements OnGatewayConnection, UpgradePrecheck {
   private readonly logger = new Logger(DesktopGateway.name);
   /** Relays open now (tests read it). */
@@ -54,7 +48,7 @@ export class DesktopGateway implements OnGatewayConnection, UpgradePrecheck {
 
   async precheckUpgrade(req: IncomingMessage, _url: URL, context?: unknown): Promise<void> {
     if (!this.config.experiments.includes(AGENTS_EXPERIMENT)) throw new NotFoundError('Route not found.');
-    const principal = context as Principal;
+    const principal = requireGatewayUser(context);
     const chat = await this.chats.requireChat(principal, upgradePathParams(req).chat ?? '');
     if (!chat.workspaceId) throw new BadRequestError('Chat has no workspace.');
     const workspace = isUuid(chat.workspaceId) ? await this.workspaces?.find(chat.workspaceId) : null;
@@ -113,8 +107,8 @@ export class DesktopGateway implements OnGatewayConnection, UpgradePrecheck {
 }
 
 /** The same stream at Coder's path (`/chats/{chat}/stream/desktop`). */
-@WebSocketGateway({ path: DESKTOP_STREAM_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@RefuseUnauthenticatedBeforeUpgrade()
-@Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+@CoderGateway(DESKTOP_STREAM_PATH, {
+  tokenScope: { type: 'chat', action: 'read' },
+  refuseBeforeUpgrade: true,
+})
 export class DesktopStreamGateway extends DesktopGateway {}

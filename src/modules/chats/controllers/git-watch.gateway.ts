@@ -1,9 +1,7 @@
-import { Inject, Logger, Optional, SetMetadata, type OnModuleDestroy } from '@nestjs/common';
-import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import { Inject, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
+import { type OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import { RefuseUnauthenticatedBeforeUpgrade } from '../../../platform/realtime/realtime-ports';
-import { DIALECT_METADATA } from '../../../api/dialect';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import { BadRequestError, NotFoundError } from '../../../platform/errors/domain-error';
@@ -13,13 +11,12 @@ import { upgradedConnection } from '../../../platform/realtime/realtime-gateways
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
 import type { WsConnection } from '../../../platform/realtime/ws-connection';
-import { Authenticated } from '../../../api/access/access.decorators';
-import type { Principal } from '../../../api/access/principal';
 import { AGENTS_EXPERIMENT } from '../agents-experiment.guard';
 import { CHATS_CONFIG, type ChatsConfig } from '../chats.config';
 import { ChatsService } from '../chats.service';
 import type { Chat } from '../entities/chat.entity';
 import { GIT_DIRTY_TOPIC } from '../events';
+import { CoderGateway, requireGatewayUser } from '../../../api/coder/coder-gateway';
 
 export const GIT_WATCH_PATH = '/api/experimental/chats/:chat/git/watch';
 /** Coder's path for the same watch. */
@@ -53,10 +50,7 @@ interface Watcher {
  * changed. Scans: at connection, every CHAT_GIT_WATCH_POLL_MS (30 s), on `{"type":"refresh"}` and
  * after the chat's tools ran, at most one a second.
  */
-@WebSocketGateway({ path: GIT_WATCH_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@RefuseUnauthenticatedBeforeUpgrade()
-@Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+@CoderGateway(GIT_WATCH_PATH, { tokenScope: { type: 'chat', action: 'read' }, refuseBeforeUpgrade: true })
 export class GitWatchGateway implements OnGatewayConnection, OnModuleDestroy, UpgradePrecheck {
   private readonly logger = new Logger(GitWatchGateway.name);
   private readonly watchers = new Set<Watcher>();
@@ -81,7 +75,7 @@ export class GitWatchGateway implements OnGatewayConnection, OnModuleDestroy, Up
   /** Coder's preconditions, before the upgrade (HTTP errors in Coder's shape). */
   async precheckUpgrade(req: IncomingMessage, _url: URL, context?: unknown): Promise<void> {
     if (!this.config.experiments.includes(AGENTS_EXPERIMENT)) throw new NotFoundError('Route not found.');
-    const principal = context as Principal;
+    const principal = requireGatewayUser(context);
     const chat = await this.chats.requireChat(principal, upgradePathParams(req).chat ?? '');
     if (!chat.workspaceId) throw new BadRequestError('Chat has no workspace.');
     const state = (await this.agentCalls?.agentState(chat.workspaceId)) ?? null;
@@ -197,8 +191,5 @@ export class GitWatchGateway implements OnGatewayConnection, OnModuleDestroy, Up
 }
 
 /** The same watch at Coder's path (`/chats/{chat}/stream/git`). */
-@WebSocketGateway({ path: GIT_STREAM_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@RefuseUnauthenticatedBeforeUpgrade()
-@Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
+@CoderGateway(GIT_STREAM_PATH, { tokenScope: { type: 'chat', action: 'read' }, refuseBeforeUpgrade: true })
 export class GitStreamGateway extends GitWatchGateway {}

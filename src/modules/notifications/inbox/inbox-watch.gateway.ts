@@ -1,14 +1,11 @@
-import { Logger, SetMetadata, type OnModuleDestroy } from '@nestjs/common';
-import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import { Logger, type OnModuleDestroy } from '@nestjs/common';
+import { type OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import { DIALECT_METADATA } from '../../../api/dialect';
 import { RealtimeHub } from '../../../platform/realtime/realtime-hub.service';
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
 import type { WsConnection } from '../../../platform/realtime/ws-connection';
-import { Authenticated } from '../../../api/access/access.decorators';
-import type { Principal } from '../../../api/access/principal';
 import { markdownToPlaintext } from '../rendering/markdown';
 import { parseInboxQuery, type WatchFilters } from './inbox-query';
 import {
@@ -17,6 +14,7 @@ import {
   InboxService,
   type InboxNotificationView,
 } from './inbox.service';
+import { CoderGateway, gatewayUser } from '../../../api/coder/coder-gateway';
 
 export const WATCH_PATH = '/api/v2/notifications/inbox/watch';
 
@@ -34,9 +32,7 @@ interface Watcher {
  * `precheckUpgrade`), heartbeats, backpressure and revocation come with the connection. New
  * items arrive on the hub subject `inbox:<user uuid>` from every instance.
  */
-@WebSocketGateway({ path: WATCH_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@Authenticated({ tokenScope: { type: 'inbox_notification', action: 'read' } })
+@CoderGateway(WATCH_PATH, { tokenScope: { type: 'inbox_notification', action: 'read' } })
 export class InboxWatchGateway implements OnGatewayConnection, OnModuleDestroy, UpgradePrecheck {
   private readonly logger = new Logger(InboxWatchGateway.name);
   /** Watchers by user uuid; one hub subscription per user with watchers here. */
@@ -60,7 +56,7 @@ export class InboxWatchGateway implements OnGatewayConnection, OnModuleDestroy, 
 
   handleConnection(_socket: WebSocket, req: IncomingMessage): void {
     const connection = upgradedConnection(req);
-    const principal = connection?.context as Principal | undefined;
+    const principal = gatewayUser(connection?.context);
     if (!connection || !principal) {
       connection?.close(4401, 'Unauthorized');
       return;
@@ -72,9 +68,7 @@ export class InboxWatchGateway implements OnGatewayConnection, OnModuleDestroy, 
       const subject = inboxSubject(watcher.userId);
       entry = {
         set: new Set(),
-        unsubscribe: this.hub.subscribe(subject, (payload) =>
-          this.enqueueFanOut(payload as InboxCreatedEvent),
-        ),
+        unsubscribe: this.hub.subscribe(subject, (event) => this.enqueueFanOut(event)),
       };
       this.watchers.set(watcher.userId, entry);
     }

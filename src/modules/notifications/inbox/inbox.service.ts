@@ -5,14 +5,22 @@ import { CODER_NOT_FOUND } from '../../../api/coder/coder-error.renderer';
 import { NotFoundError } from '../../../platform/errors/domain-error';
 import { IdentityDirectory } from '../../identity/identity-directory.service';
 import { RealtimeHub } from '../../../platform/realtime/realtime-hub.service';
+import { type RealtimeSubject, realtimeSubject } from '../../../platform/realtime/realtime-subjects';
 import type { TemplateAction } from '../entities/notification-template.entity';
 import { fallbackIcon } from '../template-ids';
 import type { InboxFilters } from './inbox-query';
 import { type InboxRow, InboxRepository } from './inbox.repository';
 
 /** Realtime hub subject of a user's new inbox items (payload: InboxCreatedEvent). */
-export function inboxSubject(userUuid: string): string {
-  return `inbox:${userUuid}`;
+export function inboxSubject(userUuid: string): RealtimeSubject<InboxCreatedEvent> {
+  return realtimeSubject('inbox', userUuid);
+}
+
+declare module '../../../platform/realtime/realtime-subjects' {
+  interface RealtimeSubjects {
+    /** `inbox:<user uuid>`: the user's new inbox items. */
+    inbox: InboxCreatedEvent;
+  }
 }
 export const INBOX_PAGE_SIZE = 25;
 

@@ -1,14 +1,12 @@
-import { SetMetadata } from '@nestjs/common';
-import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import { type OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import { DIALECT_METADATA } from '../../../api/dialect';
 import { NotFoundError } from '../../../platform/errors/domain-error';
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
-import { Authenticated } from '../../../api/access/access.decorators';
 import type { AnyPrincipal } from '../../../api/access/principal';
 import { AgentCallsService } from '../agent-calls.service';
+import { CoderGateway, gatewayAgent } from '../../../api/coder/coder-gateway';
 
 export const AGENT_DESKTOP_PATH = '/api/v2/workspaceagents/me/desktop/:session';
 
@@ -21,14 +19,12 @@ function agentOf(req: IncomingMessage): AnyPrincipal | undefined {
  * this WebSocket with its token and relays the bytes of the workspace's VNC server over it; the
  * socket goes to whoever waits for that session on this instance (AgentCallsService.openDesktop).
  */
-@WebSocketGateway({ path: AGENT_DESKTOP_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@Authenticated({ principals: ['agent'] })
+@CoderGateway(AGENT_DESKTOP_PATH, { principals: ['agent'] })
 export class AgentDesktopGateway implements OnGatewayConnection, UpgradePrecheck {
   constructor(private readonly calls: AgentCallsService) {}
 
   precheckUpgrade(req: IncomingMessage, _url: URL, context?: unknown): Promise<void> {
-    const principal = context as AnyPrincipal | undefined;
+    const principal = gatewayAgent(context);
     const session = upgradePathParams(req).session ?? '';
     if (principal?.kind !== 'agent' || !this.calls.desktopSessionOf(principal.agent, session))
       return Promise.reject(new NotFoundError('Desktop session not found.'));

@@ -1,23 +1,19 @@
-import { Inject, Injectable, Logger, SetMetadata, type OnModuleDestroy } from '@nestjs/common';
-import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { type OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
-import { Authenticated } from '../../../api/access/access.decorators';
 import type { Principal } from '../../../api/access/principal';
-import { DIALECT_METADATA } from '../../../api/dialect';
 import { NotFoundError } from '../../../platform/errors/domain-error';
 import { ConnectionPolls } from '../../../platform/realtime/connection-polls';
 import type { RealtimeConnection } from '../../../platform/realtime/realtime-connection';
 import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
-import {
-  RefuseUnauthenticatedBeforeUpgrade,
-  type UpgradePrecheck,
-} from '../../../platform/realtime/realtime-ports';
+import { type UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
 import { isUuid } from '../../../platform/text/uuid';
 import type { AgentMetadataItem } from '../entities/workspace-agent.entity';
 import { WorkspaceAgentsService } from '../workspace-agents.service';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from '../workspaces.config';
 import { WorkspacesService } from '../workspaces.service';
+import { CoderGateway, gatewayUser, requireGatewayUser } from '../../../api/coder/coder-gateway';
 
 export const WATCH_METADATA_WS_PATH = '/api/v2/workspaceagents/:workspaceagent/watch-metadata-ws';
 
@@ -112,16 +108,16 @@ export class AgentMetadataWatches implements OnModuleDestroy {
 }
 
 /** `GET /api/v2/workspaceagents/{id}/watch-metadata-ws` (Coder's one-way WebSocket of ServerSentEvent frames). */
-@WebSocketGateway({ path: WATCH_METADATA_WS_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@RefuseUnauthenticatedBeforeUpgrade()
-@Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+@CoderGateway(WATCH_METADATA_WS_PATH, {
+  tokenScope: { type: 'workspace', action: 'read' },
+  refuseBeforeUpgrade: true,
+})
 export class AgentMetadataWatchGateway implements OnGatewayConnection, UpgradePrecheck {
   constructor(private readonly watches: AgentMetadataWatches) {}
 
   async precheckUpgrade(req: IncomingMessage, _url: URL, context?: unknown): Promise<void> {
     const workspaceId = await this.watches.check(
-      context as Principal,
+      requireGatewayUser(context),
       upgradePathParams(req).workspaceagent ?? '',
     );
     (req as unknown as { devplaneWorkspaceId?: string }).devplaneWorkspaceId = workspaceId;
@@ -129,7 +125,7 @@ export class AgentMetadataWatchGateway implements OnGatewayConnection, UpgradePr
 
   handleConnection(_socket: unknown, req: IncomingMessage): void {
     const connection = upgradedConnection(req);
-    const principal = connection?.context as Principal | undefined;
+    const principal = gatewayUser(connection?.context);
     const agentId = upgradePathParams(req).workspaceagent ?? '';
     const workspaceId = (req as unknown as { devplaneWorkspaceId?: string }).devplaneWorkspaceId;
     if (!connection || !principal || !workspaceId) return;

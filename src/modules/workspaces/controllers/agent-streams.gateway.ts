@@ -1,15 +1,13 @@
-import { SetMetadata } from '@nestjs/common';
-import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import { type OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import { DIALECT_METADATA } from '../../../api/dialect';
 import { NotFoundError } from '../../../platform/errors/domain-error';
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
 import { isUuid } from '../../../platform/text/uuid';
-import { Authenticated } from '../../../api/access/access.decorators';
 import type { AnyPrincipal } from '../../../api/access/principal';
 import { AgentStreamsService } from '../agent-streams.service';
+import { CoderGateway, gatewayAgent } from '../../../api/coder/coder-gateway';
 
 export const AGENT_STREAMS_PATH = '/api/v2/workspaceagents/me/streams/:session';
 
@@ -21,14 +19,12 @@ const AGENT = Symbol('devplane:agent-stream');
  * whoever waits for the session on this instance, or is relayed to the instance that waits
  * (AgentStreamsService). A session nobody here waits for is 404 on an instance without a cluster bus.
  */
-@WebSocketGateway({ path: AGENT_STREAMS_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@Authenticated({ principals: ['agent'] })
+@CoderGateway(AGENT_STREAMS_PATH, { principals: ['agent'] })
 export class AgentStreamsGateway implements OnGatewayConnection, UpgradePrecheck {
   constructor(private readonly streams: AgentStreamsService) {}
 
   precheckUpgrade(req: IncomingMessage, _url: URL, context?: unknown): Promise<void> {
-    const principal = context as AnyPrincipal | undefined;
+    const principal = gatewayAgent(context);
     const session = upgradePathParams(req).session ?? '';
     if (principal?.kind !== 'agent' || !isUuid(session) || !this.streams.accepts(principal.agent, session))
       return Promise.reject(new NotFoundError('Stream session not found.'));

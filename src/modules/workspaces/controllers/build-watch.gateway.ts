@@ -1,8 +1,7 @@
-import { Inject, SetMetadata, type OnModuleDestroy } from '@nestjs/common';
-import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import { Inject, type OnModuleDestroy } from '@nestjs/common';
+import { type OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import { DIALECT_METADATA } from '../../../api/dialect';
 import type { AppConfig } from '../../../platform/config/app-config';
 import { APP_CONFIG } from '../../../platform/config/config.token';
 import { ForbiddenError } from '../../../platform/errors/domain-error';
@@ -10,10 +9,9 @@ import { RealtimeHub } from '../../../platform/realtime/realtime-hub.service';
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
 import type { WsConnection } from '../../../platform/realtime/ws-connection';
-import { Authenticated } from '../../../api/access/access.decorators';
 import { AuthorizationService } from '../../auth/authorization.service';
-import type { Principal } from '../../../api/access/principal';
 import { BUILD_UPDATES_SUBJECT, type BuildUpdateFrame } from '../events';
+import { CoderGateway, gatewayUser } from '../../../api/coder/coder-gateway';
 
 export const BUILD_WATCH_PATH = '/api/experimental/watch-all-workspacebuilds';
 export const BUILD_WATCH_EXPERIMENT = 'workspace-build-updates';
@@ -25,9 +23,7 @@ const MAX_PENDING_FRAMES = 256;
  * every workspace on every instance, for callers with site-wide workspace read, behind the
  * `workspace-build-updates` experiment. A slow client loses frames (bounded buffer), not the server's memory.
  */
-@WebSocketGateway({ path: BUILD_WATCH_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+@CoderGateway(BUILD_WATCH_PATH, { tokenScope: { type: 'workspace', action: 'read' } })
 export class BuildWatchGateway implements OnGatewayConnection, OnModuleDestroy, UpgradePrecheck {
   private readonly watchers = new Set<{ connection: WsConnection; pending: number }>();
   private unsubscribe: (() => void) | undefined;
@@ -49,7 +45,7 @@ export class BuildWatchGateway implements OnGatewayConnection, OnModuleDestroy, 
         'permission',
         { code: 'EXPERIMENT_DISABLED' },
       );
-    const principal = context as Principal | undefined;
+    const principal = gatewayUser(context);
     if (!principal?.user || !(await this.authz.authorize(principal, 'read', { type: 'workspace' })))
       throw new ForbiddenError('You are not authorized to watch all workspace builds.', 'permission');
   }
@@ -59,9 +55,7 @@ export class BuildWatchGateway implements OnGatewayConnection, OnModuleDestroy, 
     if (!connection) return;
     const watcher = { connection, pending: 0 };
     this.watchers.add(watcher);
-    this.unsubscribe ??= this.hub.subscribe(BUILD_UPDATES_SUBJECT, (payload) =>
-      this.fanOut(payload as BuildUpdateFrame),
-    );
+    this.unsubscribe ??= this.hub.subscribe(BUILD_UPDATES_SUBJECT, (frame) => this.fanOut(frame));
     connection.onClose(() => this.watchers.delete(watcher));
   }
 

@@ -1,19 +1,13 @@
-import { SetMetadata } from '@nestjs/common';
-import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import { type OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
-import { Authenticated } from '../../../api/access/access.decorators';
-import type { Principal } from '../../../api/access/principal';
-import { DIALECT_METADATA } from '../../../api/dialect';
 import { NotFoundError } from '../../../platform/errors/domain-error';
 import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
-import {
-  RefuseUnauthenticatedBeforeUpgrade,
-  type UpgradePrecheck,
-} from '../../../platform/realtime/realtime-ports';
+import { type UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
 import { isUuid } from '../../../platform/text/uuid';
 import { WorkspacesService } from '../workspaces.service';
+import { CoderGateway, requireGatewayUser } from '../../../api/coder/coder-gateway';
 
 export const DYNAMIC_PARAMETERS_PATH = '/api/v2/templateversions/:templateversion/dynamic-parameters';
 
@@ -24,18 +18,18 @@ export const DYNAMIC_PARAMETERS_PATH = '/api/v2/templateversions/:templateversio
  * parameters}` of the same id. devplane's templates have no parameters: every answer is empty. A frame
  * that is not such a request is answered with a diagnostic of the same shape (id 0), as the form shows them.
  */
-@WebSocketGateway({ path: DYNAMIC_PARAMETERS_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@Authenticated({ tokenScope: { type: 'template', action: 'read' } })
 // Coder's wire: an anonymous upgrade is an HTTP 401, not a close after the upgrade.
-@RefuseUnauthenticatedBeforeUpgrade()
+@CoderGateway(DYNAMIC_PARAMETERS_PATH, {
+  tokenScope: { type: 'template', action: 'read' },
+  refuseBeforeUpgrade: true,
+})
 export class DynamicParametersGateway implements OnGatewayConnection, UpgradePrecheck {
   constructor(private readonly workspaces: WorkspacesService) {}
 
   async precheckUpgrade(req: IncomingMessage, _url: URL, context?: unknown): Promise<void> {
     const id = upgradePathParams(req).templateversion ?? '';
     if (!isUuid(id)) throw new NotFoundError('Resource not found or you do not have access to this resource');
-    await this.workspaces.requireVersion(context as Principal, id);
+    await this.workspaces.requireVersion(requireGatewayUser(context), id);
   }
 
   handleConnection(socket: WebSocket, req: IncomingMessage): void {

@@ -1,17 +1,16 @@
-import { Inject, Logger, SetMetadata, type OnModuleDestroy } from '@nestjs/common';
-import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import { Inject, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { type OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import { DIALECT_METADATA } from '../../../api/dialect';
 import { InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
 import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
 import type { UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
 import { isUuid } from '../../../platform/text/uuid';
-import { Authenticated } from '../../../api/access/access.decorators';
 import type { Principal } from '../../../api/access/principal';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from '../workspaces.config';
 import { WorkspacesService } from '../workspaces.service';
+import { CoderGateway, requireGatewayUser } from '../../../api/coder/coder-gateway';
 
 export const BUILD_LOGS_PATH = '/api/v2/workspacebuilds/:workspacebuild/logs';
 export const VERSION_LOGS_PATH = '/api/v2/templateversions/:templateversion/logs';
@@ -67,7 +66,7 @@ abstract class JobLogsGateway implements OnGatewayConnection, OnModuleDestroy, U
     const id = upgradePathParams(req)[this.param] ?? '';
     if (!isUuid(id)) throw new NotFoundError('Resource not found or you do not have access to this resource');
     const after = parseAfter(url);
-    const jobId = await this.jobOf(context as Principal, id);
+    const jobId = await this.jobOf(requireGatewayUser(context), id);
     (req as unknown as Record<symbol, Follow>)[FOLLOW] = { jobId, after };
   }
 
@@ -115,9 +114,7 @@ abstract class JobLogsGateway implements OnGatewayConnection, OnModuleDestroy, U
 }
 
 /** `GET /api/v2/workspacebuilds/{id}/logs?follow=true`. */
-@WebSocketGateway({ path: BUILD_LOGS_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+@CoderGateway(BUILD_LOGS_PATH, { tokenScope: { type: 'workspace', action: 'read' } })
 export class BuildLogsGateway extends JobLogsGateway {
   protected readonly param = 'workspacebuild';
 
@@ -131,9 +128,7 @@ export class BuildLogsGateway extends JobLogsGateway {
 }
 
 /** `GET /api/v2/templateversions/{id}/logs?follow=true`. */
-@WebSocketGateway({ path: VERSION_LOGS_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@Authenticated({ tokenScope: { type: 'template', action: 'read' } })
+@CoderGateway(VERSION_LOGS_PATH, { tokenScope: { type: 'template', action: 'read' } })
 export class VersionLogsGateway extends JobLogsGateway {
   protected readonly param = 'templateversion';
 

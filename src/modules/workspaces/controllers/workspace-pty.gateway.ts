@@ -1,24 +1,19 @@
-import { Inject, Logger, SetMetadata } from '@nestjs/common';
-import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import { Inject, Logger } from '@nestjs/common';
+import { type OnGatewayConnection } from '@nestjs/websockets';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import { DIALECT_METADATA } from '../../../api/dialect';
 import { BadRequestError, InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
-import {
-  RefuseUnauthenticatedBeforeUpgrade,
-  type UpgradePrecheck,
-} from '../../../platform/realtime/realtime-ports';
+import { type UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
 import { isUuid } from '../../../platform/text/uuid';
-import { Authenticated } from '../../../api/access/access.decorators';
-import type { Principal } from '../../../api/access/principal';
 import { AuthorizationService } from '../../auth/authorization.service';
 import { type AgentStream, AgentStreamsService } from '../agent-streams.service';
 import { agentStatus } from '../coder-workspace.presenter';
 import { WorkspaceAgentsService } from '../workspace-agents.service';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from '../workspaces.config';
 import { workspaceObject, WorkspacesService } from '../workspaces.service';
+import { CoderGateway, requireGatewayUser } from '../../../api/coder/coder-gateway';
 
 export const PTY_PATH = '/api/v2/workspaceagents/:workspaceagent/pty';
 
@@ -59,10 +54,7 @@ function clientIp(req: IncomingMessage): string | null {
  * agent that is not connected, 503 when the agent does not open it. Sessions go to the connection log
  * (`reconnecting_pty`).
  */
-@WebSocketGateway({ path: PTY_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@RefuseUnauthenticatedBeforeUpgrade()
-@Authenticated({ tokenScope: { type: 'workspace', action: 'ssh' } })
+@CoderGateway(PTY_PATH, { tokenScope: { type: 'workspace', action: 'ssh' }, refuseBeforeUpgrade: true })
 export class WorkspacePtyGateway implements OnGatewayConnection, UpgradePrecheck {
   private readonly logger = new Logger(WorkspacePtyGateway.name);
   /** Relays open now (tests read it). */
@@ -77,7 +69,7 @@ export class WorkspacePtyGateway implements OnGatewayConnection, UpgradePrecheck
   ) {}
 
   async precheckUpgrade(req: IncomingMessage, url: URL, context?: unknown): Promise<void> {
-    const principal = context as Principal;
+    const principal = requireGatewayUser(context);
     const agentId = upgradePathParams(req).workspaceagent ?? '';
     if (!isUuid(agentId)) throw new NotFoundError(NOT_FOUND);
     const agent = await this.agents.findAgent(agentId);

@@ -1,22 +1,18 @@
-import { Inject, Injectable, Logger, SetMetadata, type OnModuleDestroy } from '@nestjs/common';
-import { type OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { type OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
-import { Authenticated } from '../../../api/access/access.decorators';
 import type { Principal } from '../../../api/access/principal';
-import { DIALECT_METADATA } from '../../../api/dialect';
 import { BadRequestError } from '../../../platform/errors/domain-error';
 import { ConnectionPolls } from '../../../platform/realtime/connection-polls';
 import type { RealtimeConnection } from '../../../platform/realtime/realtime-connection';
 import { upgradedConnection } from '../../../platform/realtime/realtime-gateways.service';
-import {
-  RefuseUnauthenticatedBeforeUpgrade,
-  type UpgradePrecheck,
-} from '../../../platform/realtime/realtime-ports';
+import { type UpgradePrecheck } from '../../../platform/realtime/realtime-ports';
 import { upgradePathParams } from '../../../platform/realtime/realtime-ws.adapter';
 import { isUuid } from '../../../platform/text/uuid';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from '../workspaces.config';
 import { WorkspacesService } from '../workspaces.service';
 import { CoderWorkspacePresenter } from './coder-workspace-presenter.service';
+import { CoderGateway, gatewayUser, requireGatewayUser } from '../../../api/coder/coder-gateway';
 
 export const WORKSPACE_WATCH_WS_PATH = '/api/v2/workspaces/:workspace/watch-ws';
 
@@ -78,20 +74,20 @@ export class WorkspaceWatches implements OnModuleDestroy {
 }
 
 /** `GET /api/v2/workspaces/{id}/watch-ws` (Coder's one-way WebSocket: `{"type":"data","data":Workspace}` frames). */
-@WebSocketGateway({ path: WORKSPACE_WATCH_WS_PATH })
-@SetMetadata(DIALECT_METADATA, 'coder')
-@RefuseUnauthenticatedBeforeUpgrade()
-@Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
+@CoderGateway(WORKSPACE_WATCH_WS_PATH, {
+  tokenScope: { type: 'workspace', action: 'read' },
+  refuseBeforeUpgrade: true,
+})
 export class WorkspaceWatchGateway implements OnGatewayConnection, UpgradePrecheck {
   constructor(private readonly watches: WorkspaceWatches) {}
 
   async precheckUpgrade(req: IncomingMessage, _url: URL, context?: unknown): Promise<void> {
-    await this.watches.check(context as Principal, upgradePathParams(req).workspace ?? '');
+    await this.watches.check(requireGatewayUser(context), upgradePathParams(req).workspace ?? '');
   }
 
   handleConnection(_socket: unknown, req: IncomingMessage): void {
     const connection = upgradedConnection(req);
-    const principal = connection?.context as Principal | undefined;
+    const principal = gatewayUser(connection?.context);
     const id = upgradePathParams(req).workspace ?? '';
     if (!connection || !principal) return;
     this.watches.watch(principal, id, connection, (json) =>
