@@ -172,14 +172,14 @@ const misplacedSpecs = [
  * (`Repository<Entity>`, `manager.getRepository(Entity)`, query builders over the entity), and rows are mapped
  * to typed camelCase records inside the repositories. Counted: entity classes no `*.repository.ts` of their
  * module names, and casts of a row's property (`row.id as string`) in those modules' controllers (gateways
- * excluded: they are the realtime layer's). Modules listed in persistence-debt.json `twoModelModules` have not
- * moved yet: printed, not counted (the list only shrinks).
+ * excluded: they are the realtime layer's). The entity classes and controller files listed in persistence-debt.json
+ * `twoModels` have not moved yet: printed, not counted (the list only shrinks).
  */
 const ONE_MODEL_MODULES = ['workflows', 'chats', 'workspaces'];
 const debt = JSON.parse(fs.readFileSync(path.join(root, 'scripts', 'persistence-debt.json'), 'utf8')) as {
-  twoModelModules?: string[];
+  twoModels?: string[];
 };
-const pendingModules = new Set(debt.twoModelModules ?? []);
+const pending = new Set(debt.twoModels ?? []);
 const unusedEntities: string[] = [];
 const rowCasts: { file: string; count: number }[] = [];
 for (const name of ONE_MODEL_MODULES) {
@@ -191,13 +191,13 @@ for (const name of ONE_MODEL_MODULES) {
   for (const { file, text } of inModule.filter(({ file }) => file.endsWith('.entity.ts')))
     for (const match of text.matchAll(/@Entity\([^)]*\)[\s\S]*?export class (\w+)/g))
       if (!usedByRepositories(match[1]!, repositoryText))
-        unusedEntities.push(`${pendingModules.has(name) ? '(pending) ' : ''}${match[1]} (${rel(file)})`);
+        unusedEntities.push(`${pending.has(match[1]!) ? '(pending) ' : ''}${match[1]} (${rel(file)})`);
   for (const { file, text } of inModule.filter(
     ({ file }) => isController(file) && !file.endsWith('.gateway.ts'),
   )) {
     const count = (text.match(/\b\w+(?:\.\w+|\[[^\]\n]+\])\s+as\s+(?!const\b)/g) ?? []).length;
     if (count > 0)
-      rowCasts.push({ file: `${pendingModules.has(name) ? '(pending) ' : ''}${rel(file)}`, count });
+      rowCasts.push({ file: `${pending.has(rel(file)) ? '(pending) ' : ''}${rel(file)}`, count });
   }
 }
 /** Imported from the module's entities and named again in code (a query target, a `Repository<…>`). */

@@ -145,8 +145,8 @@ export class ProvisionersController {
     const organizationId = await this.organizationFor(principal, ref, 'provisioner_daemon', 'read');
     return (await this.keys.list(organizationId)).map((key) => ({
       id: key.id,
-      created_at: new Date(key.created_at).toISOString(),
-      organization: key.organization_id,
+      created_at: new Date(key.createdAt).toISOString(),
+      organization: key.organizationId,
       name: key.name,
       tags: key.tags,
     }));
