@@ -29,7 +29,6 @@ import {
 import { type JobCaller, ProvisionerJobsService } from '../provisioner-jobs.service';
 import { ProvisionerKeysService } from '../provisioner-keys.service';
 import { daemonStatus, ProvisionerDaemonsService } from '../provisioner-daemons.service';
-import type { JobRow } from '../workspace-views';
 import {
   BadRequestError,
   ForbiddenError,
@@ -265,7 +264,7 @@ export class ProvisionersController {
     const rows = await this.jobs.listForOrganization(organizationId, filters, limit);
     return rows.map(
       (row) =>
-        presentJob(row.job as unknown as JobRow, {
+        presentJob(row.job, {
           template_version_name: row.version_name ?? '',
           template_id: row.template_id ?? '',
           template_name: row.template_name ?? '',

@@ -3,6 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { resultRows } from '../../../platform/database/result-rows';
 import type { TemplateDefinition } from '../../../platform/ports/provisioner-protocol';
 import type { ProvisionerJob, ProvisionerJobType } from '../entities/provisioner-job.entity';
+import type { JobRow } from '../workspace-views';
 import { ProvisionerJobLog } from '../entities/provisioner-job-log.entity';
 import { WorkspaceOsIdentity } from '../entities/workspace-os-identity.entity';
 
@@ -47,7 +48,7 @@ export interface BuildUpdateRow {
 
 /** An organization's job with what the job list shows beside it (its build, workspace, version and template). */
 export interface OrganizationJobRow {
-  job: Record<string, unknown>;
+  job: JobRow;
   version_name: string | null;
   template_id: string | null;
   template_name: string | null;
