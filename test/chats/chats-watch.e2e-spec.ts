@@ -37,7 +37,7 @@ describe('chatWatchChanges (the kinds the chats watch sends)', () => {
 
 describe('chatStreamEvents (what the chat stream sends)', () => {
   const row = (id: number) =>
-    ({ id: String(id), chat_id: 'c', role: 'user', content: [], created_at: new Date(0) }) as never;
+    ({ id: String(id), chatId: 'c', role: 'user', content: [], createdAt: new Date(0) }) as never;
   it('the snapshot is messages, queue_update, status and the error; later only changes', () => {
     const state = { lastMessageId: 0, status: undefined, lastError: undefined };
     const first = chatStreamEvents(state, { id: 'c', status: 'error', lastError: 'boom' }, [row(1), row(2)]);

@@ -964,7 +964,7 @@ describe('workflow rules OCS API', () => {
       const dave = await t.factories.user();
       await ocs(t, 'post', `${WF}/user`, bearer(carol.token), notifyRule({ name: 'carol 1' })).expect(200);
       const carolBefore = await ocs(t, 'get', `${WF}/user`, bearer(carol.token)).expect(200);
-      const fullLoads = jest.spyOn(t.app.get(WorkflowRulesRepository), 'ruleRows');
+      const fullLoads = jest.spyOn(t.app.get(WorkflowRulesRepository), 'ruleRecords');
       try {
         const created = await ocs(
           t,

@@ -1,15 +1,12 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { type PullRequestFacts, PullRequests } from '../../platform/ports/pull-requests';
 import { ChatCostsRepository } from './repositories/chat-costs.repository';
-import {
-  ChatPullRequestsRepository,
-  type InsightLinkRow,
-} from './repositories/chat-pull-requests.repository';
+import { ChatPullRequestsRepository, type InsightLink } from './repositories/chat-pull-requests.repository';
 
 const DAY_MS = 86_400_000;
 const RECENT_LIMIT = 20;
 
-type LinkRow = InsightLinkRow;
+type LinkRow = InsightLink;
 
 /** One linked pull request with its live facts and its share of the chats' cost. */
 interface InsightPull {
@@ -63,16 +60,16 @@ export class ChatInsightsService {
     const length = end.getTime() - start.getTime();
     const previousStart = new Date(start.getTime() - length);
     const links = await this.links.openedBetween(previousStart, end);
-    const roots = [...new Set(links.map((link) => link.root_chat_id))];
+    const roots = [...new Set(links.map((link) => link.rootChatId))];
     const treeCost = new Map<string, { cost: bigint; pulls: number }>();
     if (roots.length > 0) {
       const rows = await this.costs.treeCostsAndPulls(roots);
       for (const row of rows) treeCost.set(row.root, { cost: BigInt(row.cost), pulls: row.pulls });
     }
-    const facts = (await this.pullRequests?.describe(links.map((link) => link.issue_id))) ?? new Map();
+    const facts = (await this.pullRequests?.describe(links.map((link) => link.issueId))) ?? new Map();
     const pulls: InsightPull[] = links.map((link) => {
-      const tree = treeCost.get(link.root_chat_id);
-      const found = facts.get(link.issue_id);
+      const tree = treeCost.get(link.rootChatId);
+      const found = facts.get(link.issueId);
       return {
         link,
         facts: found,
@@ -81,8 +78,8 @@ export class ChatInsightsService {
         costMicros: tree && tree.pulls > 0 ? tree.cost / BigInt(tree.pulls) : 0n,
       };
     });
-    const current = pulls.filter((pull) => new Date(pull.link.created_at) >= start);
-    const previous = pulls.filter((pull) => new Date(pull.link.created_at) < start);
+    const current = pulls.filter((pull) => new Date(pull.link.createdAt) >= start);
+    const previous = pulls.filter((pull) => new Date(pull.link.createdAt) < start);
     const now = summarize(current);
     const before = summarize(previous);
 
@@ -95,14 +92,14 @@ export class ChatInsightsService {
       if (bucket) bucket[key]++;
     };
     for (const pull of current) {
-      bump(new Date(pull.link.created_at), 'prs_created');
+      bump(new Date(pull.link.createdAt), 'prs_created');
       if (pull.state === 'merged') bump(pull.facts?.mergedAt, 'prs_merged');
       if (pull.state === 'closed') bump(pull.facts?.closedAt, 'prs_closed');
     }
 
     const models = new Map<string, InsightPull[]>();
     for (const pull of current) {
-      const key = pull.link.model_config_id ?? '';
+      const key = pull.link.modelConfigId ?? '';
       const group = models.get(key);
       if (group) group.push(pull);
       else models.set(key, [pull]);
@@ -112,9 +109,9 @@ export class ChatInsightsService {
         const sums = summarize(group);
         const link = group[0]!.link;
         return {
-          model_config_id: link.model_config_id,
-          display_name: link.display_name ?? '',
-          provider: link.provider ?? '',
+          model_config_id: link.modelConfigId,
+          display_name: link.modelDisplayName ?? '',
+          provider: link.modelProvider ?? '',
           total_prs: sums.created,
           merged_prs: sums.merged,
           merge_rate: sums.mergeRate,
@@ -150,9 +147,9 @@ export class ChatInsightsService {
       })),
       by_model: byModel,
       recent_prs: current.slice(0, RECENT_LIMIT).map((pull) => ({
-        chat_id: pull.link.chat_id,
+        chat_id: pull.link.chatId,
         pr_title: pull.facts?.title ?? pull.link.title,
-        pr_url: pull.facts?.htmlUrl ?? pull.link.html_url,
+        pr_url: pull.facts?.htmlUrl ?? pull.link.htmlUrl,
         pr_number: pull.link.number,
         state: pull.state,
         draft: pull.facts?.draft ?? false,
@@ -165,10 +162,10 @@ export class ChatInsightsService {
         reviewer_count: 0,
         author_login: pull.facts?.authorLogin ?? undefined,
         author_avatar_url: pull.facts?.authorAvatarUrl ?? undefined,
-        base_branch: pull.facts?.baseBranch ?? pull.link.base_branch,
-        model_display_name: pull.link.display_name ?? '',
+        base_branch: pull.facts?.baseBranch ?? pull.link.baseBranch,
+        model_display_name: pull.link.modelDisplayName ?? '',
         cost_micros: Number(pull.costMicros),
-        created_at: new Date(pull.link.created_at).toISOString(),
+        created_at: new Date(pull.link.createdAt).toISOString(),
       })),
     };
   }

@@ -1,5 +1,5 @@
 import { formatDollars } from './chat-cost';
-import type { MessageRow } from './chats.service';
+import type { ChatMessage } from './entities/chat-message.entity';
 import type { Chat } from './entities/chat.entity';
 import type { ChatFile } from './entities/chat-file.entity';
 import type { ChatModelConfig } from './entities/chat-model-config.entity';
@@ -36,31 +36,31 @@ export function presentChat(chat: Chat, owner?: { name: string; full_name: strin
   };
 }
 
-export function presentMessage(message: MessageRow) {
+export function presentMessage(message: ChatMessage) {
   return {
     id: Number(message.id),
-    chat_id: message.chat_id,
+    chat_id: message.chatId,
     role: message.role,
     content: message.content,
-    model_config_id: message.model_config_id ?? undefined,
+    model_config_id: message.modelConfigId ?? undefined,
     usage:
       message.role === 'assistant'
         ? {
-            input_tokens: Number(message.input_tokens),
-            output_tokens: Number(message.output_tokens),
-            reasoning_tokens: Number(message.reasoning_tokens),
-            cache_read_tokens: Number(message.cache_read_tokens),
-            cache_creation_tokens: Number(message.cache_write_tokens),
+            input_tokens: Number(message.inputTokens),
+            output_tokens: Number(message.outputTokens),
+            reasoning_tokens: Number(message.reasoningTokens),
+            cache_read_tokens: Number(message.cacheReadTokens),
+            cache_creation_tokens: Number(message.cacheWriteTokens),
           }
         : undefined,
     // Spec 2: null when not priced, 0 when free.
     total_cost_micros:
       message.role === 'assistant'
-        ? message.total_cost_micros === null
+        ? message.totalCostMicros === null
           ? null
-          : Number(message.total_cost_micros)
+          : Number(message.totalCostMicros)
         : undefined,
-    created_at: new Date(message.created_at).toISOString(),
+    created_at: new Date(message.createdAt).toISOString(),
   };
 }
 

@@ -18,17 +18,20 @@ import type { Principal } from '../../api/access/principal';
 import { OrganizationsService } from '../identity/organizations.service';
 import { costMicros, type ModelPrices, parseDollars } from './chat-cost';
 import type { Chat } from './entities/chat.entity';
+import type { ChatMessage } from './entities/chat-message.entity';
 import type { ChatModelConfig } from './entities/chat-model-config.entity';
 import { isUuid } from '../../platform/text/uuid';
 import { ChatCostsRepository } from './repositories/chat-costs.repository';
 import { ChatFilesRepository } from './repositories/chat-files.repository';
-import { ChatMessagesRepository, type MessageRow } from './repositories/chat-messages.repository';
+import { ChatMessagesRepository } from './repositories/chat-messages.repository';
+/** The chat runner's name for a `ChatMessage` (kept so its file need not change). */
+export type { MessageRow } from './repositories/chat-messages.repository';
+export type { CostSums } from './repositories/chat-costs.repository';
 import { ChatModelConfigsRepository } from './repositories/chat-model-configs.repository';
 import { IdentityDirectory } from '../identity/identity-directory.service';
 import { ChatPullRequestsRepository } from './repositories/chat-pull-requests.repository';
 import { ChatsRepository } from './repositories/chats.repository';
 
-export type { MessageRow } from './repositories/chat-messages.repository';
 export { chatFromRow } from './repositories/chats.repository';
 export { modelConfigFromRow } from './repositories/chat-model-configs.repository';
 
@@ -316,7 +319,7 @@ export class ChatsService {
     principal: Principal,
     chat: Chat,
     content: InputPart[],
-  ): Promise<MessageRow> {
+  ): Promise<ChatMessage> {
     const fileIds = content.filter((part) => part.file_id).map((part) => part.file_id!.toLowerCase());
     if (fileIds.length) {
       const files = await this.fileRows.ownedIds(fileIds, principal.user.uuid, manager);
@@ -331,7 +334,7 @@ export class ChatsService {
     return this.messageRows.insertUser(chat.id, content, manager);
   }
 
-  async postMessage(principal: Principal, chat: Chat, content: InputPart[]): Promise<MessageRow> {
+  async postMessage(principal: Principal, chat: Chat, content: InputPart[]): Promise<ChatMessage> {
     await this.requireUpdate(principal, chat);
     this.checkContent(content);
     if (chat.archived) throw new BadRequestError('Chat is archived.');
@@ -395,7 +398,7 @@ export class ChatsService {
       runtimeMs: number;
       role?: string;
     },
-  ): Promise<MessageRow> {
+  ): Promise<ChatMessage> {
     const config = await this.modelConfig(input.modelConfigId, manager);
     const cost = costMicros(
       {
@@ -441,13 +444,13 @@ export class ChatsService {
   async messagesPage(
     chat: Pick<Chat, 'id'>,
     page: { beforeId?: number; limit: number },
-  ): Promise<{ messages: MessageRow[]; hasMore: boolean }> {
+  ): Promise<{ messages: ChatMessage[]; hasMore: boolean }> {
     const rows = await this.messageRows.newestFirst(chat.id, page.limit + 1, page.beforeId);
     return { messages: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
   }
 
   /** Up to `limit` messages newer than `afterId`, oldest first (the chat stream). */
-  messagesAfter(chat: Pick<Chat, 'id'>, afterId: number, limit: number): Promise<MessageRow[]> {
+  messagesAfter(chat: Pick<Chat, 'id'>, afterId: number, limit: number): Promise<ChatMessage[]> {
     return this.messageRows.after(chat.id, afterId, limit);
   }
 
@@ -456,7 +459,7 @@ export class ChatsService {
     return this.chats.findById(id);
   }
 
-  messages(chat: Pick<Chat, 'id'>): Promise<MessageRow[]> {
+  messages(chat: Pick<Chat, 'id'>): Promise<ChatMessage[]> {
     return this.messageRows.all(chat.id);
   }
 
@@ -491,13 +494,13 @@ export class ChatsService {
   ): Promise<string[]> {
     const links = await this.pullRequestLinks.ofOwner(ownerId);
     if (links.length === 0) return [];
-    const facts = (await this.pullRequests?.describe(links.map((link) => link.issue_id))) ?? new Map();
+    const facts = (await this.pullRequests?.describe(links.map((link) => link.issueId))) ?? new Map();
     const wanted = (terms.repository ?? '').toLowerCase().replace(/\/+$/, '');
     const chats = new Set<string>();
     for (const link of links) {
-      const pull = facts.get(link.issue_id);
+      const pull = facts.get(link.issueId);
       const state = pull?.state ?? 'closed';
-      const url = (pull?.htmlUrl ?? link.html_url).toLowerCase();
+      const url = (pull?.htmlUrl ?? link.htmlUrl).toLowerCase();
       if (terms.status.length > 0 && !terms.status.some((status) => status === state)) continue;
       if (terms.title && !(pull?.title ?? link.title).toLowerCase().includes(terms.title.toLowerCase()))
         continue;
@@ -506,7 +509,7 @@ export class ChatsService {
         if (repository !== wanted && !wanted.endsWith(`/${repository}`)) continue;
       }
       if (terms.pull && terms.pull !== String(link.number) && terms.pull.toLowerCase() !== url) continue;
-      chats.add(link.chat_id);
+      chats.add(link.chatId);
     }
     return [...chats];
   }
@@ -554,17 +557,17 @@ export class ChatsService {
       const ids = await this.directory.accountIdsByName(username);
       ownerUuids = [...(await this.directory.namesByIds(ids)).values()].map((account) => account.uuid);
     }
-    const { rows, count } = await this.costs.byOwner(start, end, ownerUuids, page);
-    const owners = await this.directory.namesByUuids(rows.map((row) => String(row.user_id)));
+    const { owners: costs, count } = await this.costs.byOwner(start, end, ownerUuids, page);
+    const owners = await this.directory.namesByUuids(costs.map((cost) => cost.ownerId));
     return {
       count,
-      rows: rows.map((row): Record<string, string | number> => {
-        const owner = owners.get(String(row.user_id));
+      users: costs.map((cost) => {
+        const owner = owners.get(cost.ownerId);
         return {
-          ...row,
+          ...cost,
           username: owner?.name ?? '',
           name: owner?.fullName ?? '',
-          avatar_url: owner?.avatarUrl ?? '',
+          avatarUrl: owner?.avatarUrl ?? '',
         };
       }),
     };

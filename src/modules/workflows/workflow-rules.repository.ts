@@ -1,19 +1,29 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager, In } from 'typeorm';
 import type { RuleCheck } from './engine/rule-snapshot';
+import { FlowCheck } from './entities/flow-check.entity';
+import { FlowOperationScope } from './entities/flow-operation-scope.entity';
+import { FlowOperation } from './entities/flow-operation.entity';
 
-/** A rule row with its scope and, for a user's rule, the user's name (RuleStore's snapshot). */
-export interface RuleRow {
+/** A stored rule with its scope, its checks by id (RuleStore resolves them and the scope's user name). */
+export interface RuleRecord {
   id: number;
   class: string;
   name: string;
-  checks: number[];
+  checkIds: number[];
   operation: string;
   entity: string;
   events: string[];
   description: string;
-  scope_type: number;
-  scope_value: string;
+  /** 0 admin, 1 user. */
+  scopeType: number;
+  /** '' for the admin scope, the owner's numeric user id for a user scope. */
+  scopeUserId: string;
+}
+
+/** A stored check with its id. */
+export interface CheckRecord extends RuleCheck {
+  id: number;
 }
 
 /** The stored columns of a rule (its checks by id). */
@@ -27,50 +37,90 @@ export interface RuleColumns {
   description: string;
 }
 
-/** A rule row with its scope (RuleRow); callers add the filter and the order. */
-const RULE_ROWS = `SELECT o.id, o.class, o.name, o.checks, o.operation, o.entity, o.events, o.description,
-                          s.type AS scope_type, s.value AS scope_value
-                     FROM flow_operations o
-                     JOIN flow_operations_scope s ON s.operation_id = o.id`;
+/** The columns of a rule with its scope, as `ruleRecord` reads them. */
+interface RuleRow {
+  id: number | string;
+  class: string;
+  name: string;
+  checks: number[];
+  operation: string;
+  entity: string;
+  events: string[];
+  description: string;
+  scope_type: number | string;
+  scope_value: string;
+}
+
+const ruleRecord = (row: RuleRow): RuleRecord => ({
+  id: Number(row.id),
+  class: row.class,
+  name: row.name,
+  checkIds: row.checks.map(Number),
+  operation: row.operation,
+  entity: row.entity,
+  events: row.events,
+  description: row.description,
+  scopeType: Number(row.scope_type),
+  scopeUserId: row.scope_value,
+});
 
 /**
- * The workflow tables: flow_operations (rules), flow_operations_scope (whose rule) and flow_checks
- * (content-addressed checks shared between rules). A user scope's value is the user's numeric id; the
- * user's name comes from identity's directory.
+ * The workflow tables: flow_operations (rules, `FlowOperation`), flow_operations_scope (whose rule,
+ * `FlowOperationScope`) and flow_checks (content-addressed checks shared between rules, `FlowCheck`). A user
+ * scope's value is the user's numeric id; the user's name comes from identity's directory. Methods return
+ * camelCase records (`RuleRecord`, `CheckRecord`): rows never leave this file.
  */
 @Injectable()
 export class WorkflowRulesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** A rule with its scope (callers add the filter); ids ascending. */
+  private rules(manager: EntityManager) {
+    return manager
+      .getRepository(FlowOperation)
+      .createQueryBuilder('o')
+      .innerJoin(FlowOperationScope, 's', 's.operation_id = o.id')
+      .select(['o.id AS id', 'o.class AS class', 'o.name AS name', 'o.checks AS checks'])
+      .addSelect(['o.operation AS operation', 'o.entity AS entity', 'o.events AS events'])
+      .addSelect(['o.description AS description', 's.type AS scope_type', 's.value AS scope_value'])
+      .orderBy('o.id');
+  }
+
   /** Every rule with its scope, ids ascending. */
-  ruleRows(manager: EntityManager = this.dataSource.manager): Promise<RuleRow[]> {
-    return manager.query(`${RULE_ROWS} ORDER BY o.id`);
+  async ruleRecords(manager: EntityManager = this.dataSource.manager): Promise<RuleRecord[]> {
+    return (await this.rules(manager).getRawMany<RuleRow>()).map(ruleRecord);
   }
 
   /**
    * One batch of rules with their scopes, ids ascending from after `afterId` (a keyset page: each batch
    * walks the primary key from where the last stopped, so loading every rule in batches costs one pass).
    */
-  ruleRowsAfter(
+  async ruleRecordsAfter(
     afterId: number,
     limit: number,
     manager: EntityManager = this.dataSource.manager,
-  ): Promise<RuleRow[]> {
-    return manager.query(`${RULE_ROWS} WHERE o.id > $1 ORDER BY o.id LIMIT $2`, [afterId, limit]);
+  ): Promise<RuleRecord[]> {
+    const rows = await this.rules(manager)
+      .where('o.id > :afterId', { afterId })
+      .limit(limit)
+      .getRawMany<RuleRow>();
+    return rows.map(ruleRecord);
   }
 
   /** The rules among `ids` that exist, with their scopes, ids ascending (a deleted rule is absent). */
-  ruleRowsByIds(ids: number[]): Promise<RuleRow[]> {
-    return this.dataSource.query(`${RULE_ROWS} WHERE o.id = ANY($1::bigint[]) ORDER BY o.id`, [ids]);
+  async ruleRecordsByIds(ids: number[]): Promise<RuleRecord[]> {
+    const rows = await this.rules(this.dataSource.manager)
+      .where('o.id IN (:...ids)', { ids })
+      .getRawMany<RuleRow>();
+    return rows.map(ruleRecord);
   }
 
-  checksByIds(
-    ids: number[],
-    manager: EntityManager = this.dataSource.manager,
-  ): Promise<(RuleCheck & { id: number })[]> {
-    return manager.query('SELECT id, class, operator, value FROM flow_checks WHERE id = ANY($1::int[])', [
-      ids,
-    ]);
+  async checksByIds(ids: number[], manager: EntityManager = this.dataSource.manager): Promise<CheckRecord[]> {
+    const rows = await manager.getRepository(FlowCheck).find({
+      select: { id: true, class: true, operator: true, value: true },
+      where: { id: In(ids) },
+    });
+    return rows.map(({ id, class: cls, operator, value }) => ({ id, class: cls, operator, value }));
   }
 
   /**
@@ -131,19 +181,15 @@ export class WorkflowRulesRepository {
 
   /** Rewrites a rule (never its class). */
   async updateRule(manager: EntityManager, ruleId: number, rule: Omit<RuleColumns, 'class'>): Promise<void> {
-    await manager.query(
-      `UPDATE flow_operations SET name = $2, checks = $3::jsonb, operation = $4, entity = $5, events = $6::jsonb,
-              description = $7, updated_at = now() WHERE id = $1`,
-      [
-        ruleId,
-        rule.name,
-        JSON.stringify(rule.checkIds),
-        rule.operation,
-        rule.entity,
-        JSON.stringify(rule.events),
-        rule.description,
-      ],
-    );
+    // `updated_at` is the entity's UpdateDateColumn: TypeORM sets it in the same UPDATE.
+    await manager.getRepository(FlowOperation).update(ruleId, {
+      name: rule.name,
+      checks: rule.checkIds,
+      operation: rule.operation,
+      entity: rule.entity,
+      events: rule.events,
+      description: rule.description,
+    });
   }
 
   /** Deletes a rule (its check rows stay); returns its class and name when it existed. */
@@ -158,11 +204,17 @@ export class WorkflowRulesRepository {
   }
 
   /** Deletes a user's rules; returns their ids. */
-  deleteRulesOfUser(userId: string): Promise<{ id: number }[]> {
-    return this.dataSource.query(
-      `DELETE FROM flow_operations WHERE id IN (SELECT operation_id FROM flow_operations_scope WHERE type = 1 AND value = $1) RETURNING id`,
-      [userId],
-    );
+  async deleteRulesOfUser(userId: string): Promise<number[]> {
+    const result = await this.dataSource
+      .createQueryBuilder()
+      .delete()
+      .from(FlowOperation)
+      .where('id IN (SELECT operation_id FROM flow_operations_scope WHERE type = 1 AND value = :userId)', {
+        userId,
+      })
+      .returning('id')
+      .execute();
+    return (result.raw as { id: number | string }[]).map((row) => Number(row.id));
   }
 
   /** The class of the rule when it belongs to the scope (`lock`: locks the rule row). */
@@ -185,9 +237,10 @@ export class WorkflowRulesRepository {
     hashes: string[],
     manager: EntityManager = this.dataSource.manager,
   ): Promise<{ id: number; hash: string }[]> {
-    return (await manager.query(`SELECT id, hash FROM flow_checks WHERE hash = ANY($1::char(32)[])`, [
-      hashes,
-    ])) as { id: number; hash: string }[];
+    const rows = await manager
+      .getRepository(FlowCheck)
+      .find({ select: { id: true, hash: true }, where: { hash: In(hashes) } });
+    return rows.map((row) => ({ id: Number(row.id), hash: row.hash.trim() }));
   }
 
   /** Inserts the checks, skipping hashes a concurrent transaction inserted first. */

@@ -306,15 +306,12 @@ export class WorkflowRulesService {
     const hashes = checks.map(checkHash);
     // Existing checks are only read: updating them (an upsert's DO UPDATE) would lock a row every rule
     // with the same check waits on, serializing rule creation under load.
-    const ids = new Map(
-      (await this.rules.checksByHash(hashes, manager)).map((row) => [row.hash.trim(), Number(row.id)]),
-    );
+    const ids = new Map((await this.rules.checksByHash(hashes, manager)).map((row) => [row.hash, row.id]));
     const missing = checks.filter((_, index) => !ids.has(hashes[index]!));
     if (missing.length > 0) {
       const missingHashes = hashes.filter((hash) => !ids.has(hash));
       await this.rules.insertChecks(missing, missingHashes, manager);
-      for (const row of await this.rules.checksByHash(missingHashes, manager))
-        ids.set(row.hash.trim(), Number(row.id));
+      for (const row of await this.rules.checksByHash(missingHashes, manager)) ids.set(row.hash, row.id);
     }
     return hashes.map((hash) => ids.get(hash)!);
   }

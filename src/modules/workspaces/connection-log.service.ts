@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { IdentityDirectory } from '../identity/identity-directory.service';
 import { AuthorizationService } from '../auth/authorization.service';
 import type { Principal } from '../../api/access/principal';
+import type { ConnectionLog } from './entities/connection-log.entity';
 import {
   type ConnectionLogFilters,
-  type ConnectionLogRow,
   ConnectionLogSearchRepository,
 } from './repositories/connection-log-search.repository';
 import { WorkspaceAccounts } from './workspace-accounts.service';
@@ -12,6 +12,11 @@ import type { UserSummary } from './workspace-views';
 import { WORKSPACES_CONFIG, type WorkspacesConfig } from './workspaces.config';
 
 /** The filters of the list; `organization` names an organization by uuid or name. */
+/** A connection log entry with its organization's name (identity's directory). */
+export interface ConnectionLogEntry extends ConnectionLog {
+  organizationName: string;
+}
+
 export type ConnectionLogQuery = Omit<ConnectionLogFilters, 'organizationIds' | 'organizationUuids'> & {
   organization?: string;
 };
@@ -39,7 +44,7 @@ export class ConnectionLogService {
     principal: Principal,
     query: ConnectionLogQuery,
     page: { limit: number; offset: number },
-  ): Promise<{ rows: ConnectionLogRow[]; total: number; owners: Map<string, UserSummary> }> {
+  ): Promise<{ entries: ConnectionLogEntry[]; total: number; owners: Map<string, UserSummary> }> {
     const { organization, ...filters } = query;
     let organizationIds: string[] | undefined;
     if (!(await this.authz.authorize(principal, 'read', { type: 'connection_log' }))) {
@@ -50,17 +55,17 @@ export class ConnectionLogService {
           organizationIds.push(uuid);
     }
     const organizationUuids = organization ? await this.directory.accountUuidsByRef(organization) : undefined;
-    const { rows, total } = await this.search.search(
+    const { entries, total } = await this.search.search(
       { ...filters, organizationUuids, organizationIds },
       page,
       this.countCap,
     );
-    const owners = await this.accounts.summaries(rows.map((row) => row.workspace_owner_id as string));
-    const organizations = await this.directory.namesByUuids(rows.map((row) => row.organization_id as string));
+    const owners = await this.accounts.summaries(entries.map((entry) => entry.workspaceOwnerId));
+    const organizations = await this.directory.namesByUuids(entries.map((entry) => entry.organizationId));
     return {
-      rows: rows.map((row) => ({
-        ...row,
-        organization_name: organizations.get(row.organization_id as string)?.name ?? '',
+      entries: entries.map((entry) => ({
+        ...entry,
+        organizationName: organizations.get(entry.organizationId)?.name ?? '',
       })),
       total,
       owners,

@@ -4,11 +4,11 @@ import { ConflictError, InvalidError, NotFoundError } from '../../platform/error
 import type { ProvisionerKeyIdentity, ProvisionerKeyLookup } from '../../api/access/principal-ports';
 import { hashToken } from './provisioner-jobs.service';
 import {
-  type ProvisionerKeyRow,
+  type ProvisionerKeyInfo,
   ProvisionerKeysRepository,
 } from './repositories/provisioner-keys.repository';
 
-export type { ProvisionerKeyRow };
+export type { ProvisionerKeyInfo };
 
 const KEY_NAME = /^[a-zA-Z0-9](?:[a-zA-Z0-9_-]*[a-zA-Z0-9])?$/;
 /** Coder's built-in key names, which users cannot take. */
@@ -21,9 +21,7 @@ export class ProvisionerKeysService implements ProvisionerKeyLookup {
 
   async findByKey(key: string): Promise<ProvisionerKeyIdentity | null> {
     const row = await this.keys.findByHashedSecret(hashToken(key));
-    return row
-      ? { keyId: row.id, organizationId: row.organization_id, name: row.name, tags: row.tags }
-      : null;
+    return row ? { keyId: row.id, organizationId: row.organizationId, name: row.name, tags: row.tags } : null;
   }
 
   /** Creates a key; the secret is returned once. */
@@ -44,7 +42,7 @@ export class ProvisionerKeysService implements ProvisionerKeyLookup {
     return secret;
   }
 
-  async list(organizationId: string): Promise<ProvisionerKeyRow[]> {
+  async list(organizationId: string): Promise<ProvisionerKeyInfo[]> {
     return this.keys.listForOrganization(organizationId);
   }
 

@@ -1,20 +1,20 @@
 import { answerText, modelRequest, toOpenAiMessages } from '../../../src/modules/chats/chat-model-wire';
-import type { MessageRow } from '../../../src/modules/chats/repositories/chat-messages.repository';
+import type { ChatMessage } from '../../../src/modules/chats/entities/chat-message.entity';
 
-const message = (role: string, content: Record<string, unknown>[]): MessageRow => ({
+const message = (role: string, content: Record<string, unknown>[]): ChatMessage => ({
   id: '1',
-  chat_id: 'c',
+  chatId: 'c',
   role,
   content,
-  model_config_id: null,
-  input_tokens: '0',
-  output_tokens: '0',
-  reasoning_tokens: '0',
-  cache_read_tokens: '0',
-  cache_write_tokens: '0',
-  total_cost_micros: null,
-  runtime_ms: 0,
-  created_at: new Date(0),
+  modelConfigId: null,
+  inputTokens: '0',
+  outputTokens: '0',
+  reasoningTokens: '0',
+  cacheReadTokens: '0',
+  cacheWriteTokens: '0',
+  totalCostMicros: null,
+  runtimeMs: 0,
+  createdAt: new Date(0),
 });
 
 describe('chats: the stored history as model messages', () => {

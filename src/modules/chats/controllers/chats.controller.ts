@@ -28,7 +28,7 @@ import { AgentsExperimentGuard } from '../agents-experiment.guard';
 import { ChatFilesService, dispositionFilename } from '../chat-files.service';
 import { ChatInsightsService } from '../chat-insights.service';
 import { presentChat, presentFile, presentMessage, presentModelConfig } from '../chats.presenter';
-import { ChatsService, type InputPart, type PriceKind, PR_STATUSES } from '../chats.service';
+import { ChatsService, type CostSums, type InputPart, type PriceKind, PR_STATUSES } from '../chats.service';
 import {
   ChatFileUploadQueryDto,
   ChatListQueryDto,
@@ -78,15 +78,15 @@ function range(query: CostRangeQueryDto): { start: Date; end: Date } {
   return { start, end };
 }
 
-const sumsOf = (row: Record<string, string | number | null>) => ({
-  total_cost_micros: Number(row.total_cost_micros ?? 0),
-  priced_message_count: Number(row.priced_message_count ?? 0),
-  unpriced_message_count: Number(row.unpriced_message_count ?? 0),
-  total_input_tokens: Number(row.total_input_tokens ?? 0),
-  total_output_tokens: Number(row.total_output_tokens ?? 0),
-  total_cache_read_tokens: Number(row.total_cache_read_tokens ?? 0),
-  total_cache_creation_tokens: Number(row.total_cache_creation_tokens ?? 0),
-  total_runtime_ms: Number(row.total_runtime_ms ?? 0),
+const sumsOf = (sums: CostSums) => ({
+  total_cost_micros: sums.totalCostMicros,
+  priced_message_count: sums.pricedMessageCount,
+  unpriced_message_count: sums.unpricedMessageCount,
+  total_input_tokens: sums.totalInputTokens,
+  total_output_tokens: sums.totalOutputTokens,
+  total_cache_read_tokens: sums.totalCacheReadTokens,
+  total_cache_creation_tokens: sums.totalCacheCreationTokens,
+  total_runtime_ms: sums.totalRuntimeMs,
 });
 
 /**
@@ -274,19 +274,19 @@ export class ChatsController {
     if (!(await this.authz.authorize(principal, 'read', { type: 'chat' }))) throw new ForbiddenError();
     const { start, end } = range(query);
     const paging = coderPage({ limit: query.limit, offset: query.offset });
-    const { rows, count } = await this.chats.costByUser(start, end, query.username, paging);
+    const { users, count } = await this.chats.costByUser(start, end, query.username, paging);
     return {
       start_date: start.toISOString(),
       end_date: end.toISOString(),
       count,
-      users: rows.map((row) => ({
-        user_id: row.user_id,
-        username: row.username,
-        name: row.name ?? '',
-        avatar_url: row.avatar_url ?? '',
-        message_count: Number(row.message_count),
-        chat_count: Number(row.chat_count),
-        ...sumsOf(row),
+      users: users.map((user) => ({
+        user_id: user.ownerId,
+        username: user.username,
+        name: user.name,
+        avatar_url: user.avatarUrl,
+        message_count: user.messageCount,
+        chat_count: user.chatCount,
+        ...sumsOf(user),
       })),
     };
   }
@@ -316,19 +316,19 @@ export class ChatsController {
       start_date: start.toISOString(),
       end_date: end.toISOString(),
       ...sumsOf(summary.total),
-      by_model: summary.byModel.map((row) => ({
-        model_config_id: row.model_config_id,
-        display_name: row.display_name ?? '',
-        provider: row.provider ?? '',
-        model: row.model ?? '',
-        message_count: Number(row.message_count),
-        ...sumsOf(row),
+      by_model: summary.byModel.map((cost) => ({
+        model_config_id: cost.modelConfigId,
+        display_name: cost.displayName ?? '',
+        provider: cost.provider ?? '',
+        model: cost.model ?? '',
+        message_count: cost.messageCount,
+        ...sumsOf(cost),
       })),
-      by_chat: summary.byChat.map((row) => ({
-        root_chat_id: row.root_chat_id,
-        chat_title: row.chat_title ?? '',
-        message_count: Number(row.message_count),
-        ...sumsOf(row),
+      by_chat: summary.byChat.map((cost) => ({
+        root_chat_id: cost.rootChatId,
+        chat_title: cost.chatTitle ?? '',
+        message_count: cost.messageCount,
+        ...sumsOf(cost),
       })),
     };
   }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { ChatMessage } from '../entities/chat-message.entity';
 
-export interface MessageRow {
+/** A `chat_messages` row as the driver returns it (read only here: callers get `ChatMessage`). */
+interface StoredMessageRow {
   id: string;
   chat_id: string;
   role: string;
@@ -17,6 +19,28 @@ export interface MessageRow {
   created_at: Date;
 }
 
+/** The name the chat stream gateway imports (its file is the realtime layer's): a `ChatMessage`. */
+export type MessageRow = ChatMessage;
+
+/** The entity class is the module's message type; rows are mapped here. */
+export function messageFromRow(row: StoredMessageRow): ChatMessage {
+  return Object.assign(new ChatMessage(), {
+    id: String(row.id),
+    chatId: row.chat_id,
+    role: row.role,
+    content: row.content,
+    modelConfigId: row.model_config_id ?? null,
+    inputTokens: String(row.input_tokens),
+    outputTokens: String(row.output_tokens),
+    reasoningTokens: String(row.reasoning_tokens),
+    cacheReadTokens: String(row.cache_read_tokens),
+    cacheWriteTokens: String(row.cache_write_tokens),
+    totalCostMicros: row.total_cost_micros === null ? null : String(row.total_cost_micros),
+    runtimeMs: Number(row.runtime_ms),
+    createdAt: row.created_at,
+  });
+}
+
 /** An assistant (or tool) message with its usage and cost (micro-dollars as text; null = not priced). */
 export interface NewModelMessage {
   chatId: string;
@@ -28,18 +52,18 @@ export interface NewModelMessage {
   runtimeMs: number;
 }
 
-/** `chat_messages`: what the users, the models and the tools said in a chat. */
+/** `chat_messages` (`ChatMessage`): what the users, the models and the tools said in a chat. */
 @Injectable()
 export class ChatMessagesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** A user message (its content as given). */
-  async insertUser(chatId: string, content: unknown[], manager: EntityManager): Promise<MessageRow> {
+  async insertUser(chatId: string, content: unknown[], manager: EntityManager): Promise<ChatMessage> {
     const [message] = (await manager.query(
       `INSERT INTO chat_messages (chat_id, role, content) VALUES ($1, 'user', $2) RETURNING *`,
       [chatId, JSON.stringify(content)],
-    )) as MessageRow[];
-    return message!;
+    )) as StoredMessageRow[];
+    return messageFromRow(message!);
   }
 
   /** A subagent's prompt, its first message. */
@@ -62,7 +86,7 @@ export class ChatMessagesRepository {
     ]);
   }
 
-  async insertModelMessage(message: NewModelMessage, manager: EntityManager): Promise<MessageRow> {
+  async insertModelMessage(message: NewModelMessage, manager: EntityManager): Promise<ChatMessage> {
     const [row] = (await manager.query(
       `INSERT INTO chat_messages (chat_id, role, content, model_config_id, input_tokens, output_tokens, reasoning_tokens,
          cache_read_tokens, cache_write_tokens, total_cost_micros, runtime_ms)
@@ -80,8 +104,8 @@ export class ChatMessagesRepository {
         message.costMicros,
         message.runtimeMs,
       ],
-    )) as MessageRow[];
-    return row!;
+    )) as StoredMessageRow[];
+    return messageFromRow(row!);
   }
 
   /** The tool calls the models made in the chat and its ancestors (name and JSON arguments). */
@@ -98,31 +122,34 @@ export class ChatMessagesRepository {
   }
 
   /** Up to `limit` messages, newest first, older than `beforeId` when given. */
-  async newestFirst(chatId: string, limit: number, beforeId?: number): Promise<MessageRow[]> {
+  async newestFirst(chatId: string, limit: number, beforeId?: number): Promise<ChatMessage[]> {
     const params: unknown[] = [chatId, limit];
     let where = 'chat_id = $1';
     if (beforeId !== undefined) {
       params.push(beforeId);
       where += ' AND id < $3';
     }
-    return (await this.dataSource.query(
+    const rows = (await this.dataSource.query(
       `SELECT * FROM chat_messages WHERE ${where} ORDER BY id DESC LIMIT $2`,
       params,
-    )) as MessageRow[];
+    )) as StoredMessageRow[];
+    return rows.map(messageFromRow);
   }
 
   /** Up to `limit` messages newer than `afterId` (0: from the start), oldest first (the chat stream). */
-  async after(chatId: string, afterId: number, limit: number): Promise<MessageRow[]> {
-    return (await this.dataSource.query(
+  async after(chatId: string, afterId: number, limit: number): Promise<ChatMessage[]> {
+    const rows = (await this.dataSource.query(
       'SELECT * FROM chat_messages WHERE chat_id = $1 AND id > $2 ORDER BY id LIMIT $3',
       [chatId, afterId, limit],
-    )) as MessageRow[];
+    )) as StoredMessageRow[];
+    return rows.map(messageFromRow);
   }
 
   /** The chat's whole history, oldest first. */
-  async all(chatId: string): Promise<MessageRow[]> {
-    return (await this.dataSource.query('SELECT * FROM chat_messages WHERE chat_id = $1 ORDER BY id', [
+  async all(chatId: string): Promise<ChatMessage[]> {
+    const rows = (await this.dataSource.query('SELECT * FROM chat_messages WHERE chat_id = $1 ORDER BY id', [
       chatId,
-    ])) as MessageRow[];
+    ])) as StoredMessageRow[];
+    return rows.map(messageFromRow);
   }
 }

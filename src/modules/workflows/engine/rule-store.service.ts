@@ -5,7 +5,7 @@ import { GroupCommit } from '../../../platform/database/group-commit';
 import { ClusterBus } from '../../../platform/events/cluster-bus.service';
 import { EventBus, OnDomainEvent } from '../../../platform/events/event-bus.service';
 import { IdentityDirectory } from '../../identity/identity-directory.service';
-import { type RuleRow, WorkflowRulesRepository } from '../workflow-rules.repository';
+import { type RuleRecord, WorkflowRulesRepository } from '../workflow-rules.repository';
 import { WORKFLOWS_CONFIG, type WorkflowsConfig } from '../workflows.config';
 import { SCOPE_USER } from '../workflow.constants';
 import { RuleSnapshot, scopeKey, type RuleCheck, type StoredRule } from './rule-snapshot';
@@ -139,7 +139,7 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
       this.invalidate();
       return;
     }
-    const rows = await this.rules.ruleRowsByIds(ids);
+    const rows = await this.rules.ruleRecordsByIds(ids);
     const replacements = await this.storedRules(rows, this.current);
     const base = this.current;
     if (!base) {
@@ -231,7 +231,7 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
     const all: StoredRule[] = [];
     let afterId = 0;
     for (;;) {
-      const rows = await this.rules.ruleRowsAfter(afterId, LOAD_BATCH, manager);
+      const rows = await this.rules.ruleRecordsAfter(afterId, LOAD_BATCH, manager);
       if (rows.length === 0) break;
       for (const rule of await this.storedRules(rows, undefined, manager)) all.push(rule);
       afterId = Number(rows[rows.length - 1]!.id);
@@ -246,7 +246,7 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
    * that user's rules is already there: a rename drops the whole copy).
    */
   private async storedRules(
-    rows: RuleRow[],
+    rows: RuleRecord[],
     known: RuleSnapshot | undefined,
     manager?: EntityManager,
   ): Promise<StoredRule[]> {
@@ -254,11 +254,11 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
     for (const [first] of known?.byScope.values() ?? [])
       if (first && first.scopeType !== 0) knownNames.set(first.scopeUserId, first.scopeActorName);
     const unknownUsers = rows
-      .filter((row) => Number(row.scope_type) === 1 && !knownNames.has(row.scope_value))
-      .map((row) => row.scope_value);
+      .filter((row) => row.scopeType === 1 && !knownNames.has(row.scopeUserId))
+      .map((row) => row.scopeUserId);
     const actors =
       unknownUsers.length > 0 ? await this.directory.namesByIds(unknownUsers, manager) : new Map();
-    const ids = [...new Set(rows.flatMap((row) => row.checks))];
+    const ids = [...new Set(rows.flatMap((row) => row.checkIds))];
     const checks = new Map<number, RuleCheck>();
     if (ids.length > 0) {
       const checkRows = await this.rules.checksByIds(ids, manager);
@@ -266,22 +266,22 @@ export class RuleStore implements OnModuleInit, OnModuleDestroy {
         checks.set(row.id, { class: row.class, operator: row.operator, value: row.value });
     }
     return rows.map((row) => ({
-      id: Number(row.id),
+      id: row.id,
       class: row.class,
       name: row.name,
-      checks: row.checks
+      checks: row.checkIds
         .map((id) => checks.get(id))
         .filter((check): check is RuleCheck => check !== undefined),
       operation: row.operation,
       entity: row.entity,
       events: row.events,
       description: row.description,
-      scopeType: Number(row.scope_type),
-      scopeUserId: row.scope_value,
+      scopeType: row.scopeType,
+      scopeUserId: row.scopeUserId,
       scopeActorName:
-        Number(row.scope_type) === 0
+        row.scopeType === 0
           ? ''
-          : (knownNames.get(row.scope_value) ?? actors.get(row.scope_value)?.name ?? row.scope_value),
+          : (knownNames.get(row.scopeUserId) ?? actors.get(row.scopeUserId)?.name ?? row.scopeUserId),
     }));
   }
 }

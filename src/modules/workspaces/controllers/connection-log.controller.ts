@@ -71,7 +71,7 @@ export class ConnectionLogController {
       ? (await this.users.requireCoderUser(filters.owner, principal)).uuid
       : undefined;
     const {
-      rows,
+      entries,
       total,
       owners: users,
     } = await this.connectionLog.list(
@@ -87,41 +87,41 @@ export class ConnectionLogController {
     );
     const countCap = this.connectionLog.countCap;
     return {
-      connection_logs: rows.map((row) => {
-        const web = row.type === 'workspace_app' || row.type === 'port_forwarding';
+      connection_logs: entries.map((entry) => {
+        const web = entry.type === 'workspace_app' || entry.type === 'port_forwarding';
         return {
-          id: row.id as string,
-          connect_time: new Date(row.connect_time as Date).toISOString(),
+          id: entry.id,
+          connect_time: new Date(entry.connectTime).toISOString(),
           organization: {
-            id: row.organization_id as string,
-            name: (row.organization_name as string) ?? '',
+            id: entry.organizationId,
+            name: entry.organizationName,
             display_name: '',
             icon: '',
           },
-          workspace_owner_id: row.workspace_owner_id as string,
-          workspace_owner_username: users.get(row.workspace_owner_id as string)?.name ?? '',
-          workspace_id: row.workspace_id as string,
-          workspace_name: row.workspace_name as string,
-          agent_name: row.agent_name as string,
-          ip: (row.ip as string) ?? undefined,
-          type: row.type as string,
+          workspace_owner_id: entry.workspaceOwnerId,
+          workspace_owner_username: users.get(entry.workspaceOwnerId)?.name ?? '',
+          workspace_id: entry.workspaceId,
+          workspace_name: entry.workspaceName,
+          agent_name: entry.agentName,
+          ip: entry.ip ?? undefined,
+          type: entry.type,
           ...(web
             ? {
                 web_info: {
-                  user_agent: row.user_agent ?? '',
+                  user_agent: entry.userAgent ?? '',
                   user: null,
-                  slug_or_port: row.slug_or_port ?? '',
-                  status_code: row.code ?? 0,
+                  slug_or_port: entry.slugOrPort ?? '',
+                  status_code: entry.code ?? 0,
                 },
               }
             : {
                 ssh_info: {
-                  connection_id: row.connection_id,
-                  disconnect_time: row.disconnect_time
-                    ? new Date(row.disconnect_time).toISOString()
+                  connection_id: entry.connectionId,
+                  disconnect_time: entry.disconnectTime
+                    ? new Date(entry.disconnectTime).toISOString()
                     : undefined,
-                  disconnect_reason: row.disconnect_reason ?? undefined,
-                  exit_code: row.code ?? undefined,
+                  disconnect_reason: entry.disconnectReason ?? undefined,
+                  exit_code: entry.code ?? undefined,
                 },
               }),
         };

@@ -59,8 +59,8 @@ export class ProvisionerKeyDaemonsController {
     const keyed = (await this.keys.list(organizationId)).map((key) => ({
       key: {
         id: key.id,
-        created_at: new Date(key.created_at).toISOString(),
-        organization: key.organization_id,
+        created_at: new Date(key.createdAt).toISOString(),
+        organization: key.organizationId,
         name: key.name,
         tags: key.tags,
       },

@@ -30,7 +30,6 @@ import { type JobCaller, ProvisionerJobsService } from '../provisioner-jobs.serv
 import { ProvisionerKeysService } from '../provisioner-keys.service';
 import { WorkspacesService } from '../workspaces.service';
 import { daemonStatus, ProvisionerDaemonsService } from '../provisioner-daemons.service';
-import type { JobRow } from '../workspace-views';
 import {
   BadRequestError,
   ForbiddenError,
@@ -159,8 +158,8 @@ export class ProvisionersController {
     const organizationId = await this.organizationFor(principal, ref, 'provisioner_daemon', 'read');
     return (await this.keys.list(organizationId)).map((key) => ({
       id: key.id,
-      created_at: new Date(key.created_at).toISOString(),
-      organization: key.organization_id,
+      created_at: new Date(key.createdAt).toISOString(),
+      organization: key.organizationId,
       name: key.name,
       tags: key.tags,
     }));
@@ -279,7 +278,7 @@ export class ProvisionersController {
     const rows = await this.jobs.listForOrganization(organizationId, filters, limit);
     return rows.map(
       (row) =>
-        presentJob(row.job as unknown as JobRow, {
+        presentJob(row.job, {
           template_version_name: row.version_name ?? '',
           template_id: row.template_id ?? '',
           template_name: row.template_name ?? '',

@@ -270,7 +270,7 @@ export class TemplatesController {
       },
       archived: false,
       has_external_agent: false,
-      definition: version.definition as Record<string, unknown>,
+      definition: { ...version.definition },
       // Coder: the daemons that could take the import job now.
       matched_provisioners: await this.daemons.matched(job.organization_id, job.tags),
     };

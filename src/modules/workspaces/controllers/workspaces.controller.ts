@@ -219,7 +219,7 @@ export class WorkspacesController {
     });
     const build = await this.presentBuild(principal, buildId);
     // Coder answers a new build with the daemons that could take its job now.
-    const job = build.job as unknown as { organization_id: string; tags: Record<string, string> };
+    const { job } = build;
     return { ...build, matched_provisioners: await this.daemons.matched(job.organization_id, job.tags) };
   }
 

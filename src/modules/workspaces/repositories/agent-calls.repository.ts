@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, Not } from 'typeorm';
 import { resultRows } from '../../../platform/database/result-rows';
+import { WorkspaceAgentCall } from '../entities/workspace-agent-call.entity';
 import type { AgentCallResult, AgentTool } from '../../../platform/ports/workspace-agent-calls';
 
 /** A call waiting for its agent, as the agent takes it. */
@@ -10,13 +11,18 @@ export interface TakenCall {
   arguments: Record<string, unknown>;
 }
 
-/** The SQL of calls into workspaces through their agents (`workspace_agent_calls`); taking is `FOR UPDATE SKIP LOCKED`. */
+/** Calls into workspaces through their agents (`WorkspaceAgentCall`); taking is `FOR UPDATE SKIP LOCKED` (raw SQL). */
 @Injectable()
 export class AgentCallsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  private get calls() {
+    return this.dataSource.getRepository(WorkspaceAgentCall);
+  }
+
   /** A pending call for the agent; returns its id. */
   async insert(agentId: string, tool: AgentTool, args: Record<string, unknown>): Promise<string> {
+    // Raw: TypeORM's insert typing does not take a jsonb column of `Record<string, unknown>`.
     const [row] = (await this.dataSource.query(
       `INSERT INTO workspace_agent_calls (agent_id, tool, arguments) VALUES ($1, $2, $3) RETURNING id`,
       [agentId, tool, JSON.stringify(args)],
@@ -24,20 +30,17 @@ export class AgentCallsRepository {
     return row!.id;
   }
 
-  async state(callId: string): Promise<{ status: string; result: AgentCallResult | null } | undefined> {
-    const [current] = (await this.dataSource.query(
-      'SELECT status, result FROM workspace_agent_calls WHERE id = $1',
-      [callId],
-    )) as { status: string; result: AgentCallResult | null }[];
-    return current;
+  async state(callId: string): Promise<Pick<WorkspaceAgentCall, 'status' | 'result'> | undefined> {
+    const current = await this.calls.findOne({
+      select: { status: true, result: true },
+      where: { id: callId },
+    });
+    return current ?? undefined;
   }
 
   /** A call nobody answered in time (unless it is done). */
   async expire(callId: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE workspace_agent_calls SET status = 'expired' WHERE id = $1 AND status <> 'done'`,
-      [callId],
-    );
+    await this.calls.update({ id: callId, status: Not('done') }, { status: 'expired' });
   }
 
   /** pending → taken for up to 20 of the agent's calls, oldest first. */

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-
-/** A `connection_logs` row. */
-export type ConnectionLogRow = Record<string, string | number | Date | null>;
+import { ConnectionLog } from '../entities/connection-log.entity';
 
 /** Filters of `GET /api/v2/connectionlog`, resolved to ids (`organizationIds`: the caller's visible organizations). */
 export interface ConnectionLogFilters {
@@ -16,7 +14,10 @@ export interface ConnectionLogFilters {
   organizationIds?: string[];
 }
 
-/** The connection log search (organizations by uuid: names and memberships come from identity's directory). */
+/**
+ * The connection log search over `ConnectionLog` (organizations by uuid: names and memberships come from
+ * identity's directory). Entries are the entity, camelCase.
+ */
 @Injectable()
 export class ConnectionLogSearchRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -26,34 +27,39 @@ export class ConnectionLogSearchRepository {
     filters: ConnectionLogFilters,
     page: { limit: number; offset: number },
     countCap: number,
-  ): Promise<{ rows: ConnectionLogRow[]; total: number }> {
-    const where = ['true'];
-    const params: unknown[] = [];
-    const add = (clause: (n: number) => string, value: unknown): void => {
-      params.push(value);
-      where.push(clause(params.length));
-    };
-    if (filters.ownerId) add((n) => `c.workspace_owner_id = $${n}`, filters.ownerId);
-    if (filters.workspaceId) add((n) => `c.workspace_id = $${n}`, filters.workspaceId);
-    if (filters.types.length) add((n) => `c.type = ANY($${n})`, filters.types);
+  ): Promise<{ entries: ConnectionLog[]; total: number }> {
+    const matching = this.dataSource.getRepository(ConnectionLog).createQueryBuilder('c').where('true');
+    if (filters.ownerId) matching.andWhere('c.workspace_owner_id = :ownerId', { ownerId: filters.ownerId });
+    if (filters.workspaceId)
+      matching.andWhere('c.workspace_id = :workspaceId', { workspaceId: filters.workspaceId });
+    if (filters.types.length) matching.andWhere('c.type = ANY(:types)', { types: filters.types });
     if (filters.status)
-      where.push(
+      matching.andWhere(
         filters.status === 'ongoing' ? 'c.disconnect_time IS NULL' : 'c.disconnect_time IS NOT NULL',
       );
     if (filters.organizationUuids)
-      add((n) => `c.organization_id = ANY($${n}::uuid[])`, filters.organizationUuids);
+      matching.andWhere('c.organization_id = ANY(:organizationUuids::uuid[])', {
+        organizationUuids: filters.organizationUuids,
+      });
     if (filters.organizationIds)
-      add((n) => `c.organization_id = ANY($${n}::uuid[])`, filters.organizationIds);
-    const whereSql = where.join(' AND ');
+      matching.andWhere('c.organization_id = ANY(:organizationIds::uuid[])', {
+        organizationIds: filters.organizationIds,
+      });
+    const [cappedSql, cappedParams] = matching
+      .clone()
+      .select('1')
+      .limit(countCap + 1)
+      .getQueryAndParameters();
     const [counted] = (await this.dataSource.query(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM connection_logs c WHERE ${whereSql} LIMIT ${countCap + 1}) capped`,
-      params,
+      `SELECT count(*)::int AS n FROM (${cappedSql}) capped`,
+      cappedParams,
     )) as { n: number }[];
-    const rows = (await this.dataSource.query(
-      `SELECT c.* FROM connection_logs c
-        WHERE ${whereSql} ORDER BY c.connect_time DESC, c.id LIMIT ${page.limit} OFFSET ${page.offset}`,
-      params,
-    )) as ConnectionLogRow[];
-    return { rows, total: counted?.n ?? 0 };
+    const entries = await matching
+      .orderBy('c.connectTime', 'DESC')
+      .addOrderBy('c.id')
+      .limit(page.limit)
+      .offset(page.offset)
+      .getMany();
+    return { entries, total: counted?.n ?? 0 };
   }
 }

@@ -3,6 +3,9 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { resultRows } from '../../../platform/database/result-rows';
 import type { TemplateDefinition } from '../../../platform/ports/provisioner-protocol';
 import type { ProvisionerJob, ProvisionerJobType } from '../entities/provisioner-job.entity';
+import type { JobRow } from '../workspace-views';
+import { ProvisionerJobLog } from '../entities/provisioner-job-log.entity';
+import { WorkspaceOsIdentity } from '../entities/workspace-os-identity.entity';
 
 /** Who may touch a leased job: the worker id, and for a key's daemon its organization and key (null: an embedded daemon). */
 export interface JobFence {
@@ -45,7 +48,7 @@ export interface BuildUpdateRow {
 
 /** An organization's job with what the job list shows beside it (its build, workspace, version and template). */
 export interface OrganizationJobRow {
-  job: Record<string, unknown>;
+  job: JobRow;
   version_name: string | null;
   template_id: string | null;
   template_name: string | null;
@@ -110,18 +113,16 @@ export class ProvisionerJobsRepository {
     jobId: string,
     log: { level: string; stage: string; output: string },
   ): Promise<void> {
-    await manager.query(
-      'INSERT INTO provisioner_job_logs (job_id, log_level, stage, output) VALUES ($1, $2, $3, $4)',
-      [jobId, log.level, log.stage, log.output],
-    );
+    await manager
+      .getRepository(ProvisionerJobLog)
+      .insert({ jobId, logLevel: log.level, stage: log.stage, output: log.output });
   }
 
   /** The acquisition's log line ('info', 'Setting up'). */
   async appendAcquiredLog(manager: EntityManager, jobId: string, output: string): Promise<void> {
-    await manager.query(
-      `INSERT INTO provisioner_job_logs (job_id, log_level, stage, output) VALUES ($1, 'info', 'Setting up', $2)`,
-      [jobId, output],
-    );
+    await manager
+      .getRepository(ProvisionerJobLog)
+      .insert({ jobId, logLevel: 'info', stage: 'Setting up', output });
   }
 
   async templateVersion(
@@ -147,10 +148,10 @@ export class ProvisionerJobsRepository {
   }
 
   async osUidOf(manager: EntityManager, workspaceId: string): Promise<number | undefined> {
-    const existing = (await manager.query('SELECT uid FROM workspace_os_identities WHERE workspace_id = $1', [
-      workspaceId,
-    ])) as { uid: number }[];
-    return existing[0]?.uid;
+    const existing = await manager
+      .getRepository(WorkspaceOsIdentity)
+      .findOne({ select: { uid: true }, where: { workspaceId } });
+    return existing?.uid;
   }
 
   /** Serializes uid allocation until the caller's transaction ends. */
@@ -178,10 +179,7 @@ export class ProvisionerJobsRepository {
   }
 
   async insertOsIdentity(manager: EntityManager, workspaceId: string, uid: number): Promise<void> {
-    await manager.query('INSERT INTO workspace_os_identities (workspace_id, uid) VALUES ($1, $2)', [
-      workspaceId,
-      uid,
-    ]);
+    await manager.getRepository(WorkspaceOsIdentity).insert({ workspaceId, uid });
   }
 
   /** Renews the lease of a job the caller runs; false when it is not (any more) the caller's. */

@@ -1,26 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { resultRows } from '../../../platform/database/result-rows';
+import { ProvisionerKey } from '../entities/provisioner-key.entity';
 
-export interface ProvisionerKeyRow {
-  id: string;
-  organization_id: string;
-  name: string;
-  tags: Record<string, string>;
-  created_at: Date;
-}
+/** What readers see of a key (never its hash). */
+export type ProvisionerKeyInfo = Pick<
+  ProvisionerKey,
+  'id' | 'organizationId' | 'name' | 'tags' | 'createdAt'
+>;
 
-/** The SQL of organization provisioner keys (`provisioner_keys`; names unique per organization, case-insensitive). */
+/**
+ * Organization provisioner keys through `Repository<ProvisionerKey>` (`provisioner_keys`; names unique per
+ * organization, case-insensitive, by `lower_name`).
+ */
 @Injectable()
 export class ProvisionerKeysRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async findByHashedSecret(hashedSecret: string): Promise<Omit<ProvisionerKeyRow, 'created_at'> | undefined> {
-    const [row] = (await this.dataSource.query(
-      'SELECT id, organization_id, name, tags FROM provisioner_keys WHERE hashed_secret = $1',
-      [hashedSecret],
-    )) as ProvisionerKeyRow[];
-    return row;
+  private get keys() {
+    return this.dataSource.getRepository(ProvisionerKey);
+  }
+
+  async findByHashedSecret(hashedSecret: string): Promise<Omit<ProvisionerKeyInfo, 'createdAt'> | null> {
+    return this.keys.findOne({
+      select: { id: true, organizationId: true, name: true, tags: true },
+      where: { hashedSecret },
+    });
   }
 
   /** Inserts a key; false when the organization has one of that name already. */
@@ -30,29 +34,27 @@ export class ProvisionerKeysRepository {
     hashedSecret: string,
     tags: Record<string, string>,
   ): Promise<boolean> {
-    const inserted = (await this.dataSource.query(
-      `INSERT INTO provisioner_keys (organization_id, name, lower_name, hashed_secret, tags) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (organization_id, lower_name) DO NOTHING RETURNING id`,
-      [organizationId, name, name.toLowerCase(), hashedSecret, JSON.stringify(tags)],
-    )) as unknown[];
-    return inserted.length > 0;
+    const inserted = await this.keys
+      .createQueryBuilder()
+      .insert()
+      .values({ organizationId, name, lowerName: name.toLowerCase(), hashedSecret, tags })
+      .orIgnore()
+      .returning('id')
+      .execute();
+    return (inserted.raw as unknown[]).length > 0;
   }
 
-  async listForOrganization(organizationId: string): Promise<ProvisionerKeyRow[]> {
-    return (await this.dataSource.query(
-      'SELECT id, organization_id, name, tags, created_at FROM provisioner_keys WHERE organization_id = $1 ORDER BY lower_name',
-      [organizationId],
-    )) as ProvisionerKeyRow[];
+  listForOrganization(organizationId: string): Promise<ProvisionerKeyInfo[]> {
+    return this.keys.find({
+      select: { id: true, organizationId: true, name: true, tags: true, createdAt: true },
+      where: { organizationId },
+      order: { lowerName: 'ASC' },
+    });
   }
 
   /** Deletes the organization's key of that name (any case); false when there is none. */
   async deleteByName(organizationId: string, name: string): Promise<boolean> {
-    const deleted = resultRows(
-      await this.dataSource.query(
-        'DELETE FROM provisioner_keys WHERE organization_id = $1 AND lower_name = $2 RETURNING id',
-        [organizationId, name.toLowerCase()],
-      ),
-    );
-    return deleted.length > 0;
+    const deleted = await this.keys.delete({ organizationId, lowerName: name.toLowerCase() });
+    return (deleted.affected ?? 0) > 0;
   }
 }
