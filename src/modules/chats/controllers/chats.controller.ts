@@ -337,7 +337,10 @@ export class ChatsController {
 
   @Get()
   @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
-  @ApiOperation({ summary: 'Your chats (archived ones only with archived:true)' })
+  @ApiOperation({
+    summary:
+      'Your chats (archived ones only with archived:true; source:shared_with_me is empty: chats are not shared)',
+  })
   @ApiOkResponse({ type: [ChatDto] })
   @ApiResponse({ status: 400, ...ERROR })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ChatListQueryDto) {
@@ -345,6 +348,8 @@ export class ChatsController {
     if ('errors' in terms) throw new InvalidError('Invalid chat search query.', { fields: terms.errors });
     const parser = new SearchParser(terms.values);
     const labels: Record<string, string> = {};
+    // Coder's `source:`: devplane chats are never shared, so every readable chat is the caller's own.
+    const source = parser.enumValue('source', ['created_by_me', 'shared_with_me'] as const);
     const filters = {
       archived: parser.nullableBool('archived'),
       title: parser.string('title') || undefined,
@@ -359,6 +364,7 @@ export class ChatsController {
     };
     const errors = parser.finish();
     if (errors.length) throw new InvalidError('Invalid chat search query.', { fields: errors });
+    if (source === 'shared_with_me') return [];
     const chats = await this.chats.list(principal, filters, coderPage(query));
     return chats.map((chat) =>
       presentChat(chat, { name: principal.user.name, full_name: principal.user.fullName }),
