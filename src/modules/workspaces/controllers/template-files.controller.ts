@@ -243,7 +243,8 @@ export class TemplateFilesController {
         username: user.name,
         name: user.fullName,
         email: user.email,
-        avatar_url: user.avatarUrl ?? '',
+        // ReducedUser's avatar_url is omitempty (a uri when present)
+        ...(user.avatarUrl ? { avatar_url: user.avatarUrl } : {}),
         created_at: user.createdAt.toISOString(),
         updated_at: user.updatedAt.toISOString(),
         last_seen_at: (user.lastSeenAt ?? user.createdAt).toISOString(),
