@@ -479,6 +479,24 @@ describe("Coder's web UI: templates, files, per-user settings, chat reads", () =
     expect((await fetch(`${t.url}/api/experimental/chats/config/user-prompt`)).status).toBe(401);
   });
 
+  it("roles list each resource's actions (Coder's lists), never type:*", async () => {
+    const roles = await json(await api(admin.token, 'GET', '/api/v2/users/roles'), 200);
+    const permissions = (roles as Json[]).flatMap((role) => [
+      ...role.site_permissions,
+      ...role.organization_permissions,
+      ...role.user_permissions,
+    ]);
+    expect(permissions.length).toBeGreaterThan(0);
+    expect(permissions.filter((p: Json) => p.action === '*' && p.resource_type !== '*')).toEqual([]);
+    const templateAdmin = (roles as Json[]).find((role) => role.name === 'template-admin');
+    expect(
+      templateAdmin.site_permissions
+        .filter((p: Json) => p.resource_type === 'template')
+        .map((p: Json) => p.action)
+        .sort(),
+    ).toEqual(['create', 'delete', 'read', 'update', 'use', 'view_insights']);
+  });
+
   it('/api/v2/ai/providers: the gateway providers in Coder shape for owners; 403 for members', async () => {
     expect(await json(await api(admin.token, 'GET', '/api/v2/ai/providers'), 200)).toEqual([]);
     expect((await api(alice.token, 'GET', '/api/v2/ai/providers')).status).toBe(403);
