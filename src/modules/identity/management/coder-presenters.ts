@@ -1,4 +1,3 @@
-import { resourceActions } from '../../auth/rbac/rbac-catalogue';
 import type { Organization } from '../entities/organization.entity';
 import type { User } from '../entities/user.entity';
 import { coderSiteRoles } from '../presenters/coder-user.presenter';
@@ -41,20 +40,12 @@ export function presentAssignableRole(
   assignable: boolean,
   organizationId?: string,
 ): CoderAssignableRoleDto {
-  // Coder lists a resource's actions one by one (policy.RBACPermissions); devplane's `type:*` shorthand
-  // is expanded to that list. `*:*` (every resource) stays as Coder writes its wildcard.
   const wire = (list: RolePermission[]): CoderPermissionDto[] =>
-    list.flatMap((permission) => {
-      const actions =
-        permission.action === '*' && permission.type !== '*'
-          ? (resourceActions(permission.type) ?? ['*'])
-          : [permission.action];
-      return actions.map((action) => ({
-        negate: permission.negate === true,
-        resource_type: permission.type,
-        action,
-      }));
-    });
+    list.map((permission) => ({
+      negate: permission.negate === true,
+      resource_type: permission.type,
+      action: permission.action,
+    }));
   return {
     name,
     ...(organizationId ? { organization_id: organizationId } : {}),
