@@ -1,11 +1,5 @@
 import { Body, Get, HttpCode, Param, Put, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiProperty,
-  ApiPropertyOptional,
-  ApiResponse,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
 import type { Principal } from '../../../api/access/principal';
