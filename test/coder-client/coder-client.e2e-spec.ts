@@ -489,6 +489,7 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
           provider: 'openai-main',
           model: 'gpt-4.1',
           display_name: 'GPT-4.1',
+          is_default: true,
           model_config: {
             cost: {
               input_price_per_million_tokens: '2',
@@ -501,7 +502,7 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
       );
       expect(created).toMatchObject({
         enabled: true,
-        is_default: false,
+        is_default: true,
         context_limit: 0,
         compression_threshold: 0,
         input_price_per_million_tokens: '2',
@@ -510,10 +511,15 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
             input_price_per_million_tokens: '2',
             output_price_per_million_tokens: '8',
             cache_read_price_per_million_tokens: '0.5',
-            cache_write_price_per_million_tokens: null,
           },
         },
       });
+      // Coder's cost fields are omitempty pointers: an unset price is absent (issue 48 item 9)
+      expect(created.model_config.cost).not.toHaveProperty('cache_write_price_per_million_tokens');
+      const listed = await json(await api(alice.token, 'GET', '/api/experimental/chats/model-configs'), 200);
+      expect(listed.filter((config: Json) => config.is_default).map((config: Json) => config.id)).toEqual([
+        created.id,
+      ]);
       expect(created.updated_at).toEqual(expect.any(String));
       const updated = await json(
         await api(admin.token, 'PATCH', `/api/experimental/chats/model-configs/${created.id}`, {
@@ -526,9 +532,15 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
       expect(updated.model_config.cost).toEqual({
         input_price_per_million_tokens: '2',
         output_price_per_million_tokens: '10',
-        cache_read_price_per_million_tokens: null,
-        cache_write_price_per_million_tokens: null,
       });
+      expect(updated.is_default).toBe(true);
+      const undefaulted = await json(
+        await api(admin.token, 'PATCH', `/api/experimental/chats/model-configs/${created.id}`, {
+          is_default: false,
+        }),
+        200,
+      );
+      expect(undefaulted.is_default).toBe(false);
       await json(
         await api(admin.token, 'PATCH', `/api/experimental/chats/model-configs/${created.id}`, {
           model_config: { cost: { output_price_per_million_tokens: true } },
@@ -547,9 +559,11 @@ describe("Coder's client on the workspace, template, group and chat screens", ()
       ]);
     });
 
-    it('the Chat JSON carries last_error (null, or why it failed), children and last_turn_summary (33.9)', async () => {
+    it('the Chat JSON carries last_error (absent, or why it failed), children and last_turn_summary (33.9)', async () => {
       const fresh = await json(await api(alice.token, 'GET', `/api/experimental/chats/${chatId}`), 200);
-      expect(fresh).toMatchObject({ last_error: null, children: [], last_turn_summary: null });
+      expect(fresh).toMatchObject({ children: [], last_turn_summary: null });
+      // Go's omitempty *ChatError: absent while the chat has not failed (issue 48 item 9)
+      expect(fresh).not.toHaveProperty('last_error');
       await t.dataSource.query(
         `UPDATE chats SET status = 'error', last_error = 'provider said no' WHERE id = $1`,
         [chatId],

@@ -20,6 +20,7 @@ import {
   AiGatewayAliasController,
   AiGatewayController,
 } from './controllers/ai-gateway.controller';
+import { CoderAiProvidersController } from './controllers/coder-ai-providers.controller';
 import { AI_GATEWAY_ENTITIES } from './entities';
 import { InterceptionsRecorder } from './interceptions-recorder.service';
 import { ModelGatewayService } from './model-gateway.service';
@@ -36,6 +37,7 @@ import { InterceptionRecordsRepository } from './repositories/interception-recor
     AiGatewayController,
     AiGatewayAliasController,
     AiBridgeLegacyController,
+    CoderAiProvidersController,
     AiGatewayProxyController,
     AiGatewayProxyAliasController,
   ],

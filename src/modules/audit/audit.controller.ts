@@ -87,7 +87,15 @@ export class AuditController {
           resource_target: entry.resourceTarget,
           resource_icon: '',
           action: entry.action,
-          diff: entry.diff,
+          // Coder's AuditDiffField always carries `secret` (a secret field's values are never stored).
+          diff: Object.fromEntries(
+            Object.entries(
+              (entry.diff ?? {}) as Record<string, { old?: unknown; new?: unknown; secret?: boolean }>,
+            ).map(([field, change]) => [
+              field,
+              { old: change.old, new: change.new, secret: change.secret === true },
+            ]),
+          ),
           status_code: entry.statusCode,
           additional_fields: entry.additionalFields,
           description: describeAuditEntry(entry),
@@ -108,7 +116,8 @@ export class AuditController {
         };
       }),
       count: page.count,
-      ...(page.countCap !== undefined ? { count_cap: page.countCap } : {}),
+      // Coder always sends the cap its count stops at.
+      count_cap: this.audit.countCap,
     };
   }
 

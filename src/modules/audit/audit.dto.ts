@@ -50,5 +50,5 @@ export class AuditLogDto {
 export class AuditLogResponseDto {
   @ApiProperty({ type: [AuditLogDto] }) audit_logs: AuditLogDto[];
   @ApiProperty() count: number;
-  @ApiPropertyOptional({ description: 'present when the count stopped at this cap' }) count_cap?: number;
+  @ApiProperty({ description: 'where the count stops (AUDIT_COUNT_CAP)' }) count_cap: number;
 }

@@ -13,6 +13,7 @@ import { AUTH_CONFIG, type AuthConfig } from './auth.config';
 import type { Principal } from '../../api/access/principal';
 import { CompiledSubject, type RbacObject } from './rbac/rbac-evaluator';
 import { DEFAULT_ORG_MEMBER_ROLES, orgRole, siteRole } from './rbac/rbac-roles';
+import { resourceActions } from './rbac/rbac-catalogue';
 
 export type { AuthzObject };
 
@@ -153,11 +154,28 @@ export class AuthorizationService implements AccessPolicy {
     throw new ForbiddenError();
   }
 
-  /** A built-in role's permissions (the roles lists show them), or undefined for an unknown role. */
+  /**
+   * A built-in role's permissions (the roles lists show them), or undefined for an unknown role. As
+   * Coder lists them: `type:*` is each action of the resource (policy.RBACPermissions); `*:*` stays.
+   */
   rolePermissions(role: RoleRef): RolePermissionSets | undefined {
-    return 'site' in role
-      ? siteRole(role.site, { ownerWorkspaceExec: this.config.ownerWorkspaceExec })
-      : orgRole(role.organizationRole, role.sharingMode);
+    const sets =
+      'site' in role
+        ? siteRole(role.site, { ownerWorkspaceExec: this.config.ownerWorkspaceExec })
+        : orgRole(role.organizationRole, role.sharingMode);
+    if (!sets) return undefined;
+    const expand = (list: RolePermissionSets['site']) =>
+      list.flatMap((permission) =>
+        permission.action === '*' && permission.type !== '*'
+          ? (resourceActions(permission.type) ?? ['*']).map((action) => ({ ...permission, action }))
+          : [permission],
+      );
+    return {
+      site: expand(sets.site),
+      org: expand(sets.org),
+      user: expand(sets.user),
+      member: expand(sets.member),
+    };
   }
 
   /** Keeps the rows the caller may `action`. */

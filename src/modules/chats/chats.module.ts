@@ -11,6 +11,10 @@ import { CHATS_CONFIG, loadChatsConfig } from './chats.config';
 import './chats.error-codes';
 import { ChatsService } from './chats.service';
 import { ChatsController } from './controllers/chats.controller';
+import {
+  ChatMcpServersController,
+  ChatUserConfigController,
+} from './controllers/chat-user-config.controller';
 import { DesktopGateway, DesktopStreamGateway } from './controllers/desktop.gateway';
 import { ChatStreamGateway } from './controllers/chat-stream.gateway';
 import { ChatsWatchGateway } from './controllers/chats-watch.gateway';
@@ -21,7 +25,8 @@ import { CHATS_REPOSITORIES } from './repositories';
 /** Chats (spec 2 table C, issue 19): see README.md. */
 @Module({
   imports: [TypeOrmModule.forFeature(CHATS_ENTITIES)],
-  controllers: [ChatsController],
+  // ChatUserConfigController first: `by-workspace`, `usage-limits/status`, `config/*` are not `{chat}`
+  controllers: [ChatUserConfigController, ChatMcpServersController, ChatsController],
   providers: [
     {
       provide: CHATS_CONFIG,

@@ -26,8 +26,8 @@ export function presentChat(chat: Chat, owner?: { name: string; full_name: strin
     has_unread: false,
     client_type: chat.clientType,
     warnings: [],
-    // Go's `*ChatError`: null unless the chat failed; the runner's text with the generic kind.
-    last_error: chat.lastError ? { kind: 'generic', message: chat.lastError } : null,
+    // Go's `*ChatError` is omitempty: absent unless the chat failed; the runner's text with the generic kind.
+    ...(chat.lastError ? { last_error: { kind: 'generic', message: chat.lastError } } : {}),
     // Coder nests subagent chats under their root in its list; devplane lists them flat (parent_chat_id).
     children: [],
     last_turn_summary: null,
@@ -64,7 +64,7 @@ export function presentMessage(message: ChatMessage) {
   };
 }
 
-export function presentModelConfig(config: ChatModelConfig) {
+export function presentModelConfig(config: ChatModelConfig, defaultId?: string) {
   const price = (micros: string | null) => formatDollars(micros === null ? null : BigInt(micros));
   return {
     id: config.id,
@@ -75,19 +75,22 @@ export function presentModelConfig(config: ChatModelConfig) {
     output_price_per_million_tokens: price(config.outputPriceMicros),
     cache_read_price_per_million_tokens: price(config.cacheReadPriceMicros),
     cache_write_price_per_million_tokens: price(config.cacheWritePriceMicros),
-    // Coder's ChatModelConfig: every configuration is enabled and none is the default in devplane
-    // (the chat names its configuration); no context limit or compression is modelled.
+    // Coder's ChatModelConfig: every configuration is enabled; the default is the one last created or
+    // updated with is_default (site config `chats.default_model_config`); no context limit or compression.
     enabled: true,
-    is_default: false,
+    is_default: defaultId !== undefined && config.id === defaultId,
     context_limit: 0,
     compression_threshold: 0,
     model_config: {
-      cost: {
-        input_price_per_million_tokens: price(config.inputPriceMicros),
-        output_price_per_million_tokens: price(config.outputPriceMicros),
-        cache_read_price_per_million_tokens: price(config.cacheReadPriceMicros),
-        cache_write_price_per_million_tokens: price(config.cacheWritePriceMicros),
-      },
+      // Coder's cost fields are omitempty pointers: an unset price is left out, not null.
+      cost: Object.fromEntries(
+        Object.entries({
+          input_price_per_million_tokens: price(config.inputPriceMicros),
+          output_price_per_million_tokens: price(config.outputPriceMicros),
+          cache_read_price_per_million_tokens: price(config.cacheReadPriceMicros),
+          cache_write_price_per_million_tokens: price(config.cacheWritePriceMicros),
+        }).filter(([, value]) => value !== null && value !== undefined),
+      ),
     },
     created_at: new Date(config.createdAt).toISOString(),
     updated_at: new Date(config.updatedAt).toISOString(),

@@ -463,6 +463,37 @@ export class ChatsService {
     return this.messageRows.all(chat.id);
   }
 
+  /**
+   * Coder's `chats/by-workspace`: for each workspace, the id of the caller's latest (by update time)
+   * non-archived chat in it; workspaces without one are left out.
+   */
+  async latestByWorkspace(principal: Principal, workspaceIds: string[]): Promise<Record<string, string>> {
+    const wanted = new Set(workspaceIds.map((id) => id.toLowerCase()));
+    const latest = new Map<string, Chat>();
+    for (const chat of await this.chats.ofOwner(principal.user.uuid)) {
+      if (chat.archived || !chat.workspaceId || !wanted.has(chat.workspaceId)) continue;
+      const seen = latest.get(chat.workspaceId);
+      if (!seen || new Date(chat.updatedAt) > new Date(seen.updatedAt)) latest.set(chat.workspaceId, chat);
+    }
+    return Object.fromEntries([...latest].map(([workspaceId, chat]) => [workspaceId, chat.id]));
+  }
+
+  /** The user-authored prompts of a chat, newest first, each its text parts joined (Coder's composer history). */
+  async userPrompts(chat: Pick<Chat, 'id'>, limit: number): Promise<{ id: number; text: string }[]> {
+    const rows = (await this.messageRows.all(chat.id)).filter((row) => row.role === 'user');
+    return rows
+      .map((row) => ({
+        id: Number(row.id),
+        text: row.content
+          .filter((part) => part.type === 'text' && typeof part.text === 'string')
+          .map((part) => part.text as string)
+          .join(''),
+      }))
+      .filter((prompt) => prompt.text !== '')
+      .sort((a, b) => b.id - a.id)
+      .slice(0, limit);
+  }
+
   /** The caller's chats (Coder: own chats; archived ones only when asked). */
   async list(
     principal: Principal,

@@ -42,6 +42,9 @@ import { OrganizationsRepository } from './repositories/organizations.repository
 import { UsersRepository } from './repositories/users.repository';
 import { UserStatusChartRepository } from './repositories/user-status-chart.repository';
 import { UserSecretsRepository } from './secrets/user-secrets.repository';
+import { CoderUserSettingsController } from './settings/coder-user-settings.controller';
+import { UserConfigsRepository } from './settings/user-configs.repository';
+import { UserSettingsService } from './settings/user-settings.service';
 
 /** Users, organizations, teams, API tokens and password hashing: the shared core every module may call. */
 @Global()
@@ -52,6 +55,7 @@ import { UserSecretsRepository } from './secrets/user-secrets.repository';
     // before CoderUsersController: `users/first` and `users/authmethods` are not `users/{user}`
     CoderSignInController,
     CoderUsersController,
+    CoderUserSettingsController,
     GiteaUsersController,
     GiteaOrganizationsController,
     CoderUserSecretsController,
@@ -73,6 +77,8 @@ import { UserSecretsRepository } from './secrets/user-secrets.repository';
     ApiTokenLookupRepository,
     UserStatusChartRepository,
     UserSecretsRepository,
+    UserConfigsRepository,
+    UserSettingsService,
     OrganizationsRepository,
     CoderUsersRepository,
     IdentityDirectory,
@@ -107,6 +113,7 @@ import { UserSecretsRepository } from './secrets/user-secrets.repository';
     OwnedResourcesRegistry,
     UserSecretsService,
     CoderOrganizationsService,
+    UserSettingsService,
   ],
 })
 export class IdentityModule {}

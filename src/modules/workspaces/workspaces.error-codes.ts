@@ -16,6 +16,12 @@ declare module '../../platform/errors/domain-error' {
     TASK_STATE: true;
     // template-definition.ts
     INVALID_DEFINITION: true;
+    // template-archive.ts, template-files.service.ts
+    INVALID_ARCHIVE: true;
+    FILE_NOT_FOUND: true;
+    UNSUPPORTED_MEDIA_TYPE: true;
+    FILE_TOO_LARGE: true;
+    INVALID_ACL: true;
     // controllers/build-watch.gateway.ts
     EXPERIMENT_DISABLED: true;
     // controllers/provisioners.controller.ts

@@ -28,6 +28,9 @@ import { ConnectionLogController } from './controllers/connection-log.controller
 import { ProvisionersController } from './controllers/provisioners.controller';
 import { ExperimentalTasksController, TasksController } from './controllers/tasks.controller';
 import { TemplatesController } from './controllers/templates.controller';
+import { TemplateFilesController } from './controllers/template-files.controller';
+import { TemplateFilesRepository } from './repositories/template-files.repository';
+import { TemplateFilesService } from './template-files.service';
 import { WorkspaceAgentsController } from './controllers/workspace-agents.controller';
 import { WorkspacesController } from './controllers/workspaces.controller';
 import { WORKSPACES_ENTITIES } from './entities';
@@ -65,6 +68,8 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
 @Module({
   imports: [TypeOrmModule.forFeature(WORKSPACES_ENTITIES)],
   controllers: [
+    // before TemplatesController: `templates/examples` is not `templates/{id}`
+    TemplateFilesController,
     TemplatesController,
     WorkspacesController,
     ProvisionersController,
@@ -92,6 +97,8 @@ import { WorkspaceAgentsRepository } from './repositories/workspace-agents.repos
     },
     // Repositories of workspaces.service.ts and tasks.service.ts.
     TemplatesRepository,
+    TemplateFilesRepository,
+    TemplateFilesService,
     WorkspacesRepository,
     WorkspaceViewsRepository,
     ConnectionLogSearchRepository,

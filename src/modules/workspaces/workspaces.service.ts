@@ -316,10 +316,12 @@ export class WorkspacesService {
   /** Visible workspaces matching the filters, newest first; `count` is the filtered total. */
   async listWorkspaces(
     principal: Principal,
-    filters: WorkspaceSearch & { status?: string },
+    filters: WorkspaceSearch & { status?: string; organizationId?: string },
     page: { limit: number; offset: number },
   ): Promise<{ workspaces: WorkspaceRow[]; count: number }> {
-    const rows = await this.views.search(filters);
+    const rows = (await this.views.search(filters)).filter(
+      (row) => !filters.organizationId || row.organization_id === filters.organizationId,
+    );
     let visible = await this.authz.filter(principal, 'read', rows, workspaceObject);
     if (filters.status) {
       const latest = await this.views.latestBuilds(visible.map((row) => row.id));

@@ -24,6 +24,7 @@ import { Authenticated, CurrentPrincipal } from '../../../api/access/access.deco
 import { AuthorizationService } from '../../auth/authorization.service';
 import type { Principal } from '../../../api/access/principal';
 import { UserDirectory } from '../../identity/user-directory.service';
+import { SiteConfigService } from '../../../platform/site-config/site-config.service';
 import { AgentsExperimentGuard } from '../agents-experiment.guard';
 import { ChatFilesService, dispositionFilename } from '../chat-files.service';
 import { ChatInsightsService } from '../chat-insights.service';
@@ -50,6 +51,7 @@ import {
 import type { Chat } from '../entities/chat.entity';
 
 const ERROR = { type: CoderResponseDto };
+const DEFAULT_MODEL_CONFIG_KEY = 'chats.default_model_config';
 const JSON_OBJECT = { schema: { type: 'object', additionalProperties: true } };
 const JSON_LIST = { schema: { type: 'array', items: { type: 'object', additionalProperties: true } } };
 
@@ -102,6 +104,7 @@ export class ChatsController {
     private readonly insights: ChatInsightsService,
     private readonly users: UserDirectory,
     private readonly authz: AuthorizationService,
+    private readonly siteConfig: SiteConfigService,
   ) {}
 
   // ---------------------------------------------------------------- model configurations
@@ -113,7 +116,8 @@ export class ChatsController {
   })
   @ApiOkResponse(JSON_LIST)
   async modelConfigs() {
-    return (await this.chats.modelConfigs()).map(presentModelConfig);
+    const defaultId = await this.defaultModelConfigId();
+    return (await this.chats.modelConfigs()).map((config) => presentModelConfig(config, defaultId));
   }
 
   @Get('models')
@@ -147,14 +151,26 @@ export class ChatsController {
   @ApiResponse({ status: 400, ...ERROR })
   @ApiResponse({ status: 403, ...ERROR })
   async createModelConfig(@Body() body: CreateChatModelConfigRequestDto) {
-    return presentModelConfig(
-      await this.chats.createModelConfig({
-        provider: body.provider,
-        model: body.model,
-        displayName: body.display_name,
-        prices: pricesOf(body),
-      }),
-    );
+    const config = await this.chats.createModelConfig({
+      provider: body.provider,
+      model: body.model,
+      displayName: body.display_name,
+      prices: pricesOf(body),
+    });
+    return presentModelConfig(config, await this.applyDefault(config.id, body.is_default));
+  }
+
+  /** The default model configuration's id (Coder's is_default: one at most). */
+  private async defaultModelConfigId(): Promise<string | undefined> {
+    return (await this.siteConfig.get(DEFAULT_MODEL_CONFIG_KEY)) || undefined;
+  }
+
+  /** is_default true makes `id` the default, false unsets it when it was; absent changes nothing. */
+  private async applyDefault(id: string, isDefault: boolean | undefined): Promise<string | undefined> {
+    const current = await this.defaultModelConfigId();
+    if (isDefault === true && current !== id) await this.siteConfig.set(DEFAULT_MODEL_CONFIG_KEY, id);
+    if (isDefault === false && current === id) await this.siteConfig.set(DEFAULT_MODEL_CONFIG_KEY, '');
+    return this.defaultModelConfigId();
   }
 
   @Patch('model-configs/:config')
@@ -165,14 +181,13 @@ export class ChatsController {
   @ApiResponse({ status: 403, ...ERROR })
   @ApiResponse({ status: 404, ...ERROR })
   async updateModelConfig(@Param('config') id: string, @Body() body: UpdateChatModelConfigRequestDto) {
-    return presentModelConfig(
-      await this.chats.updateModelConfig(id, {
-        provider: body.provider,
-        model: body.model,
-        displayName: body.display_name,
-        prices: pricesOf(body),
-      }),
-    );
+    const config = await this.chats.updateModelConfig(id, {
+      provider: body.provider,
+      model: body.model,
+      displayName: body.display_name,
+      prices: pricesOf(body),
+    });
+    return presentModelConfig(config, await this.applyDefault(config.id, body.is_default));
   }
 
   @Delete('model-configs/:config')
@@ -337,7 +352,10 @@ export class ChatsController {
 
   @Get()
   @Authenticated({ tokenScope: { type: 'chat', action: 'read' } })
-  @ApiOperation({ summary: 'Your chats (archived ones only with archived:true)' })
+  @ApiOperation({
+    summary:
+      'Your chats (archived ones only with archived:true; source:shared_with_me is empty: chats are not shared)',
+  })
   @ApiOkResponse({ type: [ChatDto] })
   @ApiResponse({ status: 400, ...ERROR })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ChatListQueryDto) {
@@ -345,6 +363,8 @@ export class ChatsController {
     if ('errors' in terms) throw new InvalidError('Invalid chat search query.', { fields: terms.errors });
     const parser = new SearchParser(terms.values);
     const labels: Record<string, string> = {};
+    // Coder's `source:`: devplane chats are never shared, so every readable chat is the caller's own.
+    const source = parser.enumValue('source', ['created_by_me', 'shared_with_me'] as const);
     const filters = {
       archived: parser.nullableBool('archived'),
       title: parser.string('title') || undefined,
@@ -359,6 +379,7 @@ export class ChatsController {
     };
     const errors = parser.finish();
     if (errors.length) throw new InvalidError('Invalid chat search query.', { fields: errors });
+    if (source === 'shared_with_me') return [];
     const chats = await this.chats.list(principal, filters, coderPage(query));
     return chats.map((chat) =>
       presentChat(chat, { name: principal.user.name, full_name: principal.user.fullName }),

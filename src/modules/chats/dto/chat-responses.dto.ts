@@ -117,7 +117,11 @@ export class ChatDto {
   @ApiProperty() has_unread: boolean;
   @ApiProperty({ enum: ['ui', 'api'] }) client_type: string;
   @ApiProperty({ type: [String] }) warnings: string[];
-  @ApiProperty({ type: ChatErrorDto, nullable: true }) last_error: ChatErrorDto | null;
+  @ApiPropertyOptional({
+    type: ChatErrorDto,
+    description: 'present only when the chat failed (Go omitempty)',
+  })
+  last_error?: ChatErrorDto;
   @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true } })
   children: Record<string, unknown>[];
   @ApiProperty({ type: String, nullable: true }) last_turn_summary: string | null;

@@ -65,6 +65,9 @@ export class CreateChatModelConfigRequestDto {
   })
   @GoType('object')
   model_config?: ChatModelCallConfigDto;
+  @ApiPropertyOptional({ description: 'make this the default model configuration (one at most)' })
+  @GoType('bool')
+  is_default?: boolean;
 }
 
 export class UpdateChatModelConfigRequestDto {
@@ -85,6 +88,9 @@ export class UpdateChatModelConfigRequestDto {
   })
   @GoType('object')
   model_config?: ChatModelCallConfigDto;
+  @ApiPropertyOptional({ description: 'make this the default model configuration (one at most)' })
+  @GoType('bool')
+  is_default?: boolean;
 }
 
 export class ChatListQueryDto {

@@ -8,6 +8,7 @@ import { UserOidcLink } from './user-oidc-link.entity';
 import { UserStatusChange } from './user-status-change.entity';
 import { UserSecret } from '../secrets/user-secret.entity';
 import { UserBlock } from '../blocks/user-block.entity';
+import { UserConfig } from '../settings/user-config.entity';
 
 export const IDENTITY_ENTITIES = [
   User,
@@ -20,4 +21,5 @@ export const IDENTITY_ENTITIES = [
   UserStatusChange,
   UserOidcLink,
   UserBlock,
+  UserConfig,
 ];

@@ -31,7 +31,7 @@ export class ConnectionLogDto {
 export class ConnectionLogResponseDto {
   @ApiProperty({ type: [ConnectionLogDto] }) connection_logs: ConnectionLogDto[];
   @ApiProperty() count: number;
-  @ApiPropertyOptional({ description: 'present when the count stopped at this cap' }) count_cap?: number;
+  @ApiProperty({ description: 'where the count stops (CONNECTION_LOG_COUNT_CAP)' }) count_cap: number;
 }
 
 /** Coder's connection log (`GET /api/v2/connectionlog`): owners and auditors (`connection_log:read`). */
@@ -127,7 +127,8 @@ export class ConnectionLogController {
         };
       }),
       count: Math.min(total, countCap),
-      ...(total > countCap ? { count_cap: countCap } : {}),
+      // Coder always sends the cap its count stops at.
+      count_cap: countCap,
     };
   }
 }

@@ -22,6 +22,8 @@ import type { Template } from '../entities/template.entity';
 import type { TemplateVersion } from '../entities/template-version.entity';
 import { ProvisionerDaemonsService } from '../provisioner-daemons.service';
 import { WorkspacesService } from '../workspaces.service';
+import { readmeOf } from '../template-archive';
+import { TemplateFilesService } from '../template-files.service';
 
 const ERROR = { type: CoderResponseDto };
 const UUID_PIPE = new ParseUUIDPipe({ exceptionFactory: () => new BadRequestError('Invalid UUID.') });
@@ -33,6 +35,7 @@ export class TemplatesController {
     private readonly workspaces: WorkspacesService,
     private readonly organizations: CoderOrganizationsService,
     private readonly daemons: ProvisionerDaemonsService,
+    private readonly files: TemplateFilesService,
   ) {}
 
   @Post('organizations/:organization/templateversions')
@@ -49,17 +52,24 @@ export class TemplatesController {
     @Body() body: CreateTemplateVersionRequestDto,
   ): Promise<TemplateVersionDto> {
     const organization = await this.organizations.resolve(principal, organizationRef);
-    if (body.provisioner !== undefined && body.provisioner !== '' && body.provisioner !== 'devplane')
+    // Coder's UI uploads archives with `provisioner: "terraform"`: with a file, that name is taken
+    // for devplane's provisioner (the archive must hold devplane.json, template-archive.ts).
+    const accepted = body.file_id ? ['', 'devplane', 'terraform'] : ['', 'devplane'];
+    if (body.provisioner !== undefined && !accepted.includes(body.provisioner))
       throw new BadRequestError(
         `Provisioner "${body.provisioner}" is not available: devplane ships the "devplane" provisioner.`,
       );
+    const file = body.file_id
+      ? await this.files.require(principal, body.file_id, () => Promise.resolve(false))
+      : undefined;
     const version = await this.workspaces.createVersion(principal, {
       organizationId: organization.account.uuid,
       name: body.name,
       message: body.message,
       templateId: body.template_id,
-      definition: body.definition,
+      definition: file ? await this.files.definitionOf(file) : body.definition,
     });
+    if (file) await this.files.linkVersion(version.id, file.id);
     return this.presentVersion(version);
   }
 
@@ -169,6 +179,29 @@ export class TemplatesController {
     return (await this.presentTemplates([template]))[0]!;
   }
 
+  @Get('organizations/:organization/templates/:templatename/versions/:templateversionname')
+  @Authenticated({ tokenScope: { type: 'template', action: 'read' } })
+  @ApiOperation({ summary: "A template's version by name" })
+  @ApiOkResponse({ type: TemplateVersionDto })
+  @ApiResponse({ status: 404, ...ERROR })
+  async versionByName(
+    @CurrentPrincipal() principal: Principal,
+    @Param('organization') organizationRef: string,
+    @Param('templatename') templateName: string,
+    @Param('templateversionname') versionName: string,
+  ): Promise<TemplateVersionDto> {
+    const organization = await this.organizations.resolve(principal, organizationRef);
+    const template = (await this.workspaces.listTemplates(principal, organization.account.uuid)).find(
+      (candidate) => candidate.lowerName === templateName.toLowerCase(),
+    );
+    if (!template) throw new NotFoundError('Resource not found or you do not have access to this resource');
+    const version = (await this.workspaces.templateVersions(template)).find(
+      (candidate) => candidate.name === versionName,
+    );
+    if (!version) throw new NotFoundError('Resource not found or you do not have access to this resource');
+    return this.presentVersion(version);
+  }
+
   @Get('templates')
   @Authenticated({ tokenScope: { type: 'template', action: 'read' } })
   @ApiOperation({ summary: 'Every template the caller may read, across organizations' })
@@ -255,14 +288,18 @@ export class TemplatesController {
       updated_at: new Date(version.updatedAt).toISOString(),
       name: version.name,
       message: version.message,
-      job: presentJob(job, {
-        template_version_name: version.name,
-        template_id: version.templateId ?? '',
-        template_name: template?.name ?? '',
-        template_display_name: template?.display_name ?? '',
-        template_icon: template?.icon ?? '',
-      }) as unknown as TemplateVersionDto['job'],
-      readme: '',
+      job: {
+        ...presentJob(job, {
+          template_version_name: version.name,
+          template_id: version.templateId ?? '',
+          template_name: template?.name ?? '',
+          template_display_name: template?.display_name ?? '',
+          template_icon: template?.icon ?? '',
+        }),
+        // The version's archive (Coder's job file), readable through GET /files/{id}.
+        file_id: await this.files.versionFileId(version),
+      } as unknown as TemplateVersionDto['job'],
+      readme: readmeOf(version.definition),
       created_by: {
         id: version.createdBy,
         username: users.get(version.createdBy)?.name ?? '',

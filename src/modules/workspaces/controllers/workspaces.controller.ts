@@ -6,10 +6,11 @@ import { WorkspaceWatches } from './workspace-watch';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { CoderController } from '../../../api/coder/coder-controller.decorator';
 import { CoderResponseDto } from '../../../api/coder/coder-response.dto';
-import { BadRequestError, InvalidError } from '../../../platform/errors/domain-error';
+import { BadRequestError, InvalidError, NotFoundError } from '../../../platform/errors/domain-error';
 import { Authenticated, CurrentPrincipal } from '../../../api/access/access.decorators';
 import type { Principal } from '../../../api/access/principal';
 import { UserDirectory } from '../../identity/user-directory.service';
+import { CoderOrganizationsService } from '../../identity/management/coder-organizations.service';
 import { presentBuild } from '../coder-workspace.presenter';
 import { CoderWorkspacePresenter } from './coder-workspace-presenter.service';
 import {
@@ -45,6 +46,7 @@ export class WorkspacesController {
     private readonly watches: WorkspaceWatches,
     private readonly sse: SseStreams,
     private readonly daemons: ProvisionerDaemonsService,
+    private readonly organizations: CoderOrganizationsService,
   ) {}
 
   @Post('users/:user/workspaces')
@@ -75,7 +77,9 @@ export class WorkspacesController {
 
   @Get('workspaces')
   @Authenticated({ tokenScope: { type: 'workspace', action: 'read' } })
-  @ApiOperation({ summary: 'List visible workspaces (q: owner:, template:, name:, status:, has-ai-task:)' })
+  @ApiOperation({
+    summary: 'List visible workspaces (q: owner:, organization:, template:, name:, status:, has-ai-task:)',
+  })
   @ApiOkResponse({ type: WorkspacesResponseDto })
   @ApiResponse({ status: 400, ...ERROR })
   async list(
@@ -83,12 +87,13 @@ export class WorkspacesController {
     @Query() query: CoderListQueryDto,
   ): Promise<WorkspacesResponseDto> {
     const page = coderPage(query);
-    const { ownerRef, ...rest } = coderSearch(
+    const { ownerRef, organizationRef, ...rest } = coderSearch(
       query.q ?? '',
       'name',
       'Invalid workspace search query.',
       (parser) => ({
         ownerRef: parser.string('owner'),
+        organizationRef: parser.string('organization'),
         template: parser.string('template') || undefined,
         name: parser.string('name') || undefined,
         status: parser.string('status') || undefined,
@@ -98,9 +103,28 @@ export class WorkspacesController {
     const filters = {
       ...rest,
       owner: ownerRef ? (await this.users.requireCoderUser(ownerRef, principal)).uuid : undefined,
+      organizationId: organizationRef ? await this.organizationFilter(principal, organizationRef) : undefined,
     };
     const { workspaces, count } = await this.workspaces.listWorkspaces(principal, filters, page);
     return { workspaces: await this.presentMany(workspaces), count };
+  }
+
+  /** Coder's `organization:` term (a name or an id): one the caller cannot see is a 400 naming the field. */
+  private async organizationFilter(principal: Principal, ref: string): Promise<string> {
+    try {
+      return (await this.organizations.resolve(principal, ref)).account.uuid;
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      throw new InvalidError('Invalid workspace search query.', {
+        code: 'INVALID_QUERY',
+        fields: [
+          {
+            field: 'organization',
+            detail: `Query param "organization" has invalid value: organization "${ref}" either does not exist, or you are unauthorized to view it`,
+          },
+        ],
+      });
+    }
   }
 
   @Get('workspaces/:workspace')

@@ -24,6 +24,21 @@ export class CreateTemplateVersionRequestDto {
   })
   @GoType('object')
   definition: Record<string, unknown>;
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'an uploaded archive (POST /files) holding devplane.json, instead of `definition`',
+  })
+  @GoType('uuid.UUID')
+  file_id?: string;
+  @ApiPropertyOptional({ description: "Coder's starter template: not supported (no examples)" })
+  @GoType('uuid.UUID')
+  example_id?: string;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'ignored' })
+  @GoType('map[string]string')
+  tags?: Record<string, string>;
+  @ApiPropertyOptional({ type: [Object], description: 'ignored (devplane templates have no variables)' })
+  @GoType('[]object')
+  user_variable_values?: unknown[];
 }
 
 @GoStruct('CreateTemplateRequest', { absentBody: 'eof' })

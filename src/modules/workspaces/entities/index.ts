@@ -12,6 +12,7 @@ import { WorkspaceAgentCall } from './workspace-agent-call.entity';
 import { WorkspaceBuild } from './workspace-build.entity';
 import { WorkspaceResource } from './workspace-resource.entity';
 import { WorkspaceOsIdentity } from './workspace-os-identity.entity';
+import { TemplateAclEntry, TemplateFile, TemplateVersionFile } from './template-file.entity';
 
 export const WORKSPACES_ENTITIES: Function[] = [
   Template,
@@ -28,4 +29,7 @@ export const WORKSPACES_ENTITIES: Function[] = [
   ConnectionLog,
   WorkspaceAgentCall,
   WorkspaceOsIdentity,
+  TemplateFile,
+  TemplateVersionFile,
+  TemplateAclEntry,
 ];
