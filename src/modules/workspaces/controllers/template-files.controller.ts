@@ -157,7 +157,8 @@ export class TemplateFilesController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<UploadResponseDto> {
-    const body = Buffer.isBuffer(req.body) ? (req.body as Buffer) : Buffer.alloc(0);
+    const raw: unknown = req.body;
+    const body = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
     const { file, created } = await this.files.upload(principal, req.headers['content-type'], body);
     res.status(created ? 201 : 200);
     return { hash: file.id };
