@@ -1,5 +1,5 @@
 import { createApp } from './app.factory';
-import { ConfigError, loadConfig } from './platform/config/app-config';
+import { ConfigError, int, loadConfig, type AppConfig } from './platform/config/app-config';
 import { DataDirectoryLockedError } from './platform/database/embedded-postgres';
 import { openDatabase } from './platform/database/open-database';
 import { APP_MODULES } from './app.modules';
@@ -20,6 +20,34 @@ import { BootstrapAdminService } from './modules/identity/bootstrap-admin.servic
 import { startEmbeddedProvisioners } from './embedded-provisioners';
 import { installProcessSafetyNet } from './platform/logging/process-safety-net';
 import { ShutdownDrain } from './platform/lifecycle/shutdown-drain';
+import { checkBlobStoreAtBoot } from './platform/storage/storage.module';
+import { resolveIsolation } from './provisioner/sandbox/launcher';
+import { isolationFrom } from './modules/workspaces/workspaces.config';
+
+/**
+ * An explicit WORKSPACE_ISOLATION (sandbox, user) this host cannot give, for the built-in provisioner
+ * daemons this server runs: one line before anything starts (issue 51.3), not a stack once it listens.
+ * The detection is the provisioner's own (`resolveIsolation`).
+ */
+function checkIsolation(config: AppConfig): void {
+  const embedded = config.databaseUrl === undefined || config.databaseIsEmbedded;
+  if (int(config.env, 'PROVISIONER_DAEMONS', embedded ? 1 : 0, 0, 64) === 0) return;
+  const setting = isolationFrom(config.env);
+  if (setting === 'auto' || setting === 'none') return;
+  try {
+    resolveIsolation(setting);
+  } catch (error) {
+    const detail = (error as Error).message.replace(/^.*? is not possible on this host: /, '');
+    throw new ConfigError(
+      'WORKSPACE_ISOLATION',
+      `is ${setting}, which this host cannot give (${detail}): ` +
+        (setting === 'sandbox'
+          ? 'run the server as root with bubblewrap installed (apt-get install -y bubblewrap) where user namespaces are allowed'
+          : 'run the server as root (util-linux unshare and setpriv)') +
+        ', or set WORKSPACE_ISOLATION=auto (the strongest available; without isolation only site owners get workspaces)',
+    );
+  }
+}
 
 /** Refused, unresolvable or timed-out database connections (the driver's and the OS's codes). */
 function isConnectionFailure(error: unknown): boolean {
@@ -56,6 +84,8 @@ async function main(): Promise<void> {
   // Module settings are checked before anything starts: the same one-line error as core settings.
   loadJobsConfig(config.env);
   for (const manifest of APP_MODULES) manifest.validateConfig?.(config.env);
+  checkIsolation(config);
+  await checkBlobStoreAtBoot(config);
   const database = await openDatabase(config);
   await probeDatabase(database.url);
   const app = await createApp(config, database);

@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { chmod, mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import S3rver from 's3rver';
+import { freePort } from '../helpers/free-port';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -93,6 +95,78 @@ describe('configuration errors at start (issue 51.3) and a restored instance wit
     } finally {
       holder.close();
     }
+  }, 120_000);
+
+  describe('STORAGE_TYPE=s3', () => {
+    const s3Env = (port: number, bucket: string) => ({
+      // The SDK's own multi-line notice on Node < 22 (its support ends in 2027) is not the error under test.
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      STORAGE_TYPE: 's3',
+      S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      S3_BUCKET: bucket,
+      S3_ACCESS_KEY: 'S3RVER',
+      S3_SECRET_KEY: 'S3RVER',
+    });
+
+    it('a bucket that does not exist', async () => {
+      const s3 = new S3rver({
+        address: '127.0.0.1',
+        port: 0,
+        silent: true,
+        directory: path.join(tmp, 's3'),
+        configureBuckets: [{ name: 'other', configs: [] }],
+      });
+      const { port } = (await s3.run()) as AddressInfo;
+      try {
+        const result = await startServer({
+          DATA_DIR: path.join(tmp, 's3-missing'),
+          ...s3Env(port, 'missing'),
+        });
+        expectOneLine(
+          result,
+          'S3_BUCKET',
+          new RegExp(
+            `"missing" does not exist at http://127\\.0\\.0\\.1:${port}: create it .*or set S3_BUCKET`,
+          ),
+        );
+      } finally {
+        await s3.close();
+      }
+    }, 120_000);
+
+    it('an endpoint nobody answers at', async () => {
+      const port = await freePort();
+      const result = await startServer({ DATA_DIR: path.join(tmp, 's3-down'), ...s3Env(port, 'blobs') });
+      expectOneLine(
+        result,
+        'S3_ENDPOINT',
+        /cannot be reached \(ECONNREFUSED\): start the S3 server or fix S3_ENDPOINT/,
+      );
+    }, 120_000);
+  });
+
+  it('WORKSPACE_ISOLATION=sandbox where bubblewrap cannot run', async () => {
+    // A bwrap that fails as it does without user namespaces (the provisioner's own probe runs it).
+    const bin = path.join(tmp, 'no-userns-bin');
+    await mkdir(bin, { recursive: true });
+    await writeFile(
+      path.join(bin, 'bwrap'),
+      '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n',
+    );
+    await chmod(path.join(bin, 'bwrap'), 0o755);
+    const result = await startServer({
+      DATA_DIR: path.join(tmp, 'isolation'),
+      WORKSPACE_ISOLATION: 'sandbox',
+      PROVISIONER_DAEMONS: '1',
+      PATH: `${bin}:${process.env.PATH}`,
+    });
+    expectOneLine(
+      result,
+      'WORKSPACE_ISOLATION',
+      /is sandbox, which this host cannot give \(.*\): .*apt-get install -y bubblewrap.*or set WORKSPACE_ISOLATION=auto/,
+    );
+    // Nothing was started: no database was created in DATA_DIR.
+    expect(existsSync(path.join(tmp, 'isolation', 'pglite'))).toBe(false);
   }, 120_000);
 
   it('refuses to start a restored instance without its key, and writes no new one', async () => {

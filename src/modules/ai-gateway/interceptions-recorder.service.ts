@@ -2,6 +2,7 @@ import { type BeforeApplicationShutdown, Injectable, Logger, Optional } from '@n
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { AuditLog } from '../../platform/audit/audit-log';
+import { MetricsService } from '../../platform/metrics/metrics.service';
 import { TransactionRunner } from '../../platform/database/transaction-runner.service';
 import type { AiInterception } from './entities/ai-interception.entity';
 import {
@@ -102,6 +103,7 @@ export class InterceptionsRecorder implements BeforeApplicationShutdown {
   constructor(
     private readonly records: InterceptionRecordsRepository,
     private readonly transactions: TransactionRunner,
+    private readonly metrics: MetricsService,
     @Optional() private readonly audit?: AuditLog,
   ) {}
 
@@ -170,6 +172,10 @@ export class InterceptionsRecorder implements BeforeApplicationShutdown {
    */
   finish(interception: AiInterception, end: InterceptionEnd): Promise<void> {
     const record = recordOf(interception, end);
+    this.metrics.aiGatewayRequest(record.provider_name || record.provider, record.model, record.status_code, {
+      input: end.responses.reduce((sum, response) => sum + (response.usage?.input ?? 0), 0),
+      output: end.responses.reduce((sum, response) => sum + (response.usage?.output ?? 0), 0),
+    });
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ record, resolve, reject });
       if (this.pending.length >= BATCH_MAX) void this.flush();

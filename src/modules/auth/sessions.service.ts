@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { MetricsService } from '../../platform/metrics/metrics.service';
 import { AuditLog } from '../../platform/audit/audit-log';
 import { randomInt } from 'node:crypto';
 import type { AppConfig } from '../../platform/config/app-config';
@@ -58,6 +59,7 @@ export class SessionsService {
     private readonly events: EventBus,
     private readonly authRows: AuthRepository,
     private readonly guesses: PasswordGuessLimiter,
+    private readonly metrics: MetricsService,
     @Optional() private readonly audit?: AuditLog,
   ) {}
 
@@ -118,6 +120,7 @@ export class SessionsService {
       throw new RateLimitedError(this.guesses.message, { code: 'PASSWORD_GUESSES' });
     }
     const user = await this.checkPasswordLogin(found, password).catch(async (error: unknown) => {
+      this.metrics.login('password', 'failure');
       if (error instanceof UnauthenticatedError && error.reason === 'bad_password') {
         await this.guesses.recordFailure(ipAddress, account);
       }
@@ -151,6 +154,7 @@ export class SessionsService {
       return session;
     });
     user.lastLoginAt = now;
+    this.metrics.login('password', 'success');
     return { key: created.key, token: created.token, user };
   }
 

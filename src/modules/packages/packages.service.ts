@@ -1,4 +1,5 @@
 import { OnDomainEvent } from '../../platform/events/event-bus.service';
+import { MetricsService } from '../../platform/metrics/metrics.service';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from 'typeorm';
@@ -97,6 +98,7 @@ export class PackagesService {
     private readonly organizations: OrganizationsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly downloads: PackageDownloadsService,
+    private readonly metrics: MetricsService,
     @Optional() private readonly policy?: UploadPolicy,
   ) {}
 
@@ -383,8 +385,9 @@ export class PackagesService {
   }
 
   /** Counts a download (written in batches: PackageDownloadsService). */
-  recordDownload(version: PackageVersion): void {
+  recordDownload(version: PackageVersion, type: string): void {
     this.downloads.record(version.id);
+    this.metrics.packageOperation('download', type);
   }
 
   async setDistTags(pkg: Package, tags: Record<string, string | null>): Promise<Record<string, string>> {

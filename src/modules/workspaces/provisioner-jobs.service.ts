@@ -1,4 +1,5 @@
 import { IdentityDirectory } from '../identity/identity-directory.service';
+import { MetricsService } from '../../platform/metrics/metrics.service';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
@@ -92,6 +93,7 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
     @Inject(WORKSPACES_CONFIG) private readonly config: WorkspacesConfig,
     private readonly directory: IdentityDirectory,
     private readonly daemons: ProvisionerDaemonsService,
+    private readonly metrics: MetricsService,
   ) {}
 
   onModuleInit(): void {
@@ -393,6 +395,8 @@ export class ProvisionerJobsService implements OnModuleInit, OnModuleDestroy {
         job_status: row.status,
         build_number: row.build_number,
       };
+      if (['succeeded', 'failed', 'canceled'].includes(row.status))
+        this.metrics.workspaceBuild(row.transition, row.status);
       await this.hub.publish(BUILD_UPDATES_SUBJECT, frame);
     } catch (error) {
       this.logger.warn({ err: error }, 'build update not announced');

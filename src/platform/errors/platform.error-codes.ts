@@ -7,6 +7,8 @@ declare module './domain-error' {
     BLOB_NOT_FOUND: true;
     /** A blob went over the caller's size limit while it was written. */
     BLOB_TOO_LARGE: true;
+    /** The blob store (an S3 bucket) does not answer: a 503 in every dialect (issue 51.3). */
+    BLOB_STORE_UNAVAILABLE: true;
     /** A blob's stream ended short of, or went past, the size announced for it (Content-Length). */
     BLOB_SIZE_MISMATCH: true;
     /** A PreconditionFailedError Coder renders as 417 Expectation Failed (`EXPECTATION_FAILED`). */

@@ -6,7 +6,28 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.token';
+import { OnDomainEvent } from '../events/event-bus.service';
+import type { PackageEventPayload } from '../events/subject-events';
 import { RealtimeHub } from '../realtime/realtime-hub.service';
+
+/** How a domain operation ended, as counted. */
+export type MetricResult = 'success' | 'failure';
+
+/** How long an aggregate read from the database on scrape is reused (blob bytes: a sum over tables). */
+const SLOW_GAUGE_CACHE_MS = 60_000;
+
+/** One read per scrape at most (two families share the jobs query); reused for `ttlMs`. */
+function cached<T>(ttlMs: number, read: () => Promise<T>): () => Promise<T> {
+  let value: { at: number; promise: Promise<T> } | undefined;
+  return () => {
+    if (!value || Date.now() - value.at > ttlMs) {
+      const promise = read();
+      value = { at: Date.now(), promise };
+      promise.catch(() => (value = undefined));
+    }
+    return value.promise;
+  };
+}
 
 interface PgPool {
   totalCount: number;
@@ -19,6 +40,11 @@ interface PgPool {
  * job queue depths, realtime (WebSocket / SSE) subscribers, database pool use, and the process's
  * defaults. Served at `GET /metrics` with `METRICS_TOKEN` (Bearer), or on its own port
  * (`METRICS_PORT`, then not on the main port); off when neither is set.
+ *
+ * Domain families (issue 51.4, docs/METRICS.md): modules count through the one-line methods
+ * below (`gitOperation`, `packageOperation`, `workspaceBuild`, `aiGatewayRequest`, `login`,
+ * `webhookDelivery`); gauges that describe stored state (connected agents, job queue depth and age,
+ * blob bytes) are read from the database on scrape with one aggregate query each.
  */
 @Injectable()
 export class MetricsService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -26,6 +52,13 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly durations: Histogram<'method' | 'route' | 'status'>;
   private server?: Server;
+  private readonly git: Counter<'operation' | 'protocol' | 'result'>;
+  private readonly packages: Counter<'operation' | 'type'>;
+  private readonly builds: Counter<'transition' | 'status'>;
+  private readonly aiRequests: Counter<'provider' | 'model' | 'status'>;
+  private readonly aiTokens: Counter<'provider' | 'model' | 'direction'>;
+  private readonly logins: Counter<'method' | 'result'>;
+  private readonly webhooks: Counter<'kind' | 'result'>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -83,6 +116,158 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
         for (const row of rows) this.set({ queue: row.queue, status: row.status }, row.n);
       },
     });
+    this.git = new Counter({
+      name: 'devplane_git_operations_total',
+      help: 'git pushes (receive-pack) and clones/fetches (upload-pack advertisements) by protocol and result',
+      labelNames: ['operation', 'protocol', 'result'],
+      registers: [this.registry],
+    });
+    this.packages = new Counter({
+      name: 'devplane_package_operations_total',
+      help: 'Package publishes (a version stored) and file downloads (bytes sent) by package type',
+      labelNames: ['operation', 'type'],
+      registers: [this.registry],
+    });
+    this.builds = new Counter({
+      name: 'devplane_workspace_builds_total',
+      help: 'Workspace builds finished, by transition (start, stop, delete) and job status',
+      labelNames: ['transition', 'status'],
+      registers: [this.registry],
+    });
+    this.aiRequests = new Counter({
+      name: 'devplane_ai_gateway_requests_total',
+      help: 'AI gateway requests relayed to a provider, by provider, model and upstream HTTP status',
+      labelNames: ['provider', 'model', 'status'],
+      registers: [this.registry],
+    });
+    this.aiTokens = new Counter({
+      name: 'devplane_ai_gateway_tokens_total',
+      help: 'Tokens the providers reported for AI gateway requests, by provider, model and direction',
+      labelNames: ['provider', 'model', 'direction'],
+      registers: [this.registry],
+    });
+    this.logins = new Counter({
+      name: 'devplane_logins_total',
+      help: 'Sign-ins by method (password, oidc) and result',
+      labelNames: ['method', 'result'],
+      registers: [this.registry],
+    });
+    this.webhooks = new Counter({
+      name: 'devplane_webhook_deliveries_total',
+      help: 'Webhook delivery attempts by kind (workflow, repository) and result',
+      labelNames: ['kind', 'result'],
+      registers: [this.registry],
+    });
+    const jobQueues = cached(
+      1_000,
+      async () =>
+        (await database
+          .query(
+            `SELECT type, count(*)::int AS n, coalesce(extract(epoch FROM now() - min(run_at)), 0)::float8 AS age
+             FROM jobs WHERE status = 'pending' AND run_at <= now() GROUP BY type`,
+          )
+          .catch(() => [])) as { type: string; n: number; age: number }[],
+    );
+    new Gauge({
+      name: 'devplane_job_queue_depth',
+      help: 'Durable jobs due and waiting for a worker, by type',
+      labelNames: ['type'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const row of await jobQueues()) this.set({ type: row.type }, row.n);
+      },
+    });
+    new Gauge({
+      name: 'devplane_job_queue_oldest_age_seconds',
+      help: 'How long the oldest due job of each type has waited for a worker',
+      labelNames: ['type'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const row of await jobQueues()) this.set({ type: row.type }, Math.max(0, Number(row.age)));
+      },
+    });
+    const disconnectMs = Number(config.env.AGENT_DISCONNECT_TIMEOUT_MS) || 60_000;
+    new Gauge({
+      name: 'devplane_workspace_agents_connected',
+      help: 'Workspace agents heard from within AGENT_DISCONNECT_TIMEOUT_MS (all instances)',
+      registers: [this.registry],
+      async collect() {
+        const rows = (await database
+          .query(
+            `SELECT count(*)::int AS n FROM workspace_agents
+              WHERE first_connected_at IS NOT NULL AND last_connected_at > now() - make_interval(secs => $1)
+                AND (disconnected_at IS NULL OR disconnected_at < last_connected_at)`,
+            [disconnectMs / 1000],
+          )
+          .catch(() => [{ n: 0 }])) as { n: number }[];
+        this.set(rows[0]?.n ?? 0);
+      },
+    });
+    const blobBytes = cached(
+      SLOW_GAUGE_CACHE_MS,
+      async () =>
+        (await database
+          .query(
+            `SELECT 'attachments' AS kind, coalesce(sum(size), 0)::float8 AS bytes FROM attachments
+           UNION ALL SELECT 'packages', coalesce(sum(size), 0)::float8 FROM package_blobs
+           UNION ALL SELECT 'chat_files', coalesce(sum(size_bytes), 0)::float8 FROM chat_files`,
+          )
+          .catch(() => [])) as { kind: string; bytes: number }[],
+    );
+    new Gauge({
+      name: 'devplane_blob_store_bytes',
+      help: `Bytes in the blob store by kind, from the rows that reference them (recomputed at most every ${SLOW_GAUGE_CACHE_MS / 1000} s)`,
+      labelNames: ['kind'],
+      registers: [this.registry],
+      async collect() {
+        for (const row of await blobBytes()) this.set({ kind: row.kind }, Number(row.bytes));
+      },
+    });
+  }
+
+  /** A git push (`push`: receive-pack ran) or clone/fetch (`fetch`: upload-pack advertised), and whether git succeeded. */
+  gitOperation(operation: 'push' | 'fetch', protocol: 'http' | 'ssh', ok: boolean): void {
+    this.git.inc({ operation, protocol, result: ok ? 'success' : 'failure' });
+  }
+
+  @OnDomainEvent('package.published')
+  onPackagePublished(payload: PackageEventPayload): void {
+    this.packageOperation('publish', payload.type);
+  }
+
+  /** A package version published, or a package file's bytes sent (`type`: npm, generic, ...). */
+  packageOperation(operation: 'publish' | 'download', type: string): void {
+    this.packages.inc({ operation, type });
+  }
+
+  /** A workspace build's job finished (`status`: succeeded, failed, canceled). */
+  workspaceBuild(transition: string, status: string): void {
+    this.builds.inc({ transition, status });
+  }
+
+  /** One AI gateway request relayed upstream, with the tokens the provider reported (when it did). */
+  aiGatewayRequest(
+    provider: string,
+    model: string,
+    status: number | string,
+    tokens: { input?: number; output?: number } = {},
+  ): void {
+    const labels = { provider, model: model || 'unknown' };
+    this.aiRequests.inc({ ...labels, status: String(status) });
+    if (tokens.input) this.aiTokens.inc({ ...labels, direction: 'input' }, tokens.input);
+    if (tokens.output) this.aiTokens.inc({ ...labels, direction: 'output' }, tokens.output);
+  }
+
+  /** A sign-in attempt (`password`, `oidc`) and its result. */
+  login(method: 'password' | 'oidc', result: MetricResult): void {
+    this.logins.inc({ method, result });
+  }
+
+  /** A webhook delivery attempt (`workflow` rules, `repository` webhooks): 2xx = success. */
+  webhookDelivery(kind: 'workflow' | 'repository', result: MetricResult): void {
+    this.webhooks.inc({ kind, result });
   }
 
   /** Whether metrics are served at all (`METRICS_TOKEN` or `METRICS_PORT`): off, requests are not observed. */

@@ -4,6 +4,7 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   PutObjectCommand,
   S3Client,
@@ -11,7 +12,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { NotFoundError } from '../errors/domain-error';
+import { ConfigError } from '../config/app-config';
+import { DomainError, NotFoundError, UnavailableError } from '../errors/domain-error';
 import { assertBlobKey } from './blob-key';
 import {
   BlobStore,
@@ -43,10 +45,60 @@ const MAX_SINGLE_PUT = 5 * 1024 * 1024 * 1024;
 /** Commands whose body is blob bytes. */
 const UNSIGNED_COMMANDS = new Set(['PutObjectCommand', 'UploadPartCommand']);
 
+function statusOf(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+}
+
 function isMissing(error: unknown): boolean {
-  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
   const name = (error as { name?: string }).name;
-  return status === 404 || name === 'NotFound' || name === 'NoSuchKey';
+  if (name === 'NoSuchBucket') return false; // the bucket, not the object: the store is unusable
+  return statusOf(error) === 404 || name === 'NotFound' || name === 'NoSuchKey';
+}
+
+/**
+ * Whether an S3 failure means the store cannot serve at all (issue 51.3): no answer (refused, reset,
+ * timed out, DNS), a 5xx, a missing bucket, or credentials it refuses. Those become one
+ * `UnavailableError` that every dialect renders as its 503, instead of a 500.
+ */
+function isStoreDown(error: unknown): boolean {
+  if (error instanceof DomainError) return false;
+  const status = statusOf(error);
+  const name = (error as { name?: string } | null)?.name;
+  if (status === undefined) return true;
+  return (
+    status >= 500 ||
+    name === 'NoSuchBucket' ||
+    name === 'InvalidAccessKeyId' ||
+    name === 'SignatureDoesNotMatch' ||
+    status === 403
+  );
+}
+
+/** The error a caller sees when the bucket cannot be reached (the cause is kept for the log). */
+/** The system error code of a request that got no answer (ECONNREFUSED, ...), where the SDK keeps it. */
+function networkCode(error: unknown, depth = 0): string | undefined {
+  const found = error as { code?: unknown; cause?: unknown; errors?: unknown[] } | null;
+  if (!found || typeof found !== 'object' || depth > 3) return undefined;
+  if (typeof found.code === 'string') return found.code;
+  return (
+    networkCode(found.cause, depth + 1) ??
+    (Array.isArray(found.errors) ? networkCode(found.errors[0], depth + 1) : undefined) ??
+    // The SDK's wrapper of a non-Error rejection keeps only the message ("... connect ECONNREFUSED ...").
+    /\b(E[A-Z]{4,})\b/.exec(String((found as { message?: unknown }).message ?? ''))?.[1]
+  );
+}
+
+function storeDown(error: unknown): UnavailableError {
+  const status = statusOf(error);
+  const reason =
+    status === undefined
+      ? (networkCode(error) ?? (error as { name?: string } | null)?.name ?? 'no answer')
+      : `HTTP ${status} ${(error as { name?: string }).name ?? ''}`.trim();
+  return new UnavailableError('The file storage is unavailable; try again later.', {
+    code: 'BLOB_STORE_UNAVAILABLE',
+    detail: `The S3 blob store did not serve the request (${reason}).`,
+    cause: error,
+  });
 }
 
 /**
@@ -97,6 +149,20 @@ export class S3BlobStore extends BlobStore {
           return next(args);
         },
         { step: 'build', name: 'devplaneUnsignedPayload' },
+      );
+    // Outermost (around the retries): a failure meaning the store is down becomes an UnavailableError
+    // (503 in every dialect) for every request; a missing object and other answers stay as they are.
+    for (const client of [this.client, this.streamClient])
+      client.middlewareStack.add(
+        (next) => async (args) => {
+          try {
+            return await next(args);
+          } catch (error) {
+            if (!isMissing(error) && isStoreDown(error)) throw storeDown(error);
+            throw error;
+          }
+        },
+        { step: 'initialize', name: 'devplaneStoreDown' },
       );
   }
 
@@ -309,6 +375,47 @@ export class S3BlobStore extends BlobStore {
       .catch((error: unknown) => {
         if (!isMissing(error)) throw error;
       });
+  }
+
+  /**
+   * At boot (src/main.ts, issue 51.3): the bucket exists and these credentials may use it, else one
+   * ConfigError naming the setting to fix (a missing bucket, refused credentials, an endpoint that
+   * does not answer within 10 s).
+   */
+  async checkBucket(): Promise<void> {
+    const { bucket, endpoint, region } = this.options;
+    // Never the endpoint's user or password, if it carries any.
+    const where = endpoint ? new URL(endpoint).origin : `AWS S3 (region ${region})`;
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: bucket }), {
+        abortSignal: AbortSignal.timeout(10_000),
+      });
+    } catch (error) {
+      const cause = error instanceof UnavailableError ? error.cause : error;
+      const status = statusOf(cause);
+      const name = (cause as { name?: string } | null)?.name;
+      if (status === 404 || name === 'NotFound' || name === 'NoSuchBucket')
+        throw new ConfigError(
+          'S3_BUCKET',
+          `"${bucket}" does not exist at ${where}: create it (e.g. \`aws s3 mb s3://${bucket}\` or \`mc mb <alias>/${bucket}\`), or set S3_BUCKET to an existing bucket`,
+        );
+      if (status === 401 || status === 403)
+        throw new ConfigError(
+          'S3_ACCESS_KEY',
+          `is refused access to bucket "${bucket}" at ${where} (HTTP ${status}): check S3_ACCESS_KEY and S3_SECRET_KEY and the key's permissions on the bucket`,
+        );
+      if (status === undefined) {
+        const code = networkCode(cause) ?? name ?? 'no answer';
+        throw new ConfigError(
+          'S3_ENDPOINT',
+          `${where} cannot be reached (${code}): start the S3 server or fix S3_ENDPOINT (STORAGE_TYPE=s3)`,
+        );
+      }
+      throw new ConfigError(
+        'S3_BUCKET',
+        `"${bucket}" at ${where} answered HTTP ${status} (${name ?? 'error'}): check the S3 server and S3_BUCKET`,
+      );
+    }
   }
 
   close(): void {

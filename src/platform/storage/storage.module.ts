@@ -15,6 +15,17 @@ export function createBlobStore(config: AppConfig): BlobStore {
   return new S3BlobStore({ bucket, endpoint, accessKey, secretKey, region });
 }
 
+/** At boot (src/main.ts): an S3 store's bucket must exist and answer (ConfigError otherwise); local: nothing. */
+export async function checkBlobStoreAtBoot(config: AppConfig): Promise<void> {
+  if (config.storage.type !== 's3') return;
+  const store = createBlobStore(config) as S3BlobStore;
+  try {
+    await store.checkBucket();
+  } finally {
+    store.close();
+  }
+}
+
 @Injectable()
 class BlobStoreCloser implements OnApplicationShutdown {
   constructor(@Inject(BlobStore) private readonly store: BlobStore) {}

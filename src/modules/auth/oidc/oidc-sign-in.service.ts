@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { MetricsService } from '../../../platform/metrics/metrics.service';
 import { randomBytes } from 'node:crypto';
 import { type BaseClient, generators, Issuer } from 'openid-client';
 import type { EntityManager } from 'typeorm';
@@ -88,6 +89,7 @@ export class OidcSignInService {
     private readonly oidcAccounts: OidcAccountsService,
     private readonly authRows: AuthRepository,
     private readonly transactions: TransactionRunner,
+    private readonly metrics: MetricsService,
     @Optional() private readonly audit?: AuditLog,
   ) {}
 
@@ -156,8 +158,22 @@ export class OidcSignInService {
     };
   }
 
-  /** Step 2: the provider sent the browser back. */
-  async complete(params: OidcCallback, pending: OidcReturn, ipAddress: string): Promise<OidcSignedIn> {
+  /** Step 2: the provider sent the browser back (counted in devplane_logins_total). */
+  complete(params: OidcCallback, pending: OidcReturn, ipAddress: string): Promise<OidcSignedIn> {
+    return this.completeSignIn(params, pending, ipAddress).then(
+      (signedIn) => (this.metrics.login('oidc', 'success'), signedIn),
+      (error: unknown) => {
+        this.metrics.login('oidc', 'failure');
+        throw error;
+      },
+    );
+  }
+
+  private async completeSignIn(
+    params: OidcCallback,
+    pending: OidcReturn,
+    ipAddress: string,
+  ): Promise<OidcSignedIn> {
     const settings = this.settings();
     if (params.error)
       throw new BadRequestError(`OIDC sign-in failed: ${params.error}`, {

@@ -135,7 +135,7 @@ export class GenericRegistryController {
       params.version,
       params.filename,
     );
-    await sendPackageFile(this.packages, this.blobs, file, req, res);
+    await sendPackageFile(this.packages, this.blobs, file, req, res, 'generic');
   }
 
   @Delete(':name/:version')

@@ -346,6 +346,6 @@ export class NpmRegistryController {
       `${owner.id}|${params.name.toLowerCase()}|${params.version}|${params.filename}`,
       () => this.packages.findFileByPath(owner, 'npm', params.name, params.version, params.filename),
     );
-    await sendPackageFile(this.packages, this.blobs, file, req, res);
+    await sendPackageFile(this.packages, this.blobs, file, req, res, 'npm');
   }
 }

@@ -12,6 +12,7 @@ export async function sendPackageFile(
   file: PackageFile | null,
   req: Request,
   res: Response,
+  type: 'npm' | 'generic',
 ): Promise<void> {
   if (!file) throw new NotFoundError('package file does not exist', { code: 'PACKAGE_FILE_NOT_FOUND' });
   const sent = await sendBlobDownload(blobs, req, res, {
@@ -23,5 +24,5 @@ export async function sendPackageFile(
     lastModified: file.createdAt,
   });
   // The response is complete: the counter write does not hold the client (npm fetches hundreds of files).
-  if (sent) packages.recordDownload(file.version);
+  if (sent) packages.recordDownload(file.version, type);
 }

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import { MetricsService } from '../../../platform/metrics/metrics.service';
 import { gitEnv } from './run-git';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
@@ -24,6 +25,8 @@ function pktLine(text: string): string {
 export class SmartHttpService {
   private readonly logger = new Logger(SmartHttpService.name);
 
+  constructor(private readonly metrics: MetricsService) {}
+
   /** `GET info/refs?service=...`: the ref advertisement. */
   async advertise(
     gitDir: string,
@@ -40,12 +43,14 @@ export class SmartHttpService {
     res.setHeader('Pragma', 'no-cache');
     // Version 2 clients get git's capability advertisement as it is; older ones the service header first.
     if (!env.GIT_PROTOCOL?.includes('version=2')) res.write(`${pktLine(`# service=${service}\n`)}0000`);
-    await this.run(
+    const ok = await this.run(
       [...extraArgs, service.slice(4), '--stateless-rpc', '--advertise-refs', gitDir],
       env,
       undefined,
       res,
     );
+    // A clone, fetch or pull starts with the upload-pack advertisement: one count each.
+    if (service === 'git-upload-pack') this.metrics.gitOperation('fetch', 'http', ok);
   }
 
   /** `POST git-upload-pack` / `POST git-receive-pack`: one stateless RPC round. */
@@ -60,12 +65,13 @@ export class SmartHttpService {
     res.status(200);
     res.setHeader('Content-Type', `application/x-${service}-result`);
     res.setHeader('Cache-Control', 'no-cache, max-age=0, must-revalidate');
-    await this.run(
+    const ok = await this.run(
       [...(extra.args ?? []), service.slice(4), '--stateless-rpc', gitDir],
       { ...protocolEnv(gitProtocol), ...extra.env },
       body,
       res,
     );
+    if (service === 'git-receive-pack') this.metrics.gitOperation('push', 'http', ok);
   }
 
   private run(
@@ -73,7 +79,7 @@ export class SmartHttpService {
     env: NodeJS.ProcessEnv,
     input: Readable | undefined,
     res: Response,
-  ): Promise<void> {
+  ): Promise<boolean> {
     return new Promise((resolve) => {
       const child = spawn('git', args, { env: gitEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
       let stderr = '';
@@ -100,7 +106,7 @@ export class SmartHttpService {
       child.on('error', (error) => {
         this.logger.error({ err: error }, 'git could not be started');
         res.destroy();
-        resolve();
+        resolve(false);
       });
       child.on('close', (code) => {
         res.off('close', onClose);
@@ -111,7 +117,7 @@ export class SmartHttpService {
           );
         // git reports its own failures in the stream (report-status, ERR packets); end it either way.
         res.end();
-        resolve();
+        resolve(code === 0);
       });
     });
   }

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { MetricsService } from '../../../platform/metrics/metrics.service';
 import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
@@ -39,7 +40,10 @@ export interface WebhookAttemptResult {
  */
 @Injectable()
 export class WebhookSender {
-  constructor(@Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig) {}
+  constructor(
+    @Inject(WORKFLOWS_CONFIG) private readonly config: WorkflowsConfig,
+    @Optional() private readonly metrics?: MetricsService,
+  ) {}
 
   /** DNS resolution (replaceable in tests to prove the connect-time refusal). */
   resolve: Resolver = systemResolver;
@@ -64,6 +68,16 @@ export class WebhookSender {
 
   /** One attempt. `attempts` is 0 when nothing was sent (invalid URL, private literal address). */
   async attempt(job: WebhookJob, deliveryId: string, signal?: AbortSignal): Promise<WebhookAttemptResult> {
+    const result = await this.attemptOnce(job, deliveryId, signal);
+    this.metrics?.webhookDelivery('workflow', result.delivered ? 'success' : 'failure');
+    return result;
+  }
+
+  private async attemptOnce(
+    job: WebhookJob,
+    deliveryId: string,
+    signal?: AbortSignal,
+  ): Promise<WebhookAttemptResult> {
     const payload = typeof job.body === 'string' ? job.body : JSON.stringify(job.body);
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
