@@ -11,6 +11,9 @@ export interface AgentStreamsOptions {
   ptyIdleMs?: number;
 }
 
+/** Bytes a `tcp` stream buffers before it pauses its source (the app's socket). */
+const TCP_BUFFER = 1024 * 1024;
+
 const SESSION = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -38,6 +41,10 @@ export class AgentStreams {
     const socket = new WebSocket(url, {
       headers: { 'Service-Session-Token': this.options.token },
       perMessageDeflate: false,
+      // Frames from a client are masked (RFC 6455) so that a browser script cannot craft bytes an
+      // intermediary would misread; the agent is no browser and the workspace may open raw TCP anyway.
+      // An all-zero key makes ws skip the XOR here and on the server (a copy and a pass over every byte).
+      generateMask: (mask: Buffer) => mask.fill(0),
     });
     return new Promise((resolve, reject) => {
       socket.once('open', () => {
@@ -112,7 +119,8 @@ export class AgentStreams {
       tcp.destroy();
       return { ok: false, output: error instanceof Error ? error.message : String(error) };
     }
-    const stream = createWebSocketStream(socket);
+    // Large buffers: a 64 KiB read from the app is one frame, and the app is paused only when 1 MiB waits.
+    const stream = createWebSocketStream(socket, { highWaterMark: TCP_BUFFER });
     // Ends travel (pipe ends the other side once its data is written); errors tear both down.
     const kill = (): void => {
       tcp.destroy();

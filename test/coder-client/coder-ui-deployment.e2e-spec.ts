@@ -16,6 +16,7 @@ describe("Coder's web UI: licence, deployment and health reads", () => {
         EXPERIMENTS: 'agents',
         SMTP_URL: 'smtp://user:hunter2@mail.example.com:25',
         PROVISIONER_DAEMONS: '1',
+        WILDCARD_ACCESS_URL: 'https://*.apps.example.com:8443',
       },
     });
     admin = await t.factories.admin({ username: 'uiadmin' });
@@ -92,6 +93,8 @@ describe("Coder's web UI: licence, deployment and health reads", () => {
     expectCoderShape('codersdk.RegionsResponse-codersdk_WorkspaceProxy', res.body);
     expect(res.body.regions).toHaveLength(1);
     expect(res.body.regions[0].name).toBe('primary');
+    // Subdomain apps: the WILDCARD_ACCESS_URL host (with its port, no scheme), as Coder's region reports it.
+    expect(res.body.regions[0].wildcard_hostname).toBe('*.apps.example.com:8443');
   });
 
   it("deployment/config: owners only; devplane's settings as options with the names the pages look up, secrets masked", async () => {
@@ -127,6 +130,12 @@ describe("Coder's web UI: licence, deployment and health reads", () => {
     expect(smtp.value).toBe('');
     expect(smtp.annotations).toEqual({ secret: 'true' });
     expect(res.body.config.access_url).toBe(t.config.publicUrl);
+    expect(res.body.config.wildcard_access_url).toBe('https://*.apps.example.com:8443');
+    const wildcard = (res.body.options as { env: string; value: unknown; value_source: string }[]).find(
+      (option) => option.env === 'WILDCARD_ACCESS_URL',
+    )!;
+    expect(wildcard.value).toBe('https://*.apps.example.com:8443');
+    expect(wildcard.value_source).toBe('env');
     expect(res.body.config.external_auth).toEqual([]);
   });
 

@@ -16,6 +16,7 @@ import {
   coderDeploymentOptions,
   coderDeploymentValues,
   coderEntitlements,
+  wildcardHostname,
 } from './coder-deployment.presenter';
 import { SystemHealthRepository } from './system-health.repository';
 
@@ -199,7 +200,7 @@ export class CoderDeploymentController {
       icon_url: '/emojis/1f3e1.png',
       healthy: true,
       path_app_url: this.config.publicUrl.replace(/\/$/, ''),
-      wildcard_hostname: '',
+      wildcard_hostname: wildcardHostname(this.config.env),
       derp_enabled: false,
       derp_only: false,
       status: { status: 'ok', report: { errors: [], warnings: [] }, checked_at: now },

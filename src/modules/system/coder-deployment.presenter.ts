@@ -182,7 +182,14 @@ export function coderDeploymentOptions(config: AppConfig): SerpentOption[] {
       HTTP,
       'The URL clients use.',
     ),
-    option('Wildcard Access URL', 'WILDCARD_ACCESS_URL', '', '', HTTP, 'devplane serves no subdomain apps.'),
+    option(
+      'Wildcard Access URL',
+      'WILDCARD_ACCESS_URL',
+      wildcardAccessUrl(env),
+      '',
+      HTTP,
+      'Subdomain apps and forwarded ports are served at {app}--{agent}--{workspace}--{owner} under it; unset: path-based only.',
+    ),
     option('HTTP Address', 'PORT', `${config.host}:${config.port}`, '0.0.0.0:3000', HTTP, 'Listen address.'),
     option('Trusted Proxies', 'TRUSTED_PROXIES', config.trustedProxies, '', HTTP, 'X-Forwarded-For sources.'),
     option('TLS Enable', 'TLS_ENABLE', false, 'false', TLS, 'TLS ends at the reverse proxy.'),
@@ -271,11 +278,23 @@ export function coderDeploymentOptions(config: AppConfig): SerpentOption[] {
   ];
 }
 
+/** `WILDCARD_ACCESS_URL` as set (validated at start-up by the workspaces module's config), else ''. */
+export function wildcardAccessUrl(env: Record<string, string | undefined>): string {
+  return env.WILDCARD_ACCESS_URL?.trim() ?? '';
+}
+
+/** Coder's `wildcard_hostname` of a region: the wildcard host (and port) without scheme, e.g. `*.apps.example.com:8443`. */
+export function wildcardHostname(env: Record<string, string | undefined>): string {
+  return wildcardAccessUrl(env)
+    .replace(/^https?:\/\//i, '')
+    .replace(/\/$/, '');
+}
+
 /** The few `DeploymentValues` fields Coder's pages read from `config` (the rest come from `options`). */
 export function coderDeploymentValues(config: AppConfig): Record<string, unknown> {
   return {
     access_url: config.publicUrl,
-    wildcard_access_url: '',
+    wildcard_access_url: wildcardAccessUrl(config.env),
     experiments: config.experiments,
     external_auth: [],
     disable_owner_workspace_exec: config.env.OWNER_WORKSPACE_EXEC === 'false',

@@ -79,6 +79,16 @@ export class RealtimeWsAdapter extends WsAdapter {
     return server;
   }
 
+  /**
+   * Nest's adapter parses every incoming message as JSON (`{event, data}`) for the gateway's
+   * `@SubscribeMessage` handlers, even when it has none: a gateway without handlers (the agent's byte
+   * streams carry binary frames of up to 64 KiB) would pay a UTF-8 decode and a failed JSON.parse per frame.
+   */
+  override bindMessageHandlers(...args: Parameters<WsAdapter['bindMessageHandlers']>): void {
+    if (args[1].length === 0) return;
+    super.bindMessageHandlers(...args);
+  }
+
   override bindClientConnect(
     server: WebSocketServer,
     callback: (socket: WebSocket, req: IncomingMessage) => void,

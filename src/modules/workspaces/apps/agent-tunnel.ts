@@ -16,7 +16,8 @@ export class AgentTunnel extends Duplex {
   private idle: NodeJS.Timeout | undefined;
 
   constructor(private readonly stream: AgentStream) {
-    super({ allowHalfOpen: false });
+    // 1 MiB each way before backpressure: fewer pauses of the agent's socket (each one stops its reads).
+    super({ allowHalfOpen: false, highWaterMark: 1024 * 1024 });
     stream.onMessage((data) => {
       if (!this.push(data)) stream.socket?.pause();
     });

@@ -195,18 +195,20 @@ export class WorkspaceAppsProxy implements OnApplicationBootstrap, OnModuleDestr
 
   private async resolve(req: IncomingMessage, target: AppTarget): Promise<Resolved> {
     const { principal, viaAuthorization } = await this.caller(req);
-    const unauthenticated = new AppProxyError(401, 'Unauthorized', 'Sign in to open this application.');
+    // Built only when thrown (an Error captures its stack: a cost on every proxied request otherwise).
+    const unauthenticated = (): AppProxyError =>
+      new AppProxyError(401, 'Unauthorized', 'Sign in to open this application.');
     // Coder's scope for opening apps and ports.
     if (principal?.token && !keyGrants(principal, { type: 'workspace', action: 'application_connect' }))
       throw new AppProxyError(403, 'Forbidden.', 'The API key does not allow workspace:application_connect.');
     const found = await this.lookup(target, principal);
     // Anonymous callers learn nothing about what exists: they are asked to sign in.
-    if (!found) throw principal ? NOT_FOUND : unauthenticated;
+    if (!found) throw principal ? NOT_FOUND : unauthenticated();
     const { workspace, agent } = found;
     const port = forwardedPort(target.slugOrPort);
     const app =
       port === null ? agent.apps.find((candidate) => candidate.slug === target.slugOrPort) : undefined;
-    if (port === null && !app) throw principal ? NOT_FOUND : unauthenticated;
+    if (port === null && !app) throw principal ? NOT_FOUND : unauthenticated();
     // Path-based apps run on the API's origin: shared beyond the workspace's own users, or opened by a site
     // owner who is not one of them, only when the deployment allows it (Coder's dangerous flags).
     const pathApp = !target.subdomain;
@@ -231,7 +233,7 @@ export class WorkspaceAppsProxy implements OnApplicationBootstrap, OnModuleDestr
       inOrganization = memberships.some((row) => row.org_uuid === workspace.organization_id);
     }
     if (!shareAdmits(level, { signedIn: principal !== undefined, canConnect, inOrganization }))
-      throw principal ? NOT_FOUND : unauthenticated;
+      throw principal ? NOT_FOUND : unauthenticated();
     let host = '127.0.0.1';
     let targetPort: number;
     let prefix = '';
