@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { MetricsService } from '../../../platform/metrics/metrics.service';
+import { Inject, Injectable, Logger, type OnModuleInit, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { TransactionRunner } from '../../../platform/database/transaction-runner.service';
 import { type JobContext, JobQueue } from '../../../platform/jobs/job-queue.service';
@@ -49,6 +50,7 @@ export class WebhookDeliveries implements OnModuleInit {
     private readonly jobs: JobQueue,
     private readonly transactions: TransactionRunner,
     @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
+    @Optional() private readonly metrics?: MetricsService,
   ) {
     this.list = parseAllowedHostList(config.allowedHostList);
   }
@@ -134,6 +136,7 @@ export class WebhookDeliveries implements OnModuleInit {
       },
     );
     const succeeded = response.status !== null && response.status >= 200 && response.status < 300;
+    this.metrics?.webhookDelivery('repository', succeeded ? 'success' : 'failure');
     const last = response.permanent || job.attempt >= job.maxAttempts;
     await this.rows.recordAttempt(delivery.id, {
       status: succeeded ? 'delivered' : last ? 'failed' : 'pending',
