@@ -97,9 +97,9 @@ async function main(): Promise<void> {
       children.push(provisioner);
       const waitJob = async (jobId: string): Promise<void> => {
         for (;;) {
-          const { rows } = await q('SELECT status FROM $S.provisioner_jobs WHERE id = $1', [jobId]);
+          const { rows } = await q('SELECT status, error FROM $S.provisioner_jobs WHERE id = $1', [jobId]);
           if (rows[0]?.status === 'succeeded') return;
-          if (rows[0]?.status === 'failed') throw new Error(`job ${jobId} failed`);
+          if (rows[0]?.status === 'failed') throw new Error(`job ${jobId} failed: ${rows[0]?.error}`);
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       };

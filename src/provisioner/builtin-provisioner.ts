@@ -81,6 +81,9 @@ export interface BuiltinProvisionerOptions {
   network?: NetworkSetting;
 }
 
+/** bubblewrap's set-up of a new network namespace lost a race with the kernel (nothing of the workspace ran). */
+const SANDBOX_SETUP_RACE = /bwrap: loopback: Failed RTM_NEWADDR/;
+
 /** The line the agent logs once its start-up report reached the server (src/agent/agent.ts). */
 export const AGENT_CONNECTED_MARK = 'connected to the server';
 
@@ -309,7 +312,22 @@ export class BuiltinProvisioner implements Provisioner {
       }
       if (running !== null) await this.stopAgent(state, root, log);
       if (!build.agent) throw new Error('a start build without an agent');
-      await this.startAgent(root, workdir, state, build, definition.env ?? {}, identity, log);
+      // bubblewrap sometimes fails to configure a new network namespace's loopback while the kernel is still
+      // tearing others down (`bwrap: loopback: Failed RTM_NEWADDR`): the sandbox never started, so start again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.startAgent(root, workdir, state, build, definition.env ?? {}, identity, log);
+          break;
+        } catch (error) {
+          if (attempt >= 3 || !(error instanceof Error) || !SANDBOX_SETUP_RACE.test(error.message))
+            throw error;
+          await log({
+            level: 'warn',
+            stage: 'Starting agent',
+            output: 'the sandbox did not start; starting it again',
+          });
+        }
+      }
       return;
     }
     await this.stopAgent(state, root, log);
