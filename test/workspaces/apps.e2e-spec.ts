@@ -113,9 +113,12 @@ describe('workspace apps proxy', () => {
           200,
         );
         const found = workspace.latest_build.resources[0].agents[0].apps as Json[];
-        return found.every((app) => app.health !== 'initializing') ? found : undefined;
+        // A first check may run before the startup script's server listens (threshold 1: unhealthy at
+        // once); the next interval's check makes it healthy, as a user sees it settle.
+        const health = (slug: string) => found.find((app) => app.slug === slug)?.health;
+        return health('web') === 'healthy' && health('down') === 'unhealthy' ? found : undefined;
       },
-      20_000,
+      30_000,
       'app health',
     );
     expect(apps.map((app) => [app.slug, app.health, app.sharing_level])).toEqual([
