@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { Webhook } from './webhook.entity';
+import type { CreateHookOptionDto, EditHookOptionDto } from './webhooks.dto';
+import type { CreateHookInput, EditHookInput } from './webhooks.service';
 
 /** Gitea's `Hook` (modules/structs/hook.go): the secret is never returned. */
 export class GiteaHookDto {
@@ -33,4 +35,20 @@ export function presentGiteaHook(hook: Webhook, authorizationHeader: string): Gi
     updated_at: hook.updatedAt.toISOString(),
     created_at: hook.createdAt.toISOString(),
   };
+}
+
+/** Gitea's `EditHookOption` as the service's input (repository and organization hooks alike). */
+export function editHookInput(body: EditHookOptionDto): EditHookInput {
+  return {
+    config: body.config,
+    events: body.events,
+    branchFilter: body.branch_filter,
+    authorizationHeader: body.authorization_header,
+    active: body.active,
+  };
+}
+
+/** Gitea's `CreateHookOption` as the service's input. */
+export function createHookInput(body: CreateHookOptionDto): CreateHookInput {
+  return { ...editHookInput(body), type: body.type, config: body.config };
 }

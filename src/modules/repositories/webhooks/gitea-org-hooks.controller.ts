@@ -16,7 +16,7 @@ import { ForbiddenError, NotFoundError } from '../../../platform/errors/domain-e
 import type { User } from '../../identity/entities/user.entity';
 import { OrganizationsService } from '../../identity/organizations.service';
 import { UsersService } from '../../identity/users.service';
-import { GiteaHookDto, presentGiteaHook } from './gitea-hook.presenter';
+import { GiteaHookDto, presentGiteaHook, createHookInput, editHookInput } from './gitea-hook.presenter';
 import type { Webhook } from './webhook.entity';
 import { CreateHookOptionDto, EditHookOptionDto, HookListQueryDto } from './webhooks.dto';
 import { WebhooksService } from './webhooks.service';
@@ -96,16 +96,7 @@ export class GiteaOrgHooksController {
     @Body() body: CreateHookOptionDto,
   ): Promise<GiteaHookDto> {
     const scope = await this.owned(org, principal.user);
-    return this.present(
-      await this.hooks.create(scope, {
-        type: body.type,
-        config: body.config,
-        events: body.events,
-        branchFilter: body.branch_filter,
-        authorizationHeader: body.authorization_header,
-        active: body.active,
-      }),
-    );
+    return this.present(await this.hooks.create(scope, createHookInput(body)));
   }
 
   @Get(':id')
@@ -136,15 +127,7 @@ export class GiteaOrgHooksController {
     @Body() body: EditHookOptionDto,
   ): Promise<GiteaHookDto> {
     const scope = await this.owned(org, principal.user);
-    return this.present(
-      await this.hooks.edit(scope, id, {
-        config: body.config,
-        events: body.events,
-        branchFilter: body.branch_filter,
-        authorizationHeader: body.authorization_header,
-        active: body.active,
-      }),
-    );
+    return this.present(await this.hooks.edit(scope, id, editHookInput(body)));
   }
 
   @Delete(':id')

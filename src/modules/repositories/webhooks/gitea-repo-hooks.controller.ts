@@ -17,7 +17,7 @@ import { DocumentPathParams } from '../../../api/path-params.decorator';
 import { NotFoundError } from '../../../platform/errors/domain-error';
 import { ContentsService } from '../contents/contents.service';
 import { Repo, RepoAccess, type RepositoryContext } from '../repo-access';
-import { GiteaHookDto, presentGiteaHook } from './gitea-hook.presenter';
+import { GiteaHookDto, presentGiteaHook, createHookInput, editHookInput } from './gitea-hook.presenter';
 import { WebhookDeliveries } from './webhook-deliveries.service';
 import { WebhookPayloads } from './webhook-payloads.service';
 import type { Webhook } from './webhook.entity';
@@ -81,16 +81,7 @@ export class GiteaRepoHooksController {
   @ApiResponse({ status: 422, ...ERROR })
   @RepoAccess('admin')
   async create(@Repo() context: RepositoryContext, @Body() body: CreateHookOptionDto): Promise<GiteaHookDto> {
-    return this.present(
-      await this.hooks.create(this.scope(context), {
-        type: body.type,
-        config: body.config,
-        events: body.events,
-        branchFilter: body.branch_filter,
-        authorizationHeader: body.authorization_header,
-        active: body.active,
-      }),
-    );
+    return this.present(await this.hooks.create(this.scope(context), createHookInput(body)));
   }
 
   @Get(':id')
@@ -119,15 +110,7 @@ export class GiteaRepoHooksController {
     @Param() params: HookParams,
     @Body() body: EditHookOptionDto,
   ): Promise<GiteaHookDto> {
-    return this.present(
-      await this.hooks.edit(this.scope(context), params.id, {
-        config: body.config,
-        events: body.events,
-        branchFilter: body.branch_filter,
-        authorizationHeader: body.authorization_header,
-        active: body.active,
-      }),
-    );
+    return this.present(await this.hooks.edit(this.scope(context), params.id, editHookInput(body)));
   }
 
   @Delete(':id')
